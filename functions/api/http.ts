@@ -1,0 +1,176 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { type ErrorCode, PmailError } from '../core/errors.ts';
+import type { Logger } from '../log.ts';
+import { errorFields } from '../log.ts';
+import { type Route, routes } from './routes.ts';
+
+export type ApiEvent = APIGatewayProxyEventV2;
+export type ApiResult = APIGatewayProxyStructuredResultV2 & { headers: Record<string, string> };
+
+/** One table from error code to HTTP status, retryability and the one-sentence fix (DESIGN § 3a). */
+export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix: string }> = {
+  unauthenticated: {
+    status: 401,
+    retryable: false,
+    fix: 'Send a valid API key as "Authorization: Bearer <key>".',
+  },
+  permission_denied: {
+    status: 403,
+    retryable: false,
+    fix: 'Use a key that holds the permission in details.required.',
+  },
+  route_not_found: { status: 404, retryable: false, fix: 'Check the method and path against openapi.yaml.' },
+  method_not_allowed: { status: 405, retryable: false, fix: 'Use one of the methods in the Allow header.' },
+  identity_not_found: {
+    status: 404,
+    retryable: false,
+    fix: 'Check the identity id and that your key covers it.',
+  },
+  message_not_found: {
+    status: 404,
+    retryable: false,
+    fix: 'Check the message id and the identity it belongs to.',
+  },
+  rate_limited: {
+    status: 429,
+    retryable: true,
+    fix: 'Wait for the number of seconds in the Retry-After header, then retry with the same Idempotency-Key.',
+  },
+  idempotency_key_required: {
+    status: 400,
+    retryable: false,
+    fix: 'Add an Idempotency-Key header and reuse it on every retry of this message.',
+  },
+  invalid_idempotency_key: {
+    status: 400,
+    retryable: false,
+    fix: 'Use 1–255 printable ASCII characters (0x20–0x7E) as the Idempotency-Key.',
+  },
+  payload_too_large: { status: 413, retryable: false, fix: 'Send a request body of at most 7 MiB.' },
+  invalid_request: {
+    status: 400,
+    retryable: false,
+    fix: 'Correct the fields listed in details.errors and retry.',
+  },
+  idempotency_conflict: {
+    status: 409,
+    retryable: false,
+    fix: 'Use a new Idempotency-Key for a different message, or resend the original body unchanged.',
+  },
+  request_in_progress: {
+    status: 409,
+    retryable: true,
+    fix: "Retry shortly with the same Idempotency-Key and body; you will get the first request's result.",
+  },
+  tenant_suspended: {
+    status: 403,
+    retryable: false,
+    fix: 'Ask the platform operator to reactivate the tenant.',
+  },
+  identity_paused: {
+    status: 409,
+    retryable: false,
+    fix: 'Resume the identity (see details.reason) before sending.',
+  },
+  identity_owner_required: {
+    status: 409,
+    retryable: false,
+    fix: 'Set owner_name and owner_email on the identity before it sends.',
+  },
+  address_invalid: { status: 400, retryable: false, fix: 'Correct the address named in details.errors.' },
+  address_unsupported: { status: 400, retryable: false, fix: 'Use an address with an ASCII local part.' },
+  too_many_recipients: {
+    status: 400,
+    retryable: false,
+    fix: 'Split the message; see details.max_recipients.',
+  },
+  test_mode_recipient: {
+    status: 403,
+    retryable: false,
+    fix: 'In test mode send to *@simulator.invalid or to an identity on this deployment.',
+  },
+  message_too_large: { status: 413, retryable: false, fix: 'Send smaller attachments.' },
+  unavailable: {
+    status: 503,
+    retryable: true,
+    fix: 'Retry with exponential back-off and the same Idempotency-Key.',
+  },
+  internal_error: {
+    status: 500,
+    retryable: true,
+    fix: 'Retry with the same Idempotency-Key; quote the request_id if it persists.',
+  },
+};
+
+export function json(
+  status: number,
+  body: unknown,
+  requestId: string,
+  headers: Record<string, string> = {},
+): ApiResult {
+  return {
+    statusCode: status,
+    headers: { 'content-type': 'application/json', 'request-id': requestId, ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+export function errorResponse(err: unknown, requestId: string, log: Logger): ApiResult {
+  const e =
+    err instanceof PmailError
+      ? err
+      : new PmailError('internal_error', 'Something went wrong on our side.', { cause: err });
+  if (e.code === 'internal_error')
+    log.error('unhandled error', { request_id: requestId, ...errorFields(e.cause ?? e) });
+  const spec = ERRORS[e.code];
+  const headers: Record<string, string> = {};
+  if (e.retryAfter !== undefined) headers['retry-after'] = String(e.retryAfter);
+  if (e.code === 'method_not_allowed' && Array.isArray(e.details?.allow))
+    headers.allow = (e.details.allow as string[]).join(', ');
+  return json(
+    spec.status,
+    {
+      error: {
+        code: e.code,
+        message: e.message,
+        retryable: spec.retryable,
+        fix: spec.fix,
+        request_id: requestId,
+        details: e.details ?? {},
+      },
+    },
+    requestId,
+    headers,
+  );
+}
+
+export function header(event: ApiEvent, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [k, v] of Object.entries(event.headers ?? {})) if (k.toLowerCase() === wanted) return v;
+  return undefined;
+}
+
+export function bodyOf(event: ApiEvent): string {
+  if (!event.body) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+const compiled = routes.map((r) => ({
+  route: r,
+  names: [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
+  re: new RegExp(`^${r.path.replace(/\{\w+\}/g, '([^/]+)')}$`),
+}));
+
+/** Match a request against the routes table: the route and its path parameters, or 404/405. */
+export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } {
+  const hits = compiled.filter((c) => c.re.test(path));
+  if (hits.length === 0) throw new PmailError('route_not_found', `No route for ${path}.`);
+  const hit = hits.find((c) => c.route.method === method);
+  if (!hit) {
+    throw new PmailError('method_not_allowed', `${method} is not allowed on ${path}.`, {
+      details: { allow: hits.map((c) => c.route.method) },
+    });
+  }
+  const values = hit.re.exec(path)!.slice(1).map(decodeURIComponent);
+  return { route: hit.route, params: Object.fromEntries(hit.names.map((n, i) => [n, values[i]])) };
+}

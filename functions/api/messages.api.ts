@@ -1,0 +1,90 @@
+import { PmailError } from '../core/errors.ts';
+import { toApiMessage } from '../core/message-view.ts';
+import type { Deps } from '../deps.ts';
+import { submitSend } from '../send/submit.ts';
+import { getMessage, listMessages } from '../store/messages.store.ts';
+import { authenticate, identityInScope, requirePermission } from './auth.ts';
+import { type ApiEvent, type ApiResult, bodyOf, errorResponse, header, json, matchRoute } from './http.ts';
+import { listQuerySchema, zodErrors } from './send.schema.ts';
+
+/**
+ * The `messages` route group: POST/GET …/messages and GET …/messages/{id}. Thin: parse, call the
+ * use case or the store, map the answer. Errors become the envelope of DESIGN § 3a.
+ */
+export function messagesApi(deps: Deps) {
+  return async (event: ApiEvent): Promise<ApiResult> => {
+    const requestId = `req_${deps.newId()}`;
+    try {
+      const { route, params } = matchRoute(
+        event.requestContext.http.method,
+        event.requestContext.http.path ?? event.rawPath,
+      );
+      const key = await authenticate(deps.db, header(event, 'authorization'));
+      switch (route.operation) {
+        case 'sendMessage': {
+          requirePermission(key, 'messages:send');
+          const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
+          const out = await submitSend(deps, {
+            tenant,
+            identity,
+            idempotencyKey: header(event, 'idempotency-key'),
+            body: bodyOf(event),
+            requestId,
+          });
+          return json(
+            202,
+            { ...out.message, deduplicated: out.deduplicated },
+            requestId,
+            out.deduplicated ? { 'idempotent-replayed': 'true' } : {},
+          );
+        }
+        case 'getMessage': {
+          requirePermission(key, 'messages:read');
+          const { identity } = await identityInScope(deps.db, key, params.identity_id);
+          const m = await getMessage(deps.db, identity.id, params.message_id);
+          if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
+          return json(200, toApiMessage(m), requestId);
+        }
+        case 'listMessages': {
+          requirePermission(key, 'messages:read');
+          const { identity } = await identityInScope(deps.db, key, params.identity_id);
+          const q = listQuerySchema.safeParse(event.queryStringParameters ?? {});
+          if (!q.success) {
+            throw new PmailError('invalid_request', 'The query is not valid.', {
+              details: { errors: zodErrors(q.error) },
+            });
+          }
+          const page = await listMessages(deps.db, identity.id, {
+            direction: q.data.direction,
+            limit: q.data.limit,
+            cursor: q.data.cursor ? decodeCursor(q.data.cursor) : undefined,
+          });
+          return json(
+            200,
+            {
+              data: page.data.map(toApiMessage),
+              next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null,
+            },
+            requestId,
+          );
+        }
+        default:
+          throw new PmailError('route_not_found', 'No such route.');
+      }
+    } catch (err) {
+      return errorResponse(err, requestId, deps.log);
+    }
+  };
+}
+
+const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('base64url');
+
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^msg_[0-9a-z]{26}$/.test(id)) {
+    throw new PmailError('invalid_request', 'The cursor is not valid.', {
+      details: { errors: [{ path: 'cursor', message: 'use next_cursor from a previous page' }] },
+    });
+  }
+  return id;
+}

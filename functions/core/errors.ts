@@ -1,0 +1,56 @@
+/**
+ * Domain errors with stable codes (the seed's). The core never mentions HTTP: functions/api/http.ts
+ * maps each code to a status. Match with `instanceof PmailError` and `code`, never on messages.
+ */
+export type ErrorCode =
+  | 'unauthenticated'
+  | 'permission_denied'
+  | 'route_not_found'
+  | 'method_not_allowed'
+  | 'identity_not_found'
+  | 'message_not_found'
+  | 'rate_limited'
+  | 'idempotency_key_required'
+  | 'invalid_idempotency_key'
+  | 'payload_too_large'
+  | 'invalid_request'
+  | 'idempotency_conflict'
+  | 'request_in_progress'
+  | 'tenant_suspended'
+  | 'identity_paused'
+  | 'identity_owner_required'
+  | 'address_invalid'
+  | 'address_unsupported'
+  | 'too_many_recipients'
+  | 'test_mode_recipient'
+  | 'message_too_large'
+  | 'unavailable'
+  | 'internal_error';
+
+export class PmailError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+  /** Seconds a client should wait before retrying, when the error says so (Retry-After). */
+  readonly retryAfter: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { details?: Record<string, unknown>; retryAfter?: number; cause?: unknown } = {},
+  ) {
+    super(message, { cause: opts.cause });
+    this.name = 'PmailError';
+    this.code = code;
+    this.details = opts.details;
+    this.retryAfter = opts.retryAfter;
+  }
+}
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export function invalidRequest(errors: FieldError[], message = 'The request body is not valid.'): PmailError {
+  return new PmailError('invalid_request', message, { details: { errors } });
+}

@@ -1,0 +1,18 @@
+import { createHash } from 'node:crypto';
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/**
+ * A ULID whose time part is `timeFrom`'s and whose random part comes from a hash of `seed`: the same
+ * inputs always give the same id. Loopback uses it for the inbound copy, so a repeated injection
+ * writes the same item instead of a second message.
+ */
+export function derivedUlid(timeFrom: string, seed: string): string {
+  const digest = createHash('sha256').update(seed).digest();
+  let random = '';
+  for (let i = 0; i < 16; i++) random += CROCKFORD[digest[i] & 31];
+  return `${timeFrom.slice(0, 10).toLowerCase()}${random}`;
+}
+
+/** `msg_01j…` → `01j…` */
+export const ulidOf = (prefixedId: string) => prefixedId.slice(prefixedId.indexOf('_') + 1);

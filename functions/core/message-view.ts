@@ -1,0 +1,49 @@
+import type { Delivery, Mailbox, MessageRecord } from './model.ts';
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+const mailbox = (m: Mailbox) => ({ address: m.address, name: m.name ?? null });
+
+/** The Message object of DESIGN § 3a, as the API returns it. */
+export function toApiMessage(m: MessageRecord) {
+  const outbound = m.direction === 'outbound';
+  return {
+    id: m.id,
+    thread_id: m.thread_id,
+    identity_id: m.identity_id,
+    direction: m.direction,
+    status: m.status,
+    status_reason: m.status_reason ?? null,
+    from: mailbox(m.from),
+    to: m.to.map(mailbox),
+    cc: m.cc.map(mailbox),
+    bcc: m.bcc.map(mailbox),
+    reply_to: m.reply_to.map(mailbox),
+    subject: m.subject,
+    sent_at: outbound ? iso(m.created_at) : null,
+    received_at: iso(m.created_at),
+    kind: m.kind,
+    labels: m.labels,
+    flags: m.flags,
+    metadata: m.metadata ?? {},
+    rfc_message_id: m.rfc_message_id,
+    in_reply_to: m.in_reply_to ?? null,
+    provider: m.provider ?? null,
+    provider_message_id: m.provider_message_id ?? null,
+    ...(outbound ? { deliveries: (m.deliveries ?? []).map(toApiDelivery) } : {}),
+  };
+}
+
+export type ApiMessage = ReturnType<typeof toApiMessage>;
+
+function toApiDelivery(d: Delivery) {
+  return {
+    address: d.address,
+    field: d.field,
+    status: d.status,
+    smtp_code: d.smtp_code ?? null,
+    enhanced_code: d.enhanced_code ?? null,
+    smtp_response: d.smtp_response ?? null,
+    bounce_type: d.bounce_type ?? null,
+    updated_at: iso(d.updated_at),
+  };
+}

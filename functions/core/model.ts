@@ -1,0 +1,146 @@
+/**
+ * The stored shapes of pmail's mail records (DESIGN § 4), as the core sees them. Times are epoch
+ * milliseconds here; the API view (message-view.ts) turns them into RFC 3339.
+ */
+export type MessageStatus =
+  | 'queued'
+  | 'submitted'
+  | 'delivered'
+  | 'deferred'
+  | 'bounced'
+  | 'complained'
+  | 'rejected'
+  | 'failed'
+  | 'uncertain'
+  | 'suppressed'
+  | 'canceled'
+  | 'undispatched'
+  | 'received';
+
+export type DeliveryStatus =
+  | 'queued'
+  | 'submitted'
+  | 'delivered'
+  | 'deferred'
+  | 'bounced'
+  | 'complained'
+  | 'rejected'
+  | 'failed'
+  | 'uncertain'
+  | 'suppressed';
+
+export type RecipientField = 'to' | 'cc' | 'bcc';
+export type MessageKind = 'transactional' | 'marketing' | 'auto_reply';
+export type Provider = 'simulator' | 'loopback' | 'ses' | 'cloudflare' | 'smtp';
+
+export interface Mailbox {
+  address: string;
+  name?: string;
+}
+
+export interface Delivery {
+  address: string;
+  field: RecipientField;
+  status: DeliveryStatus;
+  smtp_code?: string;
+  enhanced_code?: string;
+  smtp_response?: string;
+  bounce_type?: 'hard' | 'soft';
+  updated_at: number;
+  /** seed 000 › Applying an event: the last 20 provider event ids applied to this delivery. */
+  event_ids?: string[];
+}
+
+/** The transport claim of DESIGN § 5.2: one live attempt per message; `sending` marks the provider call. */
+export interface Claim {
+  token: string;
+  at: number;
+  sending?: boolean;
+}
+
+/** DESIGN § 6: the execution that is coming for this message, and nothing else. */
+export interface Dispatch {
+  execution: string;
+  at: number;
+  n: number;
+}
+
+export interface MessageRecord {
+  id: string;
+  tenant_id: string;
+  identity_id: string;
+  thread_id: string;
+  direction: 'outbound' | 'inbound';
+  status: MessageStatus;
+  /** Why the message reached a failure status (rejected, failed, uncertain): a stable reason code. */
+  status_reason?: string;
+  status_detail?: string;
+  operation?: 'send' | 'reply' | 'reply_all' | 'forward';
+  from: Mailbox;
+  to: Mailbox[];
+  cc: Mailbox[];
+  bcc: Mailbox[];
+  reply_to: Mailbox[];
+  subject: string;
+  kind: MessageKind;
+  labels: string[];
+  metadata?: Record<string, string>;
+  flags: string[];
+  rfc_message_id: string;
+  in_reply_to?: string;
+  provider?: Provider;
+  provider_message_id?: string;
+  raw_key: string;
+  raw_size: number;
+  created_at: number;
+  updated_at: number;
+  version: number;
+  deliveries?: Delivery[];
+  dispatch?: Dispatch;
+  claim?: Claim;
+  backoff?: { n: number; first_at: number };
+  /** Inbound copies made by loopback name the outbound message they copy. */
+  loopback_of?: { tenant_id: string; identity_id: string; message_id: string };
+}
+
+export interface Tenant {
+  id: string;
+  status: 'active' | 'suspended';
+  mode: 'live' | 'test';
+  name: string;
+  timezone: string;
+  policy: TenantPolicy;
+}
+
+export interface TenantPolicy {
+  max_recipients?: number;
+}
+
+export interface Identity {
+  id: string;
+  tenant_id: string;
+  name: string;
+  status: 'active' | 'paused' | 'deleting' | 'deleted';
+  pause_reason?: string;
+  display_name?: string;
+  owner_name?: string;
+  owner_email?: string;
+  /** The identity's primary sending address. */
+  primary_address: string;
+}
+
+export interface AddressRecord {
+  address: string;
+  identity_id: string;
+  tenant_id: string;
+  domain: string;
+  status: 'active' | 'retiring' | 'retired';
+}
+
+export interface ApiKeyRecord {
+  key_id: string;
+  tenant_id: string;
+  scopes: string[];
+  /** Identity ids the key may act for; absent = every identity of the tenant. */
+  identity_ids?: string[];
+}

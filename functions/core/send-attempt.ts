@@ -1,0 +1,135 @@
+import { rollUp } from './deliveries.ts';
+import type { Delivery, MessageRecord } from './model.ts';
+import type { TransportResult } from './transport-result.ts';
+
+/** seed 000 › The outbound consumer: a claim older than this belongs to a dead attempt. */
+export const CLAIM_STALE_MS = 5 * 60 * 1000;
+
+export type ClaimDecision =
+  | { type: 'claim' }
+  | { type: 'not_queued' }
+  | { type: 'already_claimed' }
+  /** The previous attempt died after claiming: its outcome is unknown, record uncertain. */
+  | { type: 'stale'; token: string };
+
+/**
+ * DESIGN § 5.2 Claim: a queued message with no claim, or with our own claim (a retried Claim task),
+ * is ours. A foreign claim younger than 5 minutes stops this attempt; an older one is a dead attempt.
+ */
+export function decideClaim(message: MessageRecord, token: string, now: number): ClaimDecision {
+  if (message.status !== 'queued') return { type: 'not_queued' };
+  const claim = message.claim;
+  if (!claim || claim.token === token) return { type: 'claim' };
+  if (now - claim.at < CLAIM_STALE_MS) return { type: 'already_claimed' };
+  return { type: 'stale', token: claim.token };
+}
+
+export interface RecordedOutcome {
+  message: MessageRecord;
+  next: { type: 'done' } | { type: 'wait'; seconds: number };
+}
+
+/**
+ * seed 000 › RecordTransportOutcome: apply one transport result to the message. Only deliveries that
+ * are still queued take part: an event may already have moved a recipient on (events can overtake
+ * the record), and a roll-up never moves a delivery back.
+ */
+export function recordOutcome(message: MessageRecord, result: TransportResult, now: number): RecordedOutcome {
+  const deliveries = message.deliveries ?? [];
+  const base: MessageRecord = { ...message, claim: undefined, updated_at: now, version: message.version + 1 };
+  switch (result.type) {
+    case 'accepted': {
+      const refused = new Map(result.refused.map((r) => [r.address.toLowerCase(), r]));
+      const deferred = new Set(result.deferred.map((a) => a.toLowerCase()));
+      const next = deliveries.map((d): Delivery => {
+        if (d.status !== 'queued') return d;
+        const key = d.address.toLowerCase();
+        const refusal = refused.get(key);
+        if (refusal) {
+          return {
+            ...d,
+            status: 'rejected',
+            smtp_code: refusal.code,
+            smtp_response: refusal.detail,
+            updated_at: now,
+          };
+        }
+        if (deferred.has(key)) return d;
+        return { ...d, status: 'submitted', updated_at: now };
+      });
+      const status = rollUp(message.status === 'queued' ? 'submitted' : message.status, next);
+      return {
+        message: {
+          ...base,
+          deliveries: next,
+          status,
+          provider: result.provider as MessageRecord['provider'],
+          provider_message_id: result.provider_message_id,
+          rfc_message_id: result.rfc_message_id ?? message.rfc_message_id,
+        },
+        next: { type: 'done' },
+      };
+    }
+    case 'rejected': {
+      const next = settleQueued(deliveries, 'rejected', now, result.detail);
+      return {
+        message: {
+          ...base,
+          deliveries: next,
+          status: rollUp('rejected', next),
+          status_reason: result.reason,
+          status_detail: `${result.code}: ${result.detail}`.slice(0, 512),
+        },
+        next: { type: 'done' },
+      };
+    }
+    case 'unknown': {
+      // seed 000 › Uncertain sends: never resent automatically; deliveries uncertain as of now.
+      const next = settleQueued(deliveries, 'uncertain', now);
+      return {
+        message: {
+          ...base,
+          deliveries: next,
+          status: 'uncertain',
+          status_reason: result.reason,
+          status_detail: result.detail.slice(0, 512),
+        },
+        next: { type: 'done' },
+      };
+    }
+    case 'retry_later': {
+      // Back-off with the 24-hour end is issue 4 (the Standard send machine); the attempt records
+      // the class and leaves the message queued with the retry time as its dispatch time.
+      const n = (message.backoff?.n ?? 0) + 1;
+      const seconds = backoffSeconds(result.class, n);
+      return {
+        message: {
+          ...base,
+          backoff: { n, first_at: message.backoff?.first_at ?? now },
+          dispatch: message.dispatch ? { ...message.dispatch, at: now + seconds * 1000 } : undefined,
+          status_reason: `retry_later:${result.class}`,
+        },
+        next: { type: 'wait', seconds },
+      };
+    }
+  }
+}
+
+function settleQueued(
+  deliveries: Delivery[],
+  status: Delivery['status'],
+  now: number,
+  detail?: string,
+): Delivery[] {
+  return deliveries.map((d) =>
+    d.status === 'queued'
+      ? { ...d, status, updated_at: now, ...(detail ? { smtp_response: detail.slice(0, 512) } : {}) }
+      : d,
+  );
+}
+
+/** DESIGN § 8: RateLimit 10 s × n (max 60 s); Quota, Paused, Relay 60 s × 2^(n−1) (max 3,600 s). */
+export function backoffSeconds(cls: 'RateLimit' | 'Quota' | 'Paused' | 'Relay', n: number): number {
+  if (cls === 'RateLimit') return Math.min(10 * n, 60);
+  return Math.min(60 * 2 ** (n - 1), 3600);
+}

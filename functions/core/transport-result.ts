@@ -1,0 +1,30 @@
+/**
+ * seed 000 › Transports: what a transport reports for one provider call. Transports never throw for
+ * a classified provider answer; an exception or a timeout in the transport task is `unknown`.
+ */
+export interface RecipientRefusal {
+  address: string;
+  code: string;
+  detail: string;
+}
+
+export type RejectReason =
+  | 'provider_validation'
+  | 'sender_domain_unavailable'
+  | 'recipient_suppressed_by_provider';
+export type RetryClass = 'RateLimit' | 'Quota' | 'Paused' | 'Relay';
+export type UncertainReason = 'transport_timeout' | 'transport_connection_lost';
+
+export type TransportResult =
+  | {
+      type: 'accepted';
+      provider: string;
+      provider_message_id: string;
+      rfc_message_id?: string;
+      refused: RecipientRefusal[];
+      /** SMTP only: recipients answered 4xx to RCPT TO; they stay queued for a retry. */
+      deferred: string[];
+    }
+  | { type: 'rejected'; provider?: string; reason: RejectReason; code: string; detail: string }
+  | { type: 'retry_later'; provider?: string; class: RetryClass; code: string; refused: RecipientRefusal[] }
+  | { type: 'unknown'; provider?: string; reason: UncertainReason; detail: string };

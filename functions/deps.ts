@@ -1,0 +1,36 @@
+import { ulid } from 'ulid';
+import type { EventSink } from './events/event-sink.ts';
+import type { Logger } from './log.ts';
+import type { Dispatcher } from './send/dispatcher.ts';
+import type { BlobStore } from './store/blobs.ts';
+import type { Db } from './store/db.ts';
+
+/**
+ * The ports every use case takes (STYLE.md › Ports are passed in). Production builds them from the
+ * Lambda environment (functions/env.ts); `npm start` and the tests build them around DynamoDB Local,
+ * a blob folder, the local state machine and the in-process queue (functions/local).
+ */
+export interface Deps {
+  db: Db;
+  blobs: BlobStore;
+  dispatcher: Dispatcher;
+  events: EventSink;
+  clock: () => number;
+  /** A new lower-case ULID (time part from the clock). */
+  newId: () => string;
+  log: Logger;
+  config: Config;
+  /** Fault injection for tests: called right after a transport's provider call returned. */
+  faults?: { afterProviderCall?: (messageId: string) => void | Promise<void> };
+}
+
+export interface Config {
+  /** Delay before a simulator/loopback event reaches the events queue (DESIGN § 8: "after ~1 s"). */
+  simEventDelaySeconds: number;
+}
+
+export const defaultConfig: Config = { simEventDelaySeconds: 1 };
+
+export function ulidFrom(clock: () => number): () => string {
+  return () => ulid(clock()).toLowerCase();
+}

@@ -1,0 +1,43 @@
+import { type Deps, defaultConfig, ulidFrom } from './deps.ts';
+import { sqsEventSink } from './events/event-sink.ts';
+import { jsonLogger } from './log.ts';
+import { stepFunctionsDispatcher } from './send/dispatcher.ts';
+import { s3BlobStore } from './store/blobs.ts';
+import { createDb } from './store/db.ts';
+
+/**
+ * Production ports, built once per Lambda container from its environment (set by lib/pmail-stack.ts).
+ * Clients are created lazily so a function builds only what it touches.
+ */
+let deps: Deps | undefined;
+
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+}
+
+export function lambdaDeps(service: string): Deps {
+  if (deps) return deps;
+  const clock = () => Date.now();
+  deps = {
+    db: createDb({ table: required('PMAIL_TABLE') }),
+    blobs: s3BlobStore(required('PMAIL_BLOB_BUCKET')),
+    dispatcher: process.env.PMAIL_SEND_ATTEMPT_ARN
+      ? stepFunctionsDispatcher(process.env.PMAIL_SEND_ATTEMPT_ARN)
+      : {
+          start: async () => {
+            throw new Error('PMAIL_SEND_ATTEMPT_ARN is not set for this function');
+          },
+        },
+    events: sqsEventSink(required('PMAIL_EVENTS_QUEUE_URL')),
+    clock,
+    newId: ulidFrom(clock),
+    log: jsonLogger({ service }),
+    config: {
+      ...defaultConfig,
+      simEventDelaySeconds: Number(process.env.PMAIL_SIM_EVENT_DELAY_S ?? defaultConfig.simEventDelaySeconds),
+    },
+  };
+  return deps;
+}

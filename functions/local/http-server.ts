@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { type ApiEvent, type ApiResult, errorResponse, matchRoute } from '../api/http.ts';
+import type { RouteGroup } from '../api/routes.ts';
+import { PmailError } from '../core/errors.ts';
+import type { Logger } from '../log.ts';
+
+/** API Gateway HTTP API's own payload limit; the handlers enforce pmail's 7 MiB below it. */
+const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Serves the API on 127.0.0.1 by turning each request into an API Gateway HTTP API (payload v2)
+ * event for the same route-group handlers that run on Lambda (DESIGN § 7).
+ */
+export function startHttpServer(
+  groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>,
+  opts: { port: number; host?: string; log: Logger },
+): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    let result: ApiResult;
+    try {
+      const body = await readBody(req);
+      const event = toEvent(req, body);
+      const { route } = matchRoute(event.requestContext.http.method, event.rawPath);
+      result = await groups[route.group](event);
+    } catch (err) {
+      result = errorResponse(err, `req_${randomUUID().replaceAll('-', '')}`, opts.log);
+    }
+    res.writeHead(result.statusCode ?? 200, result.headers);
+    res.end(result.body ?? '');
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host ?? '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({
+        server,
+        url: `http://127.0.0.1:${port}`,
+        close: () =>
+          new Promise<void>((r) => {
+            server.closeAllConnections();
+            server.close(() => r());
+          }),
+      });
+    });
+  });
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > GATEWAY_MAX_BYTES) {
+      throw new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
+        details: { max_bytes: 7 * 1024 * 1024 },
+      });
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function toEvent(req: IncomingMessage, body: Buffer): ApiEvent {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(',') : v;
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const now = Date.now();
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    queryStringParameters: Object.keys(query).length ? query : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: '$default',
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+    body: body.length ? body.toString('utf8') : undefined,
+    isBase64Encoded: false,
+  };
+}

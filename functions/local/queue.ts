@@ -1,0 +1,87 @@
+import type { DeliveryEvent } from '../core/deliveries.ts';
+import type { Deps } from '../deps.ts';
+import { NOT_FOUND_RETRY_SECONDS } from '../events/consume.ts';
+import { consumeBatch } from '../events/consumer.ts';
+import type { EventSink } from '../events/event-sink.ts';
+import { errorFields } from '../log.ts';
+
+/**
+ * The in-process stand-in for the delivery-events SQS queue: the same consumer (consumeBatch), the
+ * same retry-by-visibility semantics (a failed item comes back after its visibility timeout), and a
+ * dead-letter list after `maxReceives`.
+ */
+export class LocalQueue implements EventSink {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private inFlight = 0;
+  private seq = 0;
+  readonly deadLetters: string[] = [];
+  readonly consumed: { body: string; receives: number }[] = [];
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly opts: { secondsToMs?: number; maxReceives?: number } = {},
+  ) {}
+
+  private ms(seconds: number) {
+    return seconds * (this.opts.secondsToMs ?? 1000);
+  }
+
+  async publish(events: DeliveryEvent[], delaySeconds: number): Promise<void> {
+    for (const e of events) this.schedule(JSON.stringify(e), this.ms(delaySeconds), 1);
+  }
+
+  /** Put a raw body on the queue (tests feed malformed or provider-shaped bodies this way). */
+  sendRaw(body: string, delaySeconds = 0): void {
+    this.schedule(body, this.ms(delaySeconds), 1);
+  }
+
+  private schedule(body: string, delayMs: number, receives: number) {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      void this.deliver(body, receives);
+    }, delayMs);
+    this.timers.add(t);
+  }
+
+  private async deliver(body: string, receives: number) {
+    this.inFlight++;
+    let visibility = 30;
+    try {
+      const messageId = `local-${++this.seq}`;
+      const out = await consumeBatch(
+        this.deps,
+        { Records: [{ messageId, receiptHandle: messageId, body } as never] },
+        async (_handle, seconds) => {
+          visibility = seconds;
+        },
+      );
+      this.consumed.push({ body, receives });
+      if (out.batchItemFailures.length > 0) {
+        if (receives >= (this.opts.maxReceives ?? 20)) this.deadLetters.push(body);
+        else this.schedule(body, this.ms(visibility || NOT_FOUND_RETRY_SECONDS), receives + 1);
+      }
+    } catch (err) {
+      this.deps.log.error('local queue delivery failed', errorFields(err));
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** Resolves once nothing is scheduled or being consumed. */
+  async idle(timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.timers.size > 0 || this.inFlight > 0) {
+      if (Date.now() > deadline) throw new Error('local queue did not drain');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  idleNow(): boolean {
+    return this.timers.size === 0 && this.inFlight === 0;
+  }
+
+  close(): void {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+  }
+}

@@ -1,0 +1,78 @@
+import { join } from 'node:path';
+import type { ApiEvent, ApiResult } from '../api/http.ts';
+import { messagesApi } from '../api/messages.api.ts';
+import type { RouteGroup } from '../api/routes.ts';
+import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
+import { jsonLogger, type Logger } from '../log.ts';
+import { folderBlobStore } from '../store/blobs.ts';
+import { createDb } from '../store/db.ts';
+import { LocalQueue } from './queue.ts';
+import { LocalSendMachine } from './state-machine.ts';
+import { ensureTable } from './table.ts';
+
+export interface LocalRuntimeOptions {
+  endpoint: string;
+  table?: string;
+  stateDir: string;
+  clock?: () => number;
+  log?: Logger;
+  config?: Partial<Config>;
+  /** Scale of queue delays and visibility timeouts (1000 = real seconds; tests use less). */
+  queueSecondsToMs?: number;
+  faults?: Deps['faults'];
+  dispatcher?: Deps['dispatcher'];
+}
+
+export interface LocalRuntime {
+  deps: Deps;
+  machine: LocalSendMachine;
+  queue: LocalQueue;
+  groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>;
+  /** Wait until no execution runs and the queue is empty. */
+  settle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Everything `npm start` and the tests run, wired around the real engines: DynamoDB Local, the ASL
+ * run locally, the in-process events queue, a blob folder. Production wiring is functions/env.ts.
+ */
+export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<LocalRuntime> {
+  const clock = opts.clock ?? (() => Date.now());
+  const deps: Deps = {
+    db: createDb({ table: opts.table ?? 'pmail', endpoint: opts.endpoint }),
+    blobs: folderBlobStore(join(opts.stateDir, 'blobs')),
+    dispatcher: { start: async () => undefined },
+    events: { publish: async () => undefined },
+    clock,
+    newId: ulidFrom(clock),
+    log: opts.log ?? jsonLogger({ service: 'local' }),
+    config: { ...defaultConfig, ...opts.config },
+    faults: opts.faults,
+  };
+  await ensureTable(deps.db);
+  const machine = new LocalSendMachine(deps);
+  const queue = new LocalQueue(deps, { secondsToMs: opts.queueSecondsToMs ?? 1000 });
+  deps.dispatcher = opts.dispatcher ?? machine;
+  deps.events = queue;
+  const settle = async () => {
+    for (let i = 0; i < 100; i++) {
+      await machine.idle();
+      await queue.idle();
+      await machine.idle();
+      if (machine.idleNow() && queue.idleNow()) return;
+    }
+  };
+  return {
+    deps,
+    machine,
+    queue,
+    groups: { messages: messagesApi(deps) },
+    settle,
+    close: async () => {
+      await machine.idle();
+      queue.close();
+      deps.db.doc.destroy();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { TENANT_PERMISSIONS } from '../api/auth.ts';
+import { sha256Hex } from '../core/fingerprint.ts';
+import type { Deps } from '../deps.ts';
+import { putAddress, putApiKey, putIdentity, putTenant } from '../store/directory.store.ts';
+
+export interface SeededTenant {
+  tenantId: string;
+  apiKey: string;
+  identities: { name: string; id: string; address: string }[];
+}
+
+/**
+ * A test-mode tenant with the named identities (each with one address on `domain` and an accountable
+ * owner) and a tenant API key holding every permission a tenant key can hold. Tests call it once per
+ * test for isolation; `npm start` calls it on first start.
+ */
+export async function seedTestTenant(
+  deps: Deps,
+  opts: { names?: string[]; domain?: string; mode?: 'test' | 'live'; maxRecipients?: number } = {},
+): Promise<SeededTenant> {
+  const tenantId = `ten_${deps.newId()}`;
+  const domain = opts.domain ?? `t${tenantId.slice(-8)}.pmail.test`;
+  await putTenant(deps.db, {
+    id: tenantId,
+    status: 'active',
+    mode: opts.mode ?? 'test',
+    name: 'Local test tenant',
+    timezone: 'UTC',
+    policy: opts.maxRecipients ? { max_recipients: opts.maxRecipients } : {},
+  });
+  const identities: SeededTenant['identities'] = [];
+  for (const name of opts.names ?? ['agent', 'peer']) {
+    const id = `idn_${deps.newId()}`;
+    const address = `${name}@${domain}`;
+    await putIdentity(deps.db, {
+      id,
+      tenant_id: tenantId,
+      name,
+      status: 'active',
+      display_name: name[0].toUpperCase() + name.slice(1),
+      owner_name: 'Local Developer',
+      owner_email: 'owner@example.com',
+      primary_address: address,
+    });
+    await putAddress(deps.db, { address, identity_id: id, tenant_id: tenantId, domain, status: 'active' });
+    identities.push({ name, id, address });
+  }
+  const apiKey = `pm_test_${randomBytes(24).toString('base64url')}`;
+  await putApiKey(deps.db, sha256Hex(apiKey), {
+    key_id: `key_${deps.newId()}`,
+    tenant_id: tenantId,
+    scopes: [...TENANT_PERMISSIONS],
+  });
+  return { tenantId, apiKey, identities };
+}

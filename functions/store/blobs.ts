@@ -1,0 +1,80 @@
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+
+/**
+ * The blob store: S3 in AWS, a folder locally (DESIGN § 7), with the same keys
+ * (`t/{ten}/i/{idn}/out/{msg}.eml`) and the same custom metadata.
+ */
+export interface BlobStore {
+  put(key: string, body: Uint8Array, metadata: Record<string, string>, contentType?: string): Promise<void>;
+  get(key: string): Promise<{ body: Uint8Array; metadata: Record<string, string> } | undefined>;
+}
+
+export function outboundKey(tenantId: string, identityId: string, messageId: string): string {
+  return `t/${tenantId}/i/${identityId}/out/${messageId}.eml`;
+}
+
+export function inboundKey(tenantId: string, identityId: string, messageId: string): string {
+  return `t/${tenantId}/i/${identityId}/in/${messageId}.eml`;
+}
+
+/** Local folder adapter: the object, plus `{key}.meta.json` beside it. Writes are atomic renames. */
+export function folderBlobStore(root: string): BlobStore {
+  const path = (key: string) => {
+    const p = resolve(root, key);
+    if (!p.startsWith(resolve(root))) throw new Error('blob key escapes the store');
+    return p;
+  };
+  const writeAtomic = async (file: string, data: Uint8Array | string) => {
+    await mkdir(dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    await writeFile(tmp, data);
+    await rename(tmp, file);
+  };
+  return {
+    async put(key, body, metadata, contentType = 'message/rfc822') {
+      await writeAtomic(`${path(key)}.meta.json`, JSON.stringify({ contentType, metadata }));
+      await writeAtomic(path(key), body);
+    },
+    async get(key) {
+      try {
+        const [body, meta] = await Promise.all([
+          readFile(path(key)),
+          readFile(`${path(key)}.meta.json`, 'utf8'),
+        ]);
+        return { body: new Uint8Array(body), metadata: JSON.parse(meta).metadata };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw err;
+      }
+    },
+  };
+}
+
+export function s3BlobStore(bucket: string, client = new S3Client({})): BlobStore {
+  return {
+    async put(key, body, metadata, contentType = 'message/rfc822') {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: body,
+          Metadata: metadata,
+          ContentType: contentType,
+        }),
+      );
+    },
+    async get(key) {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        return { body: await out.Body!.transformToByteArray(), metadata: out.Metadata ?? {} };
+      } catch (err) {
+        if ((err as Error).name === 'NoSuchKey') return undefined;
+        throw err;
+      }
+    },
+  };
+}
+
+export const blobRootFor = (stateDir: string) => join(stateDir, 'blobs');

@@ -1,0 +1,88 @@
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+
+/** The single table (DESIGN § 4) and the client that reaches it — DynamoDB or DynamoDB Local alike. */
+export interface Db {
+  doc: DynamoDBDocumentClient;
+  table: string;
+}
+
+export function createDb(opts: {
+  table: string;
+  endpoint?: string;
+  region?: string;
+  maxAttempts?: number;
+}): Db {
+  const config: DynamoDBClientConfig = {
+    region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
+    maxAttempts: opts.maxAttempts ?? 3,
+  };
+  if (opts.endpoint) {
+    config.endpoint = opts.endpoint;
+    // DynamoDB Local accepts any credentials; never let a developer's real ones be looked up.
+    config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+  }
+  const client = new DynamoDBClient(config);
+  return {
+    doc: DynamoDBDocumentClient.from(client, {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    }),
+    table: opts.table,
+  };
+}
+
+export function isConditionFailed(err: unknown): boolean {
+  return err instanceof Error && err.name === 'ConditionalCheckFailedException';
+}
+
+export function isTransactionCanceled(err: unknown): err is Error & {
+  CancellationReasons?: { Code?: string; Item?: Record<string, unknown> }[];
+} {
+  return err instanceof Error && err.name === 'TransactionCanceledException';
+}
+
+/**
+ * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` hands back the old item in raw attribute-value
+ * form even through the DocumentClient (TOOLCHAIN.md): unmarshall it.
+ */
+export function oldItem<T>(err: unknown): T | undefined {
+  const item = (err as { Item?: Record<string, unknown> }).Item;
+  if (!item) return undefined;
+  const looksRaw = Object.values(item).every(
+    (v) => v !== null && typeof v === 'object' && Object.keys(v as object).length === 1,
+  );
+  // biome-ignore lint/suspicious/noExplicitAny: raw attribute values from the SDK
+  return (looksRaw ? unmarshall(item as any) : item) as T;
+}
+
+/** Errors a retry may cure: the state machine retries them as `StoreUnavailable` (DESIGN § 5.2). */
+export class StoreUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('the table is unavailable', { cause });
+    this.name = 'StoreUnavailable';
+  }
+}
+
+export function isTransient(err: unknown): boolean {
+  const e = err as {
+    name?: string;
+    $retryable?: unknown;
+    $metadata?: { httpStatusCode?: number };
+    code?: string;
+  };
+  if (!e || typeof e !== 'object') return false;
+  if (e.$retryable) return true;
+  if ((e.$metadata?.httpStatusCode ?? 0) >= 500) return true;
+  return [
+    'ProvisionedThroughputExceededException',
+    'ThrottlingException',
+    'RequestLimitExceeded',
+    'InternalServerError',
+    'ServiceUnavailable',
+    'TransactionConflictException',
+    'TimeoutError',
+    'ECONNREFUSED',
+    'ECONNRESET',
+  ].includes(e.name ?? e.code ?? '');
+}

@@ -1,0 +1,86 @@
+import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { AddressRecord, ApiKeyRecord, Identity, Tenant } from '../core/model.ts';
+import type { Db } from './db.ts';
+import { keys } from './keys.ts';
+
+/** Tenants, identities, addresses and API keys (the seed's D1 directory), one item each. */
+
+type Stored = Record<string, unknown> & { pk: string; sk: string; type: string };
+
+function strip<T>(item: Record<string, unknown> | undefined): T | undefined {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, type: _type, ...rest } = item;
+  return rest as T;
+}
+
+export async function getApiKey(db: Db, keyHash: string): Promise<ApiKeyRecord | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: keys.apiKey(keyHash) }));
+  return strip<ApiKeyRecord>(out.Item);
+}
+
+/** The identity and its tenant in one round trip (the tenant id is part of the key scope). */
+export async function getIdentityAndTenant(
+  db: Db,
+  identityId: string,
+  tenantId: string,
+): Promise<{ identity?: Identity; tenant?: Tenant }> {
+  const out = await db.doc.send(
+    new BatchGetCommand({
+      RequestItems: { [db.table]: { Keys: [keys.identity(identityId), keys.tenant(tenantId)] } },
+    }),
+  );
+  const items = out.Responses?.[db.table] ?? [];
+  return {
+    identity: strip<Identity>(items.find((i) => i.sk === 'I')),
+    tenant: strip<Tenant>(items.find((i) => i.sk === 'T')),
+  };
+}
+
+export async function getIdentity(db: Db, identityId: string): Promise<Identity | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: keys.identity(identityId) }));
+  return strip<Identity>(out.Item);
+}
+
+export async function getTenant(db: Db, tenantId: string): Promise<Tenant | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: keys.tenant(tenantId) }));
+  return strip<Tenant>(out.Item);
+}
+
+export async function getAddress(db: Db, address: string): Promise<AddressRecord | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: keys.address(address) }));
+  return strip<AddressRecord>(out.Item);
+}
+
+/** Address records for many addresses (≤ 100 per call, as BatchGetItem allows). */
+export async function getAddresses(db: Db, addresses: string[]): Promise<Map<string, AddressRecord>> {
+  const found = new Map<string, AddressRecord>();
+  const unique = [...new Set(addresses.map((a) => a.toLowerCase()))];
+  for (let i = 0; i < unique.length; i += 100) {
+    let request: Record<string, { Keys: Record<string, unknown>[] }> | undefined = {
+      [db.table]: { Keys: unique.slice(i, i + 100).map((a) => keys.address(a)) },
+    };
+    while (request && Object.keys(request).length > 0) {
+      const out = await db.doc.send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of out.Responses?.[db.table] ?? []) {
+        const rec = strip<AddressRecord>(item)!;
+        found.set(rec.address.toLowerCase(), rec);
+      }
+      request = out.UnprocessedKeys as typeof request;
+    }
+  }
+  return found;
+}
+
+async function putNew(db: Db, item: Stored): Promise<void> {
+  await db.doc.send(
+    new PutCommand({ TableName: db.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
+}
+
+export const putTenant = (db: Db, t: Tenant) => putNew(db, { ...keys.tenant(t.id), type: 'tenant', ...t });
+export const putIdentity = (db: Db, i: Identity) =>
+  putNew(db, { ...keys.identity(i.id), type: 'identity', ...i });
+export const putAddress = (db: Db, a: AddressRecord) =>
+  putNew(db, { ...keys.address(a.address), type: 'address', ...a, address: a.address.toLowerCase() });
+export const putApiKey = (db: Db, keyHash: string, k: ApiKeyRecord) =>
+  putNew(db, { ...keys.apiKey(keyHash), type: 'api_key', ...k });

@@ -1,0 +1,15 @@
+/** Item keys of the single table (DESIGN § 4). */
+export const keys = {
+  tenant: (tenantId: string) => ({ pk: `T#${tenantId}`, sk: 'T' }),
+  apiKey: (keyHash: string) => ({ pk: `K#${keyHash}`, sk: 'K' }),
+  identity: (identityId: string) => ({ pk: `I#${identityId}`, sk: 'I' }),
+  address: (address: string) => ({ pk: `A#${address.toLowerCase()}`, sk: 'A' }),
+  message: (identityId: string, messageId: string) => ({ pk: `I#${identityId}`, sk: `M#${messageId}` }),
+  idempotency: (identityId: string, keyHash: string) => ({ pk: `I#${identityId}`, sk: `IK#${keyHash}` }),
+  rateWindow: (identityId: string, metric: string, windowStart: number) => ({
+    pk: `I#${identityId}`,
+    sk: `RL#${metric}#${windowStart}`,
+  }),
+};
+
+export const MESSAGE_SK_PREFIX = 'M#';

@@ -1,0 +1,214 @@
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { MessageRecord } from '../core/model.ts';
+import type { Db } from './db.ts';
+import { isConditionFailed, isTransactionCanceled } from './db.ts';
+import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
+
+/**
+ * Messages live in their identity's partition with their deliveries embedded (DESIGN § 4), so one
+ * recipient's transition and the message roll-up are one conditional write on `version`.
+ */
+
+function toItem(m: MessageRecord) {
+  return { ...keys.message(m.identity_id, m.id), type: 'message', ...m };
+}
+
+function fromItem(item: Record<string, unknown> | undefined): MessageRecord | undefined {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, type: _type, ...rest } = item;
+  return rest as unknown as MessageRecord;
+}
+
+export async function getMessage(
+  db: Db,
+  identityId: string,
+  messageId: string,
+  consistent = false,
+): Promise<MessageRecord | undefined> {
+  const out = await db.doc.send(
+    new GetCommand({
+      TableName: db.table,
+      Key: keys.message(identityId, messageId),
+      ConsistentRead: consistent,
+    }),
+  );
+  return fromItem(out.Item);
+}
+
+export class CommitLost extends Error {
+  constructor(readonly reason: 'message_exists' | 'not_owner') {
+    super(`the storage transaction was cancelled: ${reason}`);
+    this.name = 'CommitLost';
+  }
+}
+
+/**
+ * seed 000 › Storage of an accepted send (DESIGN § 5.1 step 4): the message and the completion of
+ * the idempotency item in one TransactWriteItems. A cancelled transaction writes nothing.
+ */
+export async function commitAccepted(
+  db: Db,
+  message: MessageRecord,
+  // biome-ignore lint/suspicious/noExplicitAny: a TransactWriteItem of the document client
+  extra: any[],
+): Promise<void> {
+  try {
+    await db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: db.table,
+              Item: toItem(message),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          ...extra,
+        ],
+      }),
+    );
+  } catch (err) {
+    if (!isTransactionCanceled(err)) throw err;
+    const reasons = err.CancellationReasons ?? [];
+    if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new CommitLost('message_exists');
+    if (reasons.slice(1).some((r) => r.Code === 'ConditionalCheckFailed')) throw new CommitLost('not_owner');
+    throw err;
+  }
+}
+
+/** Store a message that must not exist yet (loopback's inbound copy). False when it already does. */
+export async function putNewMessage(db: Db, message: MessageRecord): Promise<boolean> {
+  try {
+    await db.doc.send(
+      new PutCommand({
+        TableName: db.table,
+        Item: toItem(message),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Read–decide–write with a version check, retried on a lost race. `decide` returns the next record,
+ * or undefined to leave the message as it is. Returns the record as stored after the call.
+ */
+export async function mutateMessage<R>(
+  db: Db,
+  identityId: string,
+  messageId: string,
+  decide: (m: MessageRecord) => { next?: MessageRecord; result: R },
+  attempts = 8,
+): Promise<{ found: false } | { found: true; result: R; message: MessageRecord; written: boolean }> {
+  for (let i = 0; i < attempts; i++) {
+    const current = await getMessage(db, identityId, messageId, true);
+    if (!current) return { found: false };
+    const { next, result } = decide(current);
+    if (!next) return { found: true, result, message: current, written: false };
+    const stored = { ...next, version: current.version + 1 };
+    try {
+      await db.doc.send(
+        new PutCommand({
+          TableName: db.table,
+          Item: toItem(stored),
+          ConditionExpression: 'version = :v',
+          ExpressionAttributeValues: { ':v': current.version },
+        }),
+      );
+      return { found: true, result, message: stored, written: true };
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+    }
+  }
+  throw new Error(`message ${messageId} kept changing: gave up after ${attempts} attempts`);
+}
+
+/**
+ * DESIGN § 5.2 Transport, first step: mark the claim `sending` — only if the claim is ours and not
+ * marked yet. A second invocation of the same attempt finds the mark and must not call the provider.
+ */
+export async function markSending(
+  db: Db,
+  identityId: string,
+  messageId: string,
+  token: string,
+): Promise<MessageRecord | undefined> {
+  try {
+    const out = await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: keys.message(identityId, messageId),
+        UpdateExpression: 'SET #claim.#sending = :true, version = version + :one',
+        ConditionExpression:
+          '#status = :queued AND #claim.#token = :token AND attribute_not_exists(#claim.#sending)',
+        ExpressionAttributeNames: {
+          '#claim': 'claim',
+          '#sending': 'sending',
+          '#token': 'token',
+          '#status': 'status',
+        },
+        ExpressionAttributeValues: { ':true': true, ':one': 1, ':token': token, ':queued': 'queued' },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return fromItem(out.Attributes);
+  } catch (err) {
+    if (isConditionFailed(err)) return undefined;
+    throw err;
+  }
+}
+
+export interface MessagePage {
+  data: MessageRecord[];
+  next_cursor: string | null;
+}
+
+/**
+ * Newest first. Message sort keys are `M#{ulid}`, so the partition order is time order. A direction
+ * filter is a FilterExpression: pages are topped up until `limit` items are found or the
+ * partition ends. The cursor is the sort key of the last item returned.
+ */
+export async function listMessages(
+  db: Db,
+  identityId: string,
+  opts: { direction?: 'inbound' | 'outbound'; limit: number; cursor?: string },
+): Promise<MessagePage> {
+  const data: MessageRecord[] = [];
+  let startKey: Record<string, unknown> | undefined = opts.cursor
+    ? { pk: `I#${identityId}`, sk: `${MESSAGE_SK_PREFIX}${opts.cursor}` }
+    : undefined;
+  let exhausted = false;
+  while (data.length < opts.limit && !exhausted) {
+    const out = await db.doc.send(
+      new QueryCommand({
+        TableName: db.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :m)',
+        ExpressionAttributeValues: {
+          ':pk': `I#${identityId}`,
+          ':m': MESSAGE_SK_PREFIX,
+          ...(opts.direction ? { ':d': opts.direction } : {}),
+        },
+        ...(opts.direction ? { FilterExpression: 'direction = :d' } : {}),
+        ScanIndexForward: false,
+        Limit: opts.limit - data.length + 1,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) data.push(fromItem(item)!);
+    startKey = out.LastEvaluatedKey;
+    exhausted = !startKey;
+  }
+  const page = data.slice(0, opts.limit);
+  const more = data.length > opts.limit || !exhausted;
+  return { data: page, next_cursor: more && page.length > 0 ? page[page.length - 1].id : null };
+}

@@ -1,0 +1,315 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../functions/core/fingerprint.ts';
+import { keys } from '../../functions/store/keys.ts';
+import { type TestStack, testStack } from '../support/local.ts';
+
+let s: TestStack;
+beforeAll(async () => {
+  s = await testStack({ config: { simEventDelaySeconds: 0 } });
+});
+afterAll(async () => {
+  await s.settle();
+  await s.close();
+});
+
+const hello = () => ({ to: [s.peer.address], subject: 'Hello', text: 'Hi peer.' });
+
+async function idempotencyItem(identityId: string, key: string) {
+  const out = await s.deps.db.doc.send(
+    new GetCommand({
+      TableName: s.deps.db.table,
+      Key: keys.idempotency(identityId, sha256Hex(key)),
+      ConsistentRead: true,
+    }),
+  );
+  return out.Item;
+}
+
+describe('POST /v1/identities/{id}/messages', () => {
+  it('accepts a send with 202, the Message object and deduplicated false', async () => {
+    const res = await s.send(hello(), 'accept-1');
+    expect(res.status).toBe(202);
+    expect(res.headers['request-id']).toMatch(/^req_/);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    expect(res.body).toMatchObject({
+      direction: 'outbound',
+      status: 'queued',
+      deduplicated: false,
+      from: { address: s.agent.address },
+      to: [{ address: s.peer.address, name: null }],
+      deliveries: [{ address: s.peer.address, field: 'to', status: 'queued' }],
+    });
+    expect(res.body.id).toMatch(/^msg_[0-9a-z]{26}$/);
+    expect(res.body.rfc_message_id).toMatch(/^<[0-9a-z]{26}@/);
+  });
+
+  it('replays the stored response for the same key and body, with Idempotent-Replayed', async () => {
+    const first = await s.send(hello(), 'replay-1');
+    await s.settle();
+    const again = await s.send({ text: 'Hi peer.', subject: 'Hello', to: [s.peer.address] }, 'replay-1');
+    expect(again.status).toBe(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const { deduplicated: d1, ...firstMessage } = first.body;
+    const { deduplicated: d2, ...replayed } = again.body;
+    expect([d1, d2]).toEqual([false, true]);
+    // the stored 202, even though the message has moved on since
+    expect(replayed).toEqual(firstMessage);
+    expect((await s.message(s.agent.id, first.body.id))?.status).toBe('delivered');
+  });
+
+  it('refuses the same key with another body: 409 idempotency_conflict naming the original message', async () => {
+    const first = await s.send(hello(), 'conflict-1');
+    const other = await s.send({ ...hello(), text: 'Something else.' }, 'conflict-1');
+    expect(other.status).toBe(409);
+    expect(other.body.error).toMatchObject({
+      code: 'idempotency_conflict',
+      retryable: false,
+      details: { original_message_id: first.body.id },
+    });
+    expect(other.body.error.request_id).toBe(other.headers['request-id']);
+  });
+
+  it('answers 409 request_in_progress while another request holds the key', async () => {
+    const key = 'in-progress-1';
+    await s.deps.db.doc.send(
+      new UpdateCommand({
+        TableName: s.deps.db.table,
+        Key: keys.idempotency(s.agent.id, sha256Hex(key)),
+        UpdateExpression: 'SET #s = :s, #o = :o, lease_until = :l, fingerprint = :f, expires_at = :e',
+        ExpressionAttributeNames: { '#s': 'state', '#o': 'owner' },
+        ExpressionAttributeValues: {
+          ':s': 'in_progress',
+          ':o': 'other',
+          ':l': Date.now() + 60_000,
+          ':f': 'x',
+          ':e': Date.now() + 1e9,
+        },
+      }),
+    );
+    const res = await s.send(hello(), key);
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'request_in_progress', retryable: true });
+  });
+
+  it('takes over a key whose in-progress lease has run out (the first request crashed)', async () => {
+    const key = 'expired-lease-1';
+    await s.deps.db.doc.send(
+      new UpdateCommand({
+        TableName: s.deps.db.table,
+        Key: keys.idempotency(s.agent.id, sha256Hex(key)),
+        UpdateExpression: 'SET #s = :s, #o = :o, lease_until = :l, fingerprint = :f, expires_at = :e',
+        ExpressionAttributeNames: { '#s': 'state', '#o': 'owner' },
+        ExpressionAttributeValues: {
+          ':s': 'in_progress',
+          ':o': 'crashed',
+          ':l': Date.now() - 1,
+          ':f': 'x',
+          ':e': Date.now() + 1e9,
+        },
+      }),
+    );
+    const res = await s.send(hello(), key);
+    expect(res.status).toBe(202);
+    expect((await idempotencyItem(s.agent.id, key))?.state).toBe('completed');
+  });
+
+  it.each([
+    ['missing', undefined, 'idempotency_key_required'],
+    ['empty', '', 'invalid_idempotency_key'],
+    ['256 bytes long', 'k'.repeat(256), 'invalid_idempotency_key'],
+    ['holding a DEL byte', 'bad\x7Fkey', 'invalid_idempotency_key'],
+    ['holding a non-ASCII character', 'clé', 'invalid_idempotency_key'],
+  ])('refuses an Idempotency-Key that is %s with 400', async (_what, key, code) => {
+    const res = await s.call('POST', `/v1/identities/${s.agent.id}/messages`, {
+      body: hello(),
+      headers: key === undefined ? {} : { 'idempotency-key': key },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(code);
+  });
+
+  it('accepts a 255-byte key made of printable ASCII with spaces', async () => {
+    const key = ' a~'.repeat(85);
+    expect(Buffer.byteLength(key)).toBe(255);
+    expect((await s.send(hello(), key)).status).toBe(202);
+  });
+
+  it('refuses a body over 7 MiB with 413 payload_too_large', async () => {
+    const res = await s.call('POST', `/v1/identities/${s.agent.id}/messages`, {
+      rawBody: JSON.stringify({ ...hello(), text: 'x'.repeat(7 * 1024 * 1024) }),
+      headers: { 'idempotency-key': 'too-big' },
+    });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('payload_too_large');
+  });
+
+  it('lists every schema error in details.errors with its path', async () => {
+    const res = await s.send({ to: [s.peer.address], subject: 7, unknown_field: true }, 'schema-1');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+    const paths = res.body.error.details.errors.map((e: { path: string }) => e.path);
+    expect(paths).toEqual(expect.arrayContaining(['subject']));
+    expect(res.body.error.details.errors.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('refuses malformed JSON with 400 invalid_request', async () => {
+    const res = await s.call('POST', `/v1/identities/${s.agent.id}/messages`, {
+      rawBody: '{"to": [',
+      headers: { 'idempotency-key': 'json-1' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_request');
+  });
+
+  it('refuses a test-mode send to an outside address with 403 and records nothing, so the key stays free', async () => {
+    const key = 'outside-1';
+    const res = await s.send({ ...hello(), to: ['someone@example.com'] }, key);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('test_mode_recipient');
+    expect(await idempotencyItem(s.agent.id, key)).toBeUndefined();
+    // the same key with a corrected body is evaluated afresh
+    expect((await s.send(hello(), key)).status).toBe(202);
+  });
+
+  it('normalises and deduplicates recipients across to, cc and bcc (first field wins)', async () => {
+    const res = await s.send(
+      {
+        to: [{ address: s.peer.address.toUpperCase().replace('@', '@'), name: 'Peer' }],
+        cc: [s.peer.address, 'delivered@SIMULATOR.invalid'],
+        bcc: ['delivered@simulator.invalid'],
+        text: 'x',
+      },
+      'dedupe-1',
+    );
+    expect(res.status).toBe(202);
+    expect(res.body.deliveries.map((d: { field: string }) => d.field)).toEqual(['to', 'cc']);
+    expect(res.body.cc).toEqual([{ address: 'delivered@simulator.invalid', name: null }]);
+  });
+
+  it.each([
+    [{ to: ['not-an-address'], text: 'x' }, 'address_invalid'],
+    [{ to: ['jöhn@simulator.invalid'], text: 'x' }, 'address_unsupported'],
+    [{ to: [], text: 'x' }, 'invalid_request'],
+    [
+      { to: Array.from({ length: 11 }, (_, i) => `d+${i}@simulator.invalid`), text: 'x' },
+      'too_many_recipients',
+    ],
+    [{ to: ['a@simulator.invalid'] }, 'invalid_request'],
+  ])('refuses %j with %s', async (body, code) => {
+    const res = await s.send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe(code);
+  });
+
+  it('answers 404 identity_not_found for an identity outside the key, exactly as for a missing one', async () => {
+    const other = await testStack();
+    try {
+      const foreign = await s.call('POST', `/v1/identities/${other.agent.id}/messages`, {
+        body: hello(),
+        headers: { 'idempotency-key': 'foreign' },
+      });
+      const missing = await s.call('POST', `/v1/identities/idn_${'0'.repeat(26)}/messages`, {
+        body: hello(),
+        headers: { 'idempotency-key': 'missing' },
+      });
+      expect(foreign.status).toBe(404);
+      expect(missing.status).toBe(404);
+      expect(foreign.body.error.code).toBe('identity_not_found');
+      expect({ ...foreign.body.error, request_id: 0 }).toEqual({ ...missing.body.error, request_id: 0 });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('refuses a missing or unknown key with 401 unauthenticated', async () => {
+    const res = await s.call('GET', `/v1/identities/${s.agent.id}/messages`, { key: 'pm_test_unknown' });
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('unauthenticated');
+  });
+
+  it('rate-limits at 120 sends a minute per identity with 429 and Retry-After, replays included (the seed checks the limit first)', async () => {
+    const r = await testStack({ config: { simEventDelaySeconds: 0 } });
+    try {
+      const ok = await r.send({ to: ['delivered@simulator.invalid'], text: 'x' }, 'rl-first');
+      expect(ok.status).toBe(202);
+      // fill the current window the way 119 more sends would
+      const now = Date.now();
+      await r.deps.db.doc.send(
+        new UpdateCommand({
+          TableName: r.deps.db.table,
+          Key: keys.rateWindow(r.agent.id, 'send', now - (now % 60_000)),
+          UpdateExpression: 'SET n = :n',
+          ExpressionAttributeValues: { ':n': 120 },
+        }),
+      );
+      const limited = await r.send({ to: ['delivered@simulator.invalid'], text: 'y' }, 'rl-second');
+      if (Date.now() - (Date.now() % 60_000) !== now - (now % 60_000)) return; // the minute turned over mid-test
+      expect(limited.status).toBe(429);
+      expect(limited.body.error).toMatchObject({ code: 'rate_limited', retryable: true });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(60);
+      const replay = await r.send({ to: ['delivered@simulator.invalid'], text: 'x' }, 'rl-first');
+      expect(replay.status).toBe(429);
+    } finally {
+      await r.settle();
+      await r.close();
+    }
+  });
+});
+
+describe('GET messages', () => {
+  it('returns a message with its deliveries, and 404 message_not_found for an unknown id', async () => {
+    const sent = await s.send(hello(), 'get-1');
+    const got = await s.call('GET', `/v1/identities/${s.agent.id}/messages/${sent.body.id}`);
+    expect(got.status).toBe(200);
+    expect(got.body.id).toBe(sent.body.id);
+    expect(got.body.deliveries).toHaveLength(1);
+    const missing = await s.call('GET', `/v1/identities/${s.agent.id}/messages/msg_${'0'.repeat(26)}`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('message_not_found');
+  });
+
+  it('lists newest first by direction, page by page with an opaque cursor', async () => {
+    const r = await testStack({ config: { simEventDelaySeconds: 0 } });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++)
+        ids.push((await r.send({ to: [r.peer.address], text: `n${i}` }, `list-${i}`)).body.id);
+      await r.settle();
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await r.call('GET', `/v1/identities/${r.agent.id}/messages`, {
+          query: { direction: 'outbound', limit: '2', ...(cursor ? { cursor } : {}) },
+        });
+        expect(page.status).toBe(200);
+        expect(page.body.data.length).toBeLessThanOrEqual(2);
+        seen.push(...page.body.data.map((m: { id: string }) => m.id));
+        cursor = page.body.next_cursor ?? undefined;
+      } while (cursor);
+      expect(seen).toEqual([...ids].reverse());
+      const inbound = await r.call('GET', `/v1/identities/${r.peer.id}/messages`, {
+        query: { direction: 'inbound' },
+      });
+      expect(inbound.body.data).toHaveLength(5);
+      expect(inbound.body.data.every((m: { direction: string }) => m.direction === 'inbound')).toBe(true);
+      const none = await r.call('GET', `/v1/identities/${r.peer.id}/messages`, {
+        query: { direction: 'outbound' },
+      });
+      expect(none.body).toEqual({ data: [], next_cursor: null });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('answers unknown routes with 404 route_not_found and a wrong method with 405 and Allow', async () => {
+    const { matchRoute } = await import('../../functions/api/http.ts');
+    expect(() => matchRoute('GET', '/v1/nothing')).toThrow(
+      expect.objectContaining({ code: 'route_not_found' }),
+    );
+    expect(() => matchRoute('DELETE', `/v1/identities/${s.agent.id}/messages`)).toThrow(
+      expect.objectContaining({ code: 'method_not_allowed', details: { allow: ['POST', 'GET'] } }),
+    );
+  });
+});

@@ -1,0 +1,106 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import type { ApiEvent } from '../../functions/api/http.ts';
+import { matchRoute } from '../../functions/api/http.ts';
+import type { MessageRecord } from '../../functions/core/model.ts';
+import {
+  createLocalRuntime,
+  type LocalRuntime,
+  type LocalRuntimeOptions,
+} from '../../functions/local/runtime.ts';
+import { type SeededTenant, seedTestTenant } from '../../functions/local/seed.ts';
+import { silentLogger } from '../../functions/log.ts';
+import { getMessage, listMessages } from '../../functions/store/messages.store.ts';
+
+export interface TestStack extends LocalRuntime, SeededTenant {
+  agent: SeededTenant['identities'][number];
+  peer: SeededTenant['identities'][number];
+  call(
+    method: string,
+    path: string,
+    opts?: CallOptions,
+  ): Promise<{ status: number; headers: Record<string, string>; body: any }>;
+  send(body: unknown, key?: string, opts?: CallOptions): ReturnType<TestStack['call']>;
+  message(identityId: string, messageId: string): Promise<MessageRecord | undefined>;
+  mailbox(identityId: string, direction: 'inbound' | 'outbound'): Promise<MessageRecord[]>;
+  /** Poll `check` with back-off until it returns a value, or fail after `timeoutMs`. */
+  eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs?: number): Promise<T>;
+}
+
+export interface CallOptions {
+  key?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+/**
+ * A local runtime on the shared DynamoDB Local with a fresh test tenant (agent, peer). Queue delays
+ * and visibility timeouts run at 1/100 of real time so NotFound retries take milliseconds.
+ */
+export async function testStack(
+  opts: Partial<LocalRuntimeOptions> & { seed?: Parameters<typeof seedTestTenant>[1] } = {},
+): Promise<TestStack> {
+  const runtime = await createLocalRuntime({
+    endpoint: inject('dynamoEndpoint'),
+    stateDir: mkdtempSync(join(tmpdir(), 'pmail-test-')),
+    log: silentLogger,
+    queueSecondsToMs: 10,
+    ...opts,
+  });
+  const seeded = await seedTestTenant(runtime.deps, opts.seed);
+  const call: TestStack['call'] = async (method, path, o = {}) => {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(o.headers ?? {}) };
+    if (o.key !== undefined || seeded.apiKey) headers.authorization = `Bearer ${o.key ?? seeded.apiKey}`;
+    const event = {
+      version: '2.0',
+      routeKey: '$default',
+      rawPath: path,
+      rawQueryString: new URLSearchParams(o.query ?? {}).toString(),
+      headers,
+      queryStringParameters: o.query,
+      requestContext: { http: { method, path } },
+      body: o.rawBody ?? (o.body === undefined ? undefined : JSON.stringify(o.body)),
+      isBase64Encoded: false,
+    } as unknown as ApiEvent;
+    const { route } = matchRoute(method, path);
+    const res = await runtime.groups[route.group](event);
+    return {
+      status: res.statusCode ?? 200,
+      headers: res.headers,
+      body: res.body ? JSON.parse(res.body) : undefined,
+    };
+  };
+  const [agent, peer] = seeded.identities;
+  const stack: TestStack = {
+    ...runtime,
+    ...seeded,
+    agent,
+    peer,
+    call,
+    send: (body, key = `k-${Math.random()}`, o = {}) =>
+      call('POST', `/v1/identities/${agent.id}/messages`, {
+        ...o,
+        body,
+        headers: { 'idempotency-key': key, ...(o.headers ?? {}) },
+      }),
+    message: (identityId, messageId) => getMessage(runtime.deps.db, identityId, messageId, true),
+    mailbox: async (identityId, direction) =>
+      (await listMessages(runtime.deps.db, identityId, { direction, limit: 100 })).data,
+    eventually: async (check, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      let wait = 5;
+      for (;;) {
+        const v = await check();
+        if (v !== undefined && v !== false) return v as never;
+        if (Date.now() > deadline) throw new Error('condition not met in time');
+        await new Promise((r) => setTimeout(r, wait));
+        wait = Math.min(wait * 2, 200);
+      }
+    },
+  };
+  return stack;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 180_000,
+    // Integration files share one DynamoDB Local; each test makes its own tenant and identities.
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
