@@ -1,0 +1,126 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { type RouteGroup, routeGroupEntries, routes } from '../functions/api/routes.ts';
+import { PmailFunction } from './defaults.ts';
+
+/**
+ * One access-log line per request. Route keys, not raw paths or query strings, so that nothing a
+ * client put in a URL (an address in a filter, say) reaches the logs.
+ */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    requestTime: '$context.requestTime',
+    routeKey: '$context.routeKey',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    responseLatency: '$context.responseLatency',
+    integrationLatency: '$context.integrationLatency',
+    integrationError: '$context.integrationErrorMessage',
+    sourceIp: '$context.identity.sourceIp',
+    userAgent: '$context.identity.userAgent',
+  }),
+);
+
+export interface PmailApiProps {
+  /** Environment of every route-group function. */
+  readonly environment: Record<string, string>;
+  /**
+   * Route-group function timeout; API Gateway gives up on an integration after 30 s.
+   * @default Duration.seconds(15)
+   */
+  readonly timeout?: Duration;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * The HTTP API: one Lambda per route group and one route per entry of functions/api/routes.ts, the
+ * table the local server routes by too. Authentication is the API key check in the handlers
+ * (DESIGN § 3a), so routes have no API Gateway authorizer.
+ */
+export class PmailApi extends Construct {
+  readonly httpApi: HttpApi;
+  readonly stage: HttpStage;
+  readonly accessLogs: LogGroup;
+  readonly functions: Readonly<Record<RouteGroup, PmailFunction>>;
+
+  constructor(scope: Construct, id: string, props: PmailApiProps) {
+    super(scope, id);
+
+    this.httpApi = new HttpApi(this, 'Http', {
+      description: 'pmail outbound email API',
+      createDefaultStage: false,
+    });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(this.accessLogs),
+        format: ACCESS_LOG_FORMAT,
+      },
+    });
+
+    const functions = {} as Record<RouteGroup, PmailFunction>;
+    const integrations = {} as Record<RouteGroup, HttpLambdaIntegration>;
+    for (const [group, { entry, handler }] of Object.entries(routeGroupEntries) as [
+      RouteGroup,
+      { entry: string; handler: string },
+    ][]) {
+      const name = group.charAt(0).toUpperCase() + group.slice(1);
+      functions[group] = new PmailFunction(this, name, {
+        entry,
+        handler,
+        description: `pmail api: ${group}`,
+        timeout: props.timeout ?? Duration.seconds(15),
+        environment: props.environment,
+        logRetention: props.logRetention,
+      });
+      integrations[group] = new HttpLambdaIntegration(`${name}Integration`, functions[group].fn);
+    }
+    this.functions = functions;
+
+    for (const route of routes) {
+      this.httpApi.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: integrations[route.group],
+      });
+    }
+
+    // Anything else reaches the messages group too, whose router answers with pmail's own
+    // 404 route_not_found / 405 method_not_allowed envelope (DESIGN § 3a) rather than API Gateway's.
+    new HttpRoute(this.httpApi, 'Fallback', {
+      httpApi: this.httpApi,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: integrations.messages,
+    });
+
+    Validations.of(this.httpApi).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Clients authenticate with pmail API keys (Authorization: Bearer), checked by the handlers against hashed key items (DESIGN § 3a); no IAM or Cognito authorizer fits agent API keys.',
+    });
+  }
+
+  /** The base URL clients call, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com/`. */
+  get url(): string {
+    return this.stage.url;
+  }
+}

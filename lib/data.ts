@@ -1,0 +1,99 @@
+import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { Construct, type IConstruct } from 'constructs';
+
+/** Sparse GSI: provider message id → message (DESIGN § 4, event routing). */
+export const GSI1 = { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' } as const;
+
+/** The table's item-level actions; no Scan (single-table access is by key or index query). */
+const TABLE_READ_WRITE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
+
+/** Blob object actions (the composed RFC 822 sources); no delete, no ACL or tagging changes. */
+const BLOB_OBJECT_ACTIONS = ['s3:GetObject', 's3:PutObject'];
+
+export interface PmailDataProps {
+  /**
+   * What happens to the table and the bucket when they leave the stack. Both hold customer mail
+   * state, so they stay by default.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/** The single DynamoDB table (DESIGN § 4) and the blob bucket for outbound message sources. */
+export class PmailData extends Construct {
+  readonly table: Table;
+  readonly bucket: Bucket;
+
+  constructor(scope: Construct, id: string, props: PmailDataProps = {}) {
+    super(scope, id);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+
+    this.table = new Table(this, 'Table', {
+      partitionKey: { name: 'pk', type: AttributeType.STRING },
+      sortKey: { name: 'sk', type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      // DynamoDB TTL expires idempotency items and rate-limit windows (DESIGN § 4).
+      timeToLiveAttribute: 'ttl',
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+      removalPolicy,
+    });
+    this.table.addGlobalSecondaryIndex({
+      indexName: GSI1.indexName,
+      partitionKey: { name: GSI1.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: GSI1.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.KEYS_ONLY,
+    });
+
+    this.bucket = new Bucket(this, 'Blobs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      versioned: false,
+      removalPolicy,
+    });
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Only pmail roles read or write blobs; an access-log bucket would have no reader. CloudTrail S3 data events are the audit trail an operator can turn on.',
+    });
+  }
+
+  /** Item-level read/write on the table and its indexes (named, not `index/*`). */
+  grantTableReadWrite(grantee: IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: TABLE_READ_WRITE_ACTIONS,
+        resources: [this.table.tableArn, `${this.table.tableArn}/index/${GSI1.indexName}`],
+      }),
+    );
+  }
+
+  /** Get/put of blob objects, and ListBucket so that a missing key reads as NoSuchKey. */
+  grantBlobReadWrite(grantee: IGrantable & IConstruct): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: BLOB_OBJECT_ACTIONS, resources: [this.bucket.arnForObjects('*')] }),
+    );
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }),
+    );
+    const bucketId = Stack.of(this).resolve((this.bucket.node.defaultChild as CfnBucket).logicalId);
+    Validations.of(grantee).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
+      reason:
+        'Object keys are per tenant, identity and message (t/{ten}/i/{idn}/out/{msg}.eml): any key of the blob bucket.',
+    });
+  }
+}

@@ -1,0 +1,124 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { type IGrantable, type IPrincipal, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The repository root: handler entries and the lockfile are resolved from here. */
+export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/**
+ * esbuild emits ESM, but some dependencies (nodemailer, parts of the AWS SDK) still call `require`
+ * for Node built-ins; this banner gives the bundle a real one.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+export interface PmailFunctionProps {
+  /** Handler file relative to the repository root, e.g. `functions/send/send-attempt.handler.ts`. */
+  readonly entry: string;
+  /**
+   * Exported name of the handler in `entry`.
+   * @default 'handler'
+   */
+  readonly handler?: string;
+  /** @default Duration.seconds(10) */
+  readonly timeout?: Duration;
+  /** @default 512 */
+  readonly memorySize?: number;
+  /**
+   * Extra environment variables. `NODE_OPTIONS=--enable-source-maps` is always set.
+   * @default - only NODE_OPTIONS
+   */
+  readonly environment?: Record<string, string>;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the log group when it leaves the stack.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+  /** @default - none */
+  readonly description?: string;
+}
+
+/**
+ * One Lambda function with pmail's fixed defaults: Node 22 on arm64, ESM bundle built locally by
+ * esbuild (no Docker), source maps, X-Ray active tracing, its own log group (one month) and its own
+ * role that may write to that log group and nothing else until a construct grants more.
+ *
+ * The AWS SDK is bundled rather than taken from the runtime, so production runs the SDK version
+ * the lockfile pins and the tests exercise.
+ *
+ * Grant to this construct (it is the IGrantable), so that cdk-nag acknowledgements made here cover
+ * the role's policy too.
+ */
+export class PmailFunction extends Construct implements IGrantable {
+  readonly fn: NodejsFunction;
+  readonly logGroup: LogGroup;
+  readonly role: Role;
+  readonly grantPrincipal: IPrincipal;
+
+  constructor(scope: Construct, id: string, props: PmailFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+    });
+
+    // An own role instead of AWSLambdaBasicExecutionRole: logs go to this log group only.
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.logGroup.grantWrite(this.role);
+    this.grantPrincipal = this.role;
+
+    this.fn = new NodejsFunction(this, 'Fn', {
+      entry: join(REPO_ROOT, props.entry),
+      handler: props.handler ?? 'handler',
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      role: this.role,
+      projectRoot: REPO_ROOT,
+      depsLockFilePath: join(REPO_ROOT, 'package-lock.json'),
+      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        // Stack traces need file and line mappings only; dropping the sources keeps the zips small.
+        sourcesContent: false,
+        externalModules: [],
+      },
+    });
+
+    Validations.of(this).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Active tracing adds xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason:
+          'pmail pins Node.js 22 (TOOLCHAIN.md): bundles target node22; moving to a newer runtime is a deliberate upgrade with its own checks.',
+      },
+    );
+  }
+
+  /** Adds environment variables to the function (for values that exist only after it, e.g. an ARN). */
+  addEnvironment(variables: Record<string, string>): void {
+    for (const [name, value] of Object.entries(variables)) this.fn.addEnvironment(name, value);
+  }
+}

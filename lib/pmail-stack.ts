@@ -1,0 +1,58 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { PmailApi } from './api.ts';
+import { PmailData } from './data.ts';
+import type { PmailFunction } from './defaults.ts';
+import { DeliveryEvents } from './events.ts';
+import { SendMachine } from './send-machine.ts';
+
+/**
+ * pmail in one stack: wires the data, events, send-machine and api constructs together and grants
+ * each function what it uses and nothing more.
+ *
+ * Dependency direction: the send functions do not know the send-attempt machine (it references
+ * them), the api and the events consumer do (they start it), so there is no cycle.
+ */
+export class PmailStack extends Stack {
+  readonly data: PmailData;
+  readonly events: DeliveryEvents;
+  readonly send: SendMachine;
+  readonly api: PmailApi;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    this.data = new PmailData(this, 'Data');
+    this.events = new DeliveryEvents(this, 'DeliveryEvents');
+
+    const environment: Record<string, string> = {
+      PMAIL_TABLE: this.data.table.tableName,
+      PMAIL_BLOB_BUCKET: this.data.bucket.bucketName,
+      PMAIL_EVENTS_QUEUE_URL: this.events.queue.queueUrl,
+    };
+    this.send = new SendMachine(this, 'SendAttempt', { environment });
+
+    // Only functions that start attempts learn the machine's ARN (never the send functions).
+    const startsAttempts = { ...environment, PMAIL_SEND_ATTEMPT_ARN: this.send.stateMachine.stateMachineArn };
+    this.events.consumer.addEnvironment(startsAttempts);
+    this.api = new PmailApi(this, 'Api', { environment: startsAttempts });
+
+    const apiFunctions = Object.values(this.api.functions);
+    const sendFunctions = [this.send.claim, this.send.transport, this.send.record];
+    const all: PmailFunction[] = [...apiFunctions, ...sendFunctions, this.events.consumer];
+
+    for (const fn of all) this.data.grantTableReadWrite(fn);
+    for (const fn of [...apiFunctions, this.send.transport]) this.data.grantBlobReadWrite(fn);
+    for (const fn of apiFunctions) this.send.stateMachine.grantStartExecution(fn);
+    // Transport and Record emit TransportEvents (simulator, loopback); the consumer re-enqueues.
+    for (const fn of [this.send.transport, this.send.record, this.events.consumer]) {
+      this.events.queue.grant(fn, 'sqs:SendMessage');
+    }
+    // sqs:ChangeMessageVisibility (the 30 s NotFound retry) comes with the event source's grant.
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the pmail HTTP API' });
+    new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
+    new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
+    new CfnOutput(this, 'SendAttemptArn', { value: this.send.stateMachine.stateMachineArn });
+  }
+}

@@ -1,0 +1,459 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { type CfnElement, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routeGroupEntries, routes } from '../../functions/api/routes.ts';
+import { createPmailApp } from '../../lib/app.ts';
+import { ESM_REQUIRE_BANNER, type PmailFunction } from '../../lib/defaults.ts';
+import type { PmailStack } from '../../lib/pmail-stack.ts';
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string | string[] };
+
+let stack: PmailStack;
+let outdir: string;
+let template: Template;
+let resources: Record<string, Resource>;
+
+beforeAll(() => {
+  // One synthesis for the whole file: it bundles every handler with esbuild.
+  const built = createPmailApp();
+  stack = built.stack;
+  outdir = built.app.outdir;
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources;
+}, 120_000);
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+const logicalId = (element: IConstruct): string =>
+  Stack.of(stack).resolve((element.node.defaultChild as CfnElement).logicalId);
+const ofType = (type: string): [string, Resource][] =>
+  Object.entries(resources).filter(([, r]) => r.Type === type);
+
+/** The actions each function's role may take, with the resources of each action (as JSON). */
+function permissionsOf(fn: PmailFunction): Map<string, string[]> {
+  const role = logicalId(fn.role);
+  const granted = new Map<string, string[]>();
+  for (const [, policy] of ofType('AWS::IAM::Policy')) {
+    const props = policy.Properties as {
+      Roles: { Ref: string }[];
+      PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] };
+    };
+    if (!props.Roles.some((r) => r.Ref === role)) continue;
+    for (const statement of props.PolicyDocument.Statement) {
+      for (const action of [statement.Action].flat()) {
+        const list = granted.get(action) ?? [];
+        list.push(JSON.stringify(statement.Resource));
+        granted.set(action, list);
+      }
+    }
+  }
+  return granted;
+}
+
+/** Logical ids a CloudFormation value refers to (Ref, Fn::GetAtt, ${X} in Fn::Sub). */
+function references(value: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) references(v, into);
+  else if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'Ref' && typeof v === 'string') into.add(v);
+      else if (key === 'Fn::GetAtt' && Array.isArray(v)) into.add(String(v[0]));
+      else if (key === 'Fn::Sub') {
+        const text = Array.isArray(v) ? v[0] : v;
+        for (const m of String(text).matchAll(/\$\{([^}.!]+)/g)) into.add(m[1]);
+        references(v, into);
+      } else references(v, into);
+    }
+  }
+  return into;
+}
+
+describe('data', () => {
+  it('keeps every item in one on-demand table keyed by the strings pk and sk', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: Match.arrayWith([
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ]),
+    });
+  });
+
+  it('expires items through the ttl attribute and keeps point-in-time recovery on', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  it('maps provider message ids to messages through the keys-only gsi1 index', () => {
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'gsi1',
+          KeySchema: [
+            { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ],
+      AttributeDefinitions: Match.arrayWith([
+        { AttributeName: 'gsi1pk', AttributeType: 'S' },
+        { AttributeName: 'gsi1sk', AttributeType: 'S' },
+      ]),
+    });
+  });
+
+  it('retains the table and the blob bucket when they leave the stack', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+    });
+    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  it('blocks all public access to the blob bucket, encrypts it and refuses plain HTTP', () => {
+    template.resourceCountIs('AWS::S3::Bucket', 1);
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      VersioningConfiguration: Match.absent(),
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('send-attempt machine', () => {
+  /**
+   * The definition as CloudFormation will create it: DefinitionBody.fromFile ships the ASL as an asset
+   * (DefinitionS3Location) and CloudFormation fills DefinitionSubstitutions in at deploy time. Each
+   * Fn::GetAtt becomes a marker naming its resource.
+   */
+  const deployedDefinition = (): string => {
+    const [, machine] = ofType('AWS::StepFunctions::StateMachine')[0];
+    const { DefinitionS3Location, DefinitionSubstitutions } = machine.Properties as {
+      DefinitionS3Location: { Key: string };
+      DefinitionSubstitutions: Record<string, { 'Fn::GetAtt': [string, string] }>;
+    };
+    let text = readFileSync(join(outdir, `asset.${DefinitionS3Location.Key}`), 'utf8');
+    for (const [name, value] of Object.entries(DefinitionSubstitutions)) {
+      text = text.replaceAll(`\${${name}}`, `arn:test:${value['Fn::GetAtt'][0]}`);
+    }
+    return text;
+  };
+
+  it('is an Express machine with traces on', () => {
+    template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineType: 'EXPRESS',
+      TracingConfiguration: { Enabled: true },
+    });
+  });
+
+  it('has its three task functions substituted into the definition, with no placeholder left', () => {
+    const text = deployedDefinition();
+    expect(text).not.toContain('${');
+    const states = JSON.parse(text).States as Record<string, { Resource?: string }>;
+    expect(states.Claim.Resource).toBe(`arn:test:${logicalId(stack.send.claim.fn)}`);
+    expect(states.Transport.Resource).toBe(`arn:test:${logicalId(stack.send.transport.fn)}`);
+    expect(states.Record.Resource).toBe(`arn:test:${logicalId(stack.send.record.fn)}`);
+  });
+
+  it('logs errors only and never the execution data', () => {
+    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      LoggingConfiguration: {
+        Level: 'ERROR',
+        IncludeExecutionData: false,
+        Destinations: [{ CloudWatchLogsLogGroup: { LogGroupArn: Match.anyValue() } }],
+      },
+    });
+  });
+
+  it('may invoke exactly its three task functions', () => {
+    const machineRole = logicalId(stack.send.stateMachine.role);
+    const invoke = ofType('AWS::IAM::Policy')
+      .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === machineRole))
+      .flatMap(
+        ([, p]) =>
+          (p.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }).Statement,
+      )
+      .filter((s) => [s.Action].flat().includes('lambda:InvokeFunction'))
+      .flatMap((s) => [s.Resource].flat());
+    expect(invoke).toEqual(
+      [stack.send.claim, stack.send.transport, stack.send.record].map((f) => ({
+        'Fn::GetAtt': [logicalId(f.fn), 'Arn'],
+      })),
+    );
+  });
+
+  it('gives the transport task more time than claim and record, below five minutes', () => {
+    const timeout = (f: PmailFunction) => resources[logicalId(f.fn)].Properties.Timeout;
+    expect(timeout(stack.send.claim)).toBe(20);
+    expect(timeout(stack.send.record)).toBe(20);
+    expect(timeout(stack.send.transport)).toBe(260);
+  });
+});
+
+describe('delivery events', () => {
+  it('moves an event to the dead-letter queue after 20 receives and keeps it there 14 days', () => {
+    const dlq = logicalId(stack.events.deadLetterQueue);
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      VisibilityTimeout: 60,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: 20 },
+    });
+    expect(resources[dlq].Properties).toMatchObject({
+      MessageRetentionPeriod: 1_209_600,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it('refuses plain HTTP on both queues', () => {
+    for (const queue of [stack.events.queue, stack.events.deadLetterQueue]) {
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: logicalId(queue) }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('feeds the consumer in batches of ten with partial batch responses', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.events.queue), 'Arn'] },
+      FunctionName: { Ref: logicalId(stack.events.consumer.fn) },
+    });
+  });
+});
+
+describe('api', () => {
+  it('has a route for every entry of the route table, served by its group function, and a $default fallback', () => {
+    const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);
+    expect(routeKeys.sort()).toEqual(['$default', ...routes.map((r) => `${r.method} ${r.path}`)].sort());
+
+    for (const route of routes) {
+      const [, resource] = ofType('AWS::ApiGatewayV2::Route').find(
+        ([, r]) => r.Properties.RouteKey === `${route.method} ${route.path}`,
+      ) as [string, Resource];
+      const integrationId = (
+        (resource.Properties.Target as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1][1] as {
+          Ref: string;
+        }
+      ).Ref;
+      expect(resources[integrationId].Properties).toMatchObject({
+        IntegrationType: 'AWS_PROXY',
+        IntegrationUri: { 'Fn::GetAtt': [logicalId(stack.api.functions[route.group].fn), 'Arn'] },
+      });
+    }
+  });
+
+  it('builds one function per route group from its handler entry', () => {
+    for (const [group, { handler }] of Object.entries(routeGroupEntries)) {
+      const fn = stack.api.functions[group as keyof typeof routeGroupEntries];
+      expect(resources[logicalId(fn.fn)].Properties.Handler).toBe(`index.${handler}`);
+    }
+  });
+
+  it('writes access logs of the auto-deployed default stage to a log group', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: {
+        DestinationArn: { 'Fn::GetAtt': [logicalId(stack.api.accessLogs), 'Arn'] },
+        Format: Match.stringLikeRegexp('\\$context\\.requestId'),
+      },
+    });
+  });
+});
+
+describe('functions', () => {
+  const all = (): PmailFunction[] => [
+    ...Object.values(stack.api.functions),
+    stack.send.claim,
+    stack.send.transport,
+    stack.send.record,
+    stack.events.consumer,
+  ];
+
+  it('are all ours, each on Node.js 22 on arm64 with active tracing and source maps', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    expect(functions.map(([id]) => id).sort()).toEqual(
+      all()
+        .map((f) => logicalId(f.fn))
+        .sort(),
+    );
+    for (const [, fn] of functions) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        MemorySize: 512,
+        Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
+      });
+    }
+  });
+
+  it('each log to their own log group kept for one month', () => {
+    for (const f of all()) {
+      const group = logicalId(f.logGroup);
+      expect(resources[logicalId(f.fn)].Properties.LoggingConfig).toEqual({ LogGroup: { Ref: group } });
+      expect(resources[group].Properties.RetentionInDays).toBe(30);
+    }
+  });
+
+  it('are bundled as ESM that defines require, with a source map', () => {
+    const assets = new Set(
+      ofType('AWS::Lambda::Function').map(([, fn]) =>
+        (fn.Properties.Code as { S3Key: string }).S3Key.replace('.zip', ''),
+      ),
+    );
+    for (const hash of assets) {
+      const dir = join(outdir, `asset.${hash}`);
+      expect(readFileSync(join(dir, 'index.mjs'), 'utf8').startsWith(ESM_REQUIRE_BANNER)).toBe(true);
+      expect(existsSync(join(dir, 'index.mjs.map'))).toBe(true);
+    }
+  });
+
+  it('all know the table, the blob bucket and the events queue; only api and events know the machine', () => {
+    const machine = { Ref: logicalId(stack.send.stateMachine) };
+    for (const f of all()) {
+      const variables = (
+        resources[logicalId(f.fn)].Properties.Environment as { Variables: Record<string, unknown> }
+      ).Variables;
+      expect(variables).toMatchObject({
+        PMAIL_TABLE: { Ref: logicalId(stack.data.table) },
+        PMAIL_BLOB_BUCKET: { Ref: logicalId(stack.data.bucket) },
+        PMAIL_EVENTS_QUEUE_URL: { Ref: logicalId(stack.events.queue) },
+      });
+      const startsAttempts = f === stack.events.consumer || Object.values(stack.api.functions).includes(f);
+      expect(variables.PMAIL_SEND_ATTEMPT_ARN).toEqual(startsAttempts ? machine : undefined);
+    }
+  });
+});
+
+describe('permissions', () => {
+  const api = () => Object.values(stack.api.functions);
+  const everyone = () => [
+    ...api(),
+    stack.send.claim,
+    stack.send.transport,
+    stack.send.record,
+    stack.events.consumer,
+  ];
+
+  it('let every function read and write items of the table and its gsi1 index, without Scan', () => {
+    const table = logicalId(stack.data.table);
+    for (const f of everyone()) {
+      const granted = permissionsOf(f);
+      for (const action of [
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ]) {
+        expect(granted.get(action)?.join(), `${f.node.path} ${action}`).toContain(table);
+        expect(granted.get(action)?.join()).toContain('/index/gsi1');
+      }
+      expect(granted.has('dynamodb:Scan')).toBe(false);
+    }
+  });
+
+  it('let only the api and the transport read and write blobs', () => {
+    for (const f of everyone()) {
+      const expected = api().includes(f) || f === stack.send.transport;
+      expect(permissionsOf(f).has('s3:PutObject'), f.node.path).toBe(expected);
+      expect(permissionsOf(f).has('s3:GetObject'), f.node.path).toBe(expected);
+    }
+  });
+
+  it('let only the api start send attempts', () => {
+    for (const f of everyone()) {
+      expect(permissionsOf(f).has('states:StartExecution'), f.node.path).toBe(api().includes(f));
+    }
+  });
+
+  it('let transport, record and the events consumer send to the events queue, and the consumer change visibility', () => {
+    const queue = logicalId(stack.events.queue);
+    const senders = [stack.send.transport, stack.send.record, stack.events.consumer];
+    for (const f of everyone()) {
+      const granted = permissionsOf(f);
+      expect(granted.has('sqs:SendMessage'), f.node.path).toBe(senders.includes(f));
+      if (senders.includes(f)) expect(granted.get('sqs:SendMessage')?.join()).toContain(queue);
+      expect(granted.has('sqs:ChangeMessageVisibility'), f.node.path).toBe(f === stack.events.consumer);
+    }
+  });
+
+  it('grant no action on every resource except X-Ray and log delivery, which have no resource level', () => {
+    for (const [, policy] of ofType('AWS::IAM::Policy')) {
+      for (const s of (
+        policy.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
+      ).Statement) {
+        if (s.Resource !== '*') continue;
+        for (const action of [s.Action].flat() as string[]) expect(action).toMatch(/^(xray|logs):/);
+      }
+    }
+  });
+});
+
+describe('stack', () => {
+  it('has no dependency cycle between its resources', () => {
+    const edges = new Map<string, string[]>();
+    for (const [id, r] of Object.entries(resources)) {
+      const deps = references(r.Properties);
+      for (const d of [r.DependsOn ?? []].flat()) deps.add(d);
+      edges.set(
+        id,
+        [...deps].filter((d) => d in resources),
+      );
+    }
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (id: string, path: string[]): void => {
+      if (state.get(id) === 'done') return;
+      if (state.get(id) === 'visiting') throw new Error(`cycle: ${[...path, id].join(' → ')}`);
+      state.set(id, 'visiting');
+      for (const next of edges.get(id) ?? []) visit(next, [...path, id]);
+      state.set(id, 'done');
+    };
+    for (const id of edges.keys()) visit(id, []);
+    expect(state.size).toBe(Object.keys(resources).length);
+  });
+
+  it('outputs the API URL, the table and bucket names and the send-attempt ARN', () => {
+    template.hasOutput('ApiUrl', { Value: Match.anyValue() });
+    template.hasOutput('TableName', { Value: { Ref: logicalId(stack.data.table) } });
+    template.hasOutput('BucketName', { Value: { Ref: logicalId(stack.data.bucket) } });
+    template.hasOutput('SendAttemptArn', { Value: { Ref: logicalId(stack.send.stateMachine) } });
+  });
+
+  it('is environment-agnostic', () => {
+    expect(stack.environment).toBe('aws://unknown-account/unknown-region');
+  });
+});

@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer } from '../../functions/local/http-server.ts';
+import { claim, claimToken, record, transport } from '../../functions/send/attempt.ts';
+import { type TestStack, testStack } from '../support/local.ts';
+
+/**
+ * The guarantee, made to happen: concurrent submits, duplicated and killed transport tasks,
+ * duplicate executions and timeouts — each must leave exactly one provider call.
+ */
+let s: TestStack;
+beforeAll(async () => {
+  s = await testStack({ config: { simEventDelaySeconds: 0 } });
+});
+afterAll(async () => {
+  await s.settle();
+  await s.close();
+});
+
+const inboundCount = async (stack: TestStack) => (await stack.mailbox(stack.peer.id, 'inbound')).length;
+
+describe('one Idempotency-Key never makes a second email', () => {
+  it('gives 50 concurrent POSTs with one key one message id, only 202 or 409 request_in_progress, and one email', async () => {
+    const r = await testStack({ config: { simEventDelaySeconds: 0 } });
+    const http = await startHttpServer(r.groups, { port: 0, log: r.deps.log });
+    try {
+      const body = JSON.stringify({ to: [r.peer.address], subject: 'Once', text: 'exactly once' });
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, () =>
+          fetch(`${http.url}/v1/identities/${r.agent.id}/messages`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${r.apiKey}`,
+              'idempotency-key': 'fifty-at-once',
+              'content-type': 'application/json',
+            },
+            body,
+          }).then(async (res) => ({ status: res.status, body: (await res.json()) as any })),
+        ),
+      );
+      const accepted = answers.filter((a) => a.status === 202);
+      const refused = answers.filter((a) => a.status !== 202);
+      expect(accepted.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(accepted.map((a) => a.body.id)).size).toBe(1);
+      expect(accepted.filter((a) => a.body.deduplicated === false)).toHaveLength(1);
+      for (const a of refused) {
+        expect(a.status).toBe(409);
+        expect(a.body.error.code).toBe('request_in_progress');
+      }
+      await r.settle();
+      const inbox = await r.mailbox(r.peer.id, 'inbound');
+      expect(inbox).toHaveLength(1);
+      expect(inbox[0].loopback_of?.message_id).toBe(accepted[0].body.id);
+      expect(await r.mailbox(r.agent.id, 'outbound')).toHaveLength(1);
+      expect(r.machine.started).toHaveLength(1);
+      // and a later retry of the same request is a replay of that one message
+      const later = await r.send(JSON.parse(body), 'fifty-at-once');
+      expect(later.body).toMatchObject({ id: accepted[0].body.id, deduplicated: true });
+    } finally {
+      await http.close();
+      await r.close();
+    }
+  });
+
+  it('records a timeout as uncertain, never attempts it again, and replays the stored 202', async () => {
+    const sent = await s.send({ to: ['timeout@simulator.invalid'], subject: 'T', text: 'x' }, 'timeout-1');
+    expect(sent.status).toBe(202);
+    await s.settle();
+    const m = await s.message(s.agent.id, sent.body.id);
+    expect(m).toMatchObject({ status: 'uncertain', status_reason: 'transport_timeout' });
+    expect(m?.deliveries?.[0].status).toBe('uncertain');
+    expect(m?.claim).toBeUndefined();
+
+    // a new execution for the same message (a sweeper, a duplicate) stops at Claim: no provider call
+    const again = await s.machine.run(`${sent.body.id}-d2`, {
+      tenant_id: s.tenantId,
+      identity_id: s.agent.id,
+      message_id: sent.body.id,
+    });
+    expect(again).toMatchObject({ claim: { outcome: 'stop', reason: 'not_queued' } });
+    expect((await s.message(s.agent.id, sent.body.id))?.version).toBe(m?.version);
+
+    const replay = await s.send({ to: ['timeout@simulator.invalid'], subject: 'T', text: 'x' }, 'timeout-1');
+    expect(replay.status).toBe(202);
+    expect(replay.body).toMatchObject({ id: sent.body.id, status: 'queued', deduplicated: true });
+    expect(s.machine.started.filter((n) => n.startsWith(sent.body.id))).toHaveLength(1);
+  });
+
+  it('calls the provider once when the transport task is invoked twice for one claim', async () => {
+    const r = await testStack({ dispatcher: { start: async () => undefined } });
+    try {
+      const sent = await r.send({ to: [r.peer.address], subject: 'Twice', text: 'x' }, 'dup-transport');
+      const input = { tenant_id: r.tenantId, identity_id: r.agent.id, message_id: sent.body.id };
+      const c = await claim(r.deps, { ...input, execution_id: 'exec-1' });
+      expect(c.outcome).toBe('claimed');
+      const token = claimToken('exec-1');
+      const [a, b] = await Promise.all([
+        transport(r.deps, { ...input, claim: { token } }),
+        transport(r.deps, { ...input, claim: { token } }),
+      ]);
+      const results = [a, b].map((x) => x.type).sort();
+      expect(results).toEqual(['accepted', 'unknown']);
+      expect(await inboundCount(r)).toBe(1);
+      // the machine only ever sees one of the two answers; whichever it records, nothing is resent
+      await record(r.deps, { ...input, claim: { token }, result: a.type === 'unknown' ? a : b });
+      expect((await r.message(r.agent.id, sent.body.id))?.status).toBe('uncertain');
+      expect((await claim(r.deps, { ...input, execution_id: 'exec-2' })).outcome).toBe('stop');
+      await r.settle();
+      expect(await inboundCount(r)).toBe(1);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('records uncertain when the transport task dies after the provider accepted, and never sends again', async () => {
+    let kills = 0;
+    const r = await testStack({
+      config: { simEventDelaySeconds: 0 },
+      faults: {
+        afterProviderCall: () => {
+          kills++;
+          throw Object.assign(new Error('Lambda was killed'), { name: 'Sandbox.Timedout' });
+        },
+      },
+    });
+    try {
+      const sent = await r.send({ to: [r.peer.address], subject: 'Killed', text: 'x' }, 'killed-1');
+      await r.machine.idle();
+      expect(kills).toBe(1);
+      const m = await r.message(r.agent.id, sent.body.id);
+      expect(m?.status_reason).toBe('transport_connection_lost');
+      expect(await inboundCount(r)).toBe(1);
+      // another execution for the message finds it decided
+      const again = await r.machine.run(`${sent.body.id}-d2`, {
+        tenant_id: r.tenantId,
+        identity_id: r.agent.id,
+        message_id: sent.body.id,
+      });
+      expect(again).toMatchObject({ claim: { outcome: 'stop' } });
+      await r.settle();
+      expect(kills).toBe(1);
+      expect(await inboundCount(r)).toBe(1);
+      // the provider's own delivered event still arrives, and settles the recipient
+      const settled = await r.message(r.agent.id, sent.body.id);
+      expect(settled?.deliveries?.[0].status).toBe('delivered');
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('makes one provider call when two executions with the same name run at once (Express is at-least-once)', async () => {
+    const r = await testStack({
+      config: { simEventDelaySeconds: 0 },
+      dispatcher: { start: async () => undefined },
+    });
+    try {
+      const sent = await r.send({ to: [r.peer.address], subject: 'Dup exec', text: 'x' }, 'dup-exec');
+      const input = { tenant_id: r.tenantId, identity_id: r.agent.id, message_id: sent.body.id };
+      const outs = await Promise.all([r.machine.run('same-name', input), r.machine.run('same-name', input)]);
+      const claimed = outs.filter((o: any) => o.claim.outcome === 'claimed');
+      expect(claimed).toHaveLength(1);
+      await r.settle();
+      expect(await inboundCount(r)).toBe(1);
+      expect((await r.message(r.agent.id, sent.body.id))?.status).toBe('delivered');
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('turns a claim left by a dead attempt into uncertain after 5 minutes, and never retries it', async () => {
+    let now = Date.now();
+    const r = await testStack({ clock: () => now, dispatcher: { start: async () => undefined } });
+    try {
+      const sent = await r.send({ to: [r.peer.address], subject: 'Stale', text: 'x' }, 'stale-1');
+      const input = { tenant_id: r.tenantId, identity_id: r.agent.id, message_id: sent.body.id };
+      expect((await claim(r.deps, { ...input, execution_id: 'dead' })).outcome).toBe('claimed');
+      // a second attempt within 5 minutes is turned away
+      now += 4 * 60_000;
+      expect(await claim(r.deps, { ...input, execution_id: 'second' })).toEqual({
+        outcome: 'stop',
+        reason: 'already_claimed',
+      });
+      now += 2 * 60_000;
+      expect(await claim(r.deps, { ...input, execution_id: 'third' })).toEqual({
+        outcome: 'stop',
+        reason: 'stale',
+      });
+      const m = await r.message(r.agent.id, sent.body.id);
+      expect(m).toMatchObject({ status: 'uncertain', status_reason: 'transport_connection_lost' });
+      expect(await claim(r.deps, { ...input, execution_id: 'fourth' })).toEqual({
+        outcome: 'stop',
+        reason: 'not_queued',
+      });
+      expect(await inboundCount(r)).toBe(0);
+      // the dead attempt's late Record finds its claim gone and changes nothing
+      await record(r.deps, {
+        ...input,
+        claim: { token: claimToken('dead') },
+        result: {
+          type: 'accepted',
+          provider: 'loopback',
+          provider_message_id: 'x',
+          refused: [],
+          deferred: [],
+        },
+      });
+      expect((await r.message(r.agent.id, sent.body.id))?.status).toBe('uncertain');
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('retries a Claim task that failed on infrastructure and recognises its own claim', async () => {
+    const r = await testStack({
+      config: { simEventDelaySeconds: 0 },
+      dispatcher: { start: async () => undefined },
+    });
+    try {
+      const sent = await r.send({ to: [r.peer.address], subject: 'Retry claim', text: 'x' }, 'retry-claim');
+      const input = { tenant_id: r.tenantId, identity_id: r.agent.id, message_id: sent.body.id };
+      let calls = 0;
+      const { LocalSendMachine } = await import('../../functions/local/state-machine.ts');
+      const { sendAttemptTasks } = await import('../../functions/send/tasks.ts');
+      const realClaim = sendAttemptTasks.Claim(r.deps);
+      const flaky = new LocalSendMachine(r.deps, {
+        // the first invocation claims, then its answer is lost to an infrastructure error
+        Claim: async (i: never) => {
+          const out = await realClaim(i);
+          if (++calls === 1) throw Object.assign(new Error('throttled'), { name: 'StoreUnavailable' });
+          return out;
+        },
+      });
+      const out = (await flaky.run('retry-claim-exec', input)) as any;
+      expect(calls).toBe(2);
+      expect(out.claim.outcome).toBe('claimed');
+      await r.settle();
+      expect(await inboundCount(r)).toBe(1);
+    } finally {
+      await r.close();
+    }
+  });
+});
