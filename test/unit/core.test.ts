@@ -1,0 +1,192 @@
+import { describe, expect, it } from 'vitest';
+import { composePlan, htmlToText, rfcMessageIdFor } from '../../functions/core/compose.ts';
+import { derivedUlid } from '../../functions/core/ids.ts';
+import type { MessageRecord } from '../../functions/core/model.ts';
+import { checkRecipientCount, maskAddress, normaliseRecipients } from '../../functions/core/recipients.ts';
+import { backoffSeconds, decideClaim, recordOutcome } from '../../functions/core/send-attempt.ts';
+import { simulate, simulatorScript } from '../../functions/core/simulator.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../functions/send/submit.ts';
+
+describe('the Idempotency-Key pattern', () => {
+  it.each([
+    ['', false],
+    ['k'.repeat(256), false],
+    ['k'.repeat(255), true],
+    [' with spaces ~ ', true],
+    ['tab\tinside', false],
+    ['del\x7F', false],
+    ['ümlaut', false],
+  ])('%j → %s', (key, ok) => {
+    expect(IDEMPOTENCY_KEY_PATTERN.test(key)).toBe(ok);
+  });
+});
+
+describe('recipients', () => {
+  it('lower-cases and A-labels the domain, keeps the local part, dedupes case-insensitively', () => {
+    const r = normaliseRecipients({
+      to: ['Jo@Bücher.Example'],
+      cc: [{ address: 'jo@xn--bcher-kva.example', name: 'Jo' }],
+    });
+    expect(r).toEqual([{ address: 'Jo@xn--bcher-kva.example', field: 'to' }]);
+  });
+
+  it('caps recipients at the policy, never above 49', () => {
+    const many = normaliseRecipients({ to: Array.from({ length: 49 }, (_, i) => `a${i}@example.com`) });
+    expect(() => checkRecipientCount(many, 100)).not.toThrow();
+    expect(() => checkRecipientCount(many, undefined)).toThrow(
+      expect.objectContaining({ code: 'too_many_recipients' }),
+    );
+    const fifty = normaliseRecipients({ to: Array.from({ length: 50 }, (_, i) => `a${i}@example.com`) });
+    expect(() => checkRecipientCount(fifty, 100)).toThrow(
+      expect.objectContaining({ code: 'too_many_recipients' }),
+    );
+  });
+
+  it('masks addresses for logs', () => {
+    expect(maskAddress('jo@example.com')).toBe('j***@example.com');
+  });
+});
+
+describe('composition plan', () => {
+  it('derives text from HTML when text is missing and never carries Bcc', () => {
+    const plan = composePlan({
+      rfcMessageId: rfcMessageIdFor('01abc', 'a@example.com'),
+      now: 0,
+      from: { address: 'a@example.com', name: 'Agent\r\nBcc: x' },
+      recipients: [
+        { address: 'b@example.com', field: 'to' },
+        { address: 'hidden@example.com', field: 'bcc' },
+      ],
+      subject: 's',
+      html: '<p>Hello &amp; welcome</p><p>Line<br>two</p>',
+      hop: 1,
+    });
+    expect(plan.messageId).toBe('<01abc@example.com>');
+    expect(plan.text).toBe('Hello & welcome\nLine\ntwo');
+    expect(plan.from.name).toBe('Agent Bcc: x');
+    expect(plan.to).toEqual([{ address: 'b@example.com', name: undefined }]);
+    expect(JSON.stringify(plan)).not.toContain('hidden@example.com');
+    expect(plan.headers['X-Pmail-Hop']).toBe('1');
+  });
+
+  it('turns entities and lists into text', () => {
+    expect(htmlToText('<ul><li>a</li><li>b&#233;</li></ul>')).toBe('- a\n- bé');
+  });
+});
+
+describe('simulator scripts (DESIGN § 8)', () => {
+  it('ignores a +label and delivers unknown local parts', () => {
+    expect(simulatorScript('bounce+42@simulator.invalid')).toBe('bounce');
+    expect(simulatorScript('Whatever@simulator.invalid')).toBe('delivered');
+  });
+
+  it('rejects the whole message when any recipient is reject, else is unknown on any timeout', () => {
+    expect(simulate(['delivered@s', 'timeout@s', 'reject@s'], 'p', 1).result.type).toBe('rejected');
+    expect(simulate(['delivered@s', 'timeout@s'], 'p', 1).result).toMatchObject({
+      type: 'unknown',
+      reason: 'transport_timeout',
+    });
+  });
+
+  it('scripts per-recipient events for accepted messages', () => {
+    const out = simulate(['complaint@s', 'softbounce@s'], 'test-1', 1);
+    expect(out.result).toMatchObject({ type: 'accepted', provider_message_id: 'test-1' });
+    expect(out.events.map((e) => `${e.recipient}:${e.kind}:${e.n}`)).toEqual([
+      'complaint@s:delivered:1',
+      'complaint@s:complained:2',
+      'softbounce@s:deferred:1',
+      'softbounce@s:bounced:2',
+    ]);
+  });
+
+  it('rate-limits the first attempt of a ratelimit recipient only', () => {
+    expect(simulate(['ratelimit@s'], 'p', 1).result.type).toBe('retry_later');
+    expect(simulate(['ratelimit@s'], 'p', 2).result.type).toBe('accepted');
+  });
+});
+
+const queued = (): MessageRecord => ({
+  id: 'msg_1',
+  tenant_id: 't',
+  identity_id: 'i',
+  thread_id: 'th',
+  direction: 'outbound',
+  status: 'queued',
+  from: { address: 'a@example.com' },
+  to: [],
+  cc: [],
+  bcc: [],
+  reply_to: [],
+  subject: '',
+  kind: 'transactional',
+  labels: [],
+  flags: [],
+  rfc_message_id: '<1@example.com>',
+  raw_key: 'k',
+  raw_size: 1,
+  created_at: 0,
+  updated_at: 0,
+  version: 3,
+  claim: { token: 'mine', at: 100 },
+  deliveries: [
+    { address: 'x@example.net', field: 'to', status: 'queued', updated_at: 0 },
+    { address: 'y@example.net', field: 'cc', status: 'delivered', updated_at: 0 },
+  ],
+});
+
+describe('claim and record (DESIGN § 5.2)', () => {
+  it('admits a queued message once: its own claim again, a foreign young claim never, an old one as stale', () => {
+    expect(decideClaim({ ...queued(), claim: undefined }, 't', 0).type).toBe('claim');
+    expect(decideClaim(queued(), 'mine', 200).type).toBe('claim');
+    expect(decideClaim(queued(), 'other', 100 + 299_999).type).toBe('already_claimed');
+    expect(decideClaim(queued(), 'other', 100 + 300_000)).toEqual({ type: 'stale', token: 'mine' });
+    expect(decideClaim({ ...queued(), status: 'submitted' }, 'mine', 0).type).toBe('not_queued');
+  });
+
+  it('records unknown as uncertain for queued deliveries only and clears the claim', () => {
+    const out = recordOutcome(queued(), { type: 'unknown', reason: 'transport_timeout', detail: 'd' }, 500);
+    expect(out.message.status).toBe('uncertain');
+    expect(out.message.claim).toBeUndefined();
+    expect(out.message.deliveries!.map((d) => d.status)).toEqual(['uncertain', 'delivered']);
+  });
+
+  it('records accepted: queued → submitted, refused → rejected, deferred stay queued', () => {
+    const m = queued();
+    m.deliveries!.push({ address: 'z@example.net', field: 'to', status: 'queued', updated_at: 0 });
+    m.deliveries!.push({ address: 'w@example.net', field: 'to', status: 'queued', updated_at: 0 });
+    const out = recordOutcome(
+      m,
+      {
+        type: 'accepted',
+        provider: 'smtp',
+        provider_message_id: 'p1',
+        refused: [{ address: 'Z@example.net', code: '550', detail: 'no' }],
+        deferred: ['w@example.net'],
+      },
+      1,
+    );
+    expect(out.message.deliveries!.map((d) => d.status)).toEqual([
+      'submitted',
+      'delivered',
+      'rejected',
+      'queued',
+    ]);
+    expect(out.message.status).toBe('queued');
+    expect(out.message.provider_message_id).toBe('p1');
+  });
+
+  it('computes back-off per class', () => {
+    expect([1, 2, 6, 7].map((n) => backoffSeconds('RateLimit', n))).toEqual([10, 20, 60, 60]);
+    expect([1, 2, 3, 7, 8].map((n) => backoffSeconds('Quota', n))).toEqual([60, 120, 240, 3600, 3600]);
+  });
+});
+
+describe('derivedUlid', () => {
+  it('is deterministic, keeps the time part and differs per seed', () => {
+    const a = derivedUlid('01abcdefghjkmnpqrstvwxyz01', 'x');
+    expect(a).toBe(derivedUlid('01abcdefghjkmnpqrstvwxyz01', 'x'));
+    expect(a.slice(0, 10)).toBe('01abcdefgh');
+    expect(a).toHaveLength(26);
+    expect(derivedUlid('01abcdefghjkmnpqrstvwxyz01', 'y')).not.toBe(a);
+  });
+});
