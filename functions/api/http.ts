@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { type ErrorCode, PmailError } from '../core/errors.ts';
 import type { Logger } from '../log.ts';
 import { errorFields } from '../log.ts';
+import { isTransient } from '../store/db.ts';
 import { type Route, routes } from './routes.ts';
 
 export type ApiEvent = APIGatewayProxyEventV2;

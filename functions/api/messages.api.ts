@@ -41,7 +41,9 @@ export function messagesApi(deps: Deps) {
         case 'getMessage': {
           requirePermission(key, 'messages:read');
           const { identity } = await identityInScope(deps.db, key, params.identity_id);
-          const m = await getMessage(deps.db, identity.id, params.message_id);
+          const m = /^msg_[0-9a-z]{26}$/.test(params.message_id)
+            ? await getMessage(deps.db, identity.id, params.message_id)
+            : undefined;
           if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
           return json(200, toApiMessage(m), requestId);
         }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { ulid } from 'ulid';
 import { type ApiEvent, type ApiResult, errorResponse, matchRoute } from '../api/http.ts';
 import type { RouteGroup } from '../api/routes.ts';
 import { PmailError } from '../core/errors.ts';
@@ -24,7 +25,7 @@ export function startHttpServer(
       const { route } = matchRoute(event.requestContext.http.method, event.rawPath);
       result = await groups[route.group](event);
     } catch (err) {
-      result = errorResponse(err, `req_${randomUUID().replaceAll('-', '')}`, opts.log);
+      result = errorResponse(err, `req_${ulid().toLowerCase()}`, opts.log);
     }
     res.writeHead(result.statusCode ?? 200, result.headers);
     res.end(result.body ?? '');

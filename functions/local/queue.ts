@@ -1,3 +1,5 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DeliveryEvent } from '../core/deliveries.ts';
 import type { Deps } from '../deps.ts';
 import { NOT_FOUND_RETRY_SECONDS } from '../events/consume.ts';
@@ -8,7 +10,9 @@ import { errorFields } from '../log.ts';
 /**
  * The in-process stand-in for the delivery-events SQS queue: the same consumer (consumeBatch), the
  * same retry-by-visibility semantics (a failed item comes back after its visibility timeout), and a
- * dead-letter list after `maxReceives`.
+ * dead-letter list after `maxReceives`. With `dir`, every message not yet acked is kept as a file
+ * and rescheduled on the next start, so stopping `npm start` loses no provider event (SQS is
+ * durable too).
  */
 export class LocalQueue implements EventSink {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -19,8 +23,30 @@ export class LocalQueue implements EventSink {
 
   constructor(
     private readonly deps: Deps,
-    private readonly opts: { secondsToMs?: number; maxReceives?: number } = {},
-  ) {}
+    private readonly opts: { secondsToMs?: number; maxReceives?: number; dir?: string } = {},
+  ) {
+    if (opts.dir) {
+      mkdirSync(opts.dir, { recursive: true });
+      for (const file of readdirSync(opts.dir).filter((f) => f.endsWith('.json'))) {
+        const saved = JSON.parse(readFileSync(join(opts.dir, file), 'utf8')) as {
+          body: string;
+          receives: number;
+        };
+        this.schedule(saved.body, 0, saved.receives, file);
+      }
+    }
+  }
+
+  private persist(file: string, body: string, receives: number) {
+    if (!this.opts.dir) return;
+    const path = join(this.opts.dir, file);
+    writeFileSync(`${path}.tmp`, JSON.stringify({ body, receives }));
+    renameSync(`${path}.tmp`, path);
+  }
+
+  private forget(file: string) {
+    if (this.opts.dir) rmSync(join(this.opts.dir, file), { force: true });
+  }
 
   private ms(seconds: number) {
     return seconds * (this.opts.secondsToMs ?? 1000);
@@ -35,15 +61,21 @@ export class LocalQueue implements EventSink {
     this.schedule(body, this.ms(delaySeconds), 1);
   }
 
-  private schedule(body: string, delayMs: number, receives: number) {
+  private schedule(
+    body: string,
+    delayMs: number,
+    receives: number,
+    file = `${Date.now()}-${process.pid}-${++this.seq}.json`,
+  ) {
+    this.persist(file, body, receives);
     const t = setTimeout(() => {
       this.timers.delete(t);
-      void this.deliver(body, receives);
+      void this.deliver(body, receives, file);
     }, delayMs);
     this.timers.add(t);
   }
 
-  private async deliver(body: string, receives: number) {
+  private async deliver(body: string, receives: number, file: string) {
     this.inFlight++;
     let visibility = 30;
     try {
@@ -56,12 +88,15 @@ export class LocalQueue implements EventSink {
         },
       );
       this.consumed.push({ body, receives });
-      if (out.batchItemFailures.length > 0) {
-        if (receives >= (this.opts.maxReceives ?? 20)) this.deadLetters.push(body);
-        else this.schedule(body, this.ms(visibility || NOT_FOUND_RETRY_SECONDS), receives + 1);
+      if (out.batchItemFailures.length > 0 && receives < (this.opts.maxReceives ?? 20)) {
+        this.schedule(body, this.ms(visibility || NOT_FOUND_RETRY_SECONDS), receives + 1, file);
+      } else {
+        if (out.batchItemFailures.length > 0) this.deadLetters.push(body);
+        this.forget(file);
       }
     } catch (err) {
       this.deps.log.error('local queue delivery failed', errorFields(err));
+      this.schedule(body, this.ms(NOT_FOUND_RETRY_SECONDS), receives + 1, file);
     } finally {
       this.inFlight--;
     }

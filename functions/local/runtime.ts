@@ -19,6 +19,8 @@ export interface LocalRuntimeOptions {
   config?: Partial<Config>;
   /** Scale of queue delays and visibility timeouts (1000 = real seconds; tests use less). */
   queueSecondsToMs?: number;
+  /** Keep unacked queue messages in `{stateDir}/queue` across restarts (`npm start`). */
+  durableQueue?: boolean;
   faults?: Deps['faults'];
   dispatcher?: Deps['dispatcher'];
 }
@@ -52,7 +54,10 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   };
   await ensureTable(deps.db);
   const machine = new LocalSendMachine(deps);
-  const queue = new LocalQueue(deps, { secondsToMs: opts.queueSecondsToMs ?? 1000 });
+  const queue = new LocalQueue(deps, {
+    secondsToMs: opts.queueSecondsToMs ?? 1000,
+    dir: opts.durableQueue ? join(opts.stateDir, 'queue') : undefined,
+  });
   deps.dispatcher = opts.dispatcher ?? machine;
   deps.events = queue;
   const settle = async () => {

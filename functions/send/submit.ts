@@ -25,6 +25,8 @@ import { buildMime } from './mime.ts';
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 /** seed 000 › Handler step 4. */
 export const MAX_BODY_BYTES = 7 * 1024 * 1024;
+/** seed 000 › Attachments and size: 5 MiB less 8 KiB kept for the headers a transport adds. */
+export const MAX_MIME_BYTES = 5_242_880 - 8_192;
 
 export interface SubmitInput {
   tenant: Tenant;
@@ -205,6 +207,11 @@ async function acceptSend(
       hop: 1,
     }),
   );
+  if (mime.length > MAX_MIME_BYTES) {
+    throw new PmailError('message_too_large', 'The composed message is larger than the transport limit.', {
+      details: { size_bytes: mime.length, max_bytes: MAX_MIME_BYTES },
+    });
+  }
   const rawKey = outboundKey(tenant.id, identity.id, messageId);
   await deps.blobs.put(rawKey, mime, {
     tenant: tenant.id,

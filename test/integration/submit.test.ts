@@ -144,6 +144,29 @@ describe('POST /v1/identities/{id}/messages', () => {
     expect(res.body.error.code).toBe('payload_too_large');
   });
 
+  it('refuses a composed message over 5 MiB − 8 KiB with 413 message_too_large and stores nothing', async () => {
+    const key = 'mime-too-big';
+    const res = await s.send(
+      {
+        ...hello(),
+        attachments: [
+          {
+            filename: 'big.bin',
+            content_type: 'application/octet-stream',
+            content_base64: Buffer.alloc(3_900_000, 7).toString('base64'),
+          },
+        ],
+      },
+      key,
+    );
+    expect(res.status).toBe(413);
+    expect(res.body.error).toMatchObject({
+      code: 'message_too_large',
+      details: { max_bytes: 5_242_880 - 8_192 },
+    });
+    expect(await idempotencyItem(s.agent.id, key)).toBeUndefined();
+  });
+
   it('lists every schema error in details.errors with its path', async () => {
     const res = await s.send({ to: [s.peer.address], subject: 7, unknown_field: true }, 'schema-1');
     expect(res.status).toBe(400);
@@ -268,6 +291,9 @@ describe('GET messages', () => {
     const missing = await s.call('GET', `/v1/identities/${s.agent.id}/messages/msg_${'0'.repeat(26)}`);
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('message_not_found');
+    const malformed = await s.call('GET', `/v1/identities/${s.agent.id}/messages/${'x'.repeat(2000)}`);
+    expect(malformed.status).toBe(404);
+    expect(malformed.body.error.code).toBe('message_not_found');
   });
 
   it('lists newest first by direction, page by page with an opaque cursor', async () => {

@@ -1,0 +1,121 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../functions/local/dynamodb-local.ts';
+
+/**
+ * `npm start` as a newcomer runs it: the stack comes up, writes .pmail/local.json, serves the
+ * first-email curl, keeps its data across a restart, and takes DynamoDB Local down with it.
+ */
+const ROOT = join(import.meta.dirname, '../..');
+const stateDir = mkdtempSync(join(tmpdir(), 'pmail-e2e-'));
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+async function startStack(port: number) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/pmail-cli.ts', 'start'], {
+    cwd: ROOT,
+    env: { ...process.env, PMAIL_STATE_DIR: stateDir, PMAIL_PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
+  const deadline = Date.now() + 60_000;
+  while (!out.includes('Ctrl-C stops everything')) {
+    if (child.exitCode !== null) throw new Error(`pmail start exited early:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`pmail start did not come up:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const dynamoPort = Number(/DynamoDB Local on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
+  return { child, output: () => out, dynamoPort };
+}
+
+async function stop(child: ChildProcess) {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+const portOpen = (port: number) =>
+  new Promise<boolean>((res) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      res(true);
+    });
+    sock.once('error', () => res(false));
+  });
+
+describe('npm start', () => {
+  it('brings the stack up, sends the first email, survives a restart and stops DynamoDB Local', async () => {
+    const port = await freePort();
+    const first = await startStack(port);
+    const localFile = join(stateDir, 'local.json');
+    expect(existsSync(localFile)).toBe(true);
+    const local = JSON.parse(readFileSync(localFile, 'utf8'));
+    expect(local).toMatchObject({
+      api: `http://127.0.0.1:${port}`,
+      tenantId: expect.stringMatching(/^ten_/),
+    });
+    expect(local.identities.map((i: { name: string }) => i.name)).toEqual(['agent', 'peer']);
+    expect(first.output()).toContain(local.apiKey);
+    expect(first.output()).toContain(
+      `curl -sS -X POST ${local.api}/v1/identities/${local.identities[0].id}/messages`,
+    );
+
+    const [agent, peer] = local.identities;
+    const auth = { authorization: `Bearer ${local.apiKey}` };
+    const sent = await fetch(`${local.api}/v1/identities/${agent.id}/messages`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': 'first-email', 'content-type': 'application/json' },
+      body: JSON.stringify({ to: [peer.address], subject: 'Hello', text: 'My first pmail.' }),
+    });
+    expect(sent.status).toBe(202);
+    const message = (await sent.json()) as { id: string };
+
+    const inbox = async () =>
+      (
+        (await (
+          await fetch(`${local.api}/v1/identities/${peer.id}/messages?direction=inbound`, { headers: auth })
+        ).json()) as { data: { subject: string }[] }
+      ).data;
+    const deadline = Date.now() + 20_000;
+    while ((await inbox()).length === 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 200));
+    expect((await inbox()).map((m) => m.subject)).toEqual(['Hello']);
+
+    // Stop before the delivered event (queued ~1 s after the send) is applied: it must survive.
+    await stop(first.child);
+    expect(await portOpen(first.dynamoPort)).toBe(false);
+
+    const second = await startStack(port);
+    try {
+      expect(JSON.parse(readFileSync(localFile, 'utf8')).apiKey).toBe(local.apiKey);
+      const status = async () =>
+        (
+          (await (
+            await fetch(`${local.api}/v1/identities/${agent.id}/messages/${message.id}`, { headers: auth })
+          ).json()) as { status: string }
+        ).status;
+      const until = Date.now() + 20_000;
+      while ((await status()) !== 'delivered' && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 200));
+      expect(await status()).toBe('delivered');
+    } finally {
+      await stop(second.child);
+    }
+    expect(await portOpen(second.dynamoPort)).toBe(false);
+  }, 120_000);
+});

@@ -1,0 +1,663 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { ERRORS, errorResponse, matchRoute } from '../../functions/api/http.ts';
+import { routes } from '../../functions/api/routes.ts';
+import { listQuerySchema, sendBodySchema } from '../../functions/api/send.schema.ts';
+import { PmailError } from '../../functions/core/errors.ts';
+import { toApiMessage } from '../../functions/core/message-view.ts';
+import type {
+  DeliveryStatus,
+  MessageKind,
+  MessageRecord,
+  MessageStatus,
+  Provider,
+  RecipientField,
+} from '../../functions/core/model.ts';
+import { silentLogger } from '../../functions/log.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../functions/send/submit.ts';
+
+// DESIGN § 3a: openapi.yaml is the contract and is tested against the code. These tests read the
+// document and compare it with the routes table, the error table, the zod schemas and the Message
+// view, so a change on either side that the other does not follow fails here.
+
+interface JsonSchema {
+  $ref?: string;
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  format?: string;
+  pattern?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  propertyNames?: JsonSchema;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  minimum?: number;
+  maximum?: number;
+}
+interface Parameter {
+  $ref?: string;
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema: JsonSchema;
+}
+interface Header {
+  $ref?: string;
+  schema: JsonSchema;
+}
+interface Response {
+  $ref?: string;
+  description: string;
+  headers?: Record<string, Header>;
+  content?: Record<string, { schema: JsonSchema }>;
+}
+interface Operation {
+  operationId: string;
+  parameters?: Parameter[];
+  requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema; example?: unknown }> };
+  responses: Record<string, Response>;
+  'x-error-codes'?: string[];
+}
+type PathItem = { parameters?: Parameter[] } & Partial<Record<HttpMethod, Operation>>;
+interface OpenApi {
+  openapi: string;
+  security?: Record<string, string[]>[];
+  paths: Record<string, PathItem>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, Response>;
+    securitySchemes: Record<string, { type: string; scheme?: string }>;
+  };
+  'x-error-codes': Record<string, number>;
+}
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;
+type HttpMethod = (typeof HTTP_METHODS)[number];
+
+const doc = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8')) as OpenApi;
+
+/** Follow local `$ref`s (`#/components/...`) until the node is not a reference. */
+function deref<T extends { $ref?: string }>(node: T): T {
+  let current = node;
+  while (current.$ref !== undefined) {
+    const ref: string = current.$ref;
+    if (!ref.startsWith('#/')) throw new Error(`only local references are supported: ${ref}`);
+    let target: unknown = doc;
+    for (const part of ref.slice(2).split('/')) {
+      target = (target as Record<string, unknown> | undefined)?.[
+        part.replaceAll('~1', '/').replaceAll('~0', '~')
+      ];
+    }
+    if (target === undefined) throw new Error(`unresolved reference ${ref}`);
+    current = target as T;
+  }
+  return current;
+}
+
+const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+  HTTP_METHODS.filter((m) => item[m] !== undefined).map((method) => ({
+    path,
+    method,
+    item,
+    op: item[method]!,
+  })),
+);
+
+function operation(operationId: string) {
+  const found = operations.find((o) => o.op.operationId === operationId);
+  if (!found) throw new Error(`openapi.yaml has no operation ${operationId}`);
+  return found;
+}
+
+/** Path-level parameters overlaid by the operation's, as OpenAPI merges them. */
+function parametersOf(operationId: string): Parameter[] {
+  const { item, op } = operation(operationId);
+  const merged = new Map<string, Parameter>();
+  for (const p of [...(item.parameters ?? []), ...(op.parameters ?? [])].map((p) => deref(p)))
+    merged.set(`${p.in}:${p.name}`, p);
+  return [...merged.values()];
+}
+
+const sorted = <T>(values: Iterable<T>): T[] => [...values].sort();
+const typesOf = (s: JsonSchema): string[] => sorted(s.type === undefined ? [] : [s.type].flat());
+/** The values an enum- or const-valued schema allows, or undefined when it allows any value. */
+const allowedValues = (s: JsonSchema): unknown[] | undefined =>
+  s.enum !== undefined ? sorted(s.enum) : s.const !== undefined ? [s.const] : undefined;
+
+const BOUNDS = ['minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum'] as const;
+
+/**
+ * Where the document's schema differs from zod's JSON Schema: types, property names, required sets,
+ * additionalProperties: false, enum/const values, bounds and defaults, recursively. Patterns and
+ * descriptions are not compared (zod drops the `i` flag of a RegExp), and the document may add
+ * `anyOf` branches that only require fields, for refinements zod cannot express in JSON Schema.
+ */
+function schemaDrift(expected: JsonSchema, docSchema: JsonSchema, at: string): string[] {
+  const actual = deref(docSchema);
+  const out: string[] = [];
+  const differ = (what: string, e: unknown, a: unknown) => {
+    if (JSON.stringify(e) !== JSON.stringify(a))
+      out.push(
+        `${at || '(root)'}: ${what} is ${JSON.stringify(a)} in openapi.yaml, ${JSON.stringify(e)} in zod`,
+      );
+  };
+  differ('type', typesOf(expected), typesOf(actual));
+  differ('allowed values', allowedValues(expected), allowedValues(actual));
+  differ('default', expected.default, actual.default);
+  for (const bound of BOUNDS) differ(bound, expected[bound], actual[bound]);
+  differ('required', sorted(expected.required ?? []), sorted(actual.required ?? []));
+  differ(
+    'additionalProperties: false',
+    expected.additionalProperties === false,
+    actual.additionalProperties === false,
+  );
+
+  const expectedNames = sorted(Object.keys(expected.properties ?? {}));
+  differ('properties', expectedNames, sorted(Object.keys(actual.properties ?? {})));
+  for (const name of expectedNames) {
+    const sub = actual.properties?.[name];
+    if (sub) out.push(...schemaDrift(expected.properties![name], sub, `${at}.${name}`));
+  }
+  if (expected.items || actual.items) {
+    if (expected.items && actual.items) out.push(...schemaDrift(expected.items, actual.items, `${at}[]`));
+    else differ('items', Boolean(expected.items), Boolean(actual.items));
+  }
+  if (typeof expected.additionalProperties === 'object') {
+    if (typeof actual.additionalProperties === 'object')
+      out.push(...schemaDrift(expected.additionalProperties, actual.additionalProperties, `${at}{*}`));
+    else differ('additionalProperties', expected.additionalProperties, actual.additionalProperties);
+  }
+  if (expected.propertyNames || actual.propertyNames)
+    out.push(...schemaDrift(expected.propertyNames ?? {}, actual.propertyNames ?? {}, `${at}{names}`));
+
+  const onlyRequires = (s: JsonSchema) => Object.keys(s).every((k) => k === 'required');
+  if (expected.anyOf) {
+    const branches = actual.anyOf ?? [];
+    differ('anyOf length', expected.anyOf.length, branches.length);
+    expected.anyOf.forEach((e, i) => {
+      if (branches[i]) out.push(...schemaDrift(e, branches[i], `${at}|${i}`));
+    });
+  } else if (actual.anyOf && !actual.anyOf.every(onlyRequires)) {
+    out.push(`${at || '(root)'}: anyOf in openapi.yaml has no counterpart in zod`);
+  }
+  return out;
+}
+
+/** A small JSON Schema check for the response shapes: enough to catch a field the document mistypes. */
+function violations(schema: JsonSchema, value: unknown, at = '$'): string[] {
+  const s = deref(schema);
+  const out: string[] = [];
+  for (const sub of s.allOf ?? []) out.push(...violations(sub, value, at));
+  if (s.anyOf && !s.anyOf.some((sub) => violations(sub, value, at).length === 0))
+    out.push(`${at}: matches no anyOf branch`);
+  const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+  const is: Record<string, boolean> = {
+    null: value === null,
+    string: typeof value === 'string',
+    boolean: typeof value === 'boolean',
+    number: typeof value === 'number',
+    integer: Number.isInteger(value),
+    array: Array.isArray(value),
+    object: isObject,
+  };
+  const types = typesOf(s);
+  if (types.length > 0 && !types.some((t) => is[t])) {
+    out.push(`${at}: ${JSON.stringify(value)} is not ${types.join(' or ')}`);
+    return out;
+  }
+  const allowed = allowedValues(s);
+  if (allowed && !allowed.includes(value))
+    out.push(`${at}: ${JSON.stringify(value)} is not one of ${allowed}`);
+  if (s.format === 'date-time' && typeof value === 'string' && !RFC3339_UTC.test(value))
+    out.push(`${at}: ${value} is not an RFC 3339 UTC time`);
+  if (Array.isArray(value) && s.items)
+    value.forEach((v, i) => {
+      out.push(...violations(s.items!, v, `${at}[${i}]`));
+    });
+  if (isObject) {
+    const record = value as Record<string, unknown>;
+    for (const name of s.required ?? []) if (!(name in record)) out.push(`${at}: ${name} is missing`);
+    for (const [name, v] of Object.entries(record)) {
+      const sub = s.properties?.[name];
+      if (sub) out.push(...violations(sub, v, `${at}.${name}`));
+      else if (s.additionalProperties === false) out.push(`${at}: ${name} is not allowed`);
+      else if (typeof s.additionalProperties === 'object')
+        out.push(...violations(s.additionalProperties, v, `${at}.${name}`));
+    }
+  }
+  return out;
+}
+
+const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** Every property a schema declares, through $ref and allOf. */
+function propertyNames(schema: JsonSchema): string[] {
+  const s = deref(schema);
+  return sorted(new Set([...Object.keys(s.properties ?? {}), ...(s.allOf ?? []).flatMap(propertyNames)]));
+}
+function requiredNames(schema: JsonSchema): string[] {
+  const s = deref(schema);
+  return sorted(new Set([...(s.required ?? []), ...(s.allOf ?? []).flatMap(requiredNames)]));
+}
+
+const jsonSchemaOf = (response: Response): JsonSchema => {
+  const schema = deref(response).content?.['application/json']?.schema;
+  if (!schema) throw new Error('response has no application/json schema');
+  return schema;
+};
+
+describe('openapi.yaml routes', () => {
+  const documented = sorted(operations.map((o) => `${o.method.toUpperCase()} ${o.path} ${o.op.operationId}`));
+
+  it('is an OpenAPI 3.1 document', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+  });
+
+  it('documents every route of routes.ts with its operationId', () => {
+    for (const r of routes) expect(documented).toContain(`${r.method} ${r.path} ${r.operation}`);
+  });
+
+  it('documents no path or method that routes.ts lacks', () => {
+    expect(documented).toEqual(sorted(routes.map((r) => `${r.method} ${r.path} ${r.operation}`)));
+  });
+
+  it('declares each path parameter of a route as a required path parameter, and no other', () => {
+    for (const r of routes) {
+      const inPath = sorted([...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
+      const declared = parametersOf(r.operation).filter((p) => p.in === 'path');
+      expect(sorted(declared.map((p) => p.name)), r.operation).toEqual(inPath);
+      for (const p of declared) expect(p.required, `${r.operation} ${p.name}`).toBe(true);
+    }
+  });
+
+  it('requires a bearer API key on every operation', () => {
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    for (const { op } of operations) expect((op as { security?: unknown }).security).toBeUndefined();
+  });
+});
+
+describe('openapi.yaml errors', () => {
+  it('maps every error code of ERRORS to its HTTP status, and no other code', () => {
+    const fromCode = Object.fromEntries(Object.entries(ERRORS).map(([code, spec]) => [code, spec.status]));
+    expect(doc['x-error-codes']).toEqual(fromCode);
+  });
+
+  it('lists on each operation only known codes, each with a response of its status that names it', () => {
+    for (const { op } of operations) {
+      const codes = op['x-error-codes'] ?? [];
+      expect(codes.length, op.operationId).toBeGreaterThan(0);
+      for (const code of codes) {
+        const spec = ERRORS[code as keyof typeof ERRORS];
+        expect(spec, `${op.operationId}: ${code} is not in ERRORS`).toBeDefined();
+        const response = op.responses[String(spec.status)];
+        expect(response, `${op.operationId}: no ${spec.status} response for ${code}`).toBeDefined();
+        expect(deref(response).description, `${op.operationId} ${spec.status}`).toContain(`\`${code}\``);
+      }
+    }
+  });
+
+  it('explains every error response of an operation by a listed code, in the Error envelope', () => {
+    for (const { op } of operations) {
+      const codes = op['x-error-codes'] ?? [];
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue;
+        const explained = codes.filter((c) => String(ERRORS[c as keyof typeof ERRORS].status) === status);
+        expect(explained, `${op.operationId} ${status} has no code in x-error-codes`).not.toEqual([]);
+        expect(jsonSchemaOf(response), `${op.operationId} ${status}`).toEqual({
+          $ref: '#/components/schemas/Error',
+        });
+      }
+    }
+  });
+
+  it('answers authentication, scope and internal failures on every operation', () => {
+    for (const { op } of operations) {
+      expect(op['x-error-codes'], op.operationId).toEqual(
+        expect.arrayContaining([
+          'unauthenticated',
+          'permission_denied',
+          'identity_not_found',
+          'internal_error',
+        ]),
+      );
+    }
+  });
+
+  it('describes the envelope errorResponse builds, with its Request-Id and Retry-After headers', () => {
+    const result = errorResponse(
+      new PmailError('rate_limited', 'Too many sends.', { retryAfter: 7, details: { retry_after: 7 } }),
+      'req_01jz8m4n7q2r5t8v1w3x6y9z0a',
+      silentLogger,
+    );
+    const body = JSON.parse(String(result.body));
+    expect(violations(doc.components.schemas.Error, body)).toEqual([]);
+    expect(sorted(Object.keys(body.error))).toEqual(
+      requiredNames(deref(doc.components.schemas.Error).properties!.error),
+    );
+    expect(result.headers['request-id']).toBe(body.error.request_id);
+
+    const tooMany = operation('sendMessage').op.responses['429'];
+    expect(Object.keys(deref(tooMany).headers ?? {})).toContain('Retry-After');
+    expect(result.headers['retry-after']).toBe('7');
+  });
+
+  it('describes the 404 and 405 the router answers for any path, with Allow on the 405', () => {
+    const routeError = (method: string, path: string) => {
+      try {
+        matchRoute(method, path);
+      } catch (err) {
+        return errorResponse(err, 'req_01jz8m4n7q2r5t8v1w3x6y9z0a', silentLogger);
+      }
+      throw new Error(`${method} ${path} matched a route`);
+    };
+    expect(routeError('GET', '/v1/nowhere').statusCode).toBe(doc['x-error-codes'].route_not_found);
+    const wrongMethod = routeError(
+      'DELETE',
+      routes[0].path.replace('{identity_id}', 'idn_01jz8m4n7q2r5t8v1w3x6y9z0c'),
+    );
+    expect(wrongMethod.statusCode).toBe(doc['x-error-codes'].method_not_allowed);
+    expect(wrongMethod.headers.allow).toBeTruthy();
+
+    const { RouteNotFound, MethodNotAllowed } = doc.components.responses;
+    expect(RouteNotFound.description).toContain('`route_not_found`');
+    expect(MethodNotAllowed.description).toContain('`method_not_allowed`');
+    expect(Object.keys(MethodNotAllowed.headers ?? {})).toEqual(
+      expect.arrayContaining(['Request-Id', 'Allow']),
+    );
+  });
+});
+
+describe('openapi.yaml headers', () => {
+  it('carries Request-Id on every response', () => {
+    const everyResponse = [
+      ...operations.flatMap((o) =>
+        Object.entries(o.op.responses).map(([s, r]) => [`${o.op.operationId} ${s}`, r] as const),
+      ),
+      ...Object.entries(doc.components.responses),
+    ];
+    for (const [where, response] of everyResponse)
+      expect(Object.keys(deref(response).headers ?? {}), where).toContain('Request-Id');
+  });
+
+  it('marks a replayed 202 with Idempotent-Replayed: true', () => {
+    const accepted = deref(operation('sendMessage').op.responses['202']);
+    const replayed = deref(accepted.headers!['Idempotent-Replayed']);
+    expect(replayed.schema.enum).toEqual(['true']);
+  });
+});
+
+describe('openapi.yaml request schemas', () => {
+  const sendBody = z.toJSONSchema(sendBodySchema, { io: 'input' }) as JsonSchema;
+  const requestSchema = () => operation('sendMessage').op.requestBody!.content['application/json'].schema;
+
+  it('takes a required JSON body described by SendMessageRequest', () => {
+    expect(operation('sendMessage').op.requestBody?.required).toBe(true);
+    expect(requestSchema()).toEqual({ $ref: '#/components/schemas/SendMessageRequest' });
+  });
+
+  it('describes the same SendMessageRequest fields, required sets, values and bounds as sendBodySchema', () => {
+    expect(sendBody.additionalProperties).toBe(false);
+    expect(doc.components.schemas.SendMessageRequest.additionalProperties).toBe(false);
+    expect(schemaDrift(sendBody, doc.components.schemas.SendMessageRequest, '')).toEqual([]);
+  });
+
+  it('states the text-or-html rule that sendBodySchema enforces', () => {
+    const body = { to: ['deliver@simulator.invalid'] };
+    expect(sendBodySchema.safeParse(body).success).toBe(false);
+    expect(sendBodySchema.safeParse({ ...body, html: '<p>hi</p>' }).success).toBe(true);
+    expect(doc.components.schemas.SendMessageRequest.anyOf).toEqual([
+      { required: ['text'] },
+      { required: ['html'] },
+    ]);
+  });
+
+  it('gives a request example that sendBodySchema and the document both accept', () => {
+    const example = operation('sendMessage').op.requestBody!.content['application/json'].example;
+    expect(sendBodySchema.safeParse(example).success).toBe(true);
+    expect(violations(requestSchema(), example)).toEqual([]);
+  });
+
+  it('describes the same listMessages query parameters as listQuerySchema', () => {
+    const query = z.toJSONSchema(listQuerySchema, { io: 'input' }) as JsonSchema;
+    const params = parametersOf('listMessages').filter((p) => p.in === 'query');
+    const documented: JsonSchema = {
+      type: 'object',
+      properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
+      required: params.filter((p) => p.required).map((p) => p.name),
+    };
+    expect(schemaDrift({ ...query, additionalProperties: undefined }, documented, '')).toEqual([]);
+    // Spelled out, the parts a client relies on most.
+    const limit = params.find((p) => p.name === 'limit')!.schema;
+    expect(limit).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 25 });
+    expect(params.find((p) => p.name === 'direction')!.schema.enum).toEqual(['inbound', 'outbound']);
+  });
+});
+
+describe('openapi.yaml Idempotency-Key', () => {
+  const keyParameter = () => {
+    const found = parametersOf('sendMessage').find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    if (!found) throw new Error('sendMessage has no Idempotency-Key header parameter');
+    return found;
+  };
+  const pattern = () => new RegExp(keyParameter().schema.pattern!);
+
+  it('is a required header of sendMessage', () => {
+    expect(keyParameter().required).toBe(true);
+  });
+
+  it('states the pattern submit.ts enforces', () => {
+    expect(keyParameter().schema.pattern).toBe(IDEMPOTENCY_KEY_PATTERN.source);
+  });
+
+  it.each([
+    ['a 255-byte key with spaces', `order 2291 ${'x'.repeat(244)}`, true],
+    [
+      'every printable ASCII character',
+      Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i)).join(''),
+      true,
+    ],
+    ['the empty string', '', false],
+    ['a 256-byte key', 'k'.repeat(256), false],
+    ['a key containing the byte 0x7F', 'order-\x7F-2291', false],
+    ['a key containing a tab', 'order\t2291', false],
+    ['a key with a non-ASCII character', 'commande-é', false],
+  ])('judges %s as submit.ts does', (_name, key, accepted) => {
+    expect(pattern().test(key)).toBe(accepted);
+    expect(IDEMPOTENCY_KEY_PATTERN.test(key)).toBe(accepted);
+  });
+
+  it('counts the 255-byte example as 255 bytes', () => {
+    expect(Buffer.byteLength(`order 2291 ${'x'.repeat(244)}`)).toBe(255);
+  });
+});
+
+describe('openapi.yaml Message', () => {
+  const at = Date.UTC(2025, 6, 1, 9, 30);
+  const outbound: MessageRecord = {
+    id: 'msg_01jz8m4n7q2r5t8v1w3x6y9z0a',
+    tenant_id: 'ten_01jz8m4n7q2r5t8v1w3x6y9z0d',
+    identity_id: 'idn_01jz8m4n7q2r5t8v1w3x6y9z0c',
+    thread_id: 'thr_01jz8m4n7q2r5t8v1w3x6y9z0b',
+    direction: 'outbound',
+    status: 'queued',
+    operation: 'send',
+    from: { address: 'orders@example.com' },
+    to: [{ address: 'deliver@simulator.invalid', name: 'Test Recipient' }],
+    cc: [],
+    bcc: [{ address: 'audit@example.com' }],
+    reply_to: [],
+    subject: 'Your order has shipped',
+    kind: 'transactional',
+    labels: [],
+    flags: [],
+    rfc_message_id: '01jz8m4n7q2r5t8v1w3x6y9z0a@example.com',
+    raw_key:
+      't/ten_01jz8m4n7q2r5t8v1w3x6y9z0d/i/idn_01jz8m4n7q2r5t8v1w3x6y9z0c/out/msg_01jz8m4n7q2r5t8v1w3x6y9z0a.eml',
+    raw_size: 1024,
+    created_at: at,
+    updated_at: at,
+    version: 1,
+    deliveries: [
+      { address: 'deliver@simulator.invalid', field: 'to', status: 'queued', updated_at: at },
+      { address: 'audit@example.com', field: 'bcc', status: 'queued', updated_at: at },
+    ],
+    dispatch: { execution: 'msg_01jz8m4n7q2r5t8v1w3x6y9z0a-1', at, n: 1 },
+  };
+  const settled: MessageRecord = {
+    ...outbound,
+    status: 'bounced',
+    status_reason: 'hard_bounce',
+    from: { address: 'orders@example.com', name: 'Example Orders' },
+    labels: ['receipts'],
+    flags: ['loopback'],
+    metadata: { order: '2291' },
+    in_reply_to: 'earlier@example.com',
+    provider: 'simulator',
+    provider_message_id: 'sim-42',
+    deliveries: [
+      {
+        address: 'deliver@simulator.invalid',
+        field: 'to',
+        status: 'bounced',
+        smtp_code: '550',
+        enhanced_code: '5.1.1',
+        smtp_response: '550 5.1.1 mailbox unknown',
+        bounce_type: 'hard',
+        updated_at: at + 60_000,
+        event_ids: ['evt_01jz8m4n7q2r5t8v1w3x6y9z0e'],
+      },
+    ],
+  };
+  const inbound: MessageRecord = {
+    ...outbound,
+    direction: 'inbound',
+    status: 'received',
+    deliveries: undefined,
+    dispatch: undefined,
+  };
+  const message = doc.components.schemas.Message;
+  const keys = (value: object) => sorted(Object.keys(value));
+
+  it('declares exactly the fields toApiMessage returns for an outbound message', () => {
+    expect(propertyNames(message)).toEqual(keys(toApiMessage(outbound)));
+  });
+
+  it('requires every field toApiMessage always returns, leaving out only the outbound deliveries', () => {
+    expect(requiredNames(message)).toEqual(keys(toApiMessage(inbound)));
+    expect(propertyNames(message).filter((n) => !requiredNames(message).includes(n))).toEqual(['deliveries']);
+  });
+
+  it('declares and requires exactly the Delivery fields toApiMessage returns', () => {
+    const delivery = toApiMessage(settled).deliveries![0];
+    expect(propertyNames(doc.components.schemas.Delivery)).toEqual(keys(delivery));
+    expect(requiredNames(doc.components.schemas.Delivery)).toEqual(keys(delivery));
+  });
+
+  it('declares the Message fields plus deduplicated on the 202 of sendMessage', () => {
+    const accepted = jsonSchemaOf(operation('sendMessage').op.responses['202']);
+    expect(propertyNames(accepted)).toEqual(sorted([...Object.keys(toApiMessage(outbound)), 'deduplicated']));
+    expect(requiredNames(accepted)).toContain('deduplicated');
+  });
+
+  it('answers getMessage with a Message and listMessages with a MessageList', () => {
+    expect(jsonSchemaOf(operation('getMessage').op.responses['200'])).toEqual({
+      $ref: '#/components/schemas/Message',
+    });
+    expect(jsonSchemaOf(operation('listMessages').op.responses['200'])).toEqual({
+      $ref: '#/components/schemas/MessageList',
+    });
+  });
+
+  it.each([
+    ['a freshly queued outbound message', outbound],
+    ['a settled outbound message with every optional field', settled],
+    ['an inbound message', inbound],
+  ])('accepts what toApiMessage returns for %s, null fields included', (_name, record) => {
+    const view = toApiMessage(record);
+    expect(violations(message, view)).toEqual([]);
+    expect(
+      violations(jsonSchemaOf(operation('sendMessage').op.responses['202']), {
+        ...view,
+        deduplicated: false,
+      }),
+    ).toEqual([]);
+    expect(violations(doc.components.schemas.MessageList, { data: [view], next_cursor: null })).toEqual([]);
+  });
+
+  // Record<Union, true> literals fail to type-check when the model gains or loses a value.
+  const messageStatuses = {
+    queued: true,
+    submitted: true,
+    delivered: true,
+    deferred: true,
+    bounced: true,
+    complained: true,
+    rejected: true,
+    failed: true,
+    uncertain: true,
+    suppressed: true,
+    canceled: true,
+    undispatched: true,
+    received: true,
+  } satisfies Record<MessageStatus, true>;
+  const deliveryStatuses = {
+    queued: true,
+    submitted: true,
+    delivered: true,
+    deferred: true,
+    bounced: true,
+    complained: true,
+    rejected: true,
+    failed: true,
+    uncertain: true,
+    suppressed: true,
+  } satisfies Record<DeliveryStatus, true>;
+  const kinds = { transactional: true, marketing: true, auto_reply: true } satisfies Record<
+    MessageKind,
+    true
+  >;
+  const providers = {
+    simulator: true,
+    loopback: true,
+    ses: true,
+    cloudflare: true,
+    smtp: true,
+  } satisfies Record<Provider, true>;
+  const fields = { to: true, cc: true, bcc: true } satisfies Record<RecipientField, true>;
+  const directions = { outbound: true, inbound: true } satisfies Record<MessageRecord['direction'], true>;
+  const bounceTypes = { hard: true, soft: true } satisfies Record<
+    NonNullable<NonNullable<MessageRecord['deliveries']>[number]['bounce_type']>,
+    true
+  >;
+
+  it.each([
+    ['Message.status', () => message.properties!.status, Object.keys(messageStatuses)],
+    ['Message.direction', () => message.properties!.direction, Object.keys(directions)],
+    ['Message.kind', () => message.properties!.kind, Object.keys(kinds)],
+    ['Message.provider', () => message.properties!.provider, [...Object.keys(providers), null]],
+    [
+      'Delivery.status',
+      () => doc.components.schemas.Delivery.properties!.status,
+      Object.keys(deliveryStatuses),
+    ],
+    ['Delivery.field', () => doc.components.schemas.Delivery.properties!.field, Object.keys(fields)],
+    [
+      'Delivery.bounce_type',
+      () => doc.components.schemas.Delivery.properties!.bounce_type,
+      [...Object.keys(bounceTypes), null],
+    ],
+  ])('lists the values of %s that the model has', (_name, schema, values) => {
+    expect(sorted(schema().enum ?? [])).toEqual(sorted(values));
+  });
+});
