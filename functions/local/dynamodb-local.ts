@@ -48,18 +48,33 @@ export async function freePort(): Promise<number> {
 
 const live = new Set<ChildProcess>();
 let hooked = false;
-function killAll() {
+
+function killAllNow() {
   for (const p of live) p.kill('SIGKILL');
-  live.clear();
 }
+
+/** Stop every DynamoDB Local this process started and wait (≤ 3 s) until each has exited. */
+async function stopAll(): Promise<void> {
+  await Promise.all(
+    [...live].map(
+      (p) =>
+        new Promise<void>((res) => {
+          if (p.exitCode !== null || p.signalCode !== null) return res();
+          p.once('exit', () => res());
+          p.kill('SIGTERM');
+          setTimeout(() => p.kill('SIGKILL'), 3000).unref();
+        }),
+    ),
+  );
+}
+
 function hookExit() {
   if (hooked) return;
   hooked = true;
-  process.on('exit', killAll);
+  process.on('exit', killAllNow);
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(sig, () => {
-      killAll();
-      process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1));
+      void stopAll().finally(() => process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1)));
     });
   }
 }
@@ -89,6 +104,7 @@ export async function startDynamoDbLocal(
     exited = true;
     live.delete(child);
   });
+  // Not `live.delete` before exit: a stop in progress must still be waited for by stopAll.
   const endpoint = `http://127.0.0.1:${port}`;
   const db = createDb({ table: 'probe', endpoint, maxAttempts: 1 });
   const deadline = Date.now() + 30_000;

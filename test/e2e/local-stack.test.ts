@@ -48,7 +48,7 @@ async function stop(child: ChildProcess) {
   await exited;
 }
 
-const portOpen = (port: number) =>
+const portOpenOnce = (port: number) =>
   new Promise<boolean>((res) => {
     const sock = connect(port, '127.0.0.1');
     sock.once('connect', () => {
@@ -57,6 +57,15 @@ const portOpen = (port: number) =>
     });
     sock.once('error', () => res(false));
   });
+
+/** The port of a process that has exited closes within moments; poll briefly rather than race it. */
+async function portOpen(port: number): Promise<boolean> {
+  for (let i = 0; i < 20; i++) {
+    if (!(await portOpenOnce(port))) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}
 
 describe('npm start', () => {
   it('brings the stack up, sends the first email, survives a restart and stops DynamoDB Local', async () => {
