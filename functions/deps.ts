@@ -27,9 +27,24 @@ export interface Deps {
 export interface Config {
   /** Delay before a simulator/loopback event reaches the events queue (DESIGN § 8: "after ~1 s"). */
   simEventDelaySeconds: number;
+  /** PM_HASH_KEY: the HMAC key of suppression hashes (seed 000 › Suppressions). */
+  hashKey: string;
+  /** Signing keys of signed links (seed 000 › Attachments and size); the first one signs. */
+  linkKeys: { kid: string; secret: string }[];
+  /** Base URL that signed links point at, e.g. https://api.example.com (PM_API_HOST). */
+  apiBaseUrl: string;
+  /** Lifetime of a signed link. */
+  linkTtlHours: number;
 }
 
-export const defaultConfig: Config = { simEventDelaySeconds: 1 };
+/** Local defaults. Production reads every value from its environment (functions/env.ts). */
+export const defaultConfig: Config = {
+  simEventDelaySeconds: 1,
+  hashKey: 'local-development-hash-key',
+  linkKeys: [{ kid: 'k1', secret: 'local-development-link-key' }],
+  apiBaseUrl: 'http://127.0.0.1:8787',
+  linkTtlHours: 168,
+};
 
 export function ulidFrom(clock: () => number): () => string {
   return () => ulid(clock()).toLowerCase();

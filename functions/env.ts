@@ -1,4 +1,4 @@
-import { type Deps, defaultConfig, ulidFrom } from './deps.ts';
+import { type Config, type Deps, defaultConfig, ulidFrom } from './deps.ts';
 import { sqsEventSink } from './events/event-sink.ts';
 import { jsonLogger } from './log.ts';
 import { stepFunctionsDispatcher } from './send/dispatcher.ts';
@@ -35,8 +35,12 @@ export function lambdaDeps(service: string): Deps {
     newId: ulidFrom(clock),
     log: jsonLogger({ service }),
     config: {
-      ...defaultConfig,
       simEventDelaySeconds: Number(process.env.PMAIL_SIM_EVENT_DELAY_S ?? defaultConfig.simEventDelaySeconds),
+      hashKey: required('PM_HASH_KEY'),
+      // PM_LINK_KEYS: JSON [{ "kid": "k2", "secret": "…" }, …], the signing key first.
+      linkKeys: JSON.parse(required('PM_LINK_KEYS')) as Config['linkKeys'],
+      apiBaseUrl: required('PM_API_BASE_URL'),
+      linkTtlHours: Number(process.env.PM_LINK_TTL_HOURS ?? defaultConfig.linkTtlHours),
     },
   };
   return deps;

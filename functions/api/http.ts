@@ -90,7 +90,80 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'In test mode send to *@simulator.invalid or to an identity on this deployment.',
   },
-  message_too_large: { status: 413, retryable: false, fix: 'Send smaller attachments.' },
+  message_too_large: {
+    status: 413,
+    retryable: false,
+    fix: 'Send smaller attachments, or set large_attachments to "link" to send them as signed links.',
+  },
+  header_not_allowed: {
+    status: 400,
+    retryable: false,
+    fix: 'Use an X- header (not X-Pmail-* or X-AI-Generated) or one of Importance, Priority, Sensitivity, Keywords, Comments, Organization.',
+  },
+  marketing_requirements_missing: {
+    status: 400,
+    retryable: false,
+    fix: 'Give a marketing send an HTTPS unsubscribe.url and the consent it relies on.',
+  },
+  auto_reply_not_allowed: {
+    status: 409,
+    retryable: false,
+    fix: 'Send an auto-reply only as a reply to a normal message, where policy allows it and under the exchange cap.',
+  },
+  domain_not_ready: {
+    status: 409,
+    retryable: true,
+    fix: 'Wait until the sending domain is verified, then retry with the same Idempotency-Key.',
+  },
+  transport_unavailable: {
+    status: 422,
+    retryable: false,
+    fix: 'Configure a transport for the sending domain (marketing needs ses or smtp); see details.reason.',
+  },
+  daily_cap_reached: {
+    status: 429,
+    retryable: true,
+    fix: 'Retry after details.resets_at with the same Idempotency-Key, or raise the daily cap.',
+  },
+  billing_limit: { status: 402, retryable: false, fix: 'Raise the plan or allowance of this tenant.' },
+  thread_busy: {
+    status: 409,
+    retryable: true,
+    fix: 'Another message of this thread is being sent; retry after details.retry_after seconds with the same key.',
+  },
+  thread_not_found: {
+    status: 404,
+    retryable: false,
+    fix: 'Check the thread id and the identity it belongs to.',
+  },
+  all_recipients_suppressed: {
+    status: 422,
+    retryable: false,
+    fix: 'Every recipient is suppressed; see recipients[].reason. Remove the suppression or the recipients.',
+  },
+  recipient_blocked: {
+    status: 422,
+    retryable: false,
+    fix: 'A recipient is on a send-block list or off the allowlist; change the list or the recipients.',
+  },
+  tenant_not_found: {
+    status: 404,
+    retryable: false,
+    fix: 'Check the tenant id and that your key belongs to it.',
+  },
+  suppression_not_found: { status: 404, retryable: false, fix: 'Check the address; it is not suppressed.' },
+  list_entry_not_found: { status: 404, retryable: false, fix: 'Check the list entry; it does not exist.' },
+  attachment_not_found: {
+    status: 404,
+    retryable: false,
+    fix: 'The link is unknown or has expired; ask for a new one.',
+  },
+  not_cancelable: {
+    status: 409,
+    retryable: false,
+    fix: 'Only a queued message with no transport attempt under way can be canceled.',
+  },
+  not_uncertain: { status: 409, retryable: false, fix: 'Only an uncertain message can be resolved.' },
   unavailable: {
     status: 503,
     retryable: true,
@@ -120,9 +193,12 @@ export function errorResponse(err: unknown, requestId: string, log: Logger): Api
   const e =
     err instanceof PmailError
       ? err
-      : new PmailError('internal_error', 'Something went wrong on our side.', { cause: err });
-  if (e.code === 'internal_error')
-    log.error('unhandled error', { request_id: requestId, ...errorFields(e.cause ?? e) });
+      : isTransient(err)
+        ? new PmailError('unavailable', 'The service is briefly unavailable.', { cause: err, retryAfter: 1 })
+        : new PmailError('internal_error', 'Something went wrong on our side.', { cause: err });
+  if (e.code === 'internal_error' || e.code === 'unavailable') {
+    log.error('request failed', { request_id: requestId, code: e.code, ...errorFields(e.cause ?? e) });
+  }
   const spec = ERRORS[e.code];
   const headers: Record<string, string> = {};
   if (e.retryAfter !== undefined) headers['retry-after'] = String(e.retryAfter);
@@ -172,6 +248,12 @@ export function matchRoute(method: string, path: string): { route: Route; params
       details: { allow: hits.map((c) => c.route.method) },
     });
   }
-  const values = hit.re.exec(path)!.slice(1).map(decodeURIComponent);
+  let values: string[];
+  try {
+    values = hit.re.exec(path)!.slice(1).map(decodeURIComponent);
+  } catch {
+    // A malformed %-escape names no resource.
+    throw new PmailError('route_not_found', `No route for ${path}.`);
+  }
   return { route: hit.route, params: Object.fromEntries(hit.names.map((n, i) => [n, values[i]])) };
 }

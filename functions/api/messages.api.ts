@@ -1,7 +1,8 @@
 import { PmailError } from '../core/errors.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { Deps } from '../deps.ts';
-import { submitSend } from '../send/submit.ts';
+import type { Operation } from '../send/prepare.ts';
+import { submit } from '../send/submit.ts';
 import { getMessage, listMessages } from '../store/messages.store.ts';
 import { authenticate, identityInScope, requirePermission } from './auth.ts';
 import { type ApiEvent, type ApiResult, bodyOf, errorResponse, header, json, matchRoute } from './http.ts';
@@ -21,16 +22,29 @@ export function messagesApi(deps: Deps) {
       );
       const key = await authenticate(deps.db, header(event, 'authorization'));
       switch (route.operation) {
-        case 'sendMessage': {
+        case 'sendMessage':
+        case 'replyMessage':
+        case 'replyAllMessage':
+        case 'forwardMessage': {
           requirePermission(key, 'messages:send');
           const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
-          const out = await submitSend(deps, {
+          const dryRun = event.queryStringParameters?.dry_run;
+          if (dryRun !== undefined && dryRun !== 'true' && dryRun !== 'false') {
+            throw new PmailError('invalid_request', 'dry_run must be true or false.', {
+              details: { errors: [{ path: 'dry_run', message: 'true or false' }] },
+            });
+          }
+          const out = await submit(deps, {
             tenant,
             identity,
+            operation: OPERATIONS[route.operation],
+            targetMessageId: params.message_id,
             idempotencyKey: header(event, 'idempotency-key'),
             body: bodyOf(event),
             requestId,
+            dryRun: dryRun === 'true',
           });
+          if (out.type === 'dry_run') return json(200, out.result, requestId);
           return json(
             202,
             { ...out.message, deduplicated: out.deduplicated },
@@ -78,6 +92,13 @@ export function messagesApi(deps: Deps) {
     }
   };
 }
+
+const OPERATIONS: Record<string, Operation> = {
+  sendMessage: 'send',
+  replyMessage: 'reply',
+  replyAllMessage: 'reply_all',
+  forwardMessage: 'forward',
+};
 
 const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('base64url');
 

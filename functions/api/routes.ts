@@ -2,7 +2,7 @@
  * The HTTP routes of the API and the Lambda (route group) that serves each. The CDK api construct
  * and the local HTTP server both read this table, so production and `npm start` route alike.
  */
-export type RouteGroup = 'messages';
+export type RouteGroup = 'messages' | 'tenants' | 'links';
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -32,9 +32,72 @@ export const routes: readonly Route[] = [
     group: 'messages',
     operation: 'getMessage',
   },
+  {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/reply',
+    group: 'messages',
+    operation: 'replyMessage',
+  },
+  {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/reply-all',
+    group: 'messages',
+    operation: 'replyAllMessage',
+  },
+  {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/forward',
+    group: 'messages',
+    operation: 'forwardMessage',
+  },
+  {
+    method: 'GET',
+    path: '/v1/tenants/{tenant_id}/suppressions',
+    group: 'tenants',
+    operation: 'listSuppressions',
+  },
+  {
+    method: 'POST',
+    path: '/v1/tenants/{tenant_id}/suppressions',
+    group: 'tenants',
+    operation: 'createSuppression',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/tenants/{tenant_id}/suppressions/{address}',
+    group: 'tenants',
+    operation: 'deleteSuppression',
+  },
+  {
+    method: 'GET',
+    path: '/v1/tenants/{tenant_id}/lists/{direction}/{kind}',
+    group: 'tenants',
+    operation: 'listListEntries',
+  },
+  {
+    method: 'PUT',
+    path: '/v1/tenants/{tenant_id}/lists/{direction}/{kind}/{entry}',
+    group: 'tenants',
+    operation: 'putListEntry',
+  },
+  {
+    method: 'GET',
+    path: '/v1/tenants/{tenant_id}/lists/{direction}/{kind}/{entry}',
+    group: 'tenants',
+    operation: 'getListEntry',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/tenants/{tenant_id}/lists/{direction}/{kind}/{entry}',
+    group: 'tenants',
+    operation: 'deleteListEntry',
+  },
+  { method: 'GET', path: '/v1/links/{token}', group: 'links', operation: 'getLink' },
 ];
 
 /** The handler entry of each route group: file under functions/, exported name. */
 export const routeGroupEntries: Record<RouteGroup, { entry: string; handler: string }> = {
   messages: { entry: 'functions/api/messages.handler.ts', handler: 'handler' },
+  tenants: { entry: 'functions/api/tenants.handler.ts', handler: 'handler' },
+  links: { entry: 'functions/api/links.handler.ts', handler: 'handler' },
 };

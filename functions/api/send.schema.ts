@@ -1,9 +1,9 @@
 import { z } from 'zod';
 
 /**
- * The body of POST /v1/identities/{id}/messages (DESIGN § 3a). Strict: an unknown field is a 400,
- * so a field pmail does not implement yet (thread_id, headers, send_at, marketing) is refused
- * rather than silently ignored. openapi.yaml describes the same shape (test/unit/openapi.test.ts).
+ * The bodies of send, reply, reply-all and forward (DESIGN § 3a). Strict: an unknown field is a 400,
+ * so a field pmail does not implement yet (send_at) is refused rather than silently ignored.
+ * openapi.yaml describes the same shapes (test/unit/openapi.test.ts).
  */
 const recipient = z.union([
   z.string().min(3).max(320),
@@ -35,6 +35,25 @@ export const attachmentSchema = z
     path: ['content_id'],
   });
 
+const labels = z.array(z.string().min(1).max(64)).max(20);
+const metadata = z
+  .record(z.string().max(64), z.string().max(512))
+  .refine((m) => Object.keys(m).length <= 20, 'at most 20 keys');
+const headers = z.record(z.string().min(1).max(200), z.string());
+const kind = z.enum(['transactional', 'marketing', 'auto_reply']).default('transactional');
+const unsubscribe = z.strictObject({ url: z.string().max(2048), mailto: z.string().max(320).optional() });
+const consent = z.strictObject({
+  basis: z.string().min(1).max(64),
+  recorded_at: z.iso.datetime().optional(),
+});
+
+const textOrHtml = {
+  message: 'text or html is required',
+  path: ['text'],
+};
+const hasBody = (b: { text?: string; html?: string }) => b.text !== undefined || b.html !== undefined;
+
+/** POST …/messages (operation `send`). */
 export const sendBodySchema = z
   .strictObject({
     to: z.array(recipient).max(100).optional(),
@@ -44,20 +63,52 @@ export const sendBodySchema = z
     text: z.string().optional(),
     html: z.string().optional(),
     attachments: z.array(attachmentSchema).max(32).optional(),
-    kind: z.literal('transactional').default('transactional'),
+    kind,
+    unsubscribe: unsubscribe.optional(),
+    consent: consent.optional(),
+    thread_id: z.string().max(40).optional(),
     from_address: z.string().max(320).optional(),
-    labels: z.array(z.string().min(1).max(64)).max(20).optional(),
-    metadata: z
-      .record(z.string().max(64), z.string().max(512))
-      .refine((m) => Object.keys(m).length <= 20, 'at most 20 keys')
-      .optional(),
+    labels: labels.optional(),
+    headers: headers.optional(),
+    metadata: metadata.optional(),
   })
-  .refine((b) => b.text !== undefined || b.html !== undefined, {
-    message: 'text or html is required',
-    path: ['text'],
-  });
+  .refine(hasBody, textOrHtml);
+
+/** POST …/reply and …/reply-all: only text, html, attachments, kind, labels, headers, metadata (seed 000). */
+export const replyBodySchema = z
+  .strictObject({
+    text: z.string().optional(),
+    html: z.string().optional(),
+    attachments: z.array(attachmentSchema).max(32).optional(),
+    kind,
+    labels: labels.optional(),
+    headers: headers.optional(),
+    metadata: metadata.optional(),
+  })
+  .refine(hasBody, textOrHtml);
+
+/** POST …/forward: the reply fields plus recipients and include_attachments. */
+export const forwardBodySchema = z
+  .strictObject({
+    to: z.array(recipient).max(100).optional(),
+    cc: z.array(recipient).max(100).optional(),
+    bcc: z.array(recipient).max(100).optional(),
+    text: z.string().optional(),
+    html: z.string().optional(),
+    attachments: z.array(attachmentSchema).max(32).optional(),
+    kind,
+    labels: labels.optional(),
+    headers: headers.optional(),
+    metadata: metadata.optional(),
+    include_attachments: z.boolean().default(true),
+  })
+  .refine(hasBody, textOrHtml);
 
 export type SendBody = z.output<typeof sendBodySchema>;
+export type ReplyBody = z.output<typeof replyBodySchema>;
+export type ForwardBody = z.output<typeof forwardBodySchema>;
+/** The fields any operation may carry, as the submit path reads them. */
+export type AnyBody = Partial<SendBody> & Partial<ForwardBody> & Pick<SendBody, 'kind'>;
 
 export const listQuerySchema = z.strictObject({
   direction: z.enum(['inbound', 'outbound']).optional(),

@@ -1,10 +1,13 @@
+import { type FieldError, PmailError } from './errors.ts';
 import type { Mailbox } from './model.ts';
 import type { Recipient } from './recipients.ts';
+import { angleId, forwardSubject, replySubject, trimReferences, utf8Length } from './reply.ts';
 
 /**
- * seed 000 › Composition, the part the walking skeleton needs: text derived from HTML when missing,
- * the display name rule, an explicit Message-ID and Date, and no Bcc in the stored copy. Pure: the
- * MIME bytes are built from this plan by functions/send/mime.ts (nodemailer's composer).
+ * seed 000 › Composition: the message pmail writes, as a plan. Pure: the caller (the submit path)
+ * supplies identity, thread and policy data, ids and time; functions/send/mime.ts turns the plan into
+ * MIME bytes with nodemailer's composer. The plan never holds Bcc: BCC recipients live in the
+ * message record and its deliveries only.
  */
 export interface AttachmentInput {
   filename: string;
@@ -14,21 +17,42 @@ export interface AttachmentInput {
   content_id?: string;
 }
 
+export type Operation = 'send' | 'reply' | 'reply_all' | 'forward';
+
 export interface ComposePlan {
+  operation: Operation;
   messageId: string;
   date: Date;
   from: Mailbox;
   to: Mailbox[];
   cc: Mailbox[];
+  /** The thread-token Reply-To, when the sending domain has reply_token = 'subaddress'. */
+  replyTo?: Mailbox;
+  /** `<…>` msg-ids; written as the In-Reply-To and References headers. */
+  inReplyTo?: string;
+  references?: string[];
   subject: string;
   text?: string;
   html?: string;
+  /** Every other header, service-set and custom, by the name it is sent under. */
   headers: Record<string, string>;
   attachments: AttachmentInput[];
 }
 
-export function composePlan(input: {
+/** The message being forwarded, already read and parsed by the caller. */
+export interface ForwardedMessage {
+  from: Mailbox;
+  date: Date | number;
+  subject: string;
+  to: Mailbox[];
+  cc: Mailbox[];
+  text?: string;
+  html?: string;
+}
+
+export interface ComposeInput {
   rfcMessageId: string;
+  /** Epoch ms; the Date header. */
   now: number;
   from: Mailbox;
   recipients: Recipient[];
@@ -36,22 +60,240 @@ export function composePlan(input: {
   text?: string;
   html?: string;
   attachments?: AttachmentInput[];
+  /** X-Pmail-Hop: 1 for a new send, else 1 + the hop of the message answered or forwarded. */
   hop: number;
-}): ComposePlan {
+  /** Default 'send'. reply/reply_all prefix "Re: ", forward "Fwd: " when absent. */
+  operation?: Operation;
+  replyTo?: Mailbox;
+  inReplyTo?: string;
+  references?: string[];
+  /** Already through validateCustomHeaders (headers.ts). */
+  customHeaders?: Record<string, string>;
+  signature?: { text?: string; html?: string };
+  /** The identity's ai_disclosure (E8). */
+  disclosure?: { mode: 'footer' | 'header' | 'none'; text: string };
+  /** kind: marketing (G9, FR-OUT-8): the HTTPS one-click URL and an optional mailto address. */
+  marketing?: { url: string; mailto?: string };
+  /** kind: auto_reply: Auto-Submitted: auto-replied (FR-OUT-7). */
+  autoReply?: boolean;
+  /** operation forward: the original message (C6). */
+  forward?: ForwardedMessage;
+  /** operation forward: the original's attachments to attach again (include_attachments). */
+  forwardAttachments?: AttachmentInput[];
+}
+
+export const SIGNATURE_TEXT_SEPARATOR = '\n\n-- \n';
+export const SIGNATURE_HTML_SEPARATOR = '<br><br>-- <br>';
+export const FORWARD_MARKER = '---------- Forwarded message ---------';
+
+/**
+ * Build the plan. Body order (seed 000 › Body: signature, disclosure, unsubscribe): the request's
+ * text and html (text derived from html when missing; no html part when html is missing); for a
+ * forward the transfer note directly after the user's text; the signature; the AI disclosure footer;
+ * the unsubscribe footer. The seed places a forward's signature after the transfer note; footers stay
+ * last so they read as footers of the whole message.
+ */
+export function composePlan(input: ComposeInput): ComposePlan {
+  const operation = input.operation ?? 'send';
   const pick = (field: Recipient['field']) =>
     input.recipients.filter((r) => r.field === field).map(({ address, name }) => ({ address, name }));
+
+  // 1. The request's text and html.
+  let text = input.text ?? (input.html !== undefined ? htmlToText(input.html) : undefined);
+  let html = input.html;
+  const appendText = (suffix: string) => {
+    text = (text ?? '') + suffix;
+  };
+  const appendHtmlPart = (fragment: string) => {
+    if (html !== undefined) html = appendHtml(html, fragment);
+  };
+
+  // 5 (placed after the user's text). Forward: the transfer note, then the original.
+  if (operation === 'forward' && input.forward) {
+    const f = input.forward;
+    const note = forwardNoteLines(f);
+    const originalText = f.text ?? (f.html !== undefined ? htmlToText(f.html) : '');
+    appendText(`${text ? '\n\n' : ''}${note.join('\n')}\n\n${originalText}`);
+    const quoted =
+      f.html !== undefined ? sanitiseForwardedHtml(f.html) : escapeHtml(originalText).replace(/\n/g, '<br>');
+    appendHtmlPart(
+      `<br><br><div>${note.map(escapeHtml).join('<br>')}</div><br><blockquote>${quoted}</blockquote>`,
+    );
+  }
+
+  // 2. Signature (for a forward this is after the transfer note, above).
+  const sig = input.signature;
+  const sigText = sig?.text ?? (sig?.html !== undefined ? htmlToText(sig.html) : undefined);
+  if (sigText) appendText(SIGNATURE_TEXT_SEPARATOR + sigText);
+  const sigHtml =
+    sig?.html ?? (sig?.text !== undefined ? escapeHtml(sig.text).replace(/\n/g, '<br>') : undefined);
+  if (sigHtml) appendHtmlPart(SIGNATURE_HTML_SEPARATOR + sigHtml);
+
+  // 3. AI disclosure (E8).
+  if (input.disclosure?.mode === 'footer' && input.disclosure.text) {
+    appendText(`\n\n${input.disclosure.text}`);
+    appendHtmlPart(`<p>${escapeHtml(input.disclosure.text)}</p>`);
+  }
+
+  // 4. Marketing: the visible footer, per part, unless that part already shows the URL.
+  if (input.marketing) {
+    const url = headerSafe(input.marketing.url);
+    if (!(text ?? '').includes(url)) appendText(`\n\nUnsubscribe: ${url}`);
+    if (html !== undefined && !html.includes(url) && !html.includes(escapeHtml(url))) {
+      appendHtmlPart(`<p><a href="${escapeHtml(url)}">Unsubscribe</a></p>`);
+    }
+  }
+
+  const { headers: service, inReplyTo, references } = serviceHeaderParts(input);
+  const subject =
+    operation === 'reply' || operation === 'reply_all'
+      ? replySubject(input.subject)
+      : operation === 'forward'
+        ? forwardSubject(input.subject)
+        : input.subject;
+
   return {
+    operation,
     messageId: input.rfcMessageId,
     date: new Date(input.now),
     from: { address: input.from.address, name: displayName(input.from.name) },
     to: pick('to'),
     cc: pick('cc'),
-    subject: input.subject,
-    text: input.text ?? (input.html !== undefined ? htmlToText(input.html) : undefined),
-    html: input.html,
-    headers: { 'X-Pmail-Hop': String(input.hop) },
-    attachments: input.attachments ?? [],
+    ...(input.replyTo
+      ? { replyTo: { address: input.replyTo.address, name: displayName(input.replyTo.name) } }
+      : {}),
+    ...(inReplyTo ? { inReplyTo } : {}),
+    ...(references ? { references } : {}),
+    subject,
+    text,
+    html,
+    // The service's own headers win over a custom one of the same name (validation refuses those anyway).
+    headers: { ...(input.customHeaders ?? {}), ...service },
+    attachments: [
+      ...(input.attachments ?? []),
+      ...(operation === 'forward' ? (input.forwardAttachments ?? []) : []),
+    ],
   };
+}
+
+type ServiceHeaderInput = Pick<
+  ComposeInput,
+  'hop' | 'inReplyTo' | 'references' | 'autoReply' | 'disclosure' | 'marketing'
+>;
+
+/**
+ * The headers the service sets (DESIGN § 8 › Custom headers): X-Pmail-Hop, In-Reply-To,
+ * References (trimmed to 2,048 bytes), Auto-Submitted, X-AI-Generated, List-Unsubscribe(-Post).
+ */
+export function serviceHeaders(input: ServiceHeaderInput): Record<string, string> {
+  const { headers, inReplyTo, references } = serviceHeaderParts(input);
+  return {
+    ...headers,
+    ...(inReplyTo ? { 'In-Reply-To': inReplyTo } : {}),
+    ...(references ? { References: references.join(' ') } : {}),
+  };
+}
+
+/** In-Reply-To and References apart: the MIME builder writes them from their own fields. */
+function serviceHeaderParts(input: ServiceHeaderInput): {
+  headers: Record<string, string>;
+  inReplyTo?: string;
+  references?: string[];
+} {
+  const headers: Record<string, string> = { 'X-Pmail-Hop': String(input.hop) };
+  if (input.autoReply) headers['Auto-Submitted'] = 'auto-replied';
+  if (input.disclosure?.mode === 'header') headers['X-AI-Generated'] = 'true';
+  if (input.marketing) {
+    const { url, mailto } = input.marketing;
+    headers['List-Unsubscribe'] = `<${headerSafe(url)}>${mailto ? `, <mailto:${headerSafe(mailto)}>` : ''}`;
+    headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
+  }
+  const references = trimReferences((input.references ?? []).map((r) => angleId(headerSafe(r))));
+  return {
+    headers,
+    ...(input.inReplyTo ? { inReplyTo: angleId(headerSafe(input.inReplyTo)) } : {}),
+    ...(references.length > 0 ? { references } : {}),
+  };
+}
+
+/**
+ * What the service's own headers weigh against the custom-header limits (≤ 20 non-X- headers, 16 KiB
+ * in all): pass it to validateCustomHeaders at policy step 11, before composing.
+ */
+export function serviceHeaderCount(input: ServiceHeaderInput): { serviceNonX: number; serviceBytes: number } {
+  const entries = Object.entries(serviceHeaders(input));
+  return {
+    serviceNonX: entries.filter(([name]) => !/^x-/i.test(name)).length,
+    serviceBytes: entries.reduce((n, [k, v]) => n + utf8Length(k) + utf8Length(v), 0),
+  };
+}
+
+/** seed 000 › Body › Forward: the lines of the transfer note (no trailing blank line). */
+function forwardNoteLines(f: ForwardedMessage): string[] {
+  const from = f.from.name ? `${oneLine(f.from.name)} <${f.from.address}>` : f.from.address;
+  const lines = [
+    FORWARD_MARKER,
+    `From: ${from}`,
+    `Date: ${rfc2822Date(new Date(f.date))}`,
+    `Subject: ${oneLine(f.subject)}`,
+    `To: ${f.to.map((m) => m.address).join(', ')}`,
+  ];
+  if (f.cc.length > 0) lines.push(`Cc: ${f.cc.map((m) => m.address).join(', ')}`);
+  return lines;
+}
+
+/** "Mon, 14 Sep 2026 08:12:00 +0000" (RFC 5322 § 3.3, in UTC). */
+export function rfc2822Date(d: Date): string {
+  return d.toUTCString().replace(/GMT$/, '+0000');
+}
+
+function oneLine(s: string): string {
+  return s.replace(/[\r\n]+/g, ' ').trim();
+}
+
+/** No CR, LF or surrounding space in a value that goes into a header. */
+function headerSafe(s: string): string {
+  return s.replace(/[\r\n]+/g, '').trim();
+}
+
+/** Insert a fragment at the end of the HTML body: before </body> (or </html>) when present. */
+export function appendHtml(html: string, fragment: string): string {
+  const close = html.search(/<\/body\s*>(?![\s\S]*<\/body\s*>)/i);
+  const at = close >= 0 ? close : html.search(/<\/html\s*>(?![\s\S]*<\/html\s*>)/i);
+  return at >= 0 ? html.slice(0, at) + fragment + html.slice(at) : html + fragment;
+}
+
+export function escapeHtml(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/**
+ * A minimal clean-up of a forwarded message's HTML before it is quoted: the body's content only, no
+ * <script>/<style>/<head>, no event-handler attributes, no javascript: URLs. Not a full sanitiser:
+ * the inbound path brings one (an allowlist sanitiser run on every inbound HTML body); this only
+ * keeps the obviously active parts out of mail we send under the identity's name.
+ */
+export function sanitiseForwardedHtml(html: string): string {
+  const body = /<body[^>]*>([\s\S]*?)(?:<\/body\s*>|$)/i.exec(html);
+  return (
+    (body ? body[1] : html)
+      .replace(/<(script|style|head|title)\b[\s\S]*?<\/\1\s*>/gi, '')
+      .replace(/<\/?(script|style|head|html|body|meta|link|base|title|!doctype)\b[^>]*>/gi, '')
+      // Attributes are edited inside tags only, so text such as "onions = 3" is left alone.
+      .replace(/<[a-z][^>]*>/gi, (tag) =>
+        tag
+          .replace(/\s+on[a-z]+\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/gi, '')
+          .replace(
+            /(\s(?:href|src|action|formaction|xlink:href|background|poster)\s*=\s*)("\s*(?:javascript|vbscript):[^"]*"|'\s*(?:javascript|vbscript):[^']*'|(?:javascript|vbscript):[^\s>]*)/gi,
+            '$1"#"',
+          ),
+      )
+  );
 }
 
 /** Display name = identities.display_name, ≤ 78 characters, no CR/LF. */
@@ -84,9 +326,85 @@ export function htmlToText(html: string): string {
           e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number.parseInt(e.slice(1), 10);
         return Number.isFinite(code) ? String.fromCodePoint(code) : m;
       }
-      return ENTITIES[e.toLowerCase()] ?? m;
+      return Object.hasOwn(ENTITIES, e.toLowerCase()) ? ENTITIES[e.toLowerCase()] : m;
     })
     .replace(/[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
+}
+
+// ---- Policy step 12: content limits ----
+
+export const MAX_ATTACHMENTS = 32;
+export const MAX_LABELS = 20;
+export const MAX_LABEL_CHARS = 64;
+export const MAX_METADATA_KEYS = 20;
+export const MAX_METADATA_KEY_CHARS = 64;
+export const MAX_METADATA_VALUE_CHARS = 512;
+const SUBJECT_MAX = 998;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+export interface ContentInput {
+  text?: string;
+  html?: string;
+  subject?: string;
+  attachments?: readonly AttachmentInput[];
+  labels?: readonly string[];
+  metadata?: Record<string, string>;
+}
+
+/**
+ * DESIGN § 8 step 12: text or html; subject ≤ 998 characters; ≤ 32 attachments, valid base64, inline
+ * parts with content_id; ≤ 20 labels of 1–64 characters; metadata ≤ 20 keys, keys ≤ 64 and values
+ * ≤ 512 characters. Every failure is listed in one 400 invalid_request. Lengths are string lengths, as
+ * the request schema counts them.
+ */
+export function checkContent(input: ContentInput): void {
+  const errors: FieldError[] = [];
+  if (input.text === undefined && input.html === undefined) {
+    errors.push({ path: 'text', message: 'text or html is required' });
+  }
+  if ((input.subject ?? '').length > SUBJECT_MAX) {
+    errors.push({ path: 'subject', message: `at most ${SUBJECT_MAX} characters` });
+  }
+  const attachments = input.attachments ?? [];
+  if (attachments.length > MAX_ATTACHMENTS) {
+    errors.push({ path: 'attachments', message: `at most ${MAX_ATTACHMENTS} attachments` });
+  }
+  attachments.forEach((a, i) => {
+    const b64 = a.content_base64.replace(/\s+/g, '');
+    if (b64.length % 4 !== 0 || !BASE64.test(b64)) {
+      errors.push({ path: `attachments[${i}].content_base64`, message: 'not valid base64' });
+    }
+    if (a.disposition === 'inline' && !a.content_id) {
+      errors.push({ path: `attachments[${i}].content_id`, message: 'an inline attachment needs content_id' });
+    }
+  });
+  const labels = input.labels ?? [];
+  if (labels.length > MAX_LABELS) errors.push({ path: 'labels', message: `at most ${MAX_LABELS} labels` });
+  labels.forEach((l, i) => {
+    if (l.length === 0 || l.length > MAX_LABEL_CHARS) {
+      errors.push({ path: `labels[${i}]`, message: `1 to ${MAX_LABEL_CHARS} characters` });
+    }
+  });
+  const metadata = Object.entries(input.metadata ?? {});
+  if (metadata.length > MAX_METADATA_KEYS) {
+    errors.push({ path: 'metadata', message: `at most ${MAX_METADATA_KEYS} keys` });
+  }
+  for (const [k, v] of metadata) {
+    if (k.length > MAX_METADATA_KEY_CHARS) {
+      errors.push({
+        path: `metadata.${k}`,
+        message: `keys have at most ${MAX_METADATA_KEY_CHARS} characters`,
+      });
+    } else if (typeof v !== 'string' || v.length > MAX_METADATA_VALUE_CHARS) {
+      errors.push({
+        path: `metadata.${k}`,
+        message: `values are strings of at most ${MAX_METADATA_VALUE_CHARS} characters`,
+      });
+    }
+  }
+  if (errors.length > 0) {
+    throw new PmailError('invalid_request', 'The message content is not valid.', { details: { errors } });
+  }
 }

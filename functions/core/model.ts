@@ -88,6 +88,12 @@ export interface MessageRecord {
   flags: string[];
   rfc_message_id: string;
   in_reply_to?: string;
+  /** The References chain this message was sent with (threaded mail only). */
+  references?: string[];
+  /** X-Pmail-Hop of this message (1 for a new send, else 1 + the hop answered). */
+  hop?: number;
+  /** The message holds its thread's lock while queued (C4): release it when it leaves queued. */
+  holds_lock?: boolean;
   provider?: Provider;
   provider_message_id?: string;
   raw_key: string;
@@ -112,8 +118,32 @@ export interface Tenant {
   policy: TenantPolicy;
 }
 
+/** The tenant policy fields the send path reads (DESIGN § 8); absent fields take the defaults. */
 export interface TenantPolicy {
+  /** Default 10, never above 49. */
   max_recipients?: number;
+  /** Sends per local day for the tenant (default 10,000). */
+  daily_send_cap?: number;
+  /** Default cap per identity per local day (default 1,000); an identity's send_policy may lower it. */
+  identity_daily_send_cap?: number;
+  /** Only recipients on a send-allow entry receive mail. */
+  send_allowlist_only?: boolean;
+  /** "link": attachments that make a message too large become signed links instead of a 413. */
+  large_attachments?: 'reject' | 'link';
+  /** E8: an AI disclosure on every send. */
+  ai_disclosure?: { mode: 'footer' | 'header' | 'none'; text: string };
+  /** D6: automatic replies. */
+  auto_reply?: { enabled?: boolean; max_automatic_exchanges?: number };
+}
+
+/** A sending domain (DESIGN § 4 `D#{domain}`); domain onboarding comes later (DESIGN § 9). */
+export interface DomainRecord {
+  domain: string;
+  tenant_id: string;
+  state: 'pending' | 'verifying' | 'healthy' | 'degraded' | 'failing' | 'suspended' | 'removing' | 'removed';
+  /** How mail from it leaves; `test` = the simulator/loopback of test tenants. */
+  transport?: 'cloudflare' | 'ses' | 'smtp' | 'test';
+  reply_token: 'subaddress' | 'none';
 }
 
 export interface Identity {
@@ -127,6 +157,11 @@ export interface Identity {
   owner_email?: string;
   /** The identity's primary sending address. */
   primary_address: string;
+  /** Every address of the identity, any status (reply-all removes them all: A10). */
+  addresses?: string[];
+  signature_text?: string;
+  signature_html?: string;
+  send_policy?: { require_known_recipient?: boolean; daily_cap?: number };
 }
 
 export interface AddressRecord {

@@ -98,3 +98,11 @@ export function maskAddress(address: string): string {
   const at = address.lastIndexOf('@');
   return `${address.slice(0, 1)}***@${address.slice(at + 1)}`;
 }
+
+/** The address without a `+tag` sub-address: `agent+t01abc@x.example` → `agent@x.example`. */
+export function baseAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  const local = address.slice(0, at);
+  const plus = local.indexOf('+');
+  return plus > 0 ? `${local.slice(0, plus)}${address.slice(at)}` : address;
+}

@@ -27,6 +27,24 @@ export function decideClaim(message: MessageRecord, token: string, now: number):
 export interface RecordedOutcome {
   message: MessageRecord;
   next: { type: 'done' } | { type: 'wait'; seconds: number };
+  /** The message held its thread's lock and no longer needs it (seed 000 › Thread lock › Release). */
+  releaseLock: boolean;
+}
+
+/**
+ * seed 000 › Thread lock: released when the message leaves queued, and when it enters a back-off
+ * (it is then definitely unsent and may wait for hours).
+ */
+export function withLockDecision(
+  before: MessageRecord,
+  out: Omit<RecordedOutcome, 'releaseLock'>,
+): RecordedOutcome {
+  const release = !!before.holds_lock && (out.message.status !== 'queued' || out.next.type === 'wait');
+  return {
+    ...out,
+    message: release ? { ...out.message, holds_lock: undefined } : out.message,
+    releaseLock: release,
+  };
 }
 
 /**
@@ -35,6 +53,14 @@ export interface RecordedOutcome {
  * the record), and a roll-up never moves a delivery back.
  */
 export function recordOutcome(message: MessageRecord, result: TransportResult, now: number): RecordedOutcome {
+  return withLockDecision(message, applyResult(message, result, now));
+}
+
+function applyResult(
+  message: MessageRecord,
+  result: TransportResult,
+  now: number,
+): Omit<RecordedOutcome, 'releaseLock'> {
   const deliveries = message.deliveries ?? [];
   const base: MessageRecord = { ...message, claim: undefined, updated_at: now, version: message.version + 1 };
   switch (result.type) {

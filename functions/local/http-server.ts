@@ -28,7 +28,7 @@ export function startHttpServer(
       result = errorResponse(err, `req_${ulid().toLowerCase()}`, opts.log);
     }
     res.writeHead(result.statusCode ?? 200, result.headers);
-    res.end(result.body ?? '');
+    res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

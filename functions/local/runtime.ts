@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import type { ApiEvent, ApiResult } from '../api/http.ts';
+import { linksApi } from '../api/links.api.ts';
 import { messagesApi } from '../api/messages.api.ts';
 import type { RouteGroup } from '../api/routes.ts';
+import { tenantsApi } from '../api/tenants.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { folderBlobStore } from '../store/blobs.ts';
@@ -72,7 +74,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     deps,
     machine,
     queue,
-    groups: { messages: messagesApi(deps) },
+    groups: { messages: messagesApi(deps), tenants: tenantsApi(deps), links: linksApi(deps) },
     settle,
     close: async () => {
       await machine.idle();

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { TENANT_PERMISSIONS } from '../api/auth.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import type { Identity, Tenant } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
-import { putAddress, putApiKey, putIdentity, putTenant } from '../store/directory.store.ts';
+import { putAddress, putApiKey, putDomain, putIdentity, putTenant } from '../store/directory.store.ts';
 
 export interface SeededTenant {
   tenantId: string;
@@ -17,7 +18,15 @@ export interface SeededTenant {
  */
 export async function seedTestTenant(
   deps: Deps,
-  opts: { names?: string[]; domain?: string; mode?: 'test' | 'live'; maxRecipients?: number } = {},
+  opts: {
+    names?: string[];
+    domain?: string;
+    mode?: 'test' | 'live';
+    policy?: Tenant['policy'];
+    timezone?: string;
+    identity?: Partial<Identity>;
+    replyToken?: 'subaddress' | 'none';
+  } = {},
 ): Promise<SeededTenant> {
   const tenantId = `ten_${deps.newId()}`;
   const domain = opts.domain ?? `t${tenantId.slice(-8)}.pmail.test`;
@@ -26,8 +35,15 @@ export async function seedTestTenant(
     status: 'active',
     mode: opts.mode ?? 'test',
     name: 'Local test tenant',
-    timezone: 'UTC',
-    policy: opts.maxRecipients ? { max_recipients: opts.maxRecipients } : {},
+    timezone: opts.timezone ?? 'UTC',
+    policy: opts.policy ?? {},
+  });
+  await putDomain(deps.db, {
+    domain,
+    tenant_id: tenantId,
+    state: 'healthy',
+    transport: 'test',
+    reply_token: opts.replyToken ?? 'none',
   });
   const identities: SeededTenant['identities'] = [];
   for (const name of opts.names ?? ['agent', 'peer']) {
@@ -42,6 +58,8 @@ export async function seedTestTenant(
       owner_name: 'Local Developer',
       owner_email: 'owner@example.com',
       primary_address: address,
+      addresses: [address],
+      ...opts.identity,
     });
     await putAddress(deps.db, { address, identity_id: id, tenant_id: tenantId, domain, status: 'active' });
     identities.push({ name, id, address });

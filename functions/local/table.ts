@@ -1,5 +1,6 @@
 import {
   CreateTableCommand,
+  type CreateTableCommandInput,
   DescribeTableCommand,
   ResourceNotFoundException,
   UpdateTimeToLiveCommand,
@@ -7,6 +8,31 @@ import {
 import type { Db } from '../store/db.ts';
 
 /** The table of DESIGN § 4, as lib/data.ts declares it for AWS: pk/sk, TTL `ttl`, sparse GSI gsi1. */
+const TABLE = (name: string): CreateTableCommandInput => ({
+  TableName: name,
+  BillingMode: 'PAY_PER_REQUEST',
+  AttributeDefinitions: [
+    { AttributeName: 'pk', AttributeType: 'S' },
+    { AttributeName: 'sk', AttributeType: 'S' },
+    { AttributeName: 'gsi1pk', AttributeType: 'S' },
+    { AttributeName: 'gsi1sk', AttributeType: 'S' },
+  ],
+  KeySchema: [
+    { AttributeName: 'pk', KeyType: 'HASH' },
+    { AttributeName: 'sk', KeyType: 'RANGE' },
+  ],
+  GlobalSecondaryIndexes: [
+    {
+      IndexName: 'gsi1',
+      KeySchema: [
+        { AttributeName: 'gsi1pk', KeyType: 'HASH' },
+        { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'KEYS_ONLY' },
+    },
+  ],
+});
+
 export async function ensureTable(db: Db): Promise<void> {
   try {
     await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
@@ -15,32 +41,18 @@ export async function ensureTable(db: Db): Promise<void> {
     if (!(err instanceof ResourceNotFoundException) && (err as Error).name !== 'ResourceNotFoundException')
       throw err;
   }
-  await db.doc.send(
-    new CreateTableCommand({
-      TableName: db.table,
-      BillingMode: 'PAY_PER_REQUEST',
-      AttributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-        { AttributeName: 'gsi1pk', AttributeType: 'S' },
-        { AttributeName: 'gsi1sk', AttributeType: 'S' },
-      ],
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: 'gsi1',
-          KeySchema: [
-            { AttributeName: 'gsi1pk', KeyType: 'HASH' },
-            { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'KEYS_ONLY' },
-        },
-      ],
-    }),
-  );
+  try {
+    await db.doc.send(new CreateTableCommand(TABLE(db.table)));
+  } catch (err) {
+    // Another process created it first (test files start in parallel): wait until it is usable.
+    if ((err as Error).name !== 'ResourceInUseException') throw err;
+    for (let i = 0; i < 100; i++) {
+      const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+      if (out.Table?.TableStatus === 'ACTIVE') return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return;
+  }
   await db.doc.send(
     new UpdateTimeToLiveCommand({
       TableName: db.table,

@@ -4,6 +4,7 @@ import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { getTenant } from '../store/directory.store.ts';
 import { markSending, mutateMessage } from '../store/messages.store.ts';
+import { refreshThreadLock, releaseThreadLock } from '../store/threads.store.ts';
 import { sendTest } from '../transports/test.transport.ts';
 import type { SendAttemptInput } from './dispatcher.ts';
 
@@ -27,6 +28,7 @@ export async function claim(
 ): Promise<ClaimOutput> {
   const token = claimToken(input.execution_id);
   const now = deps.clock();
+  let release = false;
   const out = await mutateMessage<ClaimDecision>(deps.db, input.identity_id, input.message_id, (m) => {
     const decision = decideClaim(m, token, now);
     if (decision.type === 'claim') {
@@ -44,12 +46,19 @@ export async function claim(
         },
         now,
       );
+      release = recorded.releaseLock;
       return { next: recorded.message, result: decision };
     }
     return { result: decision };
   });
   if (!out.found) return { outcome: 'stop', reason: 'not_found' };
-  if (out.result.type === 'claim') return { outcome: 'claimed', token, at: out.message.claim!.at };
+  const m = out.message;
+  if (release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
+  if (out.result.type === 'claim') {
+    // seed 000 › Thread lock › Holding: the attempt refreshes the lease to now + 60 s.
+    if (m.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
+    return { outcome: 'claimed', token, at: m.claim!.at };
+  }
   deps.log.info('claim stopped', { message_id: input.message_id, reason: out.result.type });
   return { outcome: 'stop', reason: out.result.type };
 }
@@ -97,9 +106,11 @@ export async function record(
   input: SendAttemptInput & { claim: { token: string }; result: TransportResult },
 ): Promise<RecordOutput> {
   const now = deps.clock();
+  let release = false;
   const out = await mutateMessage<RecordOutput>(deps.db, input.identity_id, input.message_id, (m) => {
     if (m.claim?.token !== input.claim.token) return { result: { next: 'done' as const } };
     const recorded = recordOutcome(m, input.result, now);
+    release = recorded.releaseLock;
     return {
       next: recorded.message,
       result:
@@ -109,6 +120,9 @@ export async function record(
     };
   });
   if (!out.found) return { next: 'done' };
+  if (release && out.written) {
+    await releaseThreadLock(deps.db, out.message.identity_id, out.message.thread_id, out.message.id);
+  }
   deps.log.info('attempt recorded', {
     message_id: input.message_id,
     result: input.result.type,

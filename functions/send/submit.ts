@@ -1,14 +1,23 @@
-import { type SendBody, sendBodySchema, zodErrors } from '../api/send.schema.ts';
-import { composePlan, rfcMessageIdFor } from '../core/compose.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
+import {
+  type AnyBody,
+  forwardBodySchema,
+  replyBodySchema,
+  sendBodySchema,
+  zodErrors,
+} from '../api/send.schema.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
 import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
-import { addressesToLookUp, evaluateSend } from '../core/policy.ts';
+import { crossedThresholds, localDay, nextLocalMidnight } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { outboundKey } from '../store/blobs.ts';
-import { getAddresses } from '../store/directory.store.ts';
+import { contactCountUpdates } from '../store/contacts.store.ts';
+import { isTransactionCanceled } from '../store/db.ts';
+import { appendEvent, eventPutItem } from '../store/events.store.ts';
 import {
   completeIdempotencyUpdate,
   type Lookup,
@@ -17,82 +26,100 @@ import {
   reserveIdempotency,
 } from '../store/idempotency.store.ts';
 import { CommitLost, commitAccepted } from '../store/messages.store.ts';
+import { countSendItem, markWarned, readDailyCounts } from '../store/quota.store.ts';
 import { peekRate, RL_SEND, takeRate } from '../store/rate-limit.store.ts';
+import { getThread, lockedByOther, threadSendItem } from '../store/threads.store.ts';
 import { executionName } from './dispatcher.ts';
-import { buildMime } from './mime.ts';
+import { composeMime, type Operation, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
 
 /** seed 000 › Handler step 3: printable ASCII, 1–255 bytes. The pattern openapi.yaml states. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 /** seed 000 › Handler step 4. */
 export const MAX_BODY_BYTES = 7 * 1024 * 1024;
-/** seed 000 › Attachments and size: 5 MiB less 8 KiB kept for the headers a transport adds. */
-export const MAX_MIME_BYTES = 5_242_880 - 8_192;
+export { MAX_MIME_BYTES } from './prepare.ts';
+/** seed 000 › Thread lock: wait 250 ms between tries, for at most 10 s. */
+export const LOCK_RETRY_MS = 250;
+export const LOCK_WAIT_MAX_MS = 10_000;
 
 export interface SubmitInput {
   tenant: Tenant;
   identity: Identity;
+  operation: Operation;
+  /** reply, reply_all, forward: the message answered or forwarded. */
+  targetMessageId?: string;
   idempotencyKey: string | undefined;
   /** The raw request body (the fingerprint hashes its parsed JSON). */
   body: string;
   requestId: string;
+  dryRun?: boolean;
 }
 
-export interface SubmitResult {
-  message: ApiMessage;
-  deduplicated: boolean;
+export type SubmitResult =
+  | { type: 'accepted'; message: ApiMessage; deduplicated: boolean }
+  | { type: 'dry_run'; result: DryRunResult };
+
+export interface DryRunResult {
+  would_send: true;
+  recipients: { address: string; field: string; status: 'queued' | 'suppressed'; reason?: string }[];
 }
+
+const SCHEMAS: Record<Operation, z.ZodType<AnyBody>> = {
+  send: sendBodySchema as z.ZodType<AnyBody>,
+  reply: replyBodySchema as z.ZodType<AnyBody>,
+  reply_all: replyBodySchema as z.ZodType<AnyBody>,
+  forward: forwardBodySchema as z.ZodType<AnyBody>,
+};
 
 /**
- * POST /v1/identities/{id}/messages, seed 000 › Handler steps 2–8 for `send`, with the reservation
- * protocol of DESIGN § 5.1. Authentication and the identity's scope (step 1) are the caller's.
+ * POST …/messages, …/reply, …/reply-all, …/forward: seed 000 › Handler steps 2–8 with the
+ * reservation protocol of DESIGN § 5.1 and the policy pipeline of DESIGN § 8. Authentication and the
+ * identity's scope (step 1) are the caller's. A dry run runs steps 1–17 and writes nothing.
  */
-export async function submitSend(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
-  const { identity, tenant } = input;
-  const started = deps.clock();
+export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
+  const { identity, tenant, operation } = input;
 
   // 2. Rate limit — a read here; counted below only for a request that is not a replay.
-  const peek = await peekRate(deps.db, identity.id, 'send', RL_SEND, started);
+  const peek = await peekRate(deps.db, identity.id, 'send', RL_SEND, deps.clock());
   if (!peek.ok) throw rateLimited(peek.retryAfter);
 
-  // 3. Idempotency-Key
+  // 3. Idempotency-Key (optional on a dry run, and then never looked up or recorded).
   const key = input.idempotencyKey;
-  if (key === undefined) {
-    throw new PmailError('idempotency_key_required', 'A send needs an Idempotency-Key header.');
-  }
-  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new PmailError(
-      'invalid_idempotency_key',
-      'The Idempotency-Key must be 1–255 printable ASCII characters.',
-      {
-        details: { pattern: '^[\\x20-\\x7E]{1,255}$' },
-      },
-    );
+  if (!input.dryRun) {
+    if (key === undefined)
+      throw new PmailError('idempotency_key_required', 'A send needs an Idempotency-Key header.');
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+      throw new PmailError(
+        'invalid_idempotency_key',
+        'The Idempotency-Key must be 1–255 printable ASCII characters.',
+        {
+          details: { pattern: '^[\\x20-\\x7E]{1,255}$' },
+        },
+      );
+    }
   }
 
-  // 4. Body
-  if (Buffer.byteLength(input.body) > MAX_BODY_BYTES) {
-    throw new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
-      details: { max_bytes: MAX_BODY_BYTES },
+  // 4. Body.
+  const { raw, body } = parseBody(input.body, SCHEMAS[operation]);
+
+  if (input.dryRun) {
+    const prepared = await prepareSubmit(deps, {
+      tenant,
+      identity,
+      operation,
+      targetMessageId: input.targetMessageId,
+      body,
+      ulid: deps.newId(),
     });
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(input.body);
-  } catch {
-    throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
-      details: { errors: [{ path: '', message: 'not valid JSON' }] },
-    });
-  }
-  const parsed = sendBodySchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new PmailError('invalid_request', 'The request body is not valid.', {
-      details: { errors: zodErrors(parsed.error) },
-    });
+    return { type: 'dry_run', result: dryRunResult(prepared) };
   }
 
   // 5. Fingerprint over the body as received.
-  const fingerprint = sendFingerprint('send', sendTarget('send', identity.id), raw);
-  const keyHash = sha256Hex(key);
+  const fingerprint = sendFingerprint(
+    operation,
+    sendTarget(operation, identity.id, input.targetMessageId),
+    raw,
+  );
+  const keyHash = sha256Hex(key!);
 
   // Reservation step 1: the stored answer wins over everything that follows.
   const seen = await lookupIdempotency(deps.db, identity.id, keyHash, fingerprint, deps.clock());
@@ -107,19 +134,30 @@ export async function submitSend(deps: Deps, input: SubmitInput): Promise<Submit
     identityId: identity.id,
     keyHash,
     fingerprint,
-    operation: 'send',
+    operation,
     owner,
     now: deps.clock(),
   });
-  if (reserved.type !== 'reserved') {
-    if (reserved.type === 'absent')
-      throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
-    return answerFromLookup(reserved);
+  if (reserved.type === 'absent') {
+    throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
   }
+  if (reserved.type !== 'reserved') return answerFromLookup(reserved);
 
-  let message: MessageRecord;
+  let stored: {
+    message: MessageRecord;
+    prepared: Prepared;
+    countsBefore?: { tenant: number; identity: number };
+  };
   try {
-    message = await acceptSend(deps, { tenant, identity, body: parsed.data, keyHash, fingerprint, owner });
+    const prepared = await prepareSubmit(deps, {
+      tenant,
+      identity,
+      operation,
+      targetMessageId: input.targetMessageId,
+      body,
+      ulid: deps.newId(),
+    });
+    stored = await store(deps, { tenant, identity, body, prepared, keyHash, fingerprint, owner, operation });
   } catch (err) {
     // Step 5: only accepted sends are recorded; give the key back so a retry re-evaluates.
     await releaseIdempotency(deps.db, identity.id, keyHash, owner).catch((e) =>
@@ -133,21 +171,31 @@ export async function submitSend(deps: Deps, input: SubmitInput): Promise<Submit
     throw err;
   }
 
-  // 6. After commit: start the execution the message names. If that fails the message stays
-  // queued and the sweeper dispatches it (DESIGN § 5.1 step 6).
-  try {
-    await deps.dispatcher.start(message.dispatch!.execution, {
-      tenant_id: tenant.id,
-      identity_id: identity.id,
-      message_id: message.id,
-    });
-  } catch (err) {
-    deps.log.error('dispatch failed; the sweeper will retry', {
-      message_id: message.id,
-      ...errorFields(err),
+  await afterCommit(deps, { tenant, identity, ...stored });
+  return { type: 'accepted', message: toApiMessage(stored.message), deduplicated: false };
+}
+
+function parseBody(text: string, schema: z.ZodType<AnyBody>): { raw: unknown; body: AnyBody } {
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+    throw new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
+      details: { max_bytes: MAX_BODY_BYTES },
     });
   }
-  return { message: toApiMessage(message), deduplicated: false };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
+      details: { errors: [{ path: '', message: 'not valid JSON' }] },
+    });
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    throw new PmailError('invalid_request', 'The request body is not valid.', {
+      details: { errors: zodErrors(parsed.error) },
+    });
+  }
+  return { raw, body: parsed.data };
 }
 
 function rateLimited(retryAfter: number): PmailError {
@@ -164,7 +212,7 @@ function rateLimited(retryAfter: number): PmailError {
 function answerFromLookup(lookup: Exclude<Lookup, { type: 'absent' }>): SubmitResult {
   switch (lookup.type) {
     case 'replay':
-      return { message: JSON.parse(lookup.response) as ApiMessage, deduplicated: true };
+      return { type: 'accepted', message: JSON.parse(lookup.response) as ApiMessage, deduplicated: true };
     case 'conflict':
       throw new PmailError('idempotency_conflict', 'This Idempotency-Key was used for a different request.', {
         details: lookup.message_id ? { original_message_id: lookup.message_id } : {},
@@ -174,101 +222,349 @@ function answerFromLookup(lookup: Exclude<Lookup, { type: 'absent' }>): SubmitRe
   }
 }
 
-/** Reservation steps 3–4: policy, composition (the .eml before the transaction), the transaction. */
-async function acceptSend(
-  deps: Deps,
-  args: {
-    tenant: Tenant;
-    identity: Identity;
-    body: SendBody;
-    keyHash: string;
-    fingerprint: string;
-    owner: string;
-  },
-): Promise<MessageRecord> {
-  const { tenant, identity, body } = args;
-  const addresses = await getAddresses(deps.db, addressesToLookUp(body));
-  const plan = evaluateSend({ tenant, identity, addresses }, body);
-
-  const now = deps.clock();
-  const ulid = deps.newId();
-  const messageId = `msg_${ulid}`;
-  const rfcMessageId = rfcMessageIdFor(ulid, plan.from.address);
-  const mime = await buildMime(
-    composePlan({
-      rfcMessageId,
-      now,
-      from: plan.from,
-      recipients: plan.recipients,
-      subject: body.subject,
-      text: body.text,
-      html: body.html,
-      attachments: body.attachments,
-      hop: 1,
-    }),
-  );
-  if (mime.length > MAX_MIME_BYTES) {
-    throw new PmailError('message_too_large', 'The composed message is larger than the transport limit.', {
-      details: { size_bytes: mime.length, max_bytes: MAX_MIME_BYTES },
+/**
+ * seed 000 › Dry run: 200 with each recipient's fate, or 422 when a recipient is on the send-block
+ * list (recipient_blocked) or nobody would receive it (all_recipients_suppressed).
+ */
+function dryRunResult(p: Prepared): DryRunResult {
+  const recipients = p.recipients.map((r, i) => {
+    const d = p.decisions[i];
+    return d.status === 'queued'
+      ? { address: r.address, field: r.field, status: 'queued' as const }
+      : { address: r.address, field: r.field, status: 'suppressed' as const, reason: d.reason };
+  });
+  const blocked = recipients.filter((r) => r.reason === 'send_block');
+  if (blocked.length > 0) {
+    throw new PmailError('recipient_blocked', 'A recipient is on the send-block list.', {
+      details: { recipients: blocked.map(({ address, field }) => ({ address, field })) },
     });
   }
-  const rawKey = outboundKey(tenant.id, identity.id, messageId);
-  await deps.blobs.put(rawKey, mime, {
-    tenant: tenant.id,
-    identity: identity.id,
-    message: messageId,
-    idem_key_sha256: args.keyHash,
-    fingerprint: args.fingerprint,
-    operation: 'send',
-  });
+  if (recipients.every((r) => r.status === 'suppressed')) {
+    throw new PmailError(
+      'all_recipients_suppressed',
+      'Every recipient is suppressed; nothing would be sent.',
+      {
+        details: { recipients },
+      },
+    );
+  }
+  return { would_send: true, recipients };
+}
 
+interface StoreArgs {
+  tenant: Tenant;
+  identity: Identity;
+  body: AnyBody;
+  prepared: Prepared;
+  keyHash: string;
+  fingerprint: string;
+  owner: string;
+  operation: Operation;
+}
+
+/**
+ * Steps 18–19 and the storage transaction (seed 000 › Storage of an accepted send): the message, the
+ * completed idempotency item, the daily count (both caps or neither), the thread's lock and chain,
+ * and for a fully suppressed send its event — all or nothing. A held thread lock is waited for
+ * (250 ms steps, at most 10 s) and the message recomposed against the chain the holder left.
+ */
+async function store(
+  deps: Deps,
+  args: StoreArgs,
+): Promise<{
+  message: MessageRecord;
+  prepared: Prepared;
+  countsBefore?: { tenant: number; identity: number };
+}> {
+  const { tenant, identity } = args;
+  let prepared = args.prepared;
+  const started = deps.clock();
+  const startedReal = Date.now();
+  const suppressedAll = prepared.decisions.every((d) => d.status === 'suppressed');
+  const day = localDay(started, tenant.timezone || 'UTC');
+  const resetsAt = nextLocalMidnight(started, tenant.timezone || 'UTC');
+
+  for (let attempt = 0; ; attempt++) {
+    const now = deps.clock();
+    // 18: daily caps (identity, tenant) in the tenant's time zone. Checked here for the error, and
+    // enforced again by the transaction's condition.
+    const counts = suppressedAll ? undefined : await readDailyCounts(deps.db, tenant.id, identity.id, day);
+    if (counts) checkCaps(counts, prepared.caps, resetsAt);
+
+    // 19: the thread lock.
+    if (prepared.threaded) {
+      const thread = await getThread(deps.db, identity.id, prepared.threadId);
+      if (lockedByOther(thread, prepared.messageId, now)) {
+        const waited = Math.max(deps.clock() - started, Date.now() - startedReal);
+        if (waited + LOCK_RETRY_MS > LOCK_WAIT_MAX_MS || attempt >= LOCK_WAIT_MAX_MS / LOCK_RETRY_MS) {
+          const retryAfter = Math.min(60, Math.max(1, Math.ceil(((thread!.lock_until ?? now) - now) / 1000)));
+          throw new PmailError('thread_busy', 'Another message of this thread is being sent.', {
+            retryAfter,
+            details: { retry_after: retryAfter },
+          });
+        }
+        await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
+        continue;
+      }
+      if ((thread?.seq ?? 0) !== (prepared.thread?.seq ?? 0)) {
+        // Someone sent on this thread since we composed: follow their message in References.
+        const references = referencesFor(thread, prepared.target);
+        const inReplyTo = prepared.target?.rfc_message_id ?? references.at(-1);
+        prepared = {
+          ...prepared,
+          thread,
+          references: references.length ? references : undefined,
+          inReplyTo,
+          mime: await composeMime(prepared.compose, inReplyTo, references),
+        };
+      }
+    }
+
+    const message = buildMessage(deps, args, prepared, now, suppressedAll);
+    // seed 000 › Composition: objects first, so the row never points to a missing object.
+    for (const l of prepared.links) await deps.blobs.put(l.key, l.bytes, l.metadata, l.contentType);
+    await deps.blobs.put(message.raw_key, prepared.mime, {
+      tenant: tenant.id,
+      identity: identity.id,
+      message: message.id,
+      idem_key_sha256: args.keyHash,
+      fingerprint: args.fingerprint,
+      operation: args.operation,
+    });
+
+    const items: { kind: 'quota' | 'thread' | 'other'; item: unknown }[] = [
+      {
+        kind: 'other',
+        item: completeIdempotencyUpdate(deps.db, {
+          identityId: identity.id,
+          keyHash: args.keyHash,
+          owner: args.owner,
+          messageId: message.id,
+          response: JSON.stringify(toApiMessage(message)),
+          now,
+        }),
+      },
+    ];
+    if (!suppressedAll) {
+      items.push({
+        kind: 'quota',
+        item: countSendItem(deps.db, {
+          tenantId: tenant.id,
+          identityId: identity.id,
+          day,
+          tenantCap: prepared.caps.tenant,
+          identityCap: prepared.caps.identity,
+          expiresAt: resetsAt + 48 * 3600_000,
+        }),
+      });
+    }
+    if (prepared.threaded) {
+      items.push({
+        kind: 'thread',
+        item: threadSendItem(deps.db, {
+          identityId: identity.id,
+          threadId: prepared.threadId,
+          messageId: message.id,
+          now,
+          seenSeq: prepared.thread?.seq ?? 0,
+          refs: [...(prepared.references ?? []), message.rfc_message_id],
+          autoStreak: prepared.autoStreak,
+          fromAddress: prepared.from.address,
+          lock: !suppressedAll,
+        }),
+      });
+    }
+    if (suppressedAll) {
+      items.push({
+        kind: 'other',
+        item: eventPutItem(deps.db, {
+          id: `evt_${deps.newId()}`,
+          type: 'message.suppressed',
+          tenant_id: tenant.id,
+          created_at: now,
+          data: {
+            message_id: message.id,
+            identity_id: identity.id,
+            recipients: (message.deliveries ?? []).map((d) => ({
+              address: d.address,
+              reason: d.smtp_response,
+            })),
+          },
+        }),
+      });
+    }
+
+    try {
+      await commitAccepted(
+        deps.db,
+        message,
+        items.map((i) => i.item),
+      );
+      return { message, prepared, countsBefore: counts };
+    } catch (err) {
+      if (!isTransactionCanceled(err)) throw err;
+      // CancellationReasons line up with [message, ...items].
+      const failed = (err.CancellationReasons ?? [])
+        .map((r, i) =>
+          r.Code === 'ConditionalCheckFailed' ? (i === 0 ? 'message' : items[i - 1].kind) : undefined,
+        )
+        .filter(Boolean);
+      if (failed.includes('quota')) {
+        checkCaps(await readDailyCounts(deps.db, tenant.id, identity.id, day), prepared.caps, resetsAt);
+      }
+      if (failed.includes('thread') && !failed.includes('other') && !failed.includes('message')) continue;
+      throw err;
+    }
+  }
+}
+
+function checkCaps(
+  counts: { tenant: number; identity: number },
+  caps: Prepared['caps'],
+  resetsAt: number,
+): void {
+  const scope =
+    counts.identity >= caps.identity ? 'identity' : counts.tenant >= caps.tenant ? 'tenant' : undefined;
+  if (!scope) return;
+  throw new PmailError('daily_cap_reached', `The ${scope}'s daily send cap is reached.`, {
+    retryAfter: Math.max(1, Math.ceil((resetsAt - Date.now()) / 1000)),
+    details: {
+      cap: scope,
+      limit: scope === 'identity' ? caps.identity : caps.tenant,
+      resets_at: new Date(resetsAt).toISOString(),
+    },
+  });
+}
+
+function buildMessage(
+  deps: Deps,
+  args: StoreArgs,
+  p: Prepared,
+  now: number,
+  suppressedAll: boolean,
+): MessageRecord {
+  const { tenant, identity, body } = args;
   const byField = (f: 'to' | 'cc' | 'bcc') =>
-    plan.recipients
+    p.recipients
       .filter((r) => r.field === f)
       .map(({ address, name }) => (name ? { address, name } : { address }));
-  const message: MessageRecord = {
-    id: messageId,
+  return {
+    id: p.messageId,
     tenant_id: tenant.id,
     identity_id: identity.id,
-    thread_id: `thr_${deps.newId()}`,
+    thread_id: p.threadId,
     direction: 'outbound',
-    status: 'queued',
-    operation: 'send',
-    from: plan.from,
+    status: suppressedAll ? 'suppressed' : 'queued',
+    operation: args.operation,
+    from: p.from,
     to: byField('to'),
     cc: byField('cc'),
     bcc: byField('bcc'),
-    reply_to: [],
-    subject: body.subject,
+    reply_to: p.replyTo ? [p.replyTo] : [],
+    subject: p.subject,
     kind: body.kind,
     labels: body.labels ?? [],
     metadata: body.metadata,
     flags: [],
-    rfc_message_id: rfcMessageId,
-    raw_key: rawKey,
-    raw_size: mime.length,
+    rfc_message_id: p.compose.rfcMessageId,
+    in_reply_to: p.inReplyTo,
+    references: p.references,
+    hop: p.hop,
+    holds_lock: p.threaded && !suppressedAll ? true : undefined,
+    raw_key: outboundKey(tenant.id, identity.id, p.messageId),
+    raw_size: p.mime.length,
     created_at: now,
     updated_at: now,
     version: 1,
-    deliveries: plan.recipients.map((r) => ({
-      address: r.address,
-      field: r.field,
-      status: 'queued',
-      updated_at: now,
-    })),
-    // DESIGN § 6: the execution coming for this message is named in the write that queues it.
-    dispatch: { execution: executionName(messageId, 1), at: now, n: 1 },
-  };
-  const response = JSON.stringify(toApiMessage(message));
-  await commitAccepted(deps.db, message, [
-    completeIdempotencyUpdate(deps.db, {
-      identityId: identity.id,
-      keyHash: args.keyHash,
-      owner: args.owner,
-      messageId,
-      response,
-      now,
+    deliveries: p.recipients.map((r, i) => {
+      const d = p.decisions[i];
+      return d.status === 'queued'
+        ? { address: r.address, field: r.field, status: 'queued' as const, updated_at: now }
+        : {
+            address: r.address,
+            field: r.field,
+            status: 'suppressed' as const,
+            smtp_response: d.smtp_response,
+            updated_at: now,
+          };
     }),
-  ]);
-  return message;
+    // DESIGN § 6: the execution coming for this message is named in the write that queues it.
+    ...(suppressedAll ? {} : { dispatch: { execution: executionName(p.messageId, 1), at: now, n: 1 } }),
+  };
+}
+
+/**
+ * After commit: start the execution the message names (if that fails the message stays queued and
+ * the sweeper dispatches it: DESIGN § 5.1 step 6), count the contacts, emit quota warnings once per
+ * scope, threshold and day. None of these can undo the accepted send.
+ */
+async function afterCommit(
+  deps: Deps,
+  args: {
+    tenant: Tenant;
+    identity: Identity;
+    message: MessageRecord;
+    prepared: Prepared;
+    countsBefore?: { tenant: number; identity: number };
+  },
+): Promise<void> {
+  const { tenant, identity, message, prepared } = args;
+  if (message.status === 'queued') {
+    try {
+      await deps.dispatcher.start(message.dispatch!.execution, {
+        tenant_id: tenant.id,
+        identity_id: identity.id,
+        message_id: message.id,
+      });
+    } catch (err) {
+      deps.log.error('dispatch failed; the sweeper will retry', {
+        message_id: message.id,
+        ...errorFields(err),
+      });
+    }
+  }
+  const queued = (message.deliveries ?? []).filter((d) => d.status === 'queued').map((d) => d.address);
+  const side: Promise<unknown>[] = contactCountUpdates(deps.db, identity.id, queued, message.created_at).map(
+    (u) =>
+      deps.db.doc.send(
+        new UpdateCommand((u as { Update: ConstructorParameters<typeof UpdateCommand>[0] }).Update),
+      ),
+  );
+  if (args.countsBefore) {
+    const day = localDay(message.created_at, tenant.timezone || 'UTC');
+    const expiresAt = nextLocalMidnight(message.created_at, tenant.timezone || 'UTC') + 48 * 3600_000;
+    const scopes = [
+      { scope: `identity:${identity.id}`, before: args.countsBefore.identity, cap: prepared.caps.identity },
+      { scope: 'tenant', before: args.countsBefore.tenant, cap: prepared.caps.tenant },
+    ];
+    for (const { scope, before, cap } of scopes) {
+      for (const threshold of crossedThresholds(before, before + 1, cap)) {
+        side.push(
+          markWarned(deps.db, { tenantId: tenant.id, day, scope, threshold, expiresAt }).then((first) =>
+            first
+              ? appendEvent(deps.db, {
+                  id: `evt_${deps.newId()}`,
+                  type: 'quota.warning',
+                  tenant_id: tenant.id,
+                  created_at: message.created_at,
+                  data: {
+                    scope: scope.split(':')[0],
+                    identity_id: scope.startsWith('identity') ? identity.id : null,
+                    metric: 'sends',
+                    threshold,
+                    cap,
+                    day,
+                  },
+                })
+              : false,
+          ),
+        );
+      }
+    }
+  }
+  const results = await Promise.allSettled(side);
+  for (const r of results) {
+    if (r.status === 'rejected')
+      deps.log.error('after-commit step failed', { message_id: message.id, ...errorFields(r.reason) });
+  }
 }

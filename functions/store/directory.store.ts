@@ -1,5 +1,5 @@
 import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { AddressRecord, ApiKeyRecord, Identity, Tenant } from '../core/model.ts';
+import type { AddressRecord, ApiKeyRecord, DomainRecord, Identity, Tenant } from '../core/model.ts';
 import type { Db } from './db.ts';
 import { keys } from './keys.ts';
 
@@ -84,3 +84,11 @@ export const putAddress = (db: Db, a: AddressRecord) =>
   putNew(db, { ...keys.address(a.address), type: 'address', ...a, address: a.address.toLowerCase() });
 export const putApiKey = (db: Db, keyHash: string, k: ApiKeyRecord) =>
   putNew(db, { ...keys.apiKey(keyHash), type: 'api_key', ...k });
+
+export async function getDomain(db: Db, domain: string): Promise<DomainRecord | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: keys.domain(domain) }));
+  return strip<DomainRecord>(out.Item);
+}
+
+export const putDomain = (db: Db, d: DomainRecord) =>
+  putNew(db, { ...keys.domain(d.domain), type: 'domain', ...d, domain: d.domain.toLowerCase() });

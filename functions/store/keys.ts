@@ -4,6 +4,7 @@ export const keys = {
   apiKey: (keyHash: string) => ({ pk: `K#${keyHash}`, sk: 'K' }),
   identity: (identityId: string) => ({ pk: `I#${identityId}`, sk: 'I' }),
   address: (address: string) => ({ pk: `A#${address.toLowerCase()}`, sk: 'A' }),
+  domain: (domain: string) => ({ pk: `D#${domain.toLowerCase()}`, sk: 'D' }),
   message: (identityId: string, messageId: string) => ({ pk: `I#${identityId}`, sk: `M#${messageId}` }),
   idempotency: (identityId: string, keyHash: string) => ({ pk: `I#${identityId}`, sk: `IK#${keyHash}` }),
   rateWindow: (identityId: string, metric: string, windowStart: number) => ({

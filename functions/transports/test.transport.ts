@@ -115,8 +115,12 @@ async function injectLoopback(
     subject: message.subject,
     kind: message.kind,
     labels: [],
-    flags: ['loopback'],
+    // An auto-reply arrives as automated mail: answering it automatically is refused (D6).
+    flags: message.kind === 'auto_reply' ? ['loopback', 'automated'] : ['loopback'],
     rfc_message_id: message.rfc_message_id,
+    in_reply_to: message.in_reply_to,
+    references: message.references,
+    hop: message.hop,
     raw_key: key,
     raw_size: raw.body.length,
     created_at: now,

@@ -1,0 +1,45 @@
+/**
+ * Daily caps (DESIGN § 8 step 18, "Day boundaries"): counted per day in the tenant's time zone;
+ * `resets_at` is the next local midnight, in UTC. Pure: `now` comes in.
+ */
+export const DEFAULT_TENANT_DAILY_CAP = 10_000;
+export const DEFAULT_IDENTITY_DAILY_CAP = 1_000;
+export const WARNING_THRESHOLDS = [80, 100] as const;
+
+function parts(now: number, timeZone: string) {
+  const f = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
+  const p = Object.fromEntries(f.formatToParts(new Date(now)).map((x) => [x.type, x.value]));
+  return { y: +p.year, m: +p.month, d: +p.day, h: +p.hour, min: +p.minute, s: +p.second };
+}
+
+/** YYYY-MM-DD of `now` in `timeZone`. */
+export function localDay(now: number, timeZone: string): string {
+  const p = parts(now, timeZone);
+  return `${p.y}-${String(p.m).padStart(2, '0')}-${String(p.d).padStart(2, '0')}`;
+}
+
+/** The UTC instant of the next local midnight after `now` in `timeZone` (DST-safe by search). */
+export function nextLocalMidnight(now: number, timeZone: string): number {
+  const p = parts(now, timeZone);
+  const offset = Date.UTC(p.y, p.m - 1, p.d, p.h, p.min, p.s) - Math.floor(now / 1000) * 1000;
+  let guess = Date.UTC(p.y, p.m - 1, p.d + 1) - offset;
+  // Offsets can differ across the boundary (DST); walk to the first instant whose local day changed.
+  const today = localDay(now, timeZone);
+  for (let step = 0; step < 4 && localDay(guess, timeZone) === today; step++) guess += 3600_000;
+  while (localDay(guess - 60_000, timeZone) !== today && guess - 60_000 > now) guess -= 60_000;
+  return guess;
+}
+
+/** Thresholds crossed by going from `before` to `after` sends against `cap` (80 % and 100 %). */
+export function crossedThresholds(before: number, after: number, cap: number): number[] {
+  return WARNING_THRESHOLDS.filter((t) => before * 100 < t * cap && after * 100 >= t * cap);
+}

@@ -1,0 +1,198 @@
+import { createHmac } from 'node:crypto';
+import { domainToASCII } from 'node:url';
+import { type FieldError, PmailError } from './errors.ts';
+import { normaliseAddress } from './recipients.ts';
+
+/**
+ * Suppressions, send lists and the per-recipient filter of policy step 16 (seed 000 › Recipient
+ * filters, › Suppressions; DESIGN § 8). Pure: the stores load the facts, this file decides.
+ */
+
+export const SUPPRESSION_REASONS = ['manual', 'unsubscribe', 'hard_bounce', 'complaint', 'provider'] as const;
+export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
+/** The reasons a caller may create through the API (seed 000 › Suppressions: manual, unsubscribe). */
+export const API_SUPPRESSION_REASONS = ['manual', 'unsubscribe'] as const;
+
+/** A stored suppression (times in epoch ms). The plain address is never part of it. */
+export interface Suppression {
+  address_hash: string;
+  address_hint: string;
+  reason: SuppressionReason;
+  created_at: number;
+  expires_at?: number;
+  source_message_id?: string;
+  /** Only for `manual`: it blocks elective mail only, as an unsubscribe does (seed 002). */
+  elective?: boolean;
+}
+
+/** Only send lists so far; receive lists come with the inbound path. */
+export type ListDirection = 'send';
+export const LIST_KINDS = ['block', 'allow'] as const;
+export type ListKind = (typeof LIST_KINDS)[number];
+
+export interface ListEntry {
+  direction: ListDirection;
+  kind: ListKind;
+  /** A lower-case address, or `@domain` with the domain in A-label form. */
+  entry: string;
+  created_at: number;
+}
+
+export interface ContactCounts {
+  inbound_count: number;
+  outbound_count: number;
+}
+
+/** The form an address is hashed, matched and listed in: trimmed, lower case, A-label domain. */
+export function canonicalAddress(address: string): string {
+  const value = address.trim().toLowerCase();
+  const at = value.lastIndexOf('@');
+  if (at < 0) return value;
+  const domain = value.slice(at + 1);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: checking for non-ASCII on purpose
+  const ascii = /[^\x00-\x7F]/.test(domain) ? domainToASCII(domain) || domain : domain;
+  return `${value.slice(0, at)}@${ascii}`;
+}
+
+/** seed 000 › Suppressions: hex HMAC-SHA256(PM_HASH_KEY, address), case-insensitive. */
+export function addressHash(hashKey: string, address: string): string {
+  return createHmac('sha256', hashKey).update(canonicalAddress(address)).digest('hex');
+}
+
+/** The masked form kept instead of the address: `j***@example.com`. */
+export function addressHint(address: string): string {
+  const value = canonicalAddress(address);
+  const at = value.lastIndexOf('@');
+  return `${value.slice(0, 1)}***@${value.slice(at + 1)}`;
+}
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * A send-list entry as stored: an address (lower case, A-label domain) or `@domain`. Anything else
+ * is 400 invalid_request with `details.errors[0].path = "entry"`.
+ */
+export function normaliseListEntry(raw: string): string {
+  const fail = (message: string) =>
+    new PmailError('invalid_request', 'The list entry is not an address or @domain.', {
+      details: { errors: [{ path: 'entry', message }] satisfies FieldError[] },
+    });
+  const value = raw.trim();
+  if (value.startsWith('@')) {
+    const domain = domainToASCII(value.slice(1).toLowerCase());
+    if (
+      !domain ||
+      domain.length > 253 ||
+      !domain.includes('.') ||
+      !domain.split('.').every((l) => LABEL.test(l))
+    ) {
+      throw fail('entry is not a valid @domain');
+    }
+    return `@${domain}`;
+  }
+  try {
+    return canonicalAddress(normaliseAddress(value, 'entry'));
+  } catch (err) {
+    if (err instanceof PmailError) {
+      const errors = (err.details?.errors ?? []) as FieldError[];
+      throw fail(errors[0]?.message ?? err.message);
+    }
+    throw err;
+  }
+}
+
+/** seed 002: an unsubscribe (and a manual suppression marked elective) blocks elective mail only. */
+export function blocksOnlyElective(s: Pick<Suppression, 'reason' | 'elective'>): boolean {
+  return s.reason === 'unsubscribe' || (s.reason === 'manual' && s.elective === true);
+}
+
+export function isActiveSuppression(s: Pick<Suppression, 'expires_at'>, now: number): boolean {
+  return s.expires_at === undefined || s.expires_at > now;
+}
+
+/** Facts loaded for the recipients of one submit; every map/set is keyed by canonicalAddress. */
+export interface RecipientFilterContext {
+  now: number;
+  /** Whether the recipient may refuse this mail (seed 002 › Category and kind). */
+  elective: boolean;
+  /** Tenant policy `send_allowlist_only`. */
+  allowlistOnly: boolean;
+  /** Identity `send_policy.require_known_recipient` (E2). */
+  requireKnownRecipient: boolean;
+  /** The suppression found for each recipient address. */
+  suppressions: ReadonlyMap<string, Pick<Suppression, 'reason' | 'expires_at' | 'elective'>>;
+  /** Send-block entries found: recipient addresses and `@domain`s. */
+  sendBlock: ReadonlySet<string>;
+  /** Send-allow entries found: recipient addresses and `@domain`s. */
+  sendAllow: ReadonlySet<string>;
+  /** The identity's contact counts for each recipient address. */
+  contacts: ReadonlyMap<string, ContactCounts>;
+}
+
+export type FilterRule = SuppressionReason | 'send_block' | 'not_on_allowlist' | 'unknown_recipient';
+
+export type FilterDecision =
+  | { status: 'queued' }
+  | {
+      status: 'suppressed';
+      /** The suppression reason or the list rule (the dry run's `reason`). */
+      reason: FilterRule;
+      smtp_response: string;
+    };
+
+const suppressed = (reason: FilterRule, smtp_response: string): FilterDecision => ({
+  status: 'suppressed',
+  reason,
+  smtp_response,
+});
+
+/**
+ * Policy step 16 for one recipient, in the seed's order: suppression, send-block, allowlist-only,
+ * require-known-recipient. The first rule that matches names the delivery's smtp_response.
+ */
+export function filterRecipient(address: string, ctx: RecipientFilterContext): FilterDecision {
+  const key = canonicalAddress(address);
+  const domain = `@${key.slice(key.lastIndexOf('@') + 1)}`;
+  const s = ctx.suppressions.get(key);
+  if (s && isActiveSuppression(s, ctx.now) && (ctx.elective || !blocksOnlyElective(s)))
+    return suppressed(s.reason, `policy: suppression (${s.reason})`);
+  if (ctx.sendBlock.has(key) || ctx.sendBlock.has(domain))
+    return suppressed('send_block', 'policy: send_block');
+  if (ctx.allowlistOnly && !ctx.sendAllow.has(key) && !ctx.sendAllow.has(domain))
+    return suppressed('not_on_allowlist', 'policy: not_on_allowlist');
+  if (ctx.requireKnownRecipient) {
+    const c = ctx.contacts.get(key);
+    if (!c || (c.inbound_count <= 0 && c.outbound_count <= 0))
+      return suppressed('unknown_recipient', 'policy: unknown_recipient');
+  }
+  return { status: 'queued' };
+}
+
+/** Policy step 16 for every recipient; the result is aligned with `recipients`. */
+export function filterRecipients<R extends { address: string }>(
+  recipients: readonly R[],
+  ctx: RecipientFilterContext,
+): (FilterDecision & { address: string })[] {
+  return recipients.map((r) => ({ address: r.address, ...filterRecipient(r.address, ctx) }));
+}
+
+/** The API view of a suppression (DESIGN § 3a: RFC 3339 times, null for absent values). */
+export function toSuppressionView(s: Suppression) {
+  return {
+    address_hint: s.address_hint,
+    reason: s.reason,
+    created_at: new Date(s.created_at).toISOString(),
+    expires_at: s.expires_at === undefined ? null : new Date(s.expires_at).toISOString(),
+    source_message_id: s.source_message_id ?? null,
+    elective: blocksOnlyElective(s),
+  };
+}
+
+export function toListEntryView(e: ListEntry) {
+  return {
+    direction: e.direction,
+    kind: e.kind,
+    entry: e.entry,
+    created_at: new Date(e.created_at).toISOString(),
+  };
+}

@@ -1,0 +1,61 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type ContactCounts, canonicalAddress } from '../core/suppressions.ts';
+import type { Db } from './db.ts';
+import { batchGetItems } from './suppressions.store.ts';
+
+/**
+ * Contacts (DESIGN § 4): `I#{idn}` / `C#{address}` with `inbound_count` and `outbound_count`, read by
+ * require_known_recipient (E2) and counted on every accepted send. Only counters and one time: the
+ * item stays well under one write unit.
+ */
+export const contactKey = (identityId: string, address: string) => ({
+  pk: `I#${identityId}`,
+  sk: `C#${canonicalAddress(address)}`,
+});
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * One Update per distinct address for the submit transaction: `ADD outbound_count :1` (or
+ * inbound_count), creating the contact when absent. A transaction may not touch one item twice,
+ * so addresses are deduplicated case-insensitively here.
+ */
+export function contactCountUpdates(
+  db: Db,
+  identityId: string,
+  addresses: string[],
+  now: number,
+  direction: 'outbound' | 'inbound' = 'outbound',
+): TransactItem[] {
+  const unique = [...new Set(addresses.map(canonicalAddress))];
+  return unique.map((address) => ({
+    Update: {
+      TableName: db.table,
+      Key: contactKey(identityId, address),
+      UpdateExpression: 'SET #type = :type, last_at = :now ADD #count :one',
+      ExpressionAttributeNames: {
+        '#type': 'type',
+        '#count': direction === 'outbound' ? 'outbound_count' : 'inbound_count',
+      },
+      ExpressionAttributeValues: { ':type': 'contact', ':now': now, ':one': 1 },
+    },
+  }));
+}
+
+/** The identity's counts for these addresses, keyed by canonicalAddress (absent = no contact). */
+export async function getContacts(
+  db: Db,
+  identityId: string,
+  addresses: string[],
+): Promise<Map<string, ContactCounts>> {
+  const items = await batchGetItems(
+    db,
+    addresses.map((a) => contactKey(identityId, a)),
+  );
+  return new Map(
+    items.map((i) => [
+      (i.sk as string).slice(2),
+      { inbound_count: Number(i.inbound_count ?? 0), outbound_count: Number(i.outbound_count ?? 0) },
+    ]),
+  );
+}

@@ -1,0 +1,44 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { Db } from './db.ts';
+import { isConditionFailed } from './db.ts';
+
+/**
+ * The tenant's events outbox (DESIGN § 4: `T#{ten}` / `E#{ulid}`): every event pmail emits, in
+ * order. Webhook delivery and `GET /v1/events` read it (issue 5). Ids are ULIDs (`evt_…`), or
+ * deterministic where the seed asks, so a retried writer never emits twice.
+ */
+export interface OutboxEvent {
+  id: string;
+  type: string;
+  tenant_id: string;
+  created_at: number;
+  data: Record<string, unknown>;
+}
+
+const KEEP_MS = 30 * 24 * 3600 * 1000;
+
+function item(e: OutboxEvent) {
+  return {
+    pk: `T#${e.tenant_id}`,
+    sk: `E#${e.id}`,
+    type: 'event',
+    event: e,
+    ttl: Math.ceil((e.created_at + KEEP_MS) / 1000),
+  };
+}
+
+/** A TransactWriteItem that appends the event (idempotent: it must not exist yet). */
+export function eventPutItem(db: Db, e: OutboxEvent) {
+  return { Put: { TableName: db.table, Item: item(e), ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** Append one event outside a transaction; false if that id was already emitted. */
+export async function appendEvent(db: Db, e: OutboxEvent): Promise<boolean> {
+  try {
+    await db.doc.send(new PutCommand(eventPutItem(db, e).Put));
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}

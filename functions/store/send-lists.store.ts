@@ -1,0 +1,139 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { canonicalAddress, type ListEntry, type ListKind } from '../core/suppressions.ts';
+import { type Db, isConditionFailed, oldItem } from './db.ts';
+import { batchGetItems } from './suppressions.store.ts';
+
+/**
+ * Send lists (seed 000 › Recipient filters; DESIGN § 4): `T#{ten}` / `L#{block|allow}#{entry}`, the
+ * entry an address or `@domain`, lower case with an A-label domain (core normaliseListEntry).
+ * Inbound (receive) lists will need their own prefix; only `send` exists so far.
+ */
+export const listEntryKey = (tenantId: string, kind: ListKind, entry: string) => ({
+  pk: `T#${tenantId}`,
+  sk: `L#${kind}#${entry}`,
+});
+
+interface ListEntryItem {
+  pk: string;
+  sk: string;
+  type: 'list_entry';
+  created_at: number;
+}
+
+function fromItem(item: Record<string, unknown>): ListEntry {
+  const [, kind, ...rest] = (item.sk as string).split('#');
+  return {
+    direction: 'send',
+    kind: kind as ListKind,
+    entry: rest.join('#'),
+    created_at: (item as unknown as ListEntryItem).created_at,
+  };
+}
+
+/** Put an entry unless it exists; an existing entry is returned unchanged (its created_at kept). */
+export async function putListEntry(
+  db: Db,
+  tenantId: string,
+  kind: ListKind,
+  entry: string,
+  now: number,
+): Promise<{ created: boolean; entry: ListEntry }> {
+  const item: ListEntryItem = { ...listEntryKey(tenantId, kind, entry), type: 'list_entry', created_at: now };
+  try {
+    await db.doc.send(
+      new PutCommand({
+        TableName: db.table,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { created: true, entry: fromItem(item as unknown as Record<string, unknown>) };
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err;
+    const old = oldItem<Record<string, unknown>>(err);
+    if (!old) throw err;
+    return { created: false, entry: fromItem(old) };
+  }
+}
+
+export async function getListEntry(
+  db: Db,
+  tenantId: string,
+  kind: ListKind,
+  entry: string,
+): Promise<ListEntry | undefined> {
+  const out = await db.doc.send(
+    new GetCommand({ TableName: db.table, Key: listEntryKey(tenantId, kind, entry) }),
+  );
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+export async function deleteListEntry(
+  db: Db,
+  tenantId: string,
+  kind: ListKind,
+  entry: string,
+): Promise<boolean> {
+  try {
+    await db.doc.send(
+      new DeleteCommand({
+        TableName: db.table,
+        Key: listEntryKey(tenantId, kind, entry),
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
+/** One page of a list in entry order; `after` is the last entry of the previous page. */
+export async function listListEntries(
+  db: Db,
+  tenantId: string,
+  kind: ListKind,
+  opts: { limit: number; after?: string },
+): Promise<{ data: ListEntry[]; next?: string }> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':prefix': `L#${kind}#` },
+      // One more than a page tells whether a next page exists.
+      Limit: opts.limit + 1,
+      ExclusiveStartKey: opts.after ? listEntryKey(tenantId, kind, opts.after) : undefined,
+    }),
+  );
+  const all = (out.Items ?? []).map(fromItem);
+  if (all.length <= opts.limit) return { data: all };
+  const data = all.slice(0, opts.limit);
+  return { data, next: data[data.length - 1].entry };
+}
+
+/**
+ * The send-list entries that match these recipients — each address and its `@domain` — in the
+ * shape the recipient filter takes (RecipientFilterContext.sendBlock / sendAllow).
+ */
+export async function getSendListMatches(
+  db: Db,
+  tenantId: string,
+  addresses: string[],
+  kinds: readonly ListKind[] = ['block', 'allow'],
+): Promise<{ block: Set<string>; allow: Set<string> }> {
+  const candidates = new Set<string>();
+  for (const a of addresses) {
+    const key = canonicalAddress(a);
+    candidates.add(key);
+    candidates.add(`@${key.slice(key.lastIndexOf('@') + 1)}`);
+  }
+  const items = await batchGetItems(
+    db,
+    kinds.flatMap((kind) => [...candidates].map((c) => listEntryKey(tenantId, kind, c))),
+  );
+  const found = { block: new Set<string>(), allow: new Set<string>() };
+  for (const e of items.map(fromItem)) found[e.kind].add(e.entry);
+  return found;
+}
