@@ -125,9 +125,6 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   const seen = await lookupIdempotency(deps.db, identity.id, keyHash, fingerprint, deps.clock());
   if (seen.type !== 'absent') return answerFromLookup(seen);
 
-  const taken = await takeRate(deps.db, identity.id, 'send', RL_SEND, deps.clock());
-  if (!taken.ok) throw rateLimited(taken.retryAfter);
-
   // Reservation step 2.
   const owner = input.requestId;
   const reserved = await reserveIdempotency(deps.db, {
@@ -171,6 +168,12 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
     throw err;
   }
 
+  // RL_SEND counts sends accepted into the queue (the design's rate-limit table): counted after the
+  // commit, so a refused request writes nothing. Concurrent requests near the limit may pass it by a
+  // few; the peek above keeps every later one out.
+  await takeRate(deps.db, identity.id, 'send', RL_SEND, deps.clock()).catch((e) =>
+    deps.log.error('rate-limit count failed', { identity_id: identity.id, ...errorFields(e) }),
+  );
   await afterCommit(deps, { tenant, identity, ...stored });
   return { type: 'accepted', message: toApiMessage(stored.message), deduplicated: false };
 }

@@ -63,7 +63,8 @@ export class CommitLost extends Error {
 
 /**
  * seed 000 › Storage of an accepted send (DESIGN § 5.1 step 4): the message and the completion of
- * the idempotency item in one TransactWriteItems. A cancelled transaction writes nothing.
+ * the idempotency item in one TransactWriteItems (`extra[0]` must be the idempotency completion).
+ * A cancelled transaction writes nothing.
  */
 export async function commitAccepted(
   db: Db,
@@ -90,7 +91,9 @@ export async function commitAccepted(
     if (!isTransactionCanceled(err)) throw err;
     const reasons = err.CancellationReasons ?? [];
     if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new CommitLost('message_exists');
-    if (reasons.slice(1).some((r) => r.Code === 'ConditionalCheckFailed')) throw new CommitLost('not_owner');
+    // The second item is the idempotency completion (conditioned on our ownership); the caller
+    // reads the reasons of the items after it (quota, thread lock).
+    if (reasons[1]?.Code === 'ConditionalCheckFailed') throw new CommitLost('not_owner');
     throw err;
   }
 }

@@ -15,6 +15,7 @@ import { silentLogger } from '../../functions/log.ts';
 import { getMessage, listMessages } from '../../functions/store/messages.store.ts';
 
 export interface TestStack extends LocalRuntime, SeededTenant {
+  stateDir: string;
   agent: SeededTenant['identities'][number];
   peer: SeededTenant['identities'][number];
   call(
@@ -44,9 +45,10 @@ export interface CallOptions {
 export async function testStack(
   opts: Partial<LocalRuntimeOptions> & { seed?: Parameters<typeof seedTestTenant>[1] } = {},
 ): Promise<TestStack> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'pmail-test-'));
   const runtime = await createLocalRuntime({
     endpoint: inject('dynamoEndpoint'),
-    stateDir: mkdtempSync(join(tmpdir(), 'pmail-test-')),
+    stateDir,
     log: silentLogger,
     queueSecondsToMs: 10,
     ...opts,
@@ -77,6 +79,7 @@ export async function testStack(
   const [agent, peer] = seeded.identities;
   const stack: TestStack = {
     ...runtime,
+    stateDir,
     ...seeded,
     agent,
     peer,

@@ -4,7 +4,12 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { ERRORS, errorResponse, matchRoute } from '../../functions/api/http.ts';
 import { routes } from '../../functions/api/routes.ts';
-import { listQuerySchema, sendBodySchema } from '../../functions/api/send.schema.ts';
+import {
+  forwardBodySchema,
+  listQuerySchema,
+  replyBodySchema,
+  sendBodySchema,
+} from '../../functions/api/send.schema.ts';
 import { PmailError } from '../../functions/core/errors.ts';
 import { toApiMessage } from '../../functions/core/message-view.ts';
 import type {
@@ -15,8 +20,13 @@ import type {
   Provider,
   RecipientField,
 } from '../../functions/core/model.ts';
+import {
+  type FilterRule,
+  SUPPRESSION_REASONS,
+  type SuppressionReason,
+} from '../../functions/core/suppressions.ts';
 import { silentLogger } from '../../functions/log.ts';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../functions/send/submit.ts';
+import { type DryRunResult, IDEMPOTENCY_KEY_PATTERN } from '../../functions/send/submit.ts';
 
 // DESIGN § 3a: openapi.yaml is the contract and is tested against the code. These tests read the
 // document and compare it with the routes table, the error table, the zod schemas and the Message
@@ -48,6 +58,7 @@ interface Parameter {
   $ref?: string;
   name: string;
   in: 'path' | 'query' | 'header' | 'cookie';
+  description?: string;
   required?: boolean;
   schema: JsonSchema;
 }
@@ -63,6 +74,7 @@ interface Response {
 }
 interface Operation {
   operationId: string;
+  security?: Record<string, string[]>[];
   parameters?: Parameter[];
   requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema; example?: unknown }> };
   responses: Record<string, Response>;
@@ -256,6 +268,86 @@ const jsonSchemaOf = (response: Response): JsonSchema => {
   return schema;
 };
 
+/** Operations that take no API key, their own token being the authority: `security: []`. */
+const PUBLIC_OPERATIONS = ['getLink'];
+const isPublic = (operationId: string) => PUBLIC_OPERATIONS.includes(operationId);
+
+/** The code an operation answers when the identity or tenant its path names is not the key's. */
+const SCOPE_CODES = [
+  ['/v1/identities/', 'identity_not_found'],
+  ['/v1/tenants/', 'tenant_not_found'],
+] as const;
+
+/** The four operations of the submit path, with the document's request schema and zod's. */
+const SEND_OPERATIONS = [
+  ['sendMessage', 'SendMessageRequest', sendBodySchema],
+  ['replyMessage', 'ReplyMessageRequest', replyBodySchema],
+  ['replyAllMessage', 'ReplyMessageRequest', replyBodySchema],
+  ['forwardMessage', 'ForwardMessageRequest', forwardBodySchema],
+] as const;
+const SEND_IDS = SEND_OPERATIONS.map(([id]) => id);
+
+/**
+ * The codes of the submit path in the order its checks run (seed 000 › Handler, DESIGN § 8 ›
+ * Policy pipeline): message_not_found only where a message is answered or forwarded,
+ * thread_not_found only where the body can name a thread.
+ */
+const SUBMIT_PIPELINE = [
+  'unauthenticated',
+  'permission_denied',
+  'identity_not_found',
+  'rate_limited',
+  'idempotency_key_required',
+  'invalid_idempotency_key',
+  'payload_too_large',
+  'invalid_request',
+  'idempotency_conflict',
+  'request_in_progress',
+  'tenant_suspended',
+  'identity_paused',
+  'identity_owner_required',
+  'message_not_found',
+  'thread_not_found',
+  'address_invalid',
+  'address_unsupported',
+  'too_many_recipients',
+  'test_mode_recipient',
+  'marketing_requirements_missing',
+  'auto_reply_not_allowed',
+  'header_not_allowed',
+  'domain_not_ready',
+  'transport_unavailable',
+  'message_too_large',
+  'daily_cap_reached',
+  'thread_busy',
+  'recipient_blocked',
+  'all_recipients_suppressed',
+  'internal_error',
+  'unavailable',
+];
+const pipelineOf = (operationId: string) =>
+  SUBMIT_PIPELINE.filter((code) =>
+    code === 'message_not_found'
+      ? operationId !== 'sendMessage'
+      : code === 'thread_not_found'
+        ? operationId === 'sendMessage'
+        : true,
+  );
+
+/** The sources of the submit path; every error code they name must be documented on a send. */
+const SUBMIT_SOURCES = [
+  'functions/api/auth.ts',
+  'functions/send/submit.ts',
+  'functions/send/prepare.ts',
+  'functions/core/policy.ts',
+  'functions/core/recipients.ts',
+  'functions/core/headers.ts',
+  'functions/core/compose.ts',
+];
+
+/** The codes answered with a Retry-After header (PmailError.retryAfter: submit.ts, http.ts). */
+const RETRY_AFTER_CODES = ['rate_limited', 'daily_cap_reached', 'thread_busy', 'unavailable'];
+
 describe('openapi.yaml routes', () => {
   const documented = sorted(operations.map((o) => `${o.method.toUpperCase()} ${o.path} ${o.op.operationId}`));
 
@@ -280,10 +372,17 @@ describe('openapi.yaml routes', () => {
     }
   });
 
-  it('requires a bearer API key on every operation', () => {
+  it('names as public only operations that routes.ts has', () => {
+    for (const id of PUBLIC_OPERATIONS) expect(routes.map((r) => r.operation)).toContain(id);
+  });
+
+  it('requires a bearer API key on every operation but the public ones, which opt out with security: []', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
-    for (const { op } of operations) expect((op as { security?: unknown }).security).toBeUndefined();
+    for (const { op } of operations) {
+      if (isPublic(op.operationId)) expect(op.security, op.operationId).toEqual([]);
+      else expect(op.security, op.operationId).toBeUndefined();
+    }
   });
 });
 
@@ -321,16 +420,41 @@ describe('openapi.yaml errors', () => {
     }
   });
 
-  it('answers authentication, scope and internal failures on every operation', () => {
+  it('answers internal failures on every operation', () => {
+    for (const { op } of operations) expect(op['x-error-codes'], op.operationId).toContain('internal_error');
+  });
+
+  it('answers authentication and permission failures on every operation that takes a key, and not on a public one', () => {
     for (const { op } of operations) {
-      expect(op['x-error-codes'], op.operationId).toEqual(
-        expect.arrayContaining([
-          'unauthenticated',
-          'permission_denied',
-          'identity_not_found',
-          'internal_error',
-        ]),
-      );
+      const codes = op['x-error-codes'] ?? [];
+      if (isPublic(op.operationId)) {
+        expect(codes, op.operationId).not.toContain('unauthenticated');
+        expect(codes, op.operationId).not.toContain('permission_denied');
+      } else {
+        expect(codes, op.operationId).toEqual(
+          expect.arrayContaining(['unauthenticated', 'permission_denied']),
+        );
+      }
+    }
+  });
+
+  it('answers the scope code of its path on every operation that takes a key', () => {
+    for (const { path, op } of operations) {
+      if (isPublic(op.operationId)) continue;
+      const scope = SCOPE_CODES.find(([prefix]) => path.startsWith(prefix));
+      expect(scope, `${op.operationId}: ${path} is under no known scope`).toBeDefined();
+      expect(op['x-error-codes'], op.operationId).toContain(scope![1]);
+    }
+  });
+
+  it('declares Retry-After on every response whose codes are answered with one', () => {
+    for (const { op } of operations) {
+      for (const code of (op['x-error-codes'] ?? []).filter((c) => RETRY_AFTER_CODES.includes(c))) {
+        const status = String(ERRORS[code as keyof typeof ERRORS].status);
+        expect(Object.keys(deref(op.responses[status]).headers ?? {}), `${op.operationId} ${code}`).toContain(
+          'Retry-After',
+        );
+      }
     }
   });
 
@@ -398,35 +522,45 @@ describe('openapi.yaml headers', () => {
 });
 
 describe('openapi.yaml request schemas', () => {
-  const sendBody = z.toJSONSchema(sendBodySchema, { io: 'input' }) as JsonSchema;
-  const requestSchema = () => operation('sendMessage').op.requestBody!.content['application/json'].schema;
+  const requestOf = (operationId: string) =>
+    operation(operationId).op.requestBody!.content['application/json'];
 
-  it('takes a required JSON body described by SendMessageRequest', () => {
-    expect(operation('sendMessage').op.requestBody?.required).toBe(true);
-    expect(requestSchema()).toEqual({ $ref: '#/components/schemas/SendMessageRequest' });
+  it.each(SEND_OPERATIONS)('%s takes a required JSON body described by %s', (id, name) => {
+    expect(operation(id).op.requestBody?.required).toBe(true);
+    expect(requestOf(id).schema).toEqual({ $ref: `#/components/schemas/${name}` });
   });
 
-  it('describes the same SendMessageRequest fields, required sets, values and bounds as sendBodySchema', () => {
-    expect(sendBody.additionalProperties).toBe(false);
-    expect(doc.components.schemas.SendMessageRequest.additionalProperties).toBe(false);
-    expect(schemaDrift(sendBody, doc.components.schemas.SendMessageRequest, '')).toEqual([]);
-  });
+  it.each(SEND_OPERATIONS)(
+    '%s: %s has the same fields, required sets, values and bounds as its zod schema',
+    (_id, name, schema) => {
+      const expected = z.toJSONSchema(schema, { io: 'input' }) as JsonSchema;
+      expect(expected.additionalProperties).toBe(false);
+      expect(doc.components.schemas[name].additionalProperties).toBe(false);
+      expect(schemaDrift(expected, doc.components.schemas[name], '')).toEqual([]);
+    },
+  );
 
-  it('states the text-or-html rule that sendBodySchema enforces', () => {
-    const body = { to: ['deliver@simulator.invalid'] };
-    expect(sendBodySchema.safeParse(body).success).toBe(false);
-    expect(sendBodySchema.safeParse({ ...body, html: '<p>hi</p>' }).success).toBe(true);
-    expect(doc.components.schemas.SendMessageRequest.anyOf).toEqual([
-      { required: ['text'] },
-      { required: ['html'] },
-    ]);
-  });
+  it.each(SEND_OPERATIONS)(
+    '%s: %s states the text-or-html rule its zod schema enforces',
+    (id, name, schema) => {
+      const base =
+        id === 'replyMessage' || id === 'replyAllMessage' ? {} : { to: ['deliver@simulator.invalid'] };
+      expect(schema.safeParse(base).success).toBe(false);
+      expect(schema.safeParse({ ...base, html: '<p>hi</p>' }).success).toBe(true);
+      expect(schema.safeParse({ ...base, text: 'hi' }).success).toBe(true);
+      expect(doc.components.schemas[name].anyOf).toEqual([{ required: ['text'] }, { required: ['html'] }]);
+    },
+  );
 
-  it('gives a request example that sendBodySchema and the document both accept', () => {
-    const example = operation('sendMessage').op.requestBody!.content['application/json'].example;
-    expect(sendBodySchema.safeParse(example).success).toBe(true);
-    expect(violations(requestSchema(), example)).toEqual([]);
-  });
+  it.each(SEND_OPERATIONS)(
+    '%s gives a request example that its zod schema and %s both accept',
+    (id, _name, schema) => {
+      const { example } = requestOf(id);
+      expect(example).toBeDefined();
+      expect(schema.safeParse(example).success).toBe(true);
+      expect(violations(requestOf(id).schema, example)).toEqual([]);
+    },
+  );
 
   it('describes the same listMessages query parameters as listQuerySchema', () => {
     const query = z.toJSONSchema(listQuerySchema, { io: 'input' }) as JsonSchema;
@@ -444,20 +578,124 @@ describe('openapi.yaml request schemas', () => {
   });
 });
 
+describe('openapi.yaml send operations', () => {
+  it.each(SEND_IDS)(
+    '%s answers 202 with SendMessageResponse, marking a replay with Idempotent-Replayed',
+    (id) => {
+      const accepted = operation(id).op.responses['202'];
+      expect(jsonSchemaOf(accepted)).toEqual({ $ref: '#/components/schemas/SendMessageResponse' });
+      expect(Object.keys(deref(accepted).headers ?? {})).toContain('Idempotent-Replayed');
+    },
+  );
+
+  it.each(SEND_IDS)(
+    '%s takes dry_run, an optional boolean query parameter, and answers it 200 with a DryRunResult',
+    (id) => {
+      const dryRun = parametersOf(id).find((p) => p.in === 'query' && p.name === 'dry_run');
+      expect(dryRun, `${id} has no dry_run query parameter`).toBeDefined();
+      expect(dryRun!.required ?? false).toBe(false);
+      expect(dryRun!.schema).toMatchObject({ type: 'boolean', default: false });
+      expect(jsonSchemaOf(operation(id).op.responses['200'])).toEqual({
+        $ref: '#/components/schemas/DryRunResult',
+      });
+    },
+  );
+
+  it.each(SEND_IDS)('%s lists its codes in the order the submit path checks them', (id) => {
+    expect(operation(id).op['x-error-codes']).toEqual(pipelineOf(id));
+  });
+
+  it('documents on some send operation every error code the submit path names', () => {
+    const named = new Set(
+      SUBMIT_SOURCES.flatMap((file) =>
+        [...readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').matchAll(/'([a-z_]+)'/g)]
+          .map((m) => m[1])
+          .filter((word) => word in ERRORS),
+      ),
+    );
+    const documented = new Set(SEND_IDS.flatMap((id) => operation(id).op['x-error-codes'] ?? []));
+    expect(named.size).toBeGreaterThan(10);
+    expect(sorted(named).filter((code) => !documented.has(code))).toEqual([]);
+  });
+
+  const dryRunResult = doc.components.schemas.DryRunResult;
+  const dryRunRecipient = () => deref(deref(dryRunResult).properties!.recipients).items!;
+
+  // Record<…, boolean> literals fail to type-check when the filter gains or loses a list rule.
+  // send_block is false: a send-block match turns a dry run into 422 recipient_blocked, so it
+  // never reaches a 200.
+  const listRulesInA200 = {
+    send_block: false,
+    not_on_allowlist: true,
+    unknown_recipient: true,
+  } satisfies Record<Exclude<FilterRule, SuppressionReason>, boolean>;
+
+  it('enumerates as a DryRunResult reason every suppression reason and every list rule a 200 can carry', () => {
+    const expected = [
+      ...SUPPRESSION_REASONS,
+      ...Object.entries(listRulesInA200)
+        .filter(([, inA200]) => inA200)
+        .map(([rule]) => rule),
+    ];
+    expect(sorted(deref(dryRunRecipient().properties!.reason).enum ?? [])).toEqual(sorted(expected));
+    expect(deref(dryRunRecipient().properties!.reason).enum).not.toContain('send_block');
+    for (const id of SEND_IDS) expect(operation(id).op['x-error-codes'], id).toContain('recipient_blocked');
+  });
+
+  const recipientFields = { address: true, field: true, status: true, reason: true } satisfies Record<
+    keyof DryRunResult['recipients'][number],
+    true
+  >;
+
+  it('declares exactly the fields of the DryRunResult submit.ts returns', () => {
+    expect(propertyNames(dryRunResult)).toEqual(sorted(['would_send', 'recipients']));
+    expect(requiredNames(dryRunResult)).toEqual(sorted(['would_send', 'recipients']));
+    expect(propertyNames(dryRunRecipient())).toEqual(sorted(Object.keys(recipientFields)));
+    expect(requiredNames(dryRunRecipient())).toEqual(sorted(['address', 'field', 'status']));
+    expect(sorted(deref(dryRunRecipient().properties!.status).enum ?? [])).toEqual(['queued', 'suppressed']);
+  });
+
+  it.each([...SUPPRESSION_REASONS, 'not_on_allowlist', 'unknown_recipient'])(
+    'accepts a dry run whose suppressed recipient has reason %s',
+    (reason) => {
+      const result: DryRunResult = {
+        would_send: true,
+        recipients: [
+          { address: 'deliver@simulator.invalid', field: 'to', status: 'queued' },
+          { address: 'audit@example.com', field: 'bcc', status: 'suppressed', reason },
+        ],
+      };
+      expect(violations(dryRunResult, result)).toEqual([]);
+    },
+  );
+
+  it('refuses a dry-run recipient with send_block, or with a field or status the model lacks', () => {
+    const bad = (recipient: Record<string, string>) =>
+      violations(dryRunResult, { would_send: true, recipients: [recipient] });
+    const queued = { address: 'deliver@simulator.invalid', field: 'to', status: 'queued' };
+    expect(bad({ ...queued, status: 'suppressed', reason: 'send_block' })).not.toEqual([]);
+    expect(bad({ ...queued, field: 'reply_to' })).not.toEqual([]);
+    expect(bad({ ...queued, status: 'sent' })).not.toEqual([]);
+  });
+});
+
 describe('openapi.yaml Idempotency-Key', () => {
-  const keyParameter = () => {
-    const found = parametersOf('sendMessage').find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
-    if (!found) throw new Error('sendMessage has no Idempotency-Key header parameter');
+  const keyParameter = (operationId = 'sendMessage') => {
+    const found = parametersOf(operationId).find((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    if (!found) throw new Error(`${operationId} has no Idempotency-Key header parameter`);
     return found;
   };
   const pattern = () => new RegExp(keyParameter().schema.pattern!);
 
-  it('is a required header of sendMessage', () => {
-    expect(keyParameter().required).toBe(true);
+  // Required: every send without it is a 400. A dry run ignores it, which the description says;
+  // OpenAPI cannot make a header's presence depend on a query parameter.
+  it.each(SEND_IDS)('is a required header of %s that the description lets a dry run leave out', (id) => {
+    expect(keyParameter(id).required).toBe(true);
+    expect(keyParameter(id).description).toMatch(/dry run/);
   });
 
-  it('states the pattern submit.ts enforces', () => {
-    expect(keyParameter().schema.pattern).toBe(IDEMPOTENCY_KEY_PATTERN.source);
+  it.each(SEND_IDS)('states on %s the pattern submit.ts enforces', (id) => {
+    expect(keyParameter(id).schema.pattern).toBe(IDEMPOTENCY_KEY_PATTERN.source);
   });
 
   it.each([
