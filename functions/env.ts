@@ -1,3 +1,5 @@
+import { createHmac } from 'node:crypto';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type Config, type Deps, defaultConfig, ulidFrom } from './deps.ts';
 import { sqsEventSink } from './events/event-sink.ts';
 import { jsonLogger } from './log.ts';
@@ -17,9 +19,33 @@ function required(name: string): string {
   return v;
 }
 
-export function lambdaDeps(service: string): Deps {
+/**
+ * The keys (PM_HASH_KEY and the signed-link keys) live in one Secrets Manager secret, read once per
+ * container: `{ "hash_key": "…", "link_keys": [{ "kid": "k1", "secret": "…" }] }`. When the secret has
+ * no `link_keys`, one is derived from the hash key (HMAC, kid "k1"), so the stack's generated secret
+ * works as it is. Outside AWS the PM_* variables may be set directly.
+ */
+async function loadKeys(): Promise<Pick<Config, 'hashKey' | 'linkKeys'>> {
+  let raw: { hash_key?: string; link_keys?: Config['linkKeys'] } = {};
+  if (process.env.PMAIL_KEYS_SECRET_ARN) {
+    const client = new SecretsManagerClient({});
+    const out = await client.send(new GetSecretValueCommand({ SecretId: process.env.PMAIL_KEYS_SECRET_ARN }));
+    raw = JSON.parse(out.SecretString ?? '{}');
+  }
+  const hashKey = raw.hash_key ?? required('PM_HASH_KEY');
+  const linkKeys =
+    raw.link_keys ??
+    (process.env.PM_LINK_KEYS
+      ? (JSON.parse(process.env.PM_LINK_KEYS) as Config['linkKeys'])
+      : [{ kid: 'k1', secret: createHmac('sha256', hashKey).update('pmail link key k1').digest('hex') }]);
+  return { hashKey, linkKeys };
+}
+
+/** Build the ports once per container (top-level await in each Lambda entry). */
+export async function loadLambdaDeps(service: string): Promise<Deps> {
   if (deps) return deps;
   const clock = () => Date.now();
+  const keys = await loadKeys();
   deps = {
     db: createDb({ table: required('PMAIL_TABLE') }),
     blobs: s3BlobStore(required('PMAIL_BLOB_BUCKET')),
@@ -36,10 +62,9 @@ export function lambdaDeps(service: string): Deps {
     log: jsonLogger({ service }),
     config: {
       simEventDelaySeconds: Number(process.env.PMAIL_SIM_EVENT_DELAY_S ?? defaultConfig.simEventDelaySeconds),
-      hashKey: required('PM_HASH_KEY'),
-      // PM_LINK_KEYS: JSON [{ "kid": "k2", "secret": "…" }, …], the signing key first.
-      linkKeys: JSON.parse(required('PM_LINK_KEYS')) as Config['linkKeys'],
-      apiBaseUrl: required('PM_API_BASE_URL'),
+      ...keys,
+      // Only the API's functions build signed links; the others never read it.
+      apiBaseUrl: (process.env.PM_API_BASE_URL ?? '').replace(/\/+$/, ''),
       linkTtlHours: Number(process.env.PM_LINK_TTL_HOURS ?? defaultConfig.linkTtlHours),
     },
   };

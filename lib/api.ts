@@ -89,7 +89,8 @@ export class PmailApi extends Construct {
         handler,
         description: `pmail api: ${group}`,
         timeout: props.timeout ?? Duration.seconds(15),
-        environment: props.environment,
+        // Signed links point at this API (PM_API_BASE_URL).
+        environment: { ...props.environment, PM_API_BASE_URL: this.httpApi.apiEndpoint },
         logRetention: props.logRetention,
       });
       integrations[group] = new HttpLambdaIntegration(`${name}Integration`, functions[group].fn);

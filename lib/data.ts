@@ -2,6 +2,7 @@ import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IConstruct } from 'constructs';
 
 /** Sparse GSI: provider message id → message (DESIGN § 4, event routing). */
@@ -20,7 +21,8 @@ const TABLE_READ_WRITE_ACTIONS = [
 ];
 
 /** Blob object actions (the composed RFC 822 sources); no delete, no ACL or tagging changes. */
-const BLOB_OBJECT_ACTIONS = ['s3:GetObject', 's3:PutObject'];
+// DeleteObject: a refused send removes the .eml it wrote before its transaction.
+const BLOB_OBJECT_ACTIONS = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
 
 export interface PmailDataProps {
   /**
@@ -35,6 +37,8 @@ export interface PmailDataProps {
 export class PmailData extends Construct {
   readonly table: Table;
   readonly bucket: Bucket;
+  /** PM_HASH_KEY (suppression hashes, thread tokens) and the signed-link keys: functions/env.ts. */
+  readonly keys: Secret;
 
   constructor(scope: Construct, id: string, props: PmailDataProps = {}) {
     super(scope, id);
@@ -68,6 +72,22 @@ export class PmailData extends Construct {
       id: 'AwsSolutions-S1',
       reason:
         'Only pmail roles read or write blobs; an access-log bucket would have no reader. CloudTrail S3 data events are the audit trail an operator can turn on.',
+    });
+
+    this.keys = new Secret(this, 'Keys', {
+      description: 'pmail hash key (suppressions, thread tokens) and signed-link keys',
+      generateSecretString: {
+        secretStringTemplate: '{}',
+        generateStringKey: 'hash_key',
+        excludePunctuation: true,
+        passwordLength: 64,
+      },
+      removalPolicy,
+    });
+    Validations.of(this.keys).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The hash key must stay stable: suppressions are stored under HMACs of it, so rotating it would forget every suppression. Link keys rotate by adding a kid (link_keys) by hand.',
     });
   }
 

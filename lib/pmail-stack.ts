@@ -29,6 +29,7 @@ export class PmailStack extends Stack {
       PMAIL_TABLE: this.data.table.tableName,
       PMAIL_BLOB_BUCKET: this.data.bucket.bucketName,
       PMAIL_EVENTS_QUEUE_URL: this.events.queue.queueUrl,
+      PMAIL_KEYS_SECRET_ARN: this.data.keys.secretArn,
     };
     this.send = new SendMachine(this, 'SendAttempt', { environment });
 
@@ -41,7 +42,10 @@ export class PmailStack extends Stack {
     const sendFunctions = [this.send.claim, this.send.transport, this.send.record];
     const all: PmailFunction[] = [...apiFunctions, ...sendFunctions, this.events.consumer];
 
-    for (const fn of all) this.data.grantTableReadWrite(fn);
+    for (const fn of all) {
+      this.data.grantTableReadWrite(fn);
+      this.data.keys.grantRead(fn);
+    }
     for (const fn of [...apiFunctions, this.send.transport]) this.data.grantBlobReadWrite(fn);
     for (const fn of apiFunctions) this.send.stateMachine.grantStartExecution(fn);
     // Transport and Record emit TransportEvents (simulator, loopback); the consumer re-enqueues.

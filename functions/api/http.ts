@@ -144,7 +144,7 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
   recipient_blocked: {
     status: 422,
     retryable: false,
-    fix: 'A recipient is on a send-block list or off the allowlist; change the list or the recipients.',
+    fix: 'A recipient is on the send-block list; remove the entry or the recipient.',
   },
   tenant_not_found: {
     status: 404,

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
-import { lambdaDeps } from '../env.ts';
+import { loadLambdaDeps } from '../env.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 import { linksApi } from './links.api.ts';
 
 /** Lambda entry of the `links` route group (functions/api/routes.ts). */
-export const handler = middy<ApiEvent, ApiResult>().handler(linksApi(lambdaDeps('api-links')));
+export const handler = middy<ApiEvent, ApiResult>().handler(linksApi(await loadLambdaDeps('api-links')));

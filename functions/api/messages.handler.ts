@@ -1,7 +1,9 @@
 import middy from '@middy/core';
-import { lambdaDeps } from '../env.ts';
+import { loadLambdaDeps } from '../env.ts';
 /** Lambda entry of the `messages` route group (functions/api/routes.ts). */
 import type { ApiEvent, ApiResult } from './http.ts';
 import { messagesApi } from './messages.api.ts';
 
-export const handler = middy<ApiEvent, ApiResult>().handler(messagesApi(lambdaDeps('api-messages')));
+export const handler = middy<ApiEvent, ApiResult>().handler(
+  messagesApi(await loadLambdaDeps('api-messages')),
+);

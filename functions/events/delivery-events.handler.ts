@@ -1,13 +1,13 @@
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { lambdaDeps } from '../env.ts';
+import { loadLambdaDeps } from '../env.ts';
 import { consumeBatch } from './consumer.ts';
 
 /** Lambda entry of the delivery-events consumer (SQS, partial batch responses, DLQ). */
 const sqs = new SQSClient({});
+const deps = await loadLambdaDeps('delivery-events');
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  const deps = lambdaDeps('delivery-events');
   return consumeBatch(deps, event, async (receiptHandle, seconds) => {
     await sqs.send(
       new ChangeMessageVisibilityCommand({

@@ -405,6 +405,10 @@ async function store(
       );
       return { message, prepared, countsBefore: counts };
     } catch (err) {
+      // Nothing of a refused send stays behind: its objects go with it.
+      await Promise.all(
+        [message.raw_key, ...prepared.links.map((l) => l.key)].map((k) => deps.blobs.delete(k)),
+      ).catch((e) => deps.log.error('blob clean-up failed', { message_id: message.id, ...errorFields(e) }));
       if (!isTransactionCanceled(err)) throw err;
       // CancellationReasons line up with [message, ...items].
       const failed = (err.CancellationReasons ?? [])

@@ -1,6 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 /**
  * The blob store: S3 in AWS, a folder locally (DESIGN § 7), with the same keys
@@ -9,6 +9,8 @@ import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3
 export interface BlobStore {
   put(key: string, body: Uint8Array, metadata: Record<string, string>, contentType?: string): Promise<void>;
   get(key: string): Promise<{ body: Uint8Array; metadata: Record<string, string> } | undefined>;
+  /** Remove an object (and its metadata); absent objects are fine. */
+  delete(key: string): Promise<void>;
 }
 
 export function outboundKey(tenantId: string, identityId: string, messageId: string): string {
@@ -49,6 +51,10 @@ export function folderBlobStore(root: string): BlobStore {
         throw err;
       }
     },
+    async delete(key) {
+      await rm(path(key), { force: true });
+      await rm(`${path(key)}.meta.json`, { force: true });
+    },
   };
 }
 
@@ -73,6 +79,9 @@ export function s3BlobStore(bucket: string, client = new S3Client({})): BlobStor
         if ((err as Error).name === 'NoSuchKey') return undefined;
         throw err;
       }
+    },
+    async delete(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
   };
 }

@@ -352,6 +352,7 @@ describe('functions', () => {
         PMAIL_TABLE: { Ref: logicalId(stack.data.table) },
         PMAIL_BLOB_BUCKET: { Ref: logicalId(stack.data.bucket) },
         PMAIL_EVENTS_QUEUE_URL: { Ref: logicalId(stack.events.queue) },
+        PMAIL_KEYS_SECRET_ARN: { Ref: logicalId(stack.data.keys) },
       });
       const startsAttempts = f === stack.events.consumer || Object.values(stack.api.functions).includes(f);
       expect(variables.PMAIL_SEND_ATTEMPT_ARN).toEqual(startsAttempts ? machine : undefined);

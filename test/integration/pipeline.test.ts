@@ -574,6 +574,61 @@ describe('reply, reply-all and forward', () => {
     await s.settle();
   });
 
+  it('answers 409 thread_busy with retry_after after waiting 10 s for a held lock, and keeps nothing', async () => {
+    let offset = 0;
+    // Each reading of the clock moves it 1 s on, so the 10-second wait passes in a few real ticks.
+    const s = await stack({ clock: () => Date.now() + (offset += 1000) });
+    await s.send({ to: [s.peer.address], subject: 'Busy', text: 'start' }, 'busy-start');
+    await s.settle();
+    const [m] = await s.mailbox(s.peer.id, 'inbound');
+    await s.deps.db.doc.send(
+      new UpdateCommand({
+        TableName: s.deps.db.table,
+        Key: { pk: `I#${s.peer.id}`, sk: `TH#${m.thread_id}` },
+        UpdateExpression: 'SET lock_owner = :o, lock_until = :u, seq = :z, refs = :r, auto_streak = :z',
+        ExpressionAttributeValues: {
+          ':o': 'msg_someoneelse',
+          ':u': Date.now() + 3_600_000,
+          ':z': 0,
+          ':r': [],
+        },
+      }),
+    );
+    const before = await snapshot(s);
+    const res = await s.call('POST', `/v1/identities/${s.peer.id}/messages/${m.id}/reply`, {
+      body: { text: 'blocked' },
+      headers: { 'idempotency-key': 'busy-reply' },
+    });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({
+      code: 'thread_busy',
+      retryable: true,
+      details: { retry_after: 60 },
+    });
+    expect(res.headers['retry-after']).toBe('60');
+    // no daily count, no message, no key, no blob
+    expect(await snapshot(s)).toEqual(before);
+  });
+
+  it('counts contacts on accepted sends, which then satisfy require_known_recipient', async () => {
+    const s = await stack({ seed: { identity: { send_policy: { require_known_recipient: true } } } });
+    const unknown = await s.send(to('delivered@simulator.invalid'), 'known-a');
+    expect(unknown.body.deliveries[0].status).toBe('suppressed');
+    await setIdentity(s, s.agent.id, { send_policy: {} });
+    expect((await s.send(to('delivered@simulator.invalid'), 'known-b')).body.deliveries[0].status).toBe(
+      'queued',
+    );
+    await s.settle();
+    const contact = (await partition(s, `I#${s.agent.id}`)).find(
+      (i) => i.sk === 'C#delivered@simulator.invalid',
+    );
+    expect(contact?.outbound_count).toBe(1);
+    await setIdentity(s, s.agent.id, { send_policy: { require_known_recipient: true } });
+    expect((await s.send(to('delivered@simulator.invalid'), 'known-c')).body.deliveries[0].status).toBe(
+      'queued',
+    );
+  });
+
   it('answers 404 message_not_found for a reply to an unknown message', async () => {
     const s = await stack();
     const res = await s.call('POST', `/v1/identities/${s.agent.id}/messages/msg_${'2'.repeat(26)}/reply`, {
