@@ -577,7 +577,12 @@ describe('reply, reply-all and forward', () => {
   it('answers 409 thread_busy with retry_after after waiting 10 s for a held lock, and keeps nothing', async () => {
     let offset = 0;
     // Each reading of the clock moves it 1 s on, so the 10-second wait passes in a few real ticks.
-    const s = await stack({ clock: () => Date.now() + (offset += 1000) });
+    const s = await stack({
+      clock: () => {
+        offset += 1000;
+        return Date.now() + offset;
+      },
+    });
     await s.send({ to: [s.peer.address], subject: 'Busy', text: 'start' }, 'busy-start');
     await s.settle();
     const [m] = await s.mailbox(s.peer.id, 'inbound');
