@@ -101,8 +101,9 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   // 4. Body.
   const { raw, body } = parseBody(input.body, SCHEMAS[operation]);
 
-  if (input.dryRun) {
-    const prepared = await prepareSubmit(deps, {
+  // Steps 1 (the rest), 5–17: the policy pipeline and the composition, nothing written.
+  const prepare = () =>
+    prepareSubmit(deps, {
       tenant,
       identity,
       operation,
@@ -110,8 +111,8 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
       body,
       ulid: deps.newId(),
     });
-    return { type: 'dry_run', result: dryRunResult(prepared) };
-  }
+
+  if (input.dryRun) return { type: 'dry_run', result: dryRunResult(await prepare()) };
 
   // 5. Fingerprint over the body as received.
   const fingerprint = sendFingerprint(
@@ -146,14 +147,7 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
     countsBefore?: { tenant: number; identity: number };
   };
   try {
-    const prepared = await prepareSubmit(deps, {
-      tenant,
-      identity,
-      operation,
-      targetMessageId: input.targetMessageId,
-      body,
-      ulid: deps.newId(),
-    });
+    const prepared = await prepare();
     stored = await store(deps, { tenant, identity, body, prepared, keyHash, fingerprint, owner, operation });
   } catch (err) {
     // Step 5: only accepted sends are recorded; give the key back so a retry re-evaluates.

@@ -26,6 +26,25 @@ async function idempotencyItem(identityId: string, key: string) {
   return out.Item;
 }
 
+/** Leave an in-progress reservation of `key`, as a running (or crashed) request would. */
+async function holdKey(key: string, owner: string, leaseUntil: number) {
+  await s.deps.db.doc.send(
+    new UpdateCommand({
+      TableName: s.deps.db.table,
+      Key: keys.idempotency(s.agent.id, sha256Hex(key)),
+      UpdateExpression: 'SET #s = :s, #o = :o, lease_until = :l, fingerprint = :f, expires_at = :e',
+      ExpressionAttributeNames: { '#s': 'state', '#o': 'owner' },
+      ExpressionAttributeValues: {
+        ':s': 'in_progress',
+        ':o': owner,
+        ':l': leaseUntil,
+        ':f': 'x',
+        ':e': Date.now() + 1e9,
+      },
+    }),
+  );
+}
+
 describe('POST /v1/identities/{id}/messages', () => {
   it('accepts a send with 202, the Message object and deduplicated false', async () => {
     const res = await s.send(hello(), 'accept-1');
@@ -72,21 +91,7 @@ describe('POST /v1/identities/{id}/messages', () => {
 
   it('answers 409 request_in_progress while another request holds the key', async () => {
     const key = 'in-progress-1';
-    await s.deps.db.doc.send(
-      new UpdateCommand({
-        TableName: s.deps.db.table,
-        Key: keys.idempotency(s.agent.id, sha256Hex(key)),
-        UpdateExpression: 'SET #s = :s, #o = :o, lease_until = :l, fingerprint = :f, expires_at = :e',
-        ExpressionAttributeNames: { '#s': 'state', '#o': 'owner' },
-        ExpressionAttributeValues: {
-          ':s': 'in_progress',
-          ':o': 'other',
-          ':l': Date.now() + 60_000,
-          ':f': 'x',
-          ':e': Date.now() + 1e9,
-        },
-      }),
-    );
+    await holdKey(key, 'other', Date.now() + 60_000);
     const res = await s.send(hello(), key);
     expect(res.status).toBe(409);
     expect(res.body.error).toMatchObject({ code: 'request_in_progress', retryable: true });
@@ -94,21 +99,7 @@ describe('POST /v1/identities/{id}/messages', () => {
 
   it('takes over a key whose in-progress lease has run out (the first request crashed)', async () => {
     const key = 'expired-lease-1';
-    await s.deps.db.doc.send(
-      new UpdateCommand({
-        TableName: s.deps.db.table,
-        Key: keys.idempotency(s.agent.id, sha256Hex(key)),
-        UpdateExpression: 'SET #s = :s, #o = :o, lease_until = :l, fingerprint = :f, expires_at = :e',
-        ExpressionAttributeNames: { '#s': 'state', '#o': 'owner' },
-        ExpressionAttributeValues: {
-          ':s': 'in_progress',
-          ':o': 'crashed',
-          ':l': Date.now() - 1,
-          ':f': 'x',
-          ':e': Date.now() + 1e9,
-        },
-      }),
-    );
+    await holdKey(key, 'crashed', Date.now() - 1);
     const res = await s.send(hello(), key);
     expect(res.status).toBe(202);
     expect((await idempotencyItem(s.agent.id, key))?.state).toBe('completed');
