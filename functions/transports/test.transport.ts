@@ -1,6 +1,7 @@
 import type { DeliveryEvent } from '../core/deliveries.ts';
 import { derivedUlid, ulidOf } from '../core/ids.ts';
 import type { MessageRecord } from '../core/model.ts';
+import { baseAddress } from '../core/recipients.ts';
 import { isSimulatorAddress, simulate } from '../core/simulator.ts';
 import type { RecipientRefusal, TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
@@ -46,9 +47,10 @@ export async function sendTest(deps: Deps, message: MessageRecord): Promise<Tran
 
   const refused: RecipientRefusal[] = [];
   if (local.length > 0) {
-    const directory = await getAddresses(deps.db, local);
+    // A sub-address (`agent+t…@`, the thread-token Reply-To) reaches the base address's identity.
+    const directory = await getAddresses(deps.db, local.map(baseAddress));
     for (const address of local) {
-      const rec = directory.get(address.toLowerCase());
+      const rec = directory.get(baseAddress(address).toLowerCase());
       if (!rec || rec.status === 'retired') {
         refused.push({ address, code: '550', detail: '550 5.1.1 not an address on this deployment' });
         continue;

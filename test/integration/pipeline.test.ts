@@ -634,6 +634,26 @@ describe('reply, reply-all and forward', () => {
     );
   });
 
+  it('sets a thread-token Reply-To on subaddress domains, and a reply to it reaches the sender', async () => {
+    const s = await stack({ seed: { replyToken: 'subaddress' } });
+    const sent = await s.send({ to: [s.peer.address], subject: 'Token', text: 'hi' }, 'token-1');
+    const [local, domain] = s.agent.address.split('@');
+    expect(sent.body.reply_to[0].address).toMatch(
+      new RegExp(`^${local}\\+t[0-9a-z]{26}\\.[0-9a-f]{6}@${domain.replaceAll('.', '\\.')}$`),
+    );
+    await s.settle();
+    const [m] = await s.mailbox(s.peer.id, 'inbound');
+    const reply = await s.call('POST', `/v1/identities/${s.peer.id}/messages/${m.id}/reply`, {
+      body: { text: 'back to you' },
+      headers: { 'idempotency-key': 'token-reply' },
+    });
+    expect(reply.status).toBe(202);
+    expect(reply.body.to[0].address).toBe(sent.body.reply_to[0].address);
+    await s.settle();
+    expect((await s.message(s.peer.id, reply.body.id))?.status).toBe('delivered');
+    expect((await s.mailbox(s.agent.id, 'inbound')).map((x) => x.subject)).toEqual(['Re: Token']);
+  });
+
   it('answers 404 message_not_found for a reply to an unknown message', async () => {
     const s = await stack();
     const res = await s.call('POST', `/v1/identities/${s.agent.id}/messages/msg_${'2'.repeat(26)}/reply`, {
