@@ -8,10 +8,11 @@ import { releaseThreadLock } from '../store/threads.store.ts';
 /** seed 002 › The batch id: a dispatch older than this with nothing running for it is lost. */
 export const SWEEP_AFTER_MS = 5 * 60 * 1000;
 
+/** The message ids the pass acted on. */
 export interface SweepReport {
-  redispatched: number;
-  uncertain: number;
-  running: number;
+  redispatched: string[];
+  uncertain: string[];
+  running: string[];
 }
 
 /**
@@ -25,7 +26,7 @@ export interface SweepReport {
  *   execution is started after it. A crash between the two is found again 5 minutes later.
  */
 export async function sweep(deps: Deps): Promise<SweepReport> {
-  const report: SweepReport = { redispatched: 0, uncertain: 0, running: 0 };
+  const report: SweepReport = { redispatched: [], uncertain: [], running: [] };
   const now = deps.clock();
   for (const due of await listDueDispatches(deps.db, now - SWEEP_AFTER_MS)) {
     try {
@@ -34,7 +35,13 @@ export async function sweep(deps: Deps): Promise<SweepReport> {
       deps.log.error('sweep of a message failed', { message_id: due.message_id, ...errorFields(err) });
     }
   }
-  if (report.redispatched + report.uncertain > 0) deps.log.info('sweep', { ...report });
+  if (report.redispatched.length + report.uncertain.length > 0) {
+    deps.log.info('sweep', {
+      redispatched: report.redispatched.length,
+      uncertain: report.uncertain.length,
+      running: report.running.length,
+    });
+  }
   return report;
 }
 
@@ -65,14 +72,14 @@ async function sweepOne(
       return { next: recorded.message, result: true };
     });
     if (out.found && out.written) {
-      report.uncertain++;
+      report.uncertain.push(messageId);
       if (release) await releaseThreadLock(deps.db, identityId, out.message.thread_id, messageId);
     }
     return;
   }
   const current = seen.dispatch.execution;
   if (isStandardExecution(current) && (await deps.dispatcher.isRunning?.(current))) {
-    report.running++;
+    report.running.push(messageId);
     return;
   }
   const out = await mutateMessage(deps.db, identityId, messageId, (m) => {
@@ -82,7 +89,7 @@ async function sweepOne(
     return { next: { ...m, dispatch: { execution: name, at: now, n }, updated_at: now }, result: name };
   });
   if (!out.found || !out.written) return;
-  report.redispatched++;
+  report.redispatched.push(messageId);
   await deps.dispatcher.start(out.result, {
     tenant_id: out.message.tenant_id,
     identity_id: identityId,
