@@ -21,7 +21,13 @@ async function start() {
     port: Number(process.env.PMAIL_DYNAMODB_PORT ?? 0) || undefined,
     dataDir: join(stateDir, 'dynamodb'),
   });
-  const runtime = await createLocalRuntime({ endpoint: dynamo.endpoint, stateDir, durableQueue: true });
+  const runtime = await createLocalRuntime({
+    endpoint: dynamo.endpoint,
+    stateDir,
+    durableQueue: true,
+    // The sweeper's schedule (EventBridge, every minute, in AWS).
+    sweepEveryMs: 60_000,
+  });
   const localFile = join(stateDir, 'local.json');
   const seeded = await reuseOrSeed(runtime.deps, localFile);
   const http = await startHttpServer(runtime.groups, { port, log: runtime.deps.log });

@@ -50,7 +50,10 @@ export async function loadLambdaDeps(service: string): Promise<Deps> {
     db: createDb({ table: required('PMAIL_TABLE') }),
     blobs: s3BlobStore(required('PMAIL_BLOB_BUCKET')),
     dispatcher: process.env.PMAIL_SEND_ATTEMPT_ARN
-      ? stepFunctionsDispatcher(process.env.PMAIL_SEND_ATTEMPT_ARN)
+      ? stepFunctionsDispatcher({
+          attempt: process.env.PMAIL_SEND_ATTEMPT_ARN,
+          send: process.env.PMAIL_SEND_ARN,
+        })
       : {
           start: async () => {
             throw new Error('PMAIL_SEND_ATTEMPT_ARN is not set for this function');

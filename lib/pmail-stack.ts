@@ -1,10 +1,12 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { PmailApi } from './api.ts';
 import { PmailData } from './data.ts';
 import type { PmailFunction } from './defaults.ts';
 import { DeliveryEvents } from './events.ts';
 import { SendMachine } from './send-machine.ts';
+import { Sweeper } from './sweeper.ts';
 
 /**
  * pmail in one stack: wires the data, events, send-machine and api constructs together and grants
@@ -18,6 +20,7 @@ export class PmailStack extends Stack {
   readonly events: DeliveryEvents;
   readonly send: SendMachine;
   readonly api: PmailApi;
+  readonly sweeper: Sweeper;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -34,20 +37,42 @@ export class PmailStack extends Stack {
     this.send = new SendMachine(this, 'SendAttempt', { environment });
 
     // Only functions that start attempts learn the machine's ARN (never the send functions).
-    const startsAttempts = { ...environment, PMAIL_SEND_ATTEMPT_ARN: this.send.stateMachine.stateMachineArn };
+    const startsAttempts = {
+      ...environment,
+      PMAIL_SEND_ATTEMPT_ARN: this.send.attemptArn,
+      PMAIL_SEND_ARN: this.send.sendArn,
+    };
     this.events.consumer.addEnvironment(startsAttempts);
     this.api = new PmailApi(this, 'Api', { environment: startsAttempts });
+    this.sweeper = new Sweeper(this, 'Sweeper', { environment: startsAttempts });
 
     const apiFunctions = Object.values(this.api.functions);
     const sendFunctions = [this.send.claim, this.send.transport, this.send.record];
-    const all: PmailFunction[] = [...apiFunctions, ...sendFunctions, this.events.consumer];
+    const all: PmailFunction[] = [...apiFunctions, ...sendFunctions, this.events.consumer, this.sweeper.fn];
 
     for (const fn of all) {
       this.data.grantTableReadWrite(fn);
       this.data.keys.grantRead(fn);
     }
     for (const fn of [...apiFunctions, this.send.transport]) this.data.grantBlobReadWrite(fn);
-    for (const fn of apiFunctions) this.send.stateMachine.grantStartExecution(fn);
+    // The api starts the Express attempt, or the Standard machine for a scheduled send; the sweeper
+    // starts attempts and asks whether a named Standard execution still runs.
+    for (const fn of [...apiFunctions, this.sweeper.fn]) {
+      fn.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['states:StartExecution'],
+          resources: [this.send.attemptArn, this.send.sendArn],
+        }),
+      );
+    }
+    this.sweeper.fn.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['states:DescribeExecution'], resources: [this.send.sendExecutions] }),
+    );
+    Validations.of(this.sweeper.fn).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stackName}-send:*]`,
+      reason:
+        'The sweeper asks whether the Standard execution named on a message still runs; execution names are per message, so only the machine-wide prefix can be named.',
+    });
     // Transport and Record emit TransportEvents (simulator, loopback); the consumer re-enqueues.
     for (const fn of [this.send.transport, this.send.record, this.events.consumer]) {
       this.events.queue.grant(fn, 'sqs:SendMessage');
@@ -58,5 +83,6 @@ export class PmailStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
     new CfnOutput(this, 'SendAttemptArn', { value: this.send.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'SendArn', { value: this.send.sendMachine.stateMachineArn });
   }
 }

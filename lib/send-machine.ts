@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
@@ -9,12 +9,19 @@ import { PmailFunction, REPO_ROOT } from './defaults.ts';
 /** The attempt machine's definition file, under `statemachines/`. */
 export const SEND_ATTEMPT_ASL = 'send-attempt.asl.json';
 
+/** The Standard send machine's definition file (scheduled sends and back-off waits). */
+export const SEND_ASL = 'send.asl.json';
+
 /** The `${…}` placeholders of send-attempt.asl.json; the construct fills exactly these. */
 export const SEND_ATTEMPT_SUBSTITUTIONS = [
   'ClaimFunctionArn',
   'TransportFunctionArn',
   'RecordFunctionArn',
+  'SendStateMachineArn',
 ] as const;
+
+/** The `${…}` placeholders of send.asl.json. */
+export const SEND_SUBSTITUTIONS = ['SendAttemptStateMachineArn'] as const;
 
 /**
  * Every state machine file the CDK deploys and the placeholders it substitutes in it. The ASL test
@@ -22,6 +29,7 @@ export const SEND_ATTEMPT_SUBSTITUTIONS = [
  */
 export const STATE_MACHINE_SUBSTITUTIONS: Readonly<Record<string, readonly string[]>> = {
   [SEND_ATTEMPT_ASL]: SEND_ATTEMPT_SUBSTITUTIONS,
+  [SEND_ASL]: SEND_SUBSTITUTIONS,
 };
 
 const SEND_ENTRY = 'functions/send/send-attempt.handler.ts';
@@ -35,8 +43,11 @@ export interface SendMachineProps {
 
 /**
  * The Express send-attempt machine (DESIGN § 6): Claim → Transport → Record, one Lambda per task,
- * all from functions/send/send-attempt.handler.ts. Execution logs carry errors only and never the
- * execution data, so message bodies and addresses stay out of CloudWatch.
+ * all from functions/send/send-attempt.handler.ts, and the Standard send machine that waits (a
+ * scheduled send's `send_at`, a back-off) and runs the attempt synchronously. Each names the other
+ * by its fixed name (not by reference), so the two definitions do not depend on each other. Execution
+ * logs carry errors only and never the execution data, so message bodies and addresses stay out of
+ * CloudWatch.
  */
 export class SendMachine extends Construct {
   readonly claim: PmailFunction;
@@ -44,6 +55,14 @@ export class SendMachine extends Construct {
   readonly record: PmailFunction;
   readonly stateMachine: StateMachine;
   readonly logGroup: LogGroup;
+  /** The Standard machine of statemachines/send.asl.json. */
+  readonly sendMachine: StateMachine;
+  readonly sendLogGroup: LogGroup;
+  /** ARNs by name (known before either machine exists). */
+  readonly attemptArn: string;
+  readonly sendArn: string;
+  /** Every execution of the Standard machine (DescribeExecution for the sweeper). */
+  readonly sendExecutions: string;
 
   constructor(scope: Construct, id: string, props: SendMachineProps) {
     super(scope, id);
@@ -74,14 +93,36 @@ export class SendMachine extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
+    const stack = Stack.of(this);
+    const attemptName = `${stack.stackName}-send-attempt`;
+    const sendName = `${stack.stackName}-send`;
+    const machineArn = (name: string) =>
+      stack.formatArn({
+        service: 'states',
+        resource: 'stateMachine',
+        resourceName: name,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      });
+    const executionsOf = (name: string, resource = 'execution') =>
+      stack.formatArn({
+        service: 'states',
+        resource,
+        resourceName: `${name}:*`,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      });
+    this.attemptArn = machineArn(attemptName);
+    this.sendExecutions = executionsOf(sendName);
+    this.sendArn = machineArn(sendName);
+
     const substitutions: Record<(typeof SEND_ATTEMPT_SUBSTITUTIONS)[number], string> = {
       ClaimFunctionArn: this.claim.fn.functionArn,
       TransportFunctionArn: this.transport.fn.functionArn,
       RecordFunctionArn: this.record.fn.functionArn,
+      SendStateMachineArn: this.sendArn,
     };
 
     this.stateMachine = new StateMachine(this, 'Machine', {
-      stateMachineName: `${Stack.of(this).stackName}-send-attempt`,
+      stateMachineName: attemptName,
       stateMachineType: StateMachineType.EXPRESS,
       definitionBody: DefinitionBody.fromFile(join(REPO_ROOT, 'statemachines', SEND_ATTEMPT_ASL)),
       definitionSubstitutions: substitutions,
@@ -95,6 +136,74 @@ export class SendMachine extends Construct {
         actions: ['lambda:InvokeFunction'],
         resources: [this.claim.fn.functionArn, this.transport.fn.functionArn, this.record.fn.functionArn],
       }),
+    );
+    // A back-off without a parent starts the Standard machine (StartStandard).
+    this.stateMachine.addToRolePolicy(
+      new PolicyStatement({ actions: ['states:StartExecution'], resources: [this.sendArn] }),
+    );
+
+    this.sendLogGroup = new LogGroup(this, 'SendLogs', {
+      logGroupName: `/aws/vendedlogs/states/${sendName}`,
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    const sendSubstitutions: Record<(typeof SEND_SUBSTITUTIONS)[number], string> = {
+      SendAttemptStateMachineArn: this.attemptArn,
+    };
+    this.sendMachine = new StateMachine(this, 'SendMachine', {
+      stateMachineName: sendName,
+      stateMachineType: StateMachineType.STANDARD,
+      definitionBody: DefinitionBody.fromFile(join(REPO_ROOT, 'statemachines', SEND_ASL)),
+      definitionSubstitutions: sendSubstitutions,
+      logs: { destination: this.sendLogGroup, level: LogLevel.ERROR, includeExecutionData: false },
+      tracingEnabled: true,
+    });
+    // startExecution.sync:2 of the attempt machine: start it, follow and stop its executions, and the
+    // managed EventBridge rule through which Step Functions learns that a child has ended.
+    this.sendMachine.addToRolePolicy(
+      new PolicyStatement({ actions: ['states:StartExecution'], resources: [this.attemptArn] }),
+    );
+    this.sendMachine.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['states:DescribeExecution', 'states:StopExecution'],
+        resources: [executionsOf(attemptName), executionsOf(attemptName, 'express')],
+      }),
+    );
+    this.sendMachine.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['events:PutTargets', 'events:PutRule', 'events:DescribeRule'],
+        resources: [
+          stack.formatArn({
+            service: 'events',
+            resource: 'rule',
+            resourceName: 'StepFunctionsGetEventsForStepFunctionsExecutionRule',
+          }),
+        ],
+      }),
+    );
+    const arnMarker = (resource: string) =>
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:${resource}:${attemptName}:*]`;
+    Validations.of(this.sendMachine).acknowledge(
+      {
+        id: arnMarker('execution'),
+        reason:
+          'startExecution.sync follows the attempt executions it starts; their names are minted per message, so only the machine-wide execution prefix can be named.',
+      },
+      {
+        id: arnMarker('express'),
+        reason:
+          'startExecution.sync follows the Express attempt executions it starts; their ids are per execution, so only the machine-wide express-execution prefix can be named.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Step Functions log delivery (logs:*LogDelivery*, DescribeLogGroups, resource policies) and X-Ray actions support no resource-level permissions.',
+      },
+      {
+        id: 'AwsSolutions-SF1',
+        reason:
+          'Execution logs are ERROR level without execution data on purpose: inputs and outputs carry message ids and recipients, which are never logged.',
+      },
     );
 
     Validations.of(this.stateMachine).acknowledge(

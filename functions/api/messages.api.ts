@@ -1,15 +1,16 @@
 import { PmailError } from '../core/errors.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { Deps } from '../deps.ts';
+import { cancelSend, resolveSend } from '../send/actions.ts';
 import type { Operation } from '../send/prepare.ts';
 import { submit } from '../send/submit.ts';
 import { getMessage, listMessages } from '../store/messages.store.ts';
 import { authenticate, identityInScope, requirePermission } from './auth.ts';
 import { type ApiEvent, type ApiResult, bodyOf, errorResponse, header, json, matchRoute } from './http.ts';
-import { listQuerySchema, zodErrors } from './send.schema.ts';
+import { listQuerySchema, resolveBodySchema, zodErrors } from './send.schema.ts';
 
 /**
- * The `messages` route group: POST/GET …/messages and GET …/messages/{id}. Thin: parse, call the
+ * The `messages` route group: POST/GET …/messages, GET …/messages/{id}, and cancel and resolve. Thin: parse, call the
  * use case or the store, map the answer. Errors become the envelope of DESIGN § 3a.
  */
 export function messagesApi(deps: Deps) {
@@ -51,6 +52,44 @@ export function messagesApi(deps: Deps) {
             requestId,
             out.deduplicated ? { 'idempotent-replayed': 'true' } : {},
           );
+        }
+        case 'cancelMessage': {
+          requirePermission(key, 'messages:send');
+          const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
+          const m = await cancelSend(deps, {
+            tenant,
+            identityId: identity.id,
+            messageId: params.message_id,
+            actor: key.key_id,
+          });
+          return json(200, toApiMessage(m), requestId);
+        }
+        case 'resolveMessage': {
+          requirePermission(key, 'messages:write');
+          const { identity } = await identityInScope(deps.db, key, params.identity_id);
+          const body = resolveBodySchema.safeParse(parseJson(bodyOf(event)));
+          if (!body.success) {
+            throw new PmailError('invalid_request', 'The request body is not valid.', {
+              details: { errors: zodErrors(body.error) },
+            });
+          }
+          const idempotencyKey = header(event, 'idempotency-key');
+          if (idempotencyKey !== undefined && !/^[\x20-\x7E]{1,255}$/.test(idempotencyKey)) {
+            throw new PmailError(
+              'invalid_idempotency_key',
+              'The Idempotency-Key must be 1–255 printable ASCII characters.',
+              { details: { pattern: '^[\\x20-\\x7E]{1,255}$' } },
+            );
+          }
+          const out = await resolveSend(deps, {
+            identityId: identity.id,
+            messageId: params.message_id,
+            outcome: body.data.outcome,
+            actor: key.key_id,
+            idempotencyKey,
+            requestId,
+          });
+          return json(200, out.body, requestId, out.replayed ? { 'idempotent-replayed': 'true' } : {});
         }
         case 'getMessage': {
           requirePermission(key, 'messages:read');
@@ -99,6 +138,16 @@ const OPERATIONS: Record<string, Operation> = {
   replyAllMessage: 'reply_all',
   forwardMessage: 'forward',
 };
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text || '{}');
+  } catch {
+    throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
+      details: { errors: [{ path: '', message: 'not valid JSON' }] },
+    });
+  }
+}
 
 const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('base64url');
 

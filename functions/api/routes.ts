@@ -51,6 +51,18 @@ export const routes: readonly Route[] = [
     operation: 'forwardMessage',
   },
   {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/cancel',
+    group: 'messages',
+    operation: 'cancelMessage',
+  },
+  {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/resolve',
+    group: 'messages',
+    operation: 'resolveMessage',
+  },
+  {
     method: 'GET',
     path: '/v1/tenants/{tenant_id}/suppressions',
     group: 'tenants',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The bodies of send, reply, reply-all and forward (DESIGN § 3a). Strict: an unknown field is a 400,
- * so a field pmail does not implement yet (send_at) is refused rather than silently ignored.
+ * so a field pmail does not implement is refused rather than silently ignored.
  * openapi.yaml describes the same shapes (test/unit/openapi.test.ts).
  */
 const recipient = z.union([
@@ -47,6 +47,9 @@ const consent = z.strictObject({
   recorded_at: z.iso.datetime().optional(),
 });
 
+/** A scheduled send: RFC 3339 with an offset; "future, at most 30 days ahead" is checked at submit. */
+const sendAt = z.iso.datetime({ offset: true }).optional();
+
 const textOrHtml = {
   message: 'text or html is required',
   path: ['text'],
@@ -71,6 +74,7 @@ export const sendBodySchema = z
     labels: labels.optional(),
     headers: headers.optional(),
     metadata: metadata.optional(),
+    send_at: sendAt,
   })
   .refine(hasBody, textOrHtml);
 
@@ -84,6 +88,7 @@ export const replyBodySchema = z
     labels: labels.optional(),
     headers: headers.optional(),
     metadata: metadata.optional(),
+    send_at: sendAt,
   })
   .refine(hasBody, textOrHtml);
 
@@ -101,6 +106,7 @@ export const forwardBodySchema = z
     headers: headers.optional(),
     metadata: metadata.optional(),
     include_attachments: z.boolean().default(true),
+    send_at: sendAt,
   })
   .refine(hasBody, textOrHtml);
 
@@ -109,6 +115,9 @@ export type ReplyBody = z.output<typeof replyBodySchema>;
 export type ForwardBody = z.output<typeof forwardBodySchema>;
 /** The fields any operation may carry, as the submit path reads them. */
 export type AnyBody = Partial<SendBody> & Partial<ForwardBody> & Pick<SendBody, 'kind'>;
+
+/** POST …/messages/{id}/resolve (DESIGN § 8). */
+export const resolveBodySchema = z.strictObject({ outcome: z.enum(['sent', 'not_sent']) });
 
 export const listQuerySchema = z.strictObject({
   direction: z.enum(['inbound', 'outbound']).optional(),

@@ -27,6 +27,7 @@ export function toApiMessage(m: MessageRecord) {
     metadata: m.metadata ?? {},
     rfc_message_id: m.rfc_message_id,
     in_reply_to: m.in_reply_to ?? null,
+    send_at: iso(m.send_at),
     provider: m.provider ?? null,
     provider_message_id: m.provider_message_id ?? null,
     ...(outbound ? { deliveries: (m.deliveries ?? []).map(toApiDelivery) } : {}),

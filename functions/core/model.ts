@@ -105,6 +105,8 @@ export interface MessageRecord {
   dispatch?: Dispatch;
   claim?: Claim;
   backoff?: { n: number; first_at: number };
+  /** A scheduled send: not attempted before this time (epoch ms). */
+  send_at?: number;
   /** Inbound copies made by loopback name the outbound message they copy. */
   loopback_of?: { tenant_id: string; identity_id: string; message_id: string };
 }

@@ -1,6 +1,6 @@
 import { rollUp } from './deliveries.ts';
 import type { Delivery, MessageRecord } from './model.ts';
-import type { TransportResult } from './transport-result.ts';
+import type { RetryClass, TransportResult } from './transport-result.ts';
 
 /** seed 000 › The outbound consumer: a claim older than this belongs to a dead attempt. */
 export const CLAIM_STALE_MS = 5 * 60 * 1000;
@@ -52,14 +52,75 @@ export function withLockDecision(
  * are still queued take part: an event may already have moved a recipient on (events can overtake
  * the record), and a roll-up never moves a delivery back.
  */
-export function recordOutcome(message: MessageRecord, result: TransportResult, now: number): RecordedOutcome {
-  return withLockDecision(message, applyResult(message, result, now));
+export function recordOutcome(
+  message: MessageRecord,
+  result: TransportResult,
+  now: number,
+  jitter = 0,
+): RecordedOutcome {
+  const out = applyResult(message, result, now, jitter);
+  // seed 000 › Back-off bookkeeping: backoff is cleared when the message leaves queued.
+  if (out.message.status !== 'queued') {
+    out.message = { ...out.message, backoff: undefined, dispatch: undefined };
+  }
+  return withLockDecision(message, out);
+}
+
+/** seed 000 › Back-off bookkeeping: every back-off ends 24 hours after submit. */
+export const BACKOFF_END_MS = 24 * 3600 * 1000;
+
+/**
+ * A back-off of class `cls`: the next retry `seconds` from now, or — when that retry would fall more
+ * than 24 hours after submit — the queued deliveries `failed` (`quota_exhausted`) instead.
+ */
+function backOff(
+  message: MessageRecord,
+  base: MessageRecord,
+  cls: RetryClass,
+  now: number,
+  jitter: number,
+): Omit<RecordedOutcome, 'releaseLock'> {
+  const n = (message.backoff?.n ?? 0) + 1;
+  const seconds = backoffSeconds(cls, n, jitter);
+  const retryAt = now + seconds * 1000;
+  const deliveries = base.deliveries ?? [];
+  if (retryAt > message.created_at + BACKOFF_END_MS) {
+    const next = settleQueued(
+      deliveries,
+      'failed',
+      now,
+      'quota_exhausted: retries ended 24 hours after submit',
+    );
+    return {
+      message: {
+        ...base,
+        deliveries: next,
+        status: rollUp('failed', next),
+        status_reason: 'quota_exhausted',
+        status_detail: `${cls} back-off reached the 24-hour limit after ${n - 1} retries`,
+      },
+      next: { type: 'done' },
+    };
+  }
+  return {
+    message: {
+      ...base,
+      status: 'queued',
+      backoff: { n, first_at: message.backoff?.first_at ?? now },
+      dispatch: message.dispatch
+        ? { ...message.dispatch, at: retryAt }
+        : { execution: '', at: retryAt, n: 0 },
+      status_reason: `retry_later:${cls}`,
+    },
+    next: { type: 'wait', seconds },
+  };
 }
 
 function applyResult(
   message: MessageRecord,
   result: TransportResult,
   now: number,
+  jitter: number,
 ): Omit<RecordedOutcome, 'releaseLock'> {
   const deliveries = message.deliveries ?? [];
   const base: MessageRecord = { ...message, claim: undefined, updated_at: now, version: message.version + 1 };
@@ -83,18 +144,18 @@ function applyResult(
         if (deferred.has(key)) return d;
         return { ...d, status: 'submitted', updated_at: now };
       });
-      const status = rollUp(message.status === 'queued' ? 'submitted' : message.status, next);
-      return {
-        message: {
-          ...base,
-          deliveries: next,
-          status,
-          provider: result.provider as MessageRecord['provider'],
-          provider_message_id: result.provider_message_id,
-          rfc_message_id: result.rfc_message_id ?? message.rfc_message_id,
-        },
-        next: { type: 'done' },
+      const sent: MessageRecord = {
+        ...base,
+        deliveries: next,
+        provider: result.provider as MessageRecord['provider'],
+        provider_message_id: result.provider_message_id,
+        rfc_message_id: result.rfc_message_id ?? message.rfc_message_id,
       };
+      // SMTP-deferred recipients stay queued: the message backs off (Relay) and retries only them,
+      // with the same Message-ID.
+      if (next.some((d) => d.status === 'queued')) return backOff(message, sent, 'Relay', now, jitter);
+      const status = rollUp(message.status === 'queued' ? 'submitted' : message.status, next);
+      return { message: { ...sent, status }, next: { type: 'done' } };
     }
     case 'rejected': {
       const next = settleQueued(deliveries, 'rejected', now, result.detail);
@@ -123,21 +184,8 @@ function applyResult(
         next: { type: 'done' },
       };
     }
-    case 'retry_later': {
-      // Back-off with the 24-hour end is issue 4 (the Standard send machine); the attempt records
-      // the class and leaves the message queued with the retry time as its dispatch time.
-      const n = (message.backoff?.n ?? 0) + 1;
-      const seconds = backoffSeconds(result.class, n);
-      return {
-        message: {
-          ...base,
-          backoff: { n, first_at: message.backoff?.first_at ?? now },
-          dispatch: message.dispatch ? { ...message.dispatch, at: now + seconds * 1000 } : undefined,
-          status_reason: `retry_later:${result.class}`,
-        },
-        next: { type: 'wait', seconds },
-      };
-    }
+    case 'retry_later':
+      return backOff(message, base, result.class, now, jitter);
   }
 }
 
@@ -154,8 +202,12 @@ function settleQueued(
   );
 }
 
-/** DESIGN § 8: RateLimit 10 s × n (max 60 s); Quota, Paused, Relay 60 s × 2^(n−1) (max 3,600 s). */
-export function backoffSeconds(cls: 'RateLimit' | 'Quota' | 'Paused' | 'Relay', n: number): number {
-  if (cls === 'RateLimit') return Math.min(10 * n, 60);
-  return Math.min(60 * 2 ** (n - 1), 3600);
+/**
+ * DESIGN § 8: RateLimit 10 s × n (max 60 s); Quota, Paused, Relay 60 s × 2^(n−1) (max 3,600 s); with
+ * `jitter` in [−0.1, 0.1] (the caller draws it: the core has no randomness) the delay moves by ±10 %.
+ */
+export function backoffSeconds(cls: RetryClass, n: number, jitter = 0): number {
+  const base = cls === 'RateLimit' ? Math.min(10 * n, 60) : Math.min(60 * 2 ** (n - 1), 3600);
+  const j = Math.max(-0.1, Math.min(0.1, jitter));
+  return Math.max(1, Math.round(base * (1 + j)));
 }

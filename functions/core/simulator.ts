@@ -12,7 +12,9 @@ export type SimulatorScript =
   | 'deferred'
   | 'reject'
   | 'timeout'
-  | 'ratelimit';
+  | 'ratelimit'
+  /** Test only: refuses with RateLimit on every attempt, so a back-off runs to its 24-hour end. */
+  | 'ratelimit-always';
 
 const SCRIPTS = new Set<SimulatorScript>([
   'delivered',
@@ -23,6 +25,7 @@ const SCRIPTS = new Set<SimulatorScript>([
   'reject',
   'timeout',
   'ratelimit',
+  'ratelimit-always',
 ]);
 
 export function isSimulatorAddress(address: string): boolean {
@@ -50,6 +53,7 @@ const EVENTS: Record<SimulatorScript, Omit<ScriptedEvent, 'recipient'>[]> = {
   delivered: [
     { n: 1, kind: 'delivered', smtp_code: '250', enhanced_code: '2.0.0', smtp_response: '250 2.0.0 OK' },
   ],
+  'ratelimit-always': [],
   ratelimit: [
     { n: 1, kind: 'delivered', smtp_code: '250', enhanced_code: '2.0.0', smtp_response: '250 2.0.0 OK' },
   ],
@@ -104,7 +108,7 @@ export interface SimulatorOutcome {
 
 /**
  * Several simulator recipients: any `reject` → the whole message is rejected; else any `timeout` →
- * unknown; else (pmail's `ratelimit`, first attempt only) retry later; else accepted with each
+ * unknown; else (pmail's `ratelimit`, first attempt only, and `ratelimit-always`) retry later; else accepted with each
  * recipient's scripted events.
  */
 export function simulate(recipients: string[], providerMessageId: string, attempt: number): SimulatorOutcome {
@@ -133,7 +137,7 @@ export function simulate(recipients: string[], providerMessageId: string, attemp
       events: [],
     };
   }
-  if (has('ratelimit') && attempt === 1) {
+  if (has('ratelimit-always') || (has('ratelimit') && attempt === 1)) {
     return {
       result: {
         type: 'retry_later',

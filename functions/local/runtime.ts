@@ -8,6 +8,7 @@ import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { folderBlobStore } from '../store/blobs.ts';
 import { createDb } from '../store/db.ts';
+import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
 import { LocalQueue } from './queue.ts';
 import { LocalSendMachine } from './state-machine.ts';
 import { ensureTable } from './table.ts';
@@ -25,6 +26,10 @@ export interface LocalRuntimeOptions {
   durableQueue?: boolean;
   faults?: Deps['faults'];
   dispatcher?: Deps['dispatcher'];
+  /** Milliseconds of the Standard machine's Wait states (tests: 0, with the clock moved instead). */
+  waitTimeOverrides?: Record<string, number>;
+  /** Run the sweeper every this many milliseconds (`npm start`: 60 s); tests call `sweep()`. */
+  sweepEveryMs?: number;
 }
 
 export interface LocalRuntime {
@@ -32,6 +37,8 @@ export interface LocalRuntime {
   machine: LocalSendMachine;
   queue: LocalQueue;
   groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>;
+  /** One pass of the sweeper (functions/sweeper), as the schedule runs it. */
+  sweep(): Promise<SweepReport>;
   /** Wait until no execution runs and the queue is empty. */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -55,7 +62,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     faults: opts.faults,
   };
   await ensureTable(deps.db);
-  const machine = new LocalSendMachine(deps);
+  const machine = new LocalSendMachine(deps, {}, { waitTimeOverrides: opts.waitTimeOverrides });
   const queue = new LocalQueue(deps, {
     secondsToMs: opts.queueSecondsToMs ?? 1000,
     dir: opts.durableQueue ? join(opts.stateDir, 'queue') : undefined,
@@ -70,13 +77,23 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       if (machine.idleNow() && queue.idleNow()) return;
     }
   };
+  const timer =
+    opts.sweepEveryMs === undefined
+      ? undefined
+      : setInterval(() => {
+          sweep(deps).catch((err) => deps.log.error('sweep failed', { error: String(err) }));
+        }, opts.sweepEveryMs);
+  timer?.unref();
   return {
     deps,
     machine,
+    sweep: () => sweep(deps),
     queue,
     groups: { messages: messagesApi(deps), tenants: tenantsApi(deps), links: linksApi(deps) },
     settle,
     close: async () => {
+      if (timer) clearInterval(timer);
+      machine.abortAll();
       await machine.idle();
       queue.close();
       deps.db.doc.destroy();

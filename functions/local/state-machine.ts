@@ -5,16 +5,19 @@ import { fileURLToPath } from 'node:url';
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
-import type { Dispatcher, SendAttemptInput } from '../send/dispatcher.ts';
+import type { Dispatcher, MachineKind, SendAttemptInput, SendInput } from '../send/dispatcher.ts';
 import { sendAttemptTasks } from '../send/tasks.ts';
 
 const ASL = fileURLToPath(new URL('../../statemachines/send-attempt.asl.json', import.meta.url));
+const SEND_ASL = fileURLToPath(new URL('../../statemachines/send.asl.json', import.meta.url));
 
 /** The ARNs the CDK substitutes; locally any well-formed ARN will do, the tasks run in-process. */
 const LOCAL_ARNS: Record<string, string> = {
   ClaimFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:pmail-claim',
   TransportFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:pmail-transport',
   RecordFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:pmail-record',
+  SendStateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:pmail-send',
+  SendAttemptStateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:pmail-send-attempt',
 };
 
 export function loadDefinition(file = ASL, arns = LOCAL_ARNS): object {
@@ -24,45 +27,73 @@ export function loadDefinition(file = ASL, arns = LOCAL_ARNS): object {
 
 type Handlers = Record<string, (input: never) => Promise<unknown>>;
 
+export interface LocalMachineOptions {
+  /** Milliseconds for the Wait states of send.asl.json (`Backoff`, `WaitUntilSendAt`); tests use 0. */
+  waitTimeOverrides?: Record<string, number>;
+}
+
 /**
- * Runs statemachines/send-attempt.asl.json with aws-local-stepfunctions, its Task states bound to
- * the same task functions the Lambdas export (DESIGN § 7). Executions run in the background, as an
- * Express StartExecution does; `idle()` waits for every one started so far.
+ * Runs statemachines/send-attempt.asl.json (Express) and statemachines/send.asl.json (Standard) with
+ * aws-local-stepfunctions, their Task states bound to the same task functions the Lambdas export
+ * (DESIGN § 7); the Standard machine's `startExecution.sync` runs the attempt machine in-process.
+ * Executions run in the background, as StartExecution does; `idle()` waits for every one started.
  */
 export class LocalSendMachine implements Dispatcher {
   private readonly machine = new StateMachine(loadDefinition() as never, {
     validationOptions: { checkArn: true, checkPaths: true },
   });
+  private readonly sendMachine = new StateMachine(loadDefinition(SEND_ASL) as never, {
+    validationOptions: { checkArn: true, checkPaths: true },
+  });
   private readonly running = new Set<Promise<unknown>>();
+  /** Standard executions by name while they run; `names` keeps every name ever started. */
+  private readonly standard = new Map<string, { abort: () => void }>();
+  private readonly names = new Set<string>();
+  private seq = 0;
   /** Execution names started, in order (tests read it). */
   readonly started: string[] = [];
 
   constructor(
     private readonly deps: Deps,
     private readonly overrides: Partial<Handlers> = {},
+    private readonly opts: LocalMachineOptions = {},
   ) {}
 
-  async start(name: string, input: SendAttemptInput): Promise<void> {
+  async start(name: string, input: SendInput, machine: MachineKind = 'attempt'): Promise<void> {
+    if (machine === 'send') {
+      // Standard execution names are unique: a second start of one name starts nothing.
+      if (this.names.has(name)) return;
+      this.names.add(name);
+    }
     this.started.push(name);
-    const run = this.run(name, input).catch((err) =>
+    const work = machine === 'send' ? this.runStandard(name, input) : this.run(name, input);
+    const run = work.catch((err) =>
       this.deps.log.error('local execution failed', { execution: name, ...errorFields(err) }),
     );
     this.running.add(run);
     void run.finally(() => this.running.delete(run));
   }
 
-  /** Run one execution to its end and return its output. */
+  async isRunning(name: string): Promise<boolean> {
+    return this.standard.has(name);
+  }
+
+  /** Run one attempt execution to its end and return its output. */
   async run(name: string, input: SendAttemptInput): Promise<unknown> {
     const handlers: Handlers = {
       Claim: sendAttemptTasks.Claim(this.deps) as Handlers[string],
       Transport: sendAttemptTasks.Transport(this.deps) as Handlers[string],
       Record: sendAttemptTasks.Record(this.deps) as Handlers[string],
+      StartStandard: (async (p: { Name: string; Input: SendInput }) => {
+        await this.start(p.Name, p.Input, 'send');
+        return { ExecutionArn: `${LOCAL_ARNS.SendStateMachineArn}:${p.Name}` };
+      }) as Handlers[string],
       ...this.overrides,
     };
     const execution = this.machine.run(input as never, {
       overrides: {
         taskResourceLocalHandlers: handlers as never,
-        retryIntervalOverrides: { Claim: 10, Record: 10 },
+        retryIntervalOverrides: { Claim: 10, Record: 10, StartStandard: 10 },
       },
       context: {
         Execution: {
@@ -75,6 +106,41 @@ export class LocalSendMachine implements Dispatcher {
       } as never,
     });
     return execution.result;
+  }
+
+  /** Run one execution of the Standard send machine to its end. */
+  private async runStandard(name: string, input: SendInput): Promise<unknown> {
+    const execution = this.sendMachine.run(input as never, {
+      overrides: {
+        taskResourceLocalHandlers: {
+          Attempt: async (p: { Input: SendAttemptInput }) => ({
+            Output: await this.run(`${name}-a${++this.seq}`, p.Input),
+          }),
+        } as never,
+        waitTimeOverrides: this.opts.waitTimeOverrides,
+        retryIntervalOverrides: { Attempt: 10 },
+      },
+      noThrowOnAbort: true,
+      context: {
+        Execution: {
+          Id: `arn:aws:states:us-east-1:000000000000:execution:pmail-send:${name}`,
+          Name: name,
+          StartTime: new Date(this.deps.clock()).toISOString(),
+          Input: input as never,
+        },
+      } as never,
+    });
+    this.standard.set(name, execution);
+    try {
+      return await execution.result;
+    } finally {
+      this.standard.delete(name);
+    }
+  }
+
+  /** Stop every Standard execution (a long wait would otherwise outlive the runtime). */
+  abortAll(): void {
+    for (const e of this.standard.values()) e.abort();
   }
 
   idleNow(): boolean {

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { Db } from '../store/db.ts';
 
-/** The table of DESIGN § 4, as lib/data.ts declares it for AWS: pk/sk, TTL `ttl`, sparse GSI gsi1. */
+/** The table of DESIGN § 4, as lib/data.ts declares it for AWS: pk/sk, TTL `ttl`, sparse GSIs gsi1 and gsi2. */
 const TABLE = (name: string): CreateTableCommandInput => ({
   TableName: name,
   BillingMode: 'PAY_PER_REQUEST',
@@ -16,6 +16,8 @@ const TABLE = (name: string): CreateTableCommandInput => ({
     { AttributeName: 'sk', AttributeType: 'S' },
     { AttributeName: 'gsi1pk', AttributeType: 'S' },
     { AttributeName: 'gsi1sk', AttributeType: 'S' },
+    { AttributeName: 'gsi2pk', AttributeType: 'S' },
+    { AttributeName: 'gsi2sk', AttributeType: 'S' },
   ],
   KeySchema: [
     { AttributeName: 'pk', KeyType: 'HASH' },
@@ -27,6 +29,14 @@ const TABLE = (name: string): CreateTableCommandInput => ({
       KeySchema: [
         { AttributeName: 'gsi1pk', KeyType: 'HASH' },
         { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'KEYS_ONLY' },
+    },
+    {
+      IndexName: 'gsi2',
+      KeySchema: [
+        { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+        { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
       ],
       Projection: { ProjectionType: 'KEYS_ONLY' },
     },

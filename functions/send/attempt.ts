@@ -1,18 +1,21 @@
+import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { type ClaimDecision, decideClaim, recordOutcome } from '../core/send-attempt.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
-import { getTenant } from '../store/directory.store.ts';
-import { markSending, mutateMessage } from '../store/messages.store.ts';
+import { getIdentity, getTenant } from '../store/directory.store.ts';
+import { appendEvent } from '../store/events.store.ts';
+import { getMessage, markSending, mutateMessage } from '../store/messages.store.ts';
 import { refreshThreadLock, releaseThreadLock } from '../store/threads.store.ts';
 import { sendTest } from '../transports/test.transport.ts';
-import type { SendAttemptInput } from './dispatcher.ts';
+import { cancelSend } from './actions.ts';
+import { executionName, type SendAttemptInput } from './dispatcher.ts';
 
 /** The tasks of statemachines/send-attempt.asl.json (DESIGN § 5.2): Claim → Transport → Record. */
 
 export type ClaimOutput =
   | { outcome: 'claimed'; token: string; at: number }
-  | { outcome: 'stop'; reason: Exclude<ClaimDecision['type'], 'claim'> | 'not_found' };
+  | { outcome: 'stop'; reason: Exclude<ClaimDecision['type'], 'claim'> | 'not_found' | 'canceled' };
 
 /**
  * The claim token is derived from the execution id: a retried Claim task of the same execution
@@ -27,6 +30,7 @@ export async function claim(
   input: SendAttemptInput & { execution_id: string },
 ): Promise<ClaimOutput> {
   const token = claimToken(input.execution_id);
+  if (await recheckSender(deps, input)) return { outcome: 'stop', reason: 'canceled' };
   const now = deps.clock();
   let release = false;
   const out = await mutateMessage<ClaimDecision>(deps.db, input.identity_id, input.message_id, (m) => {
@@ -64,6 +68,39 @@ export async function claim(
 }
 
 /**
+ * seed 000 › The outbound consumer, step 1: an identity paused or being deleted, or a suspended
+ * tenant, sends nothing more: the queued message is canceled by `system`. True when it was (or is
+ * no longer queued).
+ */
+async function recheckSender(deps: Deps, input: SendAttemptInput): Promise<boolean> {
+  const [identity, tenant] = await Promise.all([
+    getIdentity(deps.db, input.identity_id),
+    getTenant(deps.db, input.tenant_id),
+  ]);
+  let reason: string | undefined;
+  if (!tenant || tenant.status === 'suspended') reason = 'tenant_suspended';
+  else if (!identity || identity.status !== 'active') reason = `identity_${identity?.status ?? 'deleted'}`;
+  if (!reason || !tenant) return false;
+  const m = await getMessage(deps.db, input.identity_id, input.message_id, true);
+  if (!m || m.status !== 'queued') return false;
+  try {
+    await cancelSend(deps, {
+      tenant,
+      identityId: input.identity_id,
+      messageId: input.message_id,
+      actor: 'system',
+      reason,
+    });
+    deps.log.info('claim canceled the message', { message_id: input.message_id, reason });
+    return true;
+  } catch (err) {
+    // A claim is active or part was sent: leave it to that attempt.
+    if (err instanceof PmailError && err.code === 'not_cancelable') return false;
+    throw err;
+  }
+}
+
+/**
  * One provider call per claim: mark `sending` first; a second invocation for the same claim finds
  * the mark and reports unknown without calling the provider (provider-outcomes.md, rule 2).
  */
@@ -95,39 +132,91 @@ export async function transport(
 }
 
 export interface RecordOutput {
-  next: 'done' | 'wait';
+  /** `wait`: the parent execution waits `seconds` and loops; `start`: a Standard execution must start. */
+  next: 'done' | 'wait' | 'start';
   seconds?: number;
+  /** The Standard execution to start (its name is on the message already: DESIGN § 6). */
+  start?: {
+    name: string;
+    input: { tenant_id: string; identity_id: string; message_id: string; send_at: string };
+  };
   status?: string;
 }
 
-/** Apply the result under our claim; a claim that is no longer ours means someone else decided. */
+/** ±10 % (DESIGN § 8); drawn here, outside the pure core. */
+const drawJitter = () => (Math.random() * 2 - 1) * 0.1;
+
+/**
+ * Apply the result under our claim; a claim that is no longer ours means someone else decided. A
+ * back-off names the execution coming for the message in the same write: the parent Standard
+ * execution when there is one (it waits and loops), else a new Standard execution, started by the
+ * machine after this task (also when the parent hands off before its history limit).
+ */
 export async function record(
   deps: Deps,
-  input: SendAttemptInput & { claim: { token: string }; result: TransportResult },
+  input: SendAttemptInput & {
+    claim: { token: string };
+    result: TransportResult;
+    /** The execution's input (`$$.Execution.Input`): `parent` and `hand_off` when a Standard execution runs it. */
+    execution?: { parent?: string; hand_off?: boolean };
+    jitter?: number;
+  },
 ): Promise<RecordOutput> {
+  const parent = input.execution?.parent ?? input.parent;
+  const handOff = input.execution?.hand_off ?? input.hand_off;
   const now = deps.clock();
+  const jitter = input.jitter ?? drawJitter();
   let release = false;
   const out = await mutateMessage<RecordOutput>(deps.db, input.identity_id, input.message_id, (m) => {
     if (m.claim?.token !== input.claim.token) return { result: { next: 'done' as const } };
-    const recorded = recordOutcome(m, input.result, now);
+    const recorded = recordOutcome(m, input.result, now, jitter);
     release = recorded.releaseLock;
+    if (recorded.next.type !== 'wait') return { next: recorded.message, result: { next: 'done' as const } };
+    const at = recorded.message.dispatch!.at;
+    const n = m.dispatch?.n ?? 1;
+    if (parent && !handOff) {
+      return {
+        next: { ...recorded.message, dispatch: { execution: parent, at, n } },
+        result: { next: 'wait' as const, seconds: recorded.next.seconds },
+      };
+    }
+    const name = executionName(m.id, n + 1, 'send');
     return {
-      next: recorded.message,
-      result:
-        recorded.next.type === 'wait'
-          ? { next: 'wait' as const, seconds: recorded.next.seconds }
-          : { next: 'done' as const },
+      next: { ...recorded.message, dispatch: { execution: name, at, n: n + 1 } },
+      result: {
+        next: 'start' as const,
+        start: {
+          name,
+          input: {
+            tenant_id: input.tenant_id,
+            identity_id: input.identity_id,
+            message_id: input.message_id,
+            send_at: new Date(at).toISOString(),
+          },
+        },
+      },
     };
   });
   if (!out.found) return { next: 'done' };
+  const m = out.message;
   if (release && out.written) {
-    await releaseThreadLock(deps.db, out.message.identity_id, out.message.thread_id, out.message.id);
+    await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
+  }
+  if (m.status === 'failed' && m.status_reason === 'quota_exhausted') {
+    // Deterministic id: a retried Record emits it once.
+    await appendEvent(deps.db, {
+      id: `evt_${m.id.slice(4)}_failed`,
+      type: 'message.failed',
+      tenant_id: m.tenant_id,
+      created_at: m.updated_at,
+      data: { message_id: m.id, identity_id: m.identity_id, reason: 'quota_exhausted' },
+    });
   }
   deps.log.info('attempt recorded', {
     message_id: input.message_id,
     result: input.result.type,
-    status: out.message.status,
+    status: m.status,
     written: out.written,
   });
-  return { ...out.result, status: out.message.status };
+  return { ...out.result, status: m.status };
 }

@@ -126,6 +126,10 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   const seen = await lookupIdempotency(deps.db, identity.id, keyHash, fingerprint, deps.clock());
   if (seen.type !== 'absent') return answerFromLookup(seen);
 
+  // A scheduled send: in the future, at most 30 days ahead (checked after the replay: a stored
+  // answer is replayed even once its send_at has passed).
+  checkSendAt(body.send_at, deps.clock());
+
   // Reservation step 2.
   const owner = input.requestId;
   const reserved = await reserveIdempotency(deps.db, {
@@ -170,6 +174,17 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   );
   await afterCommit(deps, { tenant, identity, ...stored });
   return { type: 'accepted', message: toApiMessage(stored.message), deduplicated: false };
+}
+
+export const MAX_SCHEDULE_MS = 30 * 24 * 3600 * 1000;
+
+function checkSendAt(sendAt: string | undefined, now: number): void {
+  if (sendAt === undefined) return;
+  const at = Date.parse(sendAt);
+  if (at > now && at <= now + MAX_SCHEDULE_MS) return;
+  throw new PmailError('invalid_request', 'send_at must be in the future and at most 30 days ahead.', {
+    details: { errors: [{ path: 'send_at', message: 'in the future, at most 30 days ahead' }] },
+  });
 }
 
 function parseBody(text: string, schema: z.ZodType<AnyBody>): { raw: unknown; body: AnyBody } {
@@ -489,8 +504,20 @@ function buildMessage(
             updated_at: now,
           };
     }),
-    // DESIGN § 6: the execution coming for this message is named in the write that queues it.
-    ...(suppressedAll ? {} : { dispatch: { execution: executionName(p.messageId, 1), at: now, n: 1 } }),
+    ...(body.send_at ? { send_at: Date.parse(body.send_at) } : {}),
+    // DESIGN § 6: the execution coming for this message is named in the write that queues it; a
+    // scheduled send waits in the Standard machine, dispatched for its send_at.
+    ...(suppressedAll
+      ? {}
+      : body.send_at
+        ? {
+            dispatch: {
+              execution: executionName(p.messageId, 1, 'send'),
+              at: Date.parse(body.send_at),
+              n: 1,
+            },
+          }
+        : { dispatch: { execution: executionName(p.messageId, 1), at: now, n: 1 } }),
   };
 }
 
@@ -512,11 +539,16 @@ async function afterCommit(
   const { tenant, identity, message, prepared } = args;
   if (message.status === 'queued') {
     try {
-      await deps.dispatcher.start(message.dispatch!.execution, {
-        tenant_id: tenant.id,
-        identity_id: identity.id,
-        message_id: message.id,
-      });
+      const ids = { tenant_id: tenant.id, identity_id: identity.id, message_id: message.id };
+      if (message.send_at) {
+        await deps.dispatcher.start(
+          message.dispatch!.execution,
+          { ...ids, send_at: new Date(message.send_at).toISOString() },
+          'send',
+        );
+      } else {
+        await deps.dispatcher.start(message.dispatch!.execution, ids);
+      }
     } catch (err) {
       deps.log.error('dispatch failed; the sweeper will retry', {
         message_id: message.id,

@@ -23,12 +23,79 @@ import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
  */
 function toItem(m: MessageRecord) {
   const { identity_id: _identity, raw_key: _raw, ...stored } = m;
-  return { ...keys.message(m.identity_id, m.id), type: 'message', ...stored };
+  return { ...keys.message(m.identity_id, m.id), type: 'message', ...stored, ...dispatchIndex(m) };
+}
+
+/**
+ * The sparse index of queued messages by dispatch time (DESIGN § 4, `gsi2`): its keys are set only
+ * while the message is queued with a dispatch, so the sweeper reads exactly those. The partition is
+ * one of DISPATCH_SHARDS, from the message id, so no single partition takes every queued message.
+ */
+export const DISPATCH_INDEX = { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' } as const;
+export const DISPATCH_SHARDS = 8;
+
+function dispatchIndex(m: MessageRecord) {
+  if (m.status !== 'queued' || !m.dispatch) return {};
+  const shard = m.id.charCodeAt(m.id.length - 1) % DISPATCH_SHARDS;
+  return {
+    gsi2pk: `DQ#${shard}`,
+    gsi2sk: `${String(m.dispatch.at).padStart(15, '0')}#${m.identity_id}#${m.id}`,
+  };
+}
+
+/** Queued messages whose dispatch time is before `before`, oldest first (keys only). */
+export async function listDueDispatches(
+  db: Db,
+  before: number,
+  limit = 100,
+): Promise<{ identity_id: string; message_id: string }[]> {
+  const found: { identity_id: string; message_id: string }[] = [];
+  for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const out = await db.doc.send(
+        new QueryCommand({
+          TableName: db.table,
+          IndexName: DISPATCH_INDEX.indexName,
+          KeyConditionExpression: '#pk = :pk AND #sk < :before',
+          ExpressionAttributeNames: { '#pk': DISPATCH_INDEX.partitionKey, '#sk': DISPATCH_INDEX.sortKey },
+          ExpressionAttributeValues: { ':pk': `DQ#${shard}`, ':before': String(before).padStart(15, '0') },
+          ExclusiveStartKey: startKey,
+          Limit: limit,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const [, identityId, messageId] = String(item[DISPATCH_INDEX.sortKey]).split('#');
+        found.push({ identity_id: identityId, message_id: messageId });
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey && found.length < limit * DISPATCH_SHARDS);
+  }
+  return found;
+}
+
+/** A TransactWriteItem that stores `next` if the message is still at `version` (the CAS of mutateMessage). */
+export function messagePutItem(db: Db, next: MessageRecord, version: number) {
+  return {
+    Put: {
+      TableName: db.table,
+      Item: toItem(next),
+      ConditionExpression: 'version = :v',
+      ExpressionAttributeValues: { ':v': version },
+    },
+  };
 }
 
 function fromItem(item: Record<string, unknown> | undefined): MessageRecord | undefined {
   if (!item) return undefined;
-  const { pk, sk: _sk, type: _type, ...rest } = item as Record<string, unknown> & { pk: string };
+  const {
+    pk,
+    sk: _sk,
+    type: _type,
+    gsi2pk: _dpk,
+    gsi2sk: _dsk,
+    ...rest
+  } = item as Record<string, unknown> & { pk: string };
   const m = rest as unknown as Omit<MessageRecord, 'identity_id' | 'raw_key'>;
   const identityId = pk.slice(2);
   const rawKey =

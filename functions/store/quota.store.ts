@@ -82,3 +82,17 @@ export async function markWarned(
     throw err;
   }
 }
+
+/** Give back one counted send of `day` (a canceled message: seed 000 › Cancel releases the day's count). */
+export function releaseSendItem(db: Db, args: { tenantId: string; identityId: string; day: string }) {
+  return {
+    Update: {
+      TableName: db.table,
+      Key: key(args.tenantId, args.day),
+      UpdateExpression: 'ADD sends :minus, #idn :minus',
+      ConditionExpression: 'sends > :zero AND #idn > :zero',
+      ExpressionAttributeNames: { '#idn': identityAttr(args.identityId) },
+      ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+    },
+  };
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import validator from 'asl-validator';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../lib/defaults.ts';
-import { SEND_ATTEMPT_ASL, STATE_MACHINE_SUBSTITUTIONS } from '../../lib/send-machine.ts';
+import { SEND_ASL, SEND_ATTEMPT_ASL, STATE_MACHINE_SUBSTITUTIONS } from '../../lib/send-machine.ts';
 
 // DESIGN § 5.2: Claim and Record are idempotent and retried on infrastructure errors; Transport makes
 // one provider call and is never retried: its failure or timeout is recorded as `uncertain`.
@@ -138,5 +138,65 @@ describe(SEND_ATTEMPT_ASL, () => {
     const definition = JSON.parse(read(SEND_ATTEMPT_ASL)) as { TimeoutSeconds?: number };
     expect(definition.TimeoutSeconds).toBeGreaterThan(0);
     expect(definition.TimeoutSeconds).toBeLessThanOrEqual(300);
+  });
+});
+
+/** Step Functions service-integration tasks (`arn:aws:states:::states:…`): they start executions. */
+const serviceTasks = files.flatMap((file) =>
+  statesMaps(JSON.parse(read(file))).flatMap((states) =>
+    Object.entries(states)
+      .filter(([, s]) => s.Type === 'Task' && String(s.Resource).startsWith('arn:aws:states:::states:'))
+      .map(([name, state]) => ({ file, name, state })),
+  ),
+);
+
+describe('the Step Functions tasks of the state machines', () => {
+  it('are the Standard machine starting an attempt synchronously and the attempt starting the Standard machine', () => {
+    expect(serviceTasks.map((t) => `${t.file} › ${t.name} › ${t.state.Resource}`).sort()).toEqual([
+      `${SEND_ATTEMPT_ASL} › StartStandard › arn:aws:states:::states:startExecution`,
+      `${SEND_ASL} › Attempt › arn:aws:states:::states:startExecution.sync:2`,
+    ]);
+  });
+
+  describe.each(serviceTasks.map((t) => [`${t.file} › ${t.name}`, t] as const))('%s', (_, task) => {
+    it('retries only Step Functions service errors, and catches every other failure', () => {
+      const retried = (task.state.Retry ?? []).flatMap((r) => r.ErrorEquals);
+      expect(retried.length).toBeGreaterThan(0);
+      for (const e of retried) expect(e).toMatch(/^(StepFunctions\.|States\.Timeout$)/);
+      expect((task.state.Catch ?? []).some((c) => c.ErrorEquals.includes('States.ALL'))).toBe(true);
+    });
+  });
+
+  it('start the Standard machine under the name Record wrote on the message', () => {
+    const attempt = JSON.parse(read(SEND_ATTEMPT_ASL)).States as States;
+    expect(attempt.StartStandard.Parameters).toMatchObject({ 'Name.$': '$.record.start.name' });
+    const already = (attempt.StartStandard.Catch ?? []).find((c) =>
+      c.ErrorEquals.includes('StepFunctions.ExecutionAlreadyExistsException'),
+    );
+    expect(already?.Next, 'an execution of that name exists: nothing to start').toBe('Done');
+  });
+});
+
+describe(SEND_ASL, () => {
+  const definition = () => JSON.parse(read(SEND_ASL)) as { States: States; TimeoutSeconds?: number };
+
+  it('waits until send_at, runs the attempt, and loops on its back-off seconds', () => {
+    const s = definition().States;
+    expect(s.WaitUntilSendAt).toMatchObject({ Type: 'Wait', TimestampPath: '$.send_at' });
+    expect(s.Backoff).toMatchObject({ Type: 'Wait', SecondsPath: '$.attempt.record.seconds' });
+    expect(s.Attempt.Parameters).toMatchObject({
+      StateMachineArn: '${SendAttemptStateMachineArn}',
+      Input: { 'parent.$': '$$.Execution.Name', 'hand_off.$': '$.hand_off' },
+    });
+  });
+
+  it('hands off to a new execution well before the 25,000-event history limit', () => {
+    const s = definition().States;
+    const limit = (s.NearHistoryLimit.Choices as { NumericGreaterThanEquals: number }[])[0]
+      .NumericGreaterThanEquals;
+    // One loop: Attempt (entered, scheduled, started, submitted, succeeded, exited), then the entered
+    // and exited events of AfterAttempt, Backoff, Count and NearHistoryLimit.
+    const perLoop = 6 + 2 * 4;
+    expect((limit + 2) * perLoop + 20).toBeLessThan(25_000);
   });
 });

@@ -93,21 +93,21 @@ describe('data', () => {
     });
   });
 
-  it('maps provider message ids to messages through the keys-only gsi1 index', () => {
+  it('maps provider message ids to messages (gsi1) and queued messages by dispatch time (gsi2), keys only', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
-      GlobalSecondaryIndexes: [
-        {
-          IndexName: 'gsi1',
-          KeySchema: [
-            { AttributeName: 'gsi1pk', KeyType: 'HASH' },
-            { AttributeName: 'gsi1sk', KeyType: 'RANGE' },
-          ],
-          Projection: { ProjectionType: 'KEYS_ONLY' },
-        },
-      ],
+      GlobalSecondaryIndexes: ['gsi1', 'gsi2'].map((name) => ({
+        IndexName: name,
+        KeySchema: [
+          { AttributeName: `${name}pk`, KeyType: 'HASH' },
+          { AttributeName: `${name}sk`, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      })),
       AttributeDefinitions: Match.arrayWith([
         { AttributeName: 'gsi1pk', AttributeType: 'S' },
         { AttributeName: 'gsi1sk', AttributeType: 'S' },
+        { AttributeName: 'gsi2pk', AttributeType: 'S' },
+        { AttributeName: 'gsi2sk', AttributeType: 'S' },
       ]),
     });
   });
@@ -151,25 +151,61 @@ describe('send-attempt machine', () => {
    * (DefinitionS3Location) and CloudFormation fills DefinitionSubstitutions in at deploy time. Each
    * Fn::GetAtt becomes a marker naming its resource.
    */
-  const deployedDefinition = (): string => {
-    const [, machine] = ofType('AWS::StepFunctions::StateMachine')[0];
+  const deployedDefinition = (machineConstruct: IConstruct = stack.send.stateMachine): string => {
+    const machine = resources[logicalId(machineConstruct)];
     const { DefinitionS3Location, DefinitionSubstitutions } = machine.Properties as {
       DefinitionS3Location: { Key: string };
-      DefinitionSubstitutions: Record<string, { 'Fn::GetAtt': [string, string] }>;
+      DefinitionSubstitutions: Record<string, { 'Fn::GetAtt'?: [string, string] }>;
     };
     let text = readFileSync(join(outdir, `asset.${DefinitionS3Location.Key}`), 'utf8');
     for (const [name, value] of Object.entries(DefinitionSubstitutions)) {
-      text = text.replaceAll(`\${${name}}`, `arn:test:${value['Fn::GetAtt'][0]}`);
+      // A function is a Fn::GetAtt; the other machine is named by an ARN built from its name.
+      const marker = value['Fn::GetAtt'] ? `arn:test:${value['Fn::GetAtt'][0]}` : `arn:test:${name}`;
+      text = text.replaceAll(`\${${name}}`, marker);
     }
     return text;
   };
 
-  it('is an Express machine with traces on', () => {
-    template.resourceCountIs('AWS::StepFunctions::StateMachine', 1);
-    template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+  it('is an Express machine with traces on, beside the Standard send machine', () => {
+    template.resourceCountIs('AWS::StepFunctions::StateMachine', 2);
+    const machine = (c: IConstruct) => resources[logicalId(c)].Properties;
+    expect(machine(stack.send.stateMachine)).toMatchObject({
       StateMachineType: 'EXPRESS',
       TracingConfiguration: { Enabled: true },
     });
+    expect(machine(stack.send.sendMachine)).toMatchObject({
+      StateMachineType: 'STANDARD',
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: { Level: 'ERROR', IncludeExecutionData: false },
+    });
+  });
+
+  it('lets the two machines start each other by name, and the Standard machine follow its attempts', () => {
+    expect(JSON.parse(deployedDefinition()).States.StartStandard.Parameters.StateMachineArn).toBe(
+      'arn:test:SendStateMachineArn',
+    );
+    const send = JSON.parse(deployedDefinition(stack.send.sendMachine));
+    expect(send.States.Attempt.Resource).toBe('arn:aws:states:::states:startExecution.sync:2');
+    expect(send.States.Attempt.Parameters.StateMachineArn).toBe('arn:test:SendAttemptStateMachineArn');
+    const policies = (role: IConstruct) =>
+      JSON.stringify(
+        ofType('AWS::IAM::Policy').filter(([, p]) =>
+          (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === logicalId(role)),
+        ),
+      );
+    const standard = policies(stack.send.sendMachine.role);
+    for (const action of ['states:StartExecution', 'states:DescribeExecution', 'events:PutRule']) {
+      expect(standard).toContain(action);
+    }
+    expect(standard).toContain('StepFunctionsGetEventsForStepFunctionsExecutionRule');
+    expect(standard).toContain(':stateMachine:Pmail-send-attempt');
+    expect(policies(stack.send.stateMachine.role)).toContain(':stateMachine:Pmail-send"');
+  });
+
+  it('runs the sweeper every minute', () => {
+    const rule = resources[logicalId(stack.sweeper.schedule)].Properties;
+    expect(rule.ScheduleExpression).toBe('rate(1 minute)');
+    expect(JSON.stringify(rule.Targets)).toContain(logicalId(stack.sweeper.fn.fn));
   });
 
   it('has its three task functions substituted into the definition, with no placeholder left', () => {
@@ -301,6 +337,7 @@ describe('functions', () => {
     stack.send.transport,
     stack.send.record,
     stack.events.consumer,
+    stack.sweeper.fn,
   ];
 
   it('are all ours, each on Node.js 22 on arm64 with active tracing and source maps', () => {
@@ -343,7 +380,6 @@ describe('functions', () => {
   });
 
   it('all know the table, the blob bucket and the events queue; only api and events know the machine', () => {
-    const machine = { Ref: logicalId(stack.send.stateMachine) };
     for (const f of all()) {
       const variables = (
         resources[logicalId(f.fn)].Properties.Environment as { Variables: Record<string, unknown> }
@@ -354,8 +390,16 @@ describe('functions', () => {
         PMAIL_EVENTS_QUEUE_URL: { Ref: logicalId(stack.events.queue) },
         PMAIL_KEYS_SECRET_ARN: { Ref: logicalId(stack.data.keys) },
       });
-      const startsAttempts = f === stack.events.consumer || Object.values(stack.api.functions).includes(f);
-      expect(variables.PMAIL_SEND_ATTEMPT_ARN).toEqual(startsAttempts ? machine : undefined);
+      const startsAttempts =
+        f === stack.events.consumer ||
+        f === stack.sweeper.fn ||
+        Object.values(stack.api.functions).includes(f);
+      expect(JSON.stringify(variables.PMAIL_SEND_ATTEMPT_ARN ?? null)).toEqual(
+        startsAttempts ? expect.stringContaining(':stateMachine:Pmail-send-attempt') : 'null',
+      );
+      expect(JSON.stringify(variables.PMAIL_SEND_ARN ?? null)).toEqual(
+        startsAttempts ? expect.stringContaining(':stateMachine:Pmail-send"') : 'null',
+      );
     }
   });
 });
@@ -368,6 +412,7 @@ describe('permissions', () => {
     stack.send.transport,
     stack.send.record,
     stack.events.consumer,
+    stack.sweeper.fn,
   ];
 
   it('let every function read and write items of the table and its gsi1 index, without Scan', () => {
@@ -382,6 +427,7 @@ describe('permissions', () => {
       ]) {
         expect(granted.get(action)?.join(), `${f.node.path} ${action}`).toContain(table);
         expect(granted.get(action)?.join()).toContain('/index/gsi1');
+        expect(granted.get(action)?.join()).toContain('/index/gsi2');
       }
       expect(granted.has('dynamodb:Scan')).toBe(false);
     }
@@ -395,9 +441,16 @@ describe('permissions', () => {
     }
   });
 
-  it('let only the api start send attempts', () => {
+  it('let only the api and the sweeper start executions, and only the sweeper describe them', () => {
     for (const f of everyone()) {
-      expect(permissionsOf(f).has('states:StartExecution'), f.node.path).toBe(api().includes(f));
+      const starts = api().includes(f) || f === stack.sweeper.fn;
+      expect(permissionsOf(f).has('states:StartExecution'), f.node.path).toBe(starts);
+      if (starts) {
+        const arns = permissionsOf(f).get('states:StartExecution')!.join();
+        expect(arns).toContain(':stateMachine:Pmail-send-attempt');
+        expect(arns).toContain(':stateMachine:Pmail-send"');
+      }
+      expect(permissionsOf(f).has('states:DescribeExecution'), f.node.path).toBe(f === stack.sweeper.fn);
     }
   });
 

@@ -1,0 +1,53 @@
+import { PmailError } from './errors.ts';
+import type { MessageRecord } from './model.ts';
+
+/**
+ * seed 000 › Cancel: only while queued, with no transport claim and no delivery already submitted.
+ * The message becomes `canceled` (deliveries stay queued: the message status is authoritative);
+ * back-off and dispatch are cleared, and the lock is released by the caller.
+ */
+export function cancelMessage(m: MessageRecord, now: number): MessageRecord {
+  const partlySent = (m.deliveries ?? []).some((d) => d.status !== 'queued' && d.status !== 'suppressed');
+  if (m.status !== 'queued' || m.claim || partlySent) {
+    throw new PmailError(
+      'not_cancelable',
+      'Only a queued message that no attempt is sending can be canceled.',
+      {
+        details: { status: m.status },
+      },
+    );
+  }
+  return {
+    ...m,
+    status: 'canceled',
+    backoff: undefined,
+    dispatch: undefined,
+    holds_lock: undefined,
+    updated_at: now,
+    version: m.version + 1,
+  };
+}
+
+/**
+ * DESIGN § 8 › Resolve: only an `uncertain` message. `sent` → the message and its uncertain
+ * deliveries `submitted`; `not_sent` → `failed` (`resolved_not_sent`).
+ */
+export function resolveMessage(m: MessageRecord, outcome: 'sent' | 'not_sent', now: number): MessageRecord {
+  if (m.status !== 'uncertain') {
+    throw new PmailError('not_uncertain', 'Only an uncertain message can be resolved.', {
+      details: { status: m.status },
+    });
+  }
+  const status = outcome === 'sent' ? 'submitted' : 'failed';
+  return {
+    ...m,
+    status,
+    status_reason: outcome === 'sent' ? undefined : 'resolved_not_sent',
+    status_detail: outcome === 'sent' ? undefined : 'resolved as not sent',
+    deliveries: (m.deliveries ?? []).map((d) =>
+      d.status === 'uncertain' ? { ...d, status, updated_at: now } : d,
+    ),
+    updated_at: now,
+    version: m.version + 1,
+  };
+}

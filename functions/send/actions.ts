@@ -1,0 +1,215 @@
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PmailError } from '../core/errors.ts';
+import { sha256Hex } from '../core/fingerprint.ts';
+import { cancelMessage, resolveMessage } from '../core/message-actions.ts';
+import { toApiMessage } from '../core/message-view.ts';
+import type { MessageRecord, Tenant } from '../core/model.ts';
+import { localDay } from '../core/quota.ts';
+import type { Deps } from '../deps.ts';
+import { errorFields } from '../log.ts';
+import { auditPutItem } from '../store/audit.store.ts';
+import { isConditionFailed, isTransactionCanceled } from '../store/db.ts';
+import { eventPutItem } from '../store/events.store.ts';
+import {
+  completeIdempotencyUpdate,
+  type Lookup,
+  lookupIdempotency,
+  releaseIdempotency,
+  reserveIdempotency,
+} from '../store/idempotency.store.ts';
+import { getMessage, messagePutItem } from '../store/messages.store.ts';
+import { releaseSendItem } from '../store/quota.store.ts';
+import { releaseThreadLock } from '../store/threads.store.ts';
+
+/**
+ * Read the message, decide with `decide` (pure; throws the API error), and write the result with its
+ * event and audit entry in one transaction on the message version. Retried on a lost race.
+ */
+async function transition(
+  deps: Deps,
+  identityId: string,
+  messageId: string,
+  decide: (m: MessageRecord, now: number) => MessageRecord,
+  extra: (before: MessageRecord, after: MessageRecord, now: number) => unknown[],
+): Promise<{ before: MessageRecord; after: MessageRecord }> {
+  for (let i = 0; i < 8; i++) {
+    const before = /^msg_[0-9a-z]{26}$/.test(messageId)
+      ? await getMessage(deps.db, identityId, messageId, true)
+      : undefined;
+    if (!before || before.direction !== 'outbound') {
+      throw new PmailError('message_not_found', 'No message with this id in this identity.');
+    }
+    const now = deps.clock();
+    const after = decide(before, now);
+    try {
+      await deps.db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            messagePutItem(deps.db, after, before.version),
+            ...extra(before, after, now),
+          ] as never,
+        }),
+      );
+      return { before, after };
+    } catch (err) {
+      if (!isTransactionCanceled(err) || err.CancellationReasons?.[0]?.Code !== 'ConditionalCheckFailed')
+        throw err;
+    }
+  }
+  throw new Error(`message ${messageId} kept changing`);
+}
+
+/**
+ * seed 000 › Cancel: queued, no claim, nothing submitted → `canceled`; `message.canceled` and an audit
+ * entry in the same write; then the thread lock and the day's count are given back. `actor` is the
+ * key id, or `system` for the claim-time re-checks.
+ */
+export async function cancelSend(
+  deps: Deps,
+  args: { tenant: Tenant; identityId: string; messageId: string; actor: string; reason?: string },
+): Promise<MessageRecord> {
+  const { before, after } = await transition(
+    deps,
+    args.identityId,
+    args.messageId,
+    (m, now) => cancelMessage(m, now),
+    (m, _after, now) => [
+      eventPutItem(deps.db, {
+        id: `evt_${deps.newId()}`,
+        type: 'message.canceled',
+        tenant_id: m.tenant_id,
+        created_at: now,
+        data: {
+          message_id: m.id,
+          identity_id: m.identity_id,
+          ...(args.reason ? { reason: args.reason } : {}),
+        },
+      }),
+      auditPutItem(deps.db, {
+        id: deps.newId(),
+        tenant_id: m.tenant_id,
+        action: 'message.cancel',
+        actor: args.actor,
+        message_id: m.id,
+        details: args.reason ? { reason: args.reason } : {},
+        at: now,
+      }),
+    ],
+  );
+  if (before.holds_lock) await releaseThreadLock(deps.db, before.identity_id, before.thread_id, before.id);
+  try {
+    const day = localDay(before.created_at, args.tenant.timezone || 'UTC');
+    await deps.db.doc.send(
+      new UpdateCommand(
+        releaseSendItem(deps.db, { tenantId: args.tenant.id, identityId: before.identity_id, day }).Update,
+      ),
+    );
+  } catch (err) {
+    if (!isConditionFailed(err))
+      deps.log.error('daily count release failed', { message_id: before.id, ...errorFields(err) });
+  }
+  return after;
+}
+
+/** The Idempotency-Key of a resolve lives in the identity's key space under its own operation. */
+const resolveKeyHash = (key: string) => sha256Hex(`resolve\n${key}`);
+
+export type ResolveAnswer = { body: unknown; replayed: boolean };
+
+/**
+ * DESIGN § 8 › Resolve, with an optional Idempotency-Key: the same key and body replay the first
+ * answer; the key with another body is `idempotency_conflict`.
+ */
+export async function resolveSend(
+  deps: Deps,
+  args: {
+    identityId: string;
+    messageId: string;
+    outcome: 'sent' | 'not_sent';
+    actor: string;
+    idempotencyKey?: string;
+    requestId: string;
+  },
+): Promise<ResolveAnswer> {
+  const fingerprint = sha256Hex(`resolve\n${args.messageId}\n${args.outcome}`);
+  const keyHash = args.idempotencyKey === undefined ? undefined : resolveKeyHash(args.idempotencyKey);
+  const owner = args.requestId;
+  if (keyHash) {
+    const seen = await lookupIdempotency(deps.db, args.identityId, keyHash, fingerprint, deps.clock());
+    if (seen.type !== 'absent') return fromLookup(seen);
+    const reserved = await reserveIdempotency(deps.db, {
+      identityId: args.identityId,
+      keyHash,
+      fingerprint,
+      operation: 'resolve',
+      owner,
+      now: deps.clock(),
+    });
+    if (reserved.type === 'absent') {
+      throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
+    }
+    if (reserved.type !== 'reserved') return fromLookup(reserved);
+  }
+  try {
+    const { after } = await transition(
+      deps,
+      args.identityId,
+      args.messageId,
+      (m, now) => resolveMessage(m, args.outcome, now),
+      (m, next, now) => [
+        eventPutItem(deps.db, {
+          id: `evt_${deps.newId()}`,
+          type: args.outcome === 'sent' ? 'message.sent' : 'message.failed',
+          tenant_id: m.tenant_id,
+          created_at: now,
+          data:
+            args.outcome === 'sent'
+              ? { message_id: m.id, identity_id: m.identity_id, provider_message_id: null, resolved: true }
+              : { message_id: m.id, identity_id: m.identity_id, reason: 'resolved_not_sent' },
+        }),
+        auditPutItem(deps.db, {
+          id: deps.newId(),
+          tenant_id: m.tenant_id,
+          action: 'message.resolve',
+          actor: args.actor,
+          message_id: m.id,
+          details: { outcome: args.outcome },
+          at: now,
+        }),
+        ...(keyHash
+          ? [
+              completeIdempotencyUpdate(deps.db, {
+                identityId: args.identityId,
+                keyHash,
+                owner,
+                messageId: m.id,
+                response: JSON.stringify(toApiMessage(next)),
+                now,
+              }),
+            ]
+          : []),
+      ],
+    );
+    return { body: toApiMessage(after), replayed: false };
+  } catch (err) {
+    if (keyHash) {
+      await releaseIdempotency(deps.db, args.identityId, keyHash, owner).catch((e) =>
+        deps.log.error('idempotency release failed', errorFields(e)),
+      );
+    }
+    throw err;
+  }
+}
+
+function fromLookup(lookup: Exclude<Lookup, { type: 'absent' }>): ResolveAnswer {
+  switch (lookup.type) {
+    case 'replay':
+      return { body: JSON.parse(lookup.response), replayed: true };
+    case 'conflict':
+      throw new PmailError('idempotency_conflict', 'This Idempotency-Key was used for a different request.', {
+        details: lookup.message_id ? { original_message_id: lookup.message_id } : {},
+      });
+    case 'in_progress':
+      throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
+  }
+}
