@@ -7,6 +7,8 @@ import { Construct, type IConstruct } from 'constructs';
 
 /** Sparse GSI: provider message id → message (DESIGN § 4, event routing). */
 export const GSI1 = { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' } as const;
+/** Sparse GSI: uncertain messages without a provider id, by identity (DESIGN § 4, reconciliation). */
+export const GSI2 = { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' } as const;
 
 /** The table's item-level actions; no Scan (single-table access is by key or index query). */
 const TABLE_READ_WRITE_ACTIONS = [
@@ -60,6 +62,12 @@ export class PmailData extends Construct {
       sortKey: { name: GSI1.sortKey, type: AttributeType.STRING },
       projectionType: ProjectionType.KEYS_ONLY,
     });
+    this.table.addGlobalSecondaryIndex({
+      indexName: GSI2.indexName,
+      partitionKey: { name: GSI2.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: GSI2.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.KEYS_ONLY,
+    });
 
     this.bucket = new Bucket(this, 'Blobs', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
@@ -96,7 +104,11 @@ export class PmailData extends Construct {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
         actions: TABLE_READ_WRITE_ACTIONS,
-        resources: [this.table.tableArn, `${this.table.tableArn}/index/${GSI1.indexName}`],
+        resources: [
+          this.table.tableArn,
+          `${this.table.tableArn}/index/${GSI1.indexName}`,
+          `${this.table.tableArn}/index/${GSI2.indexName}`,
+        ],
       }),
     );
   }

@@ -93,7 +93,7 @@ describe('data', () => {
     });
   });
 
-  it('maps provider message ids to messages through the keys-only gsi1 index', () => {
+  it('maps provider message ids to messages (gsi1) and lists uncertain messages by identity (gsi2), keys only', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: [
         {
@@ -104,10 +104,20 @@ describe('data', () => {
           ],
           Projection: { ProjectionType: 'KEYS_ONLY' },
         },
+        {
+          IndexName: 'gsi2',
+          KeySchema: [
+            { AttributeName: 'gsi2pk', KeyType: 'HASH' },
+            { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
       ],
       AttributeDefinitions: Match.arrayWith([
         { AttributeName: 'gsi1pk', AttributeType: 'S' },
         { AttributeName: 'gsi1sk', AttributeType: 'S' },
+        { AttributeName: 'gsi2pk', AttributeType: 'S' },
+        { AttributeName: 'gsi2sk', AttributeType: 'S' },
       ]),
     });
   });
@@ -382,6 +392,7 @@ describe('permissions', () => {
       ]) {
         expect(granted.get(action)?.join(), `${f.node.path} ${action}`).toContain(table);
         expect(granted.get(action)?.join()).toContain('/index/gsi1');
+        expect(granted.get(action)?.join()).toContain('/index/gsi2');
       }
       expect(granted.has('dynamodb:Scan')).toBe(false);
     }
