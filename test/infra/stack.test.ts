@@ -262,6 +262,33 @@ describe('delivery events', () => {
       FunctionName: { Ref: logicalId(stack.events.consumer.fn) },
     });
   });
+
+  it('publishes the seven SES sending events through an encrypted SNS topic to the queue, enveloped', () => {
+    const topic = logicalId(stack.events.sesTopic);
+    template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: [
+          'send',
+          'delivery',
+          'bounce',
+          'complaint',
+          'reject',
+          'deliveryDelay',
+          'renderingFailure',
+        ],
+        SnsDestination: { TopicARN: { Ref: topic } },
+      },
+    });
+    expect(resources[topic].Properties.KmsMasterKeyId).toBeDefined();
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sqs',
+      TopicArn: { Ref: topic },
+      Endpoint: { 'Fn::GetAtt': [logicalId(stack.events.queue), 'Arn'] },
+    });
+    const subscription = ofType('AWS::SNS::Subscription')[0][1];
+    expect(subscription.Properties.RawMessageDelivery ?? false).toBe(false);
+  });
 });
 
 describe('api', () => {
