@@ -7,7 +7,11 @@ import { Construct, type IConstruct } from 'constructs';
 
 /** Sparse GSI: provider message id → message (DESIGN § 4, event routing). */
 export const GSI1 = { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' } as const;
-/** Sparse: queued messages by dispatch time, for the sweeper (functions/store/messages.store.ts). */
+/**
+ * Sparse GSI shared by two exclusive states (DESIGN § 4): queued messages by dispatch time for the
+ * sweeper (`DQ#{shard}`), and uncertain messages without a provider id by identity for
+ * reconciliation (`U#{idn}`). A message is never both, so one index serves both.
+ */
 export const GSI2 = { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' } as const;
 
 /** The table's item-level actions; no Scan (single-table access is by key or index query). */

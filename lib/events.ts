@@ -1,6 +1,11 @@
 import { Duration, Stack } from 'aws-cdk-lib';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { ConfigurationSet, EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PmailFunction } from './defaults.ts';
@@ -30,6 +35,9 @@ export class DeliveryEvents extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly consumer: PmailFunction;
+  /** SES event publishing: the configuration set live SES sends name, and its SNS topic. */
+  readonly sesConfigurationSet: ConfigurationSet;
+  readonly sesTopic: Topic;
 
   constructor(scope: Construct, id: string, props: DeliveryEventsProps = {}) {
     super(scope, id);
@@ -47,6 +55,36 @@ export class DeliveryEvents extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 20 },
+    });
+
+    // DESIGN § 2: SES → SNS → SQS inside the account (no public endpoint, nothing to forge). The
+    // subscription keeps the SNS envelope: its MessageId makes the event ids `ses:{id}:{rcpt}`.
+    const topicKey = new Key(this, 'SesEventsKey', {
+      description: 'pmail SES events topic',
+      enableKeyRotation: true,
+    });
+    topicKey.grant(new ServicePrincipal('ses.amazonaws.com'), 'kms:GenerateDataKey*', 'kms:Decrypt');
+    topicKey.grant(new ServicePrincipal('sns.amazonaws.com'), 'kms:GenerateDataKey*', 'kms:Decrypt');
+    this.sesTopic = new Topic(this, 'SesEvents', {
+      topicName: `${stackName}-ses-events`,
+      masterKey: topicKey,
+      enforceSSL: true,
+    });
+    this.sesTopic.addSubscription(new SqsSubscription(this.queue, { rawMessageDelivery: false }));
+    this.sesConfigurationSet = new ConfigurationSet(this, 'SesConfigurationSet', {
+      configurationSetName: stackName,
+    });
+    this.sesConfigurationSet.addEventDestination('ToDeliveryEvents', {
+      destination: EventDestination.snsTopic(this.sesTopic),
+      events: [
+        EmailSendingEvent.SEND,
+        EmailSendingEvent.DELIVERY,
+        EmailSendingEvent.BOUNCE,
+        EmailSendingEvent.COMPLAINT,
+        EmailSendingEvent.REJECT,
+        EmailSendingEvent.DELIVERY_DELAY,
+        EmailSendingEvent.RENDERING_FAILURE,
+      ],
     });
 
     this.consumer = new PmailFunction(this, 'Consumer', {

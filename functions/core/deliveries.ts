@@ -13,6 +13,9 @@ export interface DeliveryEvent {
   subject?: string;
   kind: DeliveryEventKind;
   bounce_type?: 'hard' | 'soft';
+  /** A hard bounce the provider reports from its own suppression list (SES `Suppressed`,
+   * `OnAccountSuppressionList`): our suppression takes reason `provider`. */
+  provider_suppressed?: boolean;
   smtp_code?: string;
   enhanced_code?: string;
   /** trimmed to 512 characters */

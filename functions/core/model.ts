@@ -134,6 +134,8 @@ export interface TenantPolicy {
   large_attachments?: 'reject' | 'link';
   /** E8: an AI disclosure on every send. */
   ai_disclosure?: { mode: 'footer' | 'header' | 'none'; text: string };
+  /** FR-DLV-3: abuse auto-pause rates (defaults 0.003 complaints, 0.05 bounces). */
+  abuse?: { complaint_rate_pause?: number; bounce_rate_pause?: number };
   /** D6: automatic replies. */
   auto_reply?: { enabled?: boolean; max_automatic_exchanges?: number };
 }

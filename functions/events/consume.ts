@@ -1,8 +1,22 @@
-import { applyDeliveryEvent, type DeliveryEvent } from '../core/deliveries.ts';
+import { evaluateAbuse, pushOutcome } from '../core/abuse.ts';
+import { type AbuseOutcome, applyDeliveryEvent, type DeliveryEvent } from '../core/deliveries.ts';
+import {
+  deliveryEvents,
+  type PendingEvent,
+  reconciledEvent,
+  suppressionEventId,
+} from '../core/delivery-outbox.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import type { AddressRecord, MessageRecord } from '../core/model.ts';
+import { reconcile, reconcileCandidates } from '../core/reconcile.ts';
+import { addressHash, addressHint, type SuppressionReason } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
-import { getAddress } from '../store/directory.store.ts';
-import { mutateMessage } from '../store/messages.store.ts';
+import { getAddress, getTenant } from '../store/directory.store.ts';
+import { appendEvent, eventPutItem } from '../store/events.store.ts';
+import { findByProviderId, listUncertain, mutateMessage } from '../store/messages.store.ts';
+import { autoPauseIdentity, updateOutcomeWindow } from '../store/outcomes.store.ts';
+import { putSuppressionIfAbsent } from '../store/suppressions.store.ts';
+import { applySendEvent, sesFromBody } from './ses.ts';
 
 /** seed 000 › The delivery consumer: NotFound is retried by age, not by attempts (G8). */
 export const ORPHAN_AGE_MS = 330_000;
@@ -10,6 +24,7 @@ export const NOT_FOUND_RETRY_SECONDS = 30;
 
 export type ConsumeOutcome =
   | 'applied'
+  | 'reconciled'
   | 'duplicate'
   | 'ignored'
   | 'unroutable'
@@ -32,21 +47,98 @@ export function parseDeliveryEvent(body: string): DeliveryEvent | undefined {
 }
 
 /**
- * The message an event is about. Test transports use `test-{message ulid}`, which names the message
- * directly; provider ids of SES and Cloudflare go through the provider-id index (issue 5).
+ * One queue message: a normalised DeliveryEvent (test transports, the Cloudflare pull consumer) or
+ * an SES record, raw or in its SNS envelope, which may name several recipients. A message of several
+ * events is retried whole when any of them must be; the others are duplicates on the next round.
  */
-function messageIdFor(event: DeliveryEvent): string | undefined {
-  const pid = event.provider_message_id;
-  if (pid?.startsWith('test-')) return `msg_${pid.slice(5)}`;
-  return undefined;
+export async function consumeDeliveryEvent(deps: Deps, body: string): Promise<ConsumeOutcome> {
+  const ses = sesFromBody(body);
+  if (ses) {
+    if (ses.type === 'unknown') return unknownType(deps, ses.event_type);
+    if (ses.type === 'send') {
+      if (await applySendEvent(deps, ses)) return 'applied';
+      return notFound(deps, {
+        event_id: `ses-send:${ses.provider_message_id}`,
+        provider_message_id: ses.provider_message_id,
+        occurred_at: ses.occurred_at,
+      });
+    }
+    const outcomes: ConsumeOutcome[] = [];
+    for (const e of ses.events) outcomes.push(await consumeOne(deps, e));
+    return outcomes.includes('retry') ? 'retry' : (outcomes[0] ?? 'ignored');
+  }
+  const event = parseDeliveryEvent(body);
+  if (!event) return unknownType(deps, 'unparsed');
+  return consumeOne(deps, event);
 }
 
-export async function consumeDeliveryEvent(deps: Deps, body: string): Promise<ConsumeOutcome> {
-  const event = parseDeliveryEvent(body);
-  if (!event) {
-    deps.log.warn('delivery event of unknown type acked', { metric: 'delivery_unknown_type_total' });
-    return 'unknown_type';
-  }
+function unknownType(deps: Deps, type: string): ConsumeOutcome {
+  deps.log.warn('delivery event of unknown type acked', { metric: 'delivery_unknown_type_total', type });
+  return 'unknown_type';
+}
+
+/** The message an event names: test ids name it directly, live provider ids go through gsi1. */
+async function locate(
+  deps: Deps,
+  address: AddressRecord,
+  event: DeliveryEvent,
+): Promise<{ identity_id: string; message_id: string } | undefined> {
+  const pid = event.provider_message_id;
+  if (!pid) return undefined;
+  if (pid.startsWith('test-')) return { identity_id: address.identity_id, message_id: `msg_${pid.slice(5)}` };
+  return findByProviderId(deps.db, pid);
+}
+
+type Applied = {
+  result: 'applied' | 'duplicate' | 'ignored' | 'reconciled';
+  outcome?: AbuseOutcome;
+  suppress: boolean;
+  message: MessageRecord;
+};
+
+/** seed 000 › Applying an event: one conditional write of the message and its outbox events. */
+async function applyTo(
+  deps: Deps,
+  identityId: string,
+  messageId: string,
+  event: DeliveryEvent,
+  opts: { reconcile?: boolean } = {},
+): Promise<Applied | 'not_found' | 'not_candidate'> {
+  const now = deps.clock();
+  let extra: { outcome?: AbuseOutcome; suppress: boolean } = { suppress: false };
+  const out = await mutateMessage(deps.db, identityId, messageId, (m) => {
+    if (m.direction !== 'outbound') return { result: 'ignored' as const };
+    let base = m;
+    if (opts.reconcile) {
+      // Re-checked under the version condition: another event may have reconciled it meanwhile.
+      if (reconcileCandidates([m], event).length !== 1) return { result: 'not_candidate' as const };
+      base = reconcile(m, event);
+    }
+    const applied = applyDeliveryEvent(base, event, now);
+    if (applied.type !== 'applied') {
+      extra = { suppress: applied.type === 'duplicate' ? applied.suppress : false };
+      return { result: applied.type };
+    }
+    extra = { outcome: applied.outcome, suppress: applied.suppress };
+    const next = applied.message;
+    const leading: PendingEvent[] = opts.reconcile ? [reconciledEvent(next, event)] : [];
+    const pending = deliveryEvents({ before: m, after: next, event, suppressed: applied.suppress, leading });
+    return {
+      next,
+      result: opts.reconcile ? ('reconciled' as const) : ('applied' as const),
+      alsoWrite: pending.map((p) => {
+        // Deterministic ids: an identical item if ever written twice, so no condition is needed.
+        const { Put } = eventPutItem(deps.db, { ...p, tenant_id: m.tenant_id });
+        return { Put: { TableName: Put.TableName, Item: Put.Item } };
+      }),
+    };
+  });
+  if (!out.found) return 'not_found';
+  if (out.result === 'not_candidate') return 'not_candidate';
+  return { result: out.result, ...extra, message: out.message };
+}
+
+async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutcome> {
   // Route by sender with no status filter: retiring and retired addresses still route late events.
   const address = await getAddress(deps.db, event.sender);
   if (!address) {
@@ -56,24 +148,121 @@ export async function consumeDeliveryEvent(deps: Deps, body: string): Promise<Co
     });
     return 'unroutable';
   }
-  const messageId = messageIdFor(event);
-  const now = deps.clock();
-  const out = messageId
-    ? await mutateMessage(deps.db, address.identity_id, messageId, (m) => {
-        if (m.direction !== 'outbound') return { result: 'ignored' as const };
-        const applied = applyDeliveryEvent(m, event, now);
-        if (applied.type === 'applied') return { next: applied.message, result: 'applied' as const };
-        return { result: applied.type };
-      })
-    : ({ found: false } as const);
-  if (out.found) return out.result;
-  if (now - event.occurred_at < ORPHAN_AGE_MS) return 'retry';
+  const target = await locate(deps, address, event);
+  let applied = target ? await applyTo(deps, target.identity_id, target.message_id, event) : 'not_found';
+  if (applied === 'not_found' || applied === 'not_candidate')
+    applied = await tryReconcile(deps, address, event);
+  if (applied === 'not_found' || applied === 'not_candidate') {
+    return notFound(deps, event);
+  }
+  if (applied.suppress) await suppress(deps, applied.message, event);
+  if (applied.outcome) await recordOutcome(deps, applied.message, applied.outcome);
+  return applied.result;
+}
+
+/** seed 000 › Uncertain sends and reconciliation: exactly one candidate, else nothing changes. */
+async function tryReconcile(
+  deps: Deps,
+  address: AddressRecord,
+  event: DeliveryEvent,
+): Promise<Applied | 'not_found' | 'not_candidate'> {
+  if (
+    event.subject === undefined ||
+    !event.provider_message_id ||
+    event.provider_message_id.startsWith('test-')
+  )
+    return 'not_found';
+  const candidates = reconcileCandidates(await listUncertain(deps.db, address.identity_id), event);
+  if (candidates.length === 0) return 'not_found';
+  if (candidates.length > 1) {
+    deps.log.warn('ambiguous reconciliation: nothing changed', {
+      metric: 'reconcile_ambiguous_total',
+      event: hashed(event.event_id),
+      candidates: candidates.length,
+    });
+    return 'not_found';
+  }
+  const applied = await applyTo(deps, address.identity_id, candidates[0].id, event, { reconcile: true });
+  if (typeof applied === 'object' && applied.result === 'reconciled') {
+    deps.log.info('uncertain message reconciled', {
+      metric: 'reconciled_total',
+      message_id: candidates[0].id,
+    });
+  }
+  return applied;
+}
+
+function notFound(
+  deps: Deps,
+  event: Pick<DeliveryEvent, 'event_id' | 'provider_message_id' | 'occurred_at'>,
+): ConsumeOutcome {
+  if (deps.clock() - event.occurred_at < ORPHAN_AGE_MS) return 'retry';
   deps.log.warn('orphaned delivery event', {
     metric: 'delivery_orphaned_total',
     event: hashed(event.event_id),
     provider_message_id: event.provider_message_id ? hashed(event.provider_message_id) : undefined,
   });
   return 'orphaned';
+}
+
+/**
+ * seed 000 › Suppressions: hard bounce → hard_bounce, complaint → complaint, a provider's own
+ * suppression → provider; permanent. suppression.created only from the message that created the
+ * row, with the seed's deterministic id (a consumer retry writes nothing new).
+ */
+async function suppress(deps: Deps, message: MessageRecord, event: DeliveryEvent): Promise<void> {
+  const reason: SuppressionReason =
+    event.kind === 'complained' ? 'complaint' : event.provider_suppressed ? 'provider' : 'hard_bounce';
+  const hash = addressHash(deps.config.hashKey, event.recipient);
+  const { suppression } = await putSuppressionIfAbsent(
+    deps.db,
+    message.tenant_id,
+    {
+      address_hash: hash,
+      address_hint: addressHint(event.recipient),
+      reason,
+      created_at: deps.clock(),
+      source_message_id: message.id,
+    },
+    deps.clock(),
+  );
+  if (suppression.source_message_id !== message.id) return;
+  await appendEvent(deps.db, {
+    id: suppressionEventId(deps.config.hashKey, message.tenant_id, hash, suppression.created_at),
+    type: 'suppression.created',
+    tenant_id: message.tenant_id,
+    created_at: suppression.created_at,
+    data: {
+      address_hint: suppression.address_hint,
+      reason: suppression.reason,
+      source_message_id: message.id,
+      expires_at: null,
+    },
+  });
+}
+
+/** seed 000 › Abuse auto-pause: record the outcome, pause an active identity over a threshold. */
+async function recordOutcome(deps: Deps, message: MessageRecord, outcome: AbuseOutcome): Promise<void> {
+  const now = deps.clock();
+  const window = await updateOutcomeWindow(deps.db, message.identity_id, (w) => pushOutcome(w, outcome), now);
+  if (outcome !== 'complained' && outcome !== 'bounced') return;
+  const tenant = await getTenant(deps.db, message.tenant_id);
+  const { pause, metrics } = evaluateAbuse(window, tenant?.policy.abuse);
+  if (!pause) return;
+  const paused = await autoPauseIdentity(deps.db, {
+    tenantId: message.tenant_id,
+    identityId: message.identity_id,
+    now,
+    eventId: `evt_${deps.newId()}`,
+    auditId: deps.newId(),
+    metrics,
+  });
+  if (paused)
+    deps.log.warn('identity paused: abuse threshold', {
+      metric: 'identity_auto_paused_total',
+      identity_id: message.identity_id,
+      ...metrics,
+    });
 }
 
 const hashed = (s: string) => sha256Hex(s).slice(0, 16);

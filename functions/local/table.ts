@@ -3,6 +3,7 @@ import {
   type CreateTableCommandInput,
   DescribeTableCommand,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { Db } from '../store/db.ts';
@@ -32,20 +33,36 @@ const TABLE = (name: string): CreateTableCommandInput => ({
       ],
       Projection: { ProjectionType: 'KEYS_ONLY' },
     },
-    {
-      IndexName: 'gsi2',
-      KeySchema: [
-        { AttributeName: 'gsi2pk', KeyType: 'HASH' },
-        { AttributeName: 'gsi2sk', KeyType: 'RANGE' },
-      ],
-      Projection: { ProjectionType: 'KEYS_ONLY' },
-    },
+    GSI2,
   ],
 });
 
+/** Sparse GSI: uncertain messages by identity (reconciliation, DESIGN § 4). */
+const GSI2 = {
+  IndexName: 'gsi2',
+  KeySchema: [
+    { AttributeName: 'gsi2pk', KeyType: 'HASH' as const },
+    { AttributeName: 'gsi2sk', KeyType: 'RANGE' as const },
+  ],
+  Projection: { ProjectionType: 'KEYS_ONLY' as const },
+};
+
 export async function ensureTable(db: Db): Promise<void> {
   try {
-    await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+    const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+    // A table kept by `npm start` from before gsi2 existed gets the index added.
+    if (!out.Table?.GlobalSecondaryIndexes?.some((i) => i.IndexName === GSI2.IndexName)) {
+      await db.doc.send(
+        new UpdateTableCommand({
+          TableName: db.table,
+          AttributeDefinitions: [
+            { AttributeName: 'gsi2pk', AttributeType: 'S' },
+            { AttributeName: 'gsi2sk', AttributeType: 'S' },
+          ],
+          GlobalSecondaryIndexUpdates: [{ Create: GSI2 }],
+        }),
+      );
+    }
     return;
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException) && (err as Error).name !== 'ResourceNotFoundException')

@@ -23,7 +23,7 @@ import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
  */
 function toItem(m: MessageRecord) {
   const { identity_id: _identity, raw_key: _raw, ...stored } = m;
-  return { ...keys.message(m.identity_id, m.id), type: 'message', ...stored, ...dispatchIndex(m) };
+  return { ...keys.message(m.identity_id, m.id), type: 'message', ...stored, ...indexKeys(m) };
 }
 
 /**
@@ -86,14 +86,40 @@ export function messagePutItem(db: Db, next: MessageRecord, version: number) {
   };
 }
 
+/**
+ * The sparse index keys (DESIGN § 4), derived on every write so they cannot drift from the record:
+ * gsi1 routes events by a live provider's message id (test ids `test-{ulid}` name the message
+ * already, so test sends add no index write); gsi2 lists queued messages by dispatch time (the sweeper) and an identity's uncertain messages
+ * without a provider id (reconciliation) — exclusive states, so one index serves both — and disappears as soon as the message leaves that state.
+ */
+export const PROVIDER_INDEX = 'gsi1';
+export const UNCERTAIN_INDEX = 'gsi2';
+function indexKeys(m: MessageRecord) {
+  const out: Record<string, string> = {};
+  if (m.direction !== 'outbound') return out;
+  const pid = m.provider_message_id;
+  if (pid && !pid.startsWith('test-')) {
+    out.gsi1pk = `P#${pid}`;
+    out.gsi1sk = `M#${m.id}`;
+  }
+  Object.assign(out, dispatchIndex(m));
+  if (m.status === 'uncertain' && !pid) {
+    out.gsi2pk = `U#${m.identity_id}`;
+    out.gsi2sk = `M#${m.id}`;
+  }
+  return out;
+}
+
 function fromItem(item: Record<string, unknown> | undefined): MessageRecord | undefined {
   if (!item) return undefined;
   const {
     pk,
     sk: _sk,
     type: _type,
-    gsi2pk: _dpk,
-    gsi2sk: _dsk,
+    gsi1pk: _g1,
+    gsi1sk: _g1s,
+    gsi2pk: _g2,
+    gsi2sk: _g2s,
     ...rest
   } = item as Record<string, unknown> & { pk: string };
   const m = rest as unknown as Omit<MessageRecord, 'identity_id' | 'raw_key'>;
@@ -190,27 +216,35 @@ export async function mutateMessage<R>(
   db: Db,
   identityId: string,
   messageId: string,
-  decide: (m: MessageRecord) => { next?: MessageRecord; result: R },
+  // biome-ignore lint/suspicious/noExplicitAny: TransactWriteItems of the document client
+  decide: (m: MessageRecord) => { next?: MessageRecord; result: R; alsoWrite?: any[] },
   attempts = 8,
 ): Promise<{ found: false } | { found: true; result: R; message: MessageRecord; written: boolean }> {
   for (let i = 0; i < attempts; i++) {
     const current = await getMessage(db, identityId, messageId, true);
     if (!current) return { found: false };
-    const { next, result } = decide(current);
+    const { next, result, alsoWrite } = decide(current);
     if (!next) return { found: true, result, message: current, written: false };
     const stored = { ...next, version: current.version + 1 };
+    const put = {
+      TableName: db.table,
+      Item: toItem(stored),
+      ConditionExpression: 'version = :v',
+      ExpressionAttributeValues: { ':v': current.version },
+    };
     try {
-      await db.doc.send(
-        new PutCommand({
-          TableName: db.table,
-          Item: toItem(stored),
-          ConditionExpression: 'version = :v',
-          ExpressionAttributeValues: { ':v': current.version },
-        }),
-      );
+      // Items to write with the message (events of the outbox) go in one transaction with it.
+      if (alsoWrite?.length) {
+        await db.doc.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...alsoWrite] }));
+      } else {
+        await db.doc.send(new PutCommand(put));
+      }
       return { found: true, result, message: stored, written: true };
     } catch (err) {
-      if (!isConditionFailed(err)) throw err;
+      if (isConditionFailed(err)) continue;
+      if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
+        continue;
+      throw err;
     }
   }
   throw new Error(`message ${messageId} kept changing: gave up after ${attempts} attempts`);
@@ -294,4 +328,46 @@ export async function listMessages(
   const page = data.slice(0, opts.limit);
   const more = data.length > opts.limit || !exhausted;
   return { data: page, next_cursor: more && page.length > 0 ? page[page.length - 1].id : null };
+}
+
+/** The message a live provider's id names (gsi1), or undefined. */
+export async function findByProviderId(
+  db: Db,
+  providerMessageId: string,
+): Promise<{ identity_id: string; message_id: string } | undefined> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.table,
+      IndexName: PROVIDER_INDEX,
+      KeyConditionExpression: 'gsi1pk = :p',
+      ExpressionAttributeValues: { ':p': `P#${providerMessageId}` },
+      Limit: 2,
+    }),
+  );
+  const item = out.Items?.[0];
+  if (!item) return undefined;
+  return {
+    identity_id: String(item.pk).slice(2),
+    message_id: String(item.sk).slice(MESSAGE_SK_PREFIX.length),
+  };
+}
+
+/** The identity's uncertain messages without a provider id (gsi2), newest first, at most `limit`. */
+export async function listUncertain(db: Db, identityId: string, limit = 50): Promise<MessageRecord[]> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.table,
+      IndexName: UNCERTAIN_INDEX,
+      KeyConditionExpression: 'gsi2pk = :u',
+      ExpressionAttributeValues: { ':u': `U#${identityId}` },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  const found = await Promise.all(
+    (out.Items ?? []).map((i) =>
+      getMessage(db, identityId, String(i.sk).slice(MESSAGE_SK_PREFIX.length), true),
+    ),
+  );
+  return found.filter((m): m is MessageRecord => !!m);
 }

@@ -1,7 +1,7 @@
-import { lambdaDeps } from '../env.ts';
+import { loadLambdaDeps } from '../env.ts';
 import { sweep } from './sweeper.ts';
 
 /** The sweeper Lambda, run by an EventBridge schedule (lib/sweeper.ts). */
-const deps = lambdaDeps('sweeper');
+const deps = await loadLambdaDeps('sweeper');
 
 export const handler = async () => sweep(deps);

@@ -93,7 +93,7 @@ describe('data', () => {
     });
   });
 
-  it('maps provider message ids to messages (gsi1) and queued messages by dispatch time (gsi2), keys only', () => {
+  it('maps provider message ids to messages (gsi1) and queued (by dispatch time) or uncertain (by identity) messages (gsi2), keys only', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       GlobalSecondaryIndexes: ['gsi1', 'gsi2'].map((name) => ({
         IndexName: name,
@@ -287,6 +287,33 @@ describe('delivery events', () => {
       EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.events.queue), 'Arn'] },
       FunctionName: { Ref: logicalId(stack.events.consumer.fn) },
     });
+  });
+
+  it('publishes the seven SES sending events through an encrypted SNS topic to the queue, enveloped', () => {
+    const topic = logicalId(stack.events.sesTopic);
+    template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
+      EventDestination: {
+        Enabled: true,
+        MatchingEventTypes: [
+          'send',
+          'delivery',
+          'bounce',
+          'complaint',
+          'reject',
+          'deliveryDelay',
+          'renderingFailure',
+        ],
+        SnsDestination: { TopicARN: { Ref: topic } },
+      },
+    });
+    expect(resources[topic].Properties.KmsMasterKeyId).toBeDefined();
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'sqs',
+      TopicArn: { Ref: topic },
+      Endpoint: { 'Fn::GetAtt': [logicalId(stack.events.queue), 'Arn'] },
+    });
+    const subscription = ofType('AWS::SNS::Subscription')[0][1];
+    expect(subscription.Properties.RawMessageDelivery ?? false).toBe(false);
   });
 });
 

@@ -1,0 +1,124 @@
+import { createHmac } from 'node:crypto';
+import { type DeliveryEvent, TRANSITIONS } from './deliveries.ts';
+import { derivedUlid } from './ids.ts';
+import type { Delivery, MessageRecord } from './model.ts';
+
+/**
+ * The events an applied delivery event emits (seed 000 › Applying an event, step 6), with ids
+ * derived from the provider's event id, so a retried consumer writes the same outbox items again
+ * instead of new ones. Pure: the consumer writes them in the transaction of the message.
+ */
+export interface PendingEvent {
+  id: string;
+  type: string;
+  created_at: number;
+  data: Record<string, unknown>;
+}
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/** The 10-character time part of a ULID for `ms`. */
+export function ulidTime(ms: number): string {
+  let out = '';
+  let t = Math.max(0, Math.floor(ms));
+  for (let i = 0; i < 10; i++) {
+    out = CROCKFORD[t % 32] + out;
+    t = Math.floor(t / 32);
+  }
+  return out;
+}
+
+/**
+ * `evt_` + a ULID with time `at`; the random part starts with the event's position among those of
+ * one application (so message.reconciled sorts before the recipient's event) and continues with a
+ * hash of the provider event id and the event type.
+ */
+export function derivedEventId(at: number, seed: string, position: number): string {
+  const ulid = derivedUlid(ulidTime(at), seed);
+  return `evt_${ulid.slice(0, 10)}${CROCKFORD[position % 32]}${ulid.slice(11)}`;
+}
+
+/**
+ * seed 000 › Suppressions: a ULID whose time is the suppression's created_at and whose random part
+ * is the first 10 bytes of HMAC-SHA256(PM_HASH_KEY, "suppression:" + tenant_id + address_hash +
+ * created_at).
+ */
+export function suppressionEventId(
+  hashKey: string,
+  tenantId: string,
+  addressHash: string,
+  createdAt: number,
+): string {
+  const mac = createHmac('sha256', hashKey)
+    .update(`suppression:${tenantId}${addressHash}${createdAt}`)
+    .digest()
+    .subarray(0, 10);
+  // 80 bits → 16 Crockford characters, 5 bits each, most significant first.
+  let bits = 0n;
+  for (const b of mac) bits = (bits << 8n) | BigInt(b);
+  let random = '';
+  for (let i = 15; i >= 0; i--) random += CROCKFORD[Number((bits >> BigInt(i * 5)) & 31n)];
+  return `evt_${ulidTime(createdAt)}${random}`;
+}
+
+/** Whether the event moved (or updated) the delivery; stale and ignored events emit nothing. */
+export function transitionApplies(delivery: Pick<Delivery, 'status'>, event: DeliveryEvent): boolean {
+  return TRANSITIONS[delivery.status][event.kind] !== 'ignored';
+}
+
+const PER_RECIPIENT = new Set(['delivered', 'deferred', 'bounced', 'complained']);
+
+export function deliveryEvents(args: {
+  before: MessageRecord;
+  after: MessageRecord;
+  event: DeliveryEvent;
+  /** The transition writes a suppression (hard bounce, complaint). */
+  suppressed: boolean;
+  /** Events that come first in this application (message.reconciled). */
+  leading?: PendingEvent[];
+}): PendingEvent[] {
+  const { before, after, event } = args;
+  const out: PendingEvent[] = [...(args.leading ?? [])];
+  const recipient = event.recipient.toLowerCase();
+  const was = before.deliveries?.find((d) => d.address.toLowerCase() === recipient);
+  const now = after.deliveries?.find((d) => d.address.toLowerCase() === recipient);
+  if (!was || !now || !transitionApplies(was, event)) return out;
+  const at = event.occurred_at;
+  const add = (type: string, data: Record<string, unknown>) =>
+    out.push({
+      id: derivedEventId(at, `${event.event_id}|${type}`, out.length),
+      type,
+      created_at: at,
+      data: { message_id: after.id, identity_id: after.identity_id, ...data },
+    });
+  if (PER_RECIPIENT.has(event.kind)) {
+    add(`message.${event.kind}`, {
+      recipient: now.address,
+      status: now.status,
+      message_status: after.status,
+      smtp_code: now.smtp_code ?? null,
+      enhanced_code: now.enhanced_code ?? null,
+      smtp_response: now.smtp_response ?? null,
+      ...(event.kind === 'bounced'
+        ? { bounce_type: now.bounce_type ?? 'soft', suppressed: args.suppressed }
+        : {}),
+      ...(event.kind === 'complained' ? { suppressed: true } : {}),
+    });
+  }
+  if (after.status !== before.status && after.status === 'rejected') {
+    add('message.rejected', { reason: 'provider_validation', detail: event.smtp_response ?? null });
+  }
+  if (after.status !== before.status && after.status === 'failed') {
+    add('message.failed', { reason: 'provider_failed' });
+  }
+  return out;
+}
+
+export function reconciledEvent(message: MessageRecord, event: DeliveryEvent): PendingEvent {
+  return {
+    id: derivedEventId(event.occurred_at, `${event.event_id}|message.reconciled`, 0),
+    type: 'message.reconciled',
+    created_at: event.occurred_at,
+    data: { message_id: message.id, identity_id: message.identity_id, status: message.status },
+  };
+}

@@ -1,0 +1,49 @@
+import type { DeliveryEvent } from './deliveries.ts';
+import type { MessageRecord } from './model.ts';
+
+/**
+ * Reconciliation of uncertain sends (seed 000, FR-DLV-4): an event whose provider id matches no
+ * message may belong to a message recorded uncertain (its provider answer was lost). A candidate has
+ * the event's sender, the recipient with an uncertain delivery, the exact subject, and that
+ * delivery's updated_at within −30/+5 minutes of the event. Pure: the store supplies the identity's
+ * uncertain messages.
+ */
+export const RECONCILE_BEFORE_MS = 30 * 60_000;
+export const RECONCILE_AFTER_MS = 5 * 60_000;
+
+export function reconcileCandidates(
+  messages: readonly MessageRecord[],
+  event: DeliveryEvent,
+): MessageRecord[] {
+  // Cloudflare omits the subject on complaints: no subject, no reconciliation.
+  if (event.subject === undefined || !event.provider_message_id) return [];
+  const sender = event.sender.toLowerCase();
+  const recipient = event.recipient.toLowerCase();
+  const from = event.occurred_at - RECONCILE_BEFORE_MS;
+  const to = event.occurred_at + RECONCILE_AFTER_MS;
+  return messages.filter(
+    (m) =>
+      m.direction === 'outbound' &&
+      m.status === 'uncertain' &&
+      !m.provider_message_id &&
+      m.from.address.toLowerCase() === sender &&
+      m.subject === event.subject &&
+      (m.deliveries ?? []).some(
+        (d) =>
+          d.address.toLowerCase() === recipient &&
+          d.status === 'uncertain' &&
+          d.updated_at >= from &&
+          d.updated_at <= to,
+      ),
+  );
+}
+
+/** The candidate with the event's provider id and the `reconciled` flag (then the event applies). */
+export function reconcile(message: MessageRecord, event: DeliveryEvent): MessageRecord {
+  return {
+    ...message,
+    provider_message_id: event.provider_message_id,
+    ...(event.source === 'ses' || event.source === 'cloudflare' ? { provider: event.source } : {}),
+    flags: message.flags.includes('reconciled') ? message.flags : [...message.flags, 'reconciled'],
+  };
+}

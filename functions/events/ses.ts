@@ -1,0 +1,34 @@
+import { normaliseSes, type SesNormalised, unwrapSes } from '../core/ses-events.ts';
+import type { Deps } from '../deps.ts';
+import { findByProviderId, mutateMessage } from '../store/messages.store.ts';
+
+/**
+ * SES events on the delivery-events queue (DESIGN § 2: configuration set → SNS → SQS, raw or
+ * enveloped). Undefined when the body is not of SES origin.
+ */
+export function sesFromBody(body: string): SesNormalised | undefined {
+  const unwrapped = unwrapSes(body);
+  return unwrapped ? normaliseSes(unwrapped.record, unwrapped.notificationId) : undefined;
+}
+
+/**
+ * A `Send` event: no status changes; the Message-ID SES put in the header becomes the message's
+ * rfc_message_id (SES replaces the one pmail composed). False when no message has that provider id
+ * yet (the caller retries by age, as for any NotFound).
+ */
+export async function applySendEvent(
+  deps: Deps,
+  send: Extract<SesNormalised, { type: 'send' }>,
+): Promise<boolean> {
+  const target = await findByProviderId(deps.db, send.provider_message_id);
+  if (!target) return false;
+  const rfc = send.rfc_message_id;
+  if (!rfc) return true;
+  const rfcId = rfc.startsWith('<') ? rfc : `<${rfc}>`;
+  await mutateMessage(deps.db, target.identity_id, target.message_id, (m) =>
+    m.rfc_message_id === rfcId
+      ? { result: undefined }
+      : { next: { ...m, rfc_message_id: rfcId, updated_at: deps.clock() }, result: undefined },
+  );
+  return true;
+}
