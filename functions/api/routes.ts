@@ -2,7 +2,7 @@
  * The HTTP routes of the API and the Lambda (route group) that serves each. The CDK api construct
  * and the local HTTP server both read this table, so production and `npm start` route alike.
  */
-export type RouteGroup = 'messages' | 'tenants' | 'links';
+export type RouteGroup = 'messages' | 'tenants' | 'links' | 'events';
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -105,6 +105,7 @@ export const routes: readonly Route[] = [
     operation: 'deleteListEntry',
   },
   { method: 'GET', path: '/v1/links/{token}', group: 'links', operation: 'getLink' },
+  { method: 'GET', path: '/v1/events', group: 'events', operation: 'listEvents' },
 ];
 
 /** The handler entry of each route group: file under functions/, exported name. */
@@ -112,4 +113,5 @@ export const routeGroupEntries: Record<RouteGroup, { entry: string; handler: str
   messages: { entry: 'functions/api/messages.handler.ts', handler: 'handler' },
   tenants: { entry: 'functions/api/tenants.handler.ts', handler: 'handler' },
   links: { entry: 'functions/api/links.handler.ts', handler: 'handler' },
+  events: { entry: 'functions/api/events.handler.ts', handler: 'handler' },
 };

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { eventsApi } from '../api/events.api.ts';
 import type { ApiEvent, ApiResult } from '../api/http.ts';
 import { linksApi } from '../api/links.api.ts';
 import { messagesApi } from '../api/messages.api.ts';
@@ -89,7 +90,12 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     machine,
     sweep: () => sweep(deps),
     queue,
-    groups: { messages: messagesApi(deps), tenants: tenantsApi(deps), links: linksApi(deps) },
+    groups: {
+      messages: messagesApi(deps),
+      tenants: tenantsApi(deps),
+      links: linksApi(deps),
+      events: eventsApi(deps),
+    },
     settle,
     close: async () => {
       if (timer) clearInterval(timer);

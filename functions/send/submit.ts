@@ -489,7 +489,8 @@ function buildMessage(
     holds_lock: p.threaded && !suppressedAll ? true : undefined,
     raw_key: outboundKey(tenant.id, identity.id, p.messageId),
     raw_size: p.mime.length,
-    created_at: now,
+    // The Date header's instant: the stored copy and the record agree to the millisecond.
+    created_at: p.compose.now,
     updated_at: now,
     version: 1,
     deliveries: p.recipients.map((r, i) => {

@@ -1,4 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
 import { isConditionFailed } from './db.ts';
 
@@ -41,4 +41,29 @@ export async function appendEvent(db: Db, e: OutboxEvent): Promise<boolean> {
     if (isConditionFailed(err)) return false;
     throw err;
   }
+}
+
+/**
+ * The tenant's events in id order, strictly after `after` (an event id), at most `limit`. Ids are
+ * ULIDs, so the order is time order; `more` tells whether another event followed the page.
+ */
+export async function listEvents(
+  db: Db,
+  tenantId: string,
+  opts: { after?: string; limit: number },
+): Promise<{ data: OutboxEvent[]; more: boolean }> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.table,
+      KeyConditionExpression: opts.after
+        ? 'pk = :pk AND sk BETWEEN :from AND :to'
+        : 'pk = :pk AND begins_with(sk, :e)',
+      ExpressionAttributeValues: opts.after
+        ? { ':pk': `T#${tenantId}`, ':from': `E#${opts.after}\u0000`, ':to': 'E#\uffff' }
+        : { ':pk': `T#${tenantId}`, ':e': 'E#' },
+      Limit: opts.limit + 1,
+    }),
+  );
+  const events = (out.Items ?? []).map((i) => i.event as OutboxEvent);
+  return { data: events.slice(0, opts.limit), more: events.length > opts.limit };
 }

@@ -242,8 +242,15 @@ export async function mutateMessage<R>(
       return { found: true, result, message: stored, written: true };
     } catch (err) {
       if (isConditionFailed(err)) continue;
-      if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
+      // A lost version race, or a concurrent transaction on the same item: read again and retry.
+      if (
+        isTransactionCanceled(err) &&
+        (err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed' ||
+          err.CancellationReasons?.some((r) => r.Code === 'TransactionConflict'))
+      ) {
+        await new Promise((r) => setTimeout(r, 5 * (i + 1)));
         continue;
+      }
       throw err;
     }
   }

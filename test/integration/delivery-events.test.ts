@@ -373,3 +373,30 @@ describe('reconciliation of uncertain sends', () => {
     expect((await c.message(c.agent.id, one.body.id))!.status).toBe('uncertain');
   });
 });
+
+describe('GET /v1/events', () => {
+  it('reads the outbox oldest first, page by page with after, with a tenant key holding events:read', async () => {
+    const s = await stack();
+    await s.send({ to: ['delivered@simulator.invalid'], subject: 'One', text: 'x' });
+    await s.send({ to: ['bounce+9@simulator.invalid'], subject: 'Two', text: 'x' });
+    await s.settle();
+    const all = (await outbox(s)).map((e) => e.id).sort();
+    expect(all.length).toBeGreaterThanOrEqual(3);
+
+    const first = await s.call('GET', '/v1/events', { query: { limit: '2' } });
+    expect(first.status).toBe(200);
+    expect(first.body.data.map((e: { id: string }) => e.id)).toEqual(all.slice(0, 2));
+    expect(first.body.data[0]).toMatchObject({ type: expect.any(String), created_at: expect.any(String) });
+    expect(first.body.next_cursor).toBe(all[1]);
+    const rest = await s.call('GET', '/v1/events', {
+      query: { after: first.body.next_cursor, limit: '100' },
+    });
+    expect(rest.body.data.map((e: { id: string }) => e.id)).toEqual(all.slice(2));
+    expect(rest.body.next_cursor).toBeNull();
+    expect([...first.body.data, ...rest.body.data].map((e: { type: string }) => e.type)).toEqual(
+      expect.arrayContaining(['message.delivered', 'message.bounced', 'suppression.created']),
+    );
+
+    expect((await s.call('GET', '/v1/events', { query: { after: 'nope' } })).status).toBe(400);
+  });
+});

@@ -1,0 +1,7 @@
+import middy from '@middy/core';
+import { loadLambdaDeps } from '../env.ts';
+import { eventsApi } from './events.api.ts';
+import type { ApiEvent, ApiResult } from './http.ts';
+
+/** Lambda entry of the `events` route group (functions/api/routes.ts). */
+export const handler = middy<ApiEvent, ApiResult>().handler(eventsApi(await loadLambdaDeps('api-events')));
