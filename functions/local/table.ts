@@ -3,6 +3,7 @@ import {
   type CreateTableCommandInput,
   DescribeTableCommand,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { Db } from '../store/db.ts';
@@ -45,7 +46,8 @@ const TABLE = (name: string): CreateTableCommandInput => ({
 
 export async function ensureTable(db: Db): Promise<void> {
   try {
-    await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+    const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+    await addMissingIndexes(db, out.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName ?? '') ?? []);
     return;
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException) && (err as Error).name !== 'ResourceNotFoundException')
@@ -69,4 +71,24 @@ export async function ensureTable(db: Db): Promise<void> {
       TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
     }),
   );
+}
+
+/** A table kept in `.pmail/` from an older version gets the indexes added since (gsi2: the sweeper). */
+async function addMissingIndexes(db: Db, present: string[]): Promise<void> {
+  const spec = TABLE(db.table);
+  for (const index of spec.GlobalSecondaryIndexes ?? []) {
+    if (present.includes(index.IndexName!)) continue;
+    const names = index.KeySchema!.map((k) => k.AttributeName);
+    await db.doc.send(
+      new UpdateTableCommand({
+        TableName: db.table,
+        AttributeDefinitions: spec.AttributeDefinitions!.filter((a) => names.includes(a.AttributeName)),
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection },
+          },
+        ],
+      }),
+    );
+  }
 }
