@@ -99,13 +99,15 @@ export async function startBenchStack(opts: { identities: string[] }): Promise<B
     const tagged = <T>(name: string, fn: () => T): T => (attributing ? stage.run(name, fn) : fn());
     let held: [string, SendAttemptInput][] | undefined;
     runtime.deps.dispatcher = {
-      start: async (name, input) => {
-        if (held) {
+      start: async (name, input, machine) => {
+        // Scheduled sends and back-offs go to the Standard machine right away; only attempts wait.
+        if (held && machine !== 'send') {
           held.push([name, input]);
           return;
         }
-        return tagged('attempt', () => dispatcher.start(name, input));
+        return tagged('attempt', () => dispatcher.start(name, input, machine));
       },
+      isRunning: dispatcher.isRunning?.bind(dispatcher),
     };
     runtime.deps.events = {
       publish: (events, delaySeconds) => tagged('event', () => sink.publish(events, delaySeconds)),

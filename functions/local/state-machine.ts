@@ -30,6 +30,8 @@ type Handlers = Record<string, (input: never) => Promise<unknown>>;
 export interface LocalMachineOptions {
   /** Milliseconds for the Wait states of send.asl.json (`Backoff`, `WaitUntilSendAt`); tests use 0. */
   waitTimeOverrides?: Record<string, number>;
+  /** Called with every state event of a Standard execution (measurements of its history). */
+  onStandardEvent?: (execution: string, type: string) => void;
 }
 
 /**
@@ -131,6 +133,12 @@ export class LocalSendMachine implements Dispatcher {
       } as never,
     });
     this.standard.set(name, execution);
+    const onEvent = this.opts.onStandardEvent;
+    if (onEvent) {
+      void (async () => {
+        for await (const e of execution.eventLogs) onEvent(name, e.type);
+      })();
+    }
     try {
       return await execution.result;
     } finally {

@@ -50,19 +50,7 @@ const GSI2 = {
 export async function ensureTable(db: Db): Promise<void> {
   try {
     const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
-    // A table kept by `npm start` from before gsi2 existed gets the index added.
-    if (!out.Table?.GlobalSecondaryIndexes?.some((i) => i.IndexName === GSI2.IndexName)) {
-      await db.doc.send(
-        new UpdateTableCommand({
-          TableName: db.table,
-          AttributeDefinitions: [
-            { AttributeName: 'gsi2pk', AttributeType: 'S' },
-            { AttributeName: 'gsi2sk', AttributeType: 'S' },
-          ],
-          GlobalSecondaryIndexUpdates: [{ Create: GSI2 }],
-        }),
-      );
-    }
+    await addMissingIndexes(db, out.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName ?? '') ?? []);
     return;
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException) && (err as Error).name !== 'ResourceNotFoundException')
@@ -86,4 +74,24 @@ export async function ensureTable(db: Db): Promise<void> {
       TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
     }),
   );
+}
+
+/** A table kept in `.pmail/` from an older version gets the indexes added since (gsi2: the sweeper). */
+async function addMissingIndexes(db: Db, present: string[]): Promise<void> {
+  const spec = TABLE(db.table);
+  for (const index of spec.GlobalSecondaryIndexes ?? []) {
+    if (present.includes(index.IndexName!)) continue;
+    const names = index.KeySchema!.map((k) => k.AttributeName);
+    await db.doc.send(
+      new UpdateTableCommand({
+        TableName: db.table,
+        AttributeDefinitions: spec.AttributeDefinitions!.filter((a) => names.includes(a.AttributeName)),
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection },
+          },
+        ],
+      }),
+    );
+  }
 }

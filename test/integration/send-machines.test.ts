@@ -418,3 +418,33 @@ describe('duplicate executions', () => {
     }
   });
 });
+
+describe('the local table', () => {
+  it('gains the dispatch index when a table kept from an older version lacks it', async () => {
+    const { CreateTableCommand, DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
+    const { ensureTable } = await import('../../functions/local/table.ts');
+    const s = await testStack();
+    const db = { ...s.deps.db, table: ownTable() };
+    try {
+      await db.doc.send(
+        new CreateTableCommand({
+          TableName: db.table,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [
+            { AttributeName: 'pk', AttributeType: 'S' },
+            { AttributeName: 'sk', AttributeType: 'S' },
+          ],
+          KeySchema: [
+            { AttributeName: 'pk', KeyType: 'HASH' },
+            { AttributeName: 'sk', KeyType: 'RANGE' },
+          ],
+        }),
+      );
+      await ensureTable(db);
+      const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+      expect(out.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort()).toEqual(['gsi1', 'gsi2']);
+    } finally {
+      await s.close();
+    }
+  });
+});

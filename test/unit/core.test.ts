@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { composePlan, htmlToText, rfcMessageIdFor } from '../../functions/core/compose.ts';
 import { derivedUlid } from '../../functions/core/ids.ts';
+import { cancelMessage, resolveMessage } from '../../functions/core/message-actions.ts';
 import type { MessageRecord } from '../../functions/core/model.ts';
 import { checkRecipientCount, maskAddress, normaliseRecipients } from '../../functions/core/recipients.ts';
 import { backoffSeconds, decideClaim, recordOutcome } from '../../functions/core/send-attempt.ts';
 import { simulate, simulatorScript } from '../../functions/core/simulator.ts';
+import type { TransportResult } from '../../functions/core/transport-result.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../functions/send/submit.ts';
 
 describe('the Idempotency-Key pattern', () => {
@@ -103,6 +105,12 @@ describe('simulator scripts (DESIGN § 8)', () => {
     expect(simulate(['ratelimit@s'], 'p', 1).result.type).toBe('retry_later');
     expect(simulate(['ratelimit@s'], 'p', 2).result.type).toBe('accepted');
   });
+
+  it('rate-limits every attempt of a ratelimit-always recipient', () => {
+    expect(simulatorScript('ratelimit-always+3@simulator.invalid')).toBe('ratelimit-always');
+    for (const n of [1, 2, 500])
+      expect(simulate(['ratelimit-always@s'], 'p', n).result.type).toBe('retry_later');
+  });
 });
 
 const queued = (): MessageRecord => ({
@@ -178,6 +186,89 @@ describe('claim and record (DESIGN § 5.2)', () => {
   it('computes back-off per class', () => {
     expect([1, 2, 6, 7].map((n) => backoffSeconds('RateLimit', n))).toEqual([10, 20, 60, 60]);
     expect([1, 2, 3, 7, 8].map((n) => backoffSeconds('Quota', n))).toEqual([60, 120, 240, 3600, 3600]);
+  });
+
+  it('moves a back-off by the jitter it is given, never beyond ±10 %', () => {
+    expect(backoffSeconds('RateLimit', 6, 0.1)).toBe(66);
+    expect(backoffSeconds('RateLimit', 6, -0.1)).toBe(54);
+    expect(backoffSeconds('Quota', 7, 0.5)).toBe(3960);
+    expect(backoffSeconds('Quota', 7, -0.5)).toBe(3240);
+  });
+
+  const rateLimited: TransportResult = { type: 'retry_later', class: 'RateLimit', code: 'E', refused: [] };
+
+  it('backs off with n, first_at and the retry time as the dispatch time, and frees the lock', () => {
+    const m = { ...queued(), holds_lock: true, dispatch: { execution: 'msg_1-d1', at: 0, n: 1 } };
+    const out = recordOutcome(m, rateLimited, 1000, 0);
+    expect(out.next).toEqual({ type: 'wait', seconds: 10 });
+    expect(out.message).toMatchObject({ status: 'queued', backoff: { n: 1, first_at: 1000 } });
+    expect(out.message.dispatch).toEqual({ execution: 'msg_1-d1', at: 11_000, n: 1 });
+    expect(out.message.claim).toBeUndefined();
+    expect(out.releaseLock).toBe(true);
+    const again = recordOutcome({ ...out.message, claim: { token: 'x', at: 1 } }, rateLimited, 12_000, 0);
+    expect(again.message.backoff).toEqual({ n: 2, first_at: 1000 });
+    expect(again.next).toEqual({ type: 'wait', seconds: 20 });
+  });
+
+  it('ends a back-off whose retry would fall more than 24 hours after submit: queued deliveries failed', () => {
+    const m = { ...queued(), backoff: { n: 9, first_at: 5 }, dispatch: { execution: 'e', at: 0, n: 1 } };
+    const justInside = recordOutcome(m, rateLimited, 24 * 3600_000 - 60_000, 0);
+    expect(justInside.message.status).toBe('queued');
+    const out = recordOutcome(m, rateLimited, 24 * 3600_000 - 59_999, 0);
+    expect(out.next).toEqual({ type: 'done' });
+    expect(out.message).toMatchObject({ status: 'failed', status_reason: 'quota_exhausted' });
+    expect(out.message.deliveries!.map((d) => d.status)).toEqual(['failed', 'delivered']);
+    expect(out.message.backoff).toBeUndefined();
+    expect(out.message.dispatch).toBeUndefined();
+  });
+
+  it('backs off (Relay) an accepted attempt whose SMTP-deferred recipients stay queued, keeping the Message-ID', () => {
+    const m = queued();
+    const out = recordOutcome(
+      m,
+      {
+        type: 'accepted',
+        provider: 'smtp',
+        provider_message_id: 'p',
+        refused: [],
+        deferred: ['x@example.net'],
+      },
+      1000,
+      0,
+    );
+    expect(out.next).toEqual({ type: 'wait', seconds: 60 });
+    expect(out.message).toMatchObject({
+      status: 'queued',
+      rfc_message_id: m.rfc_message_id,
+      backoff: { n: 1 },
+    });
+  });
+});
+
+describe('cancel and resolve (seed 000 › Cancel, DESIGN § 8 › Resolve)', () => {
+  it('cancels only a queued message with no claim and nothing submitted', () => {
+    const free = { ...queued(), claim: undefined, deliveries: [queued().deliveries![0]] };
+    const out = cancelMessage({ ...free, backoff: { n: 1, first_at: 0 }, holds_lock: true }, 9);
+    expect(out).toMatchObject({ status: 'canceled', updated_at: 9, version: 4 });
+    expect(out.backoff).toBeUndefined();
+    expect(out.deliveries![0].status).toBe('queued');
+    expect(() => cancelMessage(queued(), 9)).toThrow(/canceled/);
+    expect(() => cancelMessage({ ...queued(), claim: undefined }, 9)).toThrow(/canceled/);
+    expect(() => cancelMessage({ ...free, status: 'submitted' }, 9)).toThrow(/canceled/);
+  });
+
+  it('resolves only an uncertain message: sent → submitted, not_sent → failed (resolved_not_sent)', () => {
+    const uncertain = recordOutcome(
+      queued(),
+      { type: 'unknown', reason: 'transport_timeout', detail: 'd' },
+      5,
+    ).message;
+    const sent = resolveMessage(uncertain, 'sent', 6);
+    expect(sent.status).toBe('submitted');
+    expect(sent.deliveries!.map((d) => d.status)).toEqual(['submitted', 'delivered']);
+    const notSent = resolveMessage(uncertain, 'not_sent', 6);
+    expect(notSent).toMatchObject({ status: 'failed', status_reason: 'resolved_not_sent' });
+    expect(() => resolveMessage(sent, 'sent', 7)).toThrow(/uncertain/);
   });
 });
 

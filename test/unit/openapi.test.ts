@@ -8,6 +8,7 @@ import {
   forwardBodySchema,
   listQuerySchema,
   replyBodySchema,
+  resolveBodySchema,
   sendBodySchema,
 } from '../../functions/api/send.schema.ts';
 import { PmailError } from '../../functions/core/errors.ts';
@@ -563,6 +564,29 @@ describe('openapi.yaml request schemas', () => {
       expect(violations(requestOf(id).schema, example)).toEqual([]);
     },
   );
+
+  it('describes resolveMessage with the same required body as resolveBodySchema, and cancelMessage with none', () => {
+    expect(operation('resolveMessage').op.requestBody?.required).toBe(true);
+    const name = requestOf('resolveMessage').schema.$ref!.split('/').pop()!;
+    const expected = z.toJSONSchema(resolveBodySchema, { io: 'input' }) as JsonSchema;
+    expect(schemaDrift(expected, doc.components.schemas[name], '')).toEqual([]);
+    expect(operation('cancelMessage').op.requestBody).toBeUndefined();
+  });
+
+  it('offers send_at on every send operation, as a date-time', () => {
+    for (const [id, name, schema] of SEND_OPERATIONS) {
+      expect(deref(doc.components.schemas[name].properties!.send_at)).toMatchObject({
+        type: 'string',
+        format: 'date-time',
+      });
+      const base =
+        id === 'replyMessage' || id === 'replyAllMessage'
+          ? { text: 'x' }
+          : { to: ['a@example.com'], text: 'x' };
+      expect(schema.safeParse({ ...base, send_at: '2026-12-03T09:00:00Z' }).success, id).toBe(true);
+      expect(schema.safeParse({ ...base, send_at: 'tomorrow' }).success, id).toBe(false);
+    }
+  });
 
   it('describes the same listMessages query parameters as listQuerySchema', () => {
     const query = z.toJSONSchema(listQuerySchema, { io: 'input' }) as JsonSchema;
