@@ -56,58 +56,43 @@ const textOrHtml = {
 };
 const hasBody = (b: { text?: string; html?: string }) => b.text !== undefined || b.html !== undefined;
 
+/** What reply and reply-all take (seed 000: text, html, attachments, kind, labels, headers, metadata). */
+const replyFields = {
+  text: z.string().optional(),
+  html: z.string().optional(),
+  attachments: z.array(attachmentSchema).max(32).optional(),
+  kind,
+  labels: labels.optional(),
+  headers: headers.optional(),
+  metadata: metadata.optional(),
+  send_at: sendAt,
+};
+
+const recipientFields = {
+  to: z.array(recipient).max(100).optional(),
+  cc: z.array(recipient).max(100).optional(),
+  bcc: z.array(recipient).max(100).optional(),
+};
+
 /** POST …/messages (operation `send`). */
 export const sendBodySchema = z
   .strictObject({
-    to: z.array(recipient).max(100).optional(),
-    cc: z.array(recipient).max(100).optional(),
-    bcc: z.array(recipient).max(100).optional(),
+    ...recipientFields,
     subject: z.string().max(998).default(''),
-    text: z.string().optional(),
-    html: z.string().optional(),
-    attachments: z.array(attachmentSchema).max(32).optional(),
-    kind,
+    ...replyFields,
     unsubscribe: unsubscribe.optional(),
     consent: consent.optional(),
     thread_id: z.string().max(40).optional(),
     from_address: z.string().max(320).optional(),
-    labels: labels.optional(),
-    headers: headers.optional(),
-    metadata: metadata.optional(),
-    send_at: sendAt,
   })
   .refine(hasBody, textOrHtml);
 
-/** POST …/reply and …/reply-all: only text, html, attachments, kind, labels, headers, metadata (seed 000). */
-export const replyBodySchema = z
-  .strictObject({
-    text: z.string().optional(),
-    html: z.string().optional(),
-    attachments: z.array(attachmentSchema).max(32).optional(),
-    kind,
-    labels: labels.optional(),
-    headers: headers.optional(),
-    metadata: metadata.optional(),
-    send_at: sendAt,
-  })
-  .refine(hasBody, textOrHtml);
+/** POST …/reply and …/reply-all. */
+export const replyBodySchema = z.strictObject(replyFields).refine(hasBody, textOrHtml);
 
 /** POST …/forward: the reply fields plus recipients and include_attachments. */
 export const forwardBodySchema = z
-  .strictObject({
-    to: z.array(recipient).max(100).optional(),
-    cc: z.array(recipient).max(100).optional(),
-    bcc: z.array(recipient).max(100).optional(),
-    text: z.string().optional(),
-    html: z.string().optional(),
-    attachments: z.array(attachmentSchema).max(32).optional(),
-    kind,
-    labels: labels.optional(),
-    headers: headers.optional(),
-    metadata: metadata.optional(),
-    include_attachments: z.boolean().default(true),
-    send_at: sendAt,
-  })
+  .strictObject({ ...recipientFields, ...replyFields, include_attachments: z.boolean().default(true) })
   .refine(hasBody, textOrHtml);
 
 export type SendBody = z.output<typeof sendBodySchema>;
