@@ -3,7 +3,7 @@ import { PmailError } from '../core/errors.ts';
 import type { Deps } from '../deps.ts';
 import { listEvents, type OutboxEvent } from '../store/events.store.ts';
 import { authenticate, requirePermission } from './auth.ts';
-import { type ApiEvent, type ApiResult, errorResponse, header, json, matchRoute } from './http.ts';
+import { header, json, routeGroup } from './http.ts';
 import { zodErrors } from './send.schema.ts';
 
 /** GET /v1/events query: `after` an event id (exclusive), `limit` 1–100 (default 25). */
@@ -24,32 +24,23 @@ export function toEventView(e: OutboxEvent) {
  * of the last event seen). Permission `events:read` on a tenant-level key.
  */
 export function eventsApi(deps: Deps) {
-  return async (event: ApiEvent): Promise<ApiResult> => {
-    const requestId = `req_${deps.newId()}`;
-    try {
-      const { route } = matchRoute(
-        event.requestContext.http.method,
-        event.requestContext.http.path ?? event.rawPath,
-      );
-      const key = await authenticate(deps.db, header(event, 'authorization'));
-      requirePermission(key, 'events:read');
-      if (key.identity_ids) {
-        throw new PmailError('permission_denied', 'Events need a tenant-level key.', {
-          details: { required: 'events:read', reason: 'tenant_key_required' },
-        });
-      }
-      if (route.operation !== 'listEvents') throw new PmailError('route_not_found', 'No such route.');
-      const parsed = listEventsQuerySchema.safeParse(event.queryStringParameters ?? {});
-      if (!parsed.success) {
-        throw new PmailError('invalid_request', 'The query is not valid.', {
-          details: { errors: zodErrors(parsed.error) },
-        });
-      }
-      const out = await listEvents(deps.db, key.tenant_id, parsed.data);
-      const data = out.data.map(toEventView);
-      return json(200, { data, next_cursor: out.more ? data[data.length - 1].id : null }, requestId);
-    } catch (err) {
-      return errorResponse(err, requestId, deps.log);
+  return routeGroup(deps, async ({ event, route, requestId }) => {
+    const key = await authenticate(deps.db, header(event, 'authorization'));
+    requirePermission(key, 'events:read');
+    if (key.identity_ids) {
+      throw new PmailError('permission_denied', 'Events need a tenant-level key.', {
+        details: { required: 'events:read', reason: 'tenant_key_required' },
+      });
     }
-  };
+    if (route.operation !== 'listEvents') throw new PmailError('route_not_found', 'No such route.');
+    const parsed = listEventsQuerySchema.safeParse(event.queryStringParameters ?? {});
+    if (!parsed.success) {
+      throw new PmailError('invalid_request', 'The query is not valid.', {
+        details: { errors: zodErrors(parsed.error) },
+      });
+    }
+    const out = await listEvents(deps.db, key.tenant_id, parsed.data);
+    const data = out.data.map(toEventView);
+    return json(200, { data, next_cursor: out.more ? data[data.length - 1].id : null }, requestId);
+  });
 }

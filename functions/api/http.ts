@@ -232,6 +232,35 @@ export function bodyOf(event: ApiEvent): string {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
+export interface RouteCall {
+  event: ApiEvent;
+  route: Route;
+  params: Record<string, string>;
+  requestId: string;
+}
+
+/**
+ * A route group's Lambda handler: a request id, the route and its parameters, and every error turned
+ * into the envelope of DESIGN § 3a. `handle` is the group's own work.
+ */
+export function routeGroup(
+  deps: { newId: () => string; log: Logger },
+  handle: (call: RouteCall) => Promise<ApiResult>,
+): (event: ApiEvent) => Promise<ApiResult> {
+  return async (event) => {
+    const requestId = `req_${deps.newId()}`;
+    try {
+      const { route, params } = matchRoute(
+        event.requestContext.http.method,
+        event.requestContext.http.path ?? event.rawPath,
+      );
+      return await handle({ event, route, params, requestId });
+    } catch (err) {
+      return errorResponse(err, requestId, deps.log);
+    }
+  };
+}
+
 const compiled = routes.map((r) => ({
   route: r,
   names: [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),

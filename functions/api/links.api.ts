@@ -7,7 +7,7 @@ import {
   verifyLink,
 } from '../core/links.ts';
 import type { Deps } from '../deps.ts';
-import { type ApiEvent, type ApiResult, errorResponse, matchRoute } from './http.ts';
+import { routeGroup } from './http.ts';
 
 /** A cached copy may live at most this long, and never past the link's expiry. */
 const MAX_CACHE_SECONDS = 3_600;
@@ -19,48 +19,39 @@ const MAX_CACHE_SECONDS = 3_600;
  * `attachment_not_found`, so a link reveals nothing about why it failed. The token is never logged.
  */
 export function linksApi(deps: Deps) {
-  return async (event: ApiEvent): Promise<ApiResult> => {
-    const requestId = `req_${deps.newId()}`;
-    try {
-      const { route, params } = matchRoute(
-        event.requestContext.http.method,
-        event.requestContext.http.path ?? event.rawPath,
-      );
-      if (route.operation !== 'getLink') throw new PmailError('route_not_found', 'No such route.');
+  return routeGroup(deps, async ({ route, params, requestId }) => {
+    if (route.operation !== 'getLink') throw new PmailError('route_not_found', 'No such route.');
 
-      const now = Math.floor(deps.clock() / 1000);
-      const link = verifyLink(deps.config.linkKeys, params.token, now);
-      if (!link.ok) {
-        deps.log.info('link refused', { request_id: requestId, reason: link.reason });
-        throw notFound();
-      }
-      const blob = await deps.blobs.get(
-        attachmentLinkKey(link.tenantId, link.identityId, link.messageId, link.attachmentId),
-      );
-      if (!blob) {
-        deps.log.info('link refused', { request_id: requestId, reason: 'missing_blob' });
-        throw notFound();
-      }
-      // The submit path stores linked attachments with core/links.linkBlobMetadata.
-      return {
-        statusCode: 200,
-        headers: {
-          'content-type': servedContentType(blob.metadata.content_type),
-          'content-disposition': contentDisposition(filenameFromMetadata(blob.metadata)),
-          'x-content-type-options': 'nosniff',
-          'content-security-policy': 'sandbox',
-          'cache-control': `private, max-age=${Math.min(link.expiresUnixS - now, MAX_CACHE_SECONDS)}`,
-          'referrer-policy': 'no-referrer',
-          'cross-origin-resource-policy': 'same-origin',
-          'request-id': requestId,
-        },
-        body: Buffer.from(blob.body).toString('base64'),
-        isBase64Encoded: true,
-      };
-    } catch (err) {
-      return errorResponse(err, requestId, deps.log);
+    const now = Math.floor(deps.clock() / 1000);
+    const link = verifyLink(deps.config.linkKeys, params.token, now);
+    if (!link.ok) {
+      deps.log.info('link refused', { request_id: requestId, reason: link.reason });
+      throw notFound();
     }
-  };
+    const blob = await deps.blobs.get(
+      attachmentLinkKey(link.tenantId, link.identityId, link.messageId, link.attachmentId),
+    );
+    if (!blob) {
+      deps.log.info('link refused', { request_id: requestId, reason: 'missing_blob' });
+      throw notFound();
+    }
+    // The submit path stores linked attachments with core/links.linkBlobMetadata.
+    return {
+      statusCode: 200,
+      headers: {
+        'content-type': servedContentType(blob.metadata.content_type),
+        'content-disposition': contentDisposition(filenameFromMetadata(blob.metadata)),
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': 'sandbox',
+        'cache-control': `private, max-age=${Math.min(link.expiresUnixS - now, MAX_CACHE_SECONDS)}`,
+        'referrer-policy': 'no-referrer',
+        'cross-origin-resource-policy': 'same-origin',
+        'request-id': requestId,
+      },
+      body: Buffer.from(blob.body).toString('base64'),
+      isBase64Encoded: true,
+    };
+  });
 }
 
 const notFound = () =>

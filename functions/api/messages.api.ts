@@ -6,7 +6,7 @@ import type { Operation } from '../send/prepare.ts';
 import { submit } from '../send/submit.ts';
 import { getMessage, listMessages } from '../store/messages.store.ts';
 import { authenticate, identityInScope, requirePermission } from './auth.ts';
-import { type ApiEvent, type ApiResult, bodyOf, errorResponse, header, json, matchRoute } from './http.ts';
+import { bodyOf, header, json, routeGroup } from './http.ts';
 import { listQuerySchema, resolveBodySchema, zodErrors } from './send.schema.ts';
 
 /**
@@ -14,122 +14,113 @@ import { listQuerySchema, resolveBodySchema, zodErrors } from './send.schema.ts'
  * use case or the store, map the answer. Errors become the envelope of DESIGN § 3a.
  */
 export function messagesApi(deps: Deps) {
-  return async (event: ApiEvent): Promise<ApiResult> => {
-    const requestId = `req_${deps.newId()}`;
-    try {
-      const { route, params } = matchRoute(
-        event.requestContext.http.method,
-        event.requestContext.http.path ?? event.rawPath,
-      );
-      const key = await authenticate(deps.db, header(event, 'authorization'));
-      switch (route.operation) {
-        case 'sendMessage':
-        case 'replyMessage':
-        case 'replyAllMessage':
-        case 'forwardMessage': {
-          requirePermission(key, 'messages:send');
-          const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
-          const dryRun = event.queryStringParameters?.dry_run;
-          if (dryRun !== undefined && dryRun !== 'true' && dryRun !== 'false') {
-            throw new PmailError('invalid_request', 'dry_run must be true or false.', {
-              details: { errors: [{ path: 'dry_run', message: 'true or false' }] },
-            });
-          }
-          const out = await submit(deps, {
-            tenant,
-            identity,
-            operation: OPERATIONS[route.operation],
-            targetMessageId: params.message_id,
-            idempotencyKey: header(event, 'idempotency-key'),
-            body: bodyOf(event),
-            requestId,
-            dryRun: dryRun === 'true',
+  return routeGroup(deps, async ({ event, route, params, requestId }) => {
+    const key = await authenticate(deps.db, header(event, 'authorization'));
+    switch (route.operation) {
+      case 'sendMessage':
+      case 'replyMessage':
+      case 'replyAllMessage':
+      case 'forwardMessage': {
+        requirePermission(key, 'messages:send');
+        const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
+        const dryRun = event.queryStringParameters?.dry_run;
+        if (dryRun !== undefined && dryRun !== 'true' && dryRun !== 'false') {
+          throw new PmailError('invalid_request', 'dry_run must be true or false.', {
+            details: { errors: [{ path: 'dry_run', message: 'true or false' }] },
           });
-          if (out.type === 'dry_run') return json(200, out.result, requestId);
-          return json(
-            202,
-            { ...out.message, deduplicated: out.deduplicated },
-            requestId,
-            out.deduplicated ? { 'idempotent-replayed': 'true' } : {},
-          );
         }
-        case 'cancelMessage': {
-          requirePermission(key, 'messages:send');
-          const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
-          const m = await cancelSend(deps, {
-            tenant,
-            identityId: identity.id,
-            messageId: params.message_id,
-            actor: key.key_id,
-          });
-          return json(200, toApiMessage(m), requestId);
-        }
-        case 'resolveMessage': {
-          requirePermission(key, 'messages:write');
-          const { identity } = await identityInScope(deps.db, key, params.identity_id);
-          const body = resolveBodySchema.safeParse(parseJson(bodyOf(event)));
-          if (!body.success) {
-            throw new PmailError('invalid_request', 'The request body is not valid.', {
-              details: { errors: zodErrors(body.error) },
-            });
-          }
-          const idempotencyKey = header(event, 'idempotency-key');
-          if (idempotencyKey !== undefined && !/^[\x20-\x7E]{1,255}$/.test(idempotencyKey)) {
-            throw new PmailError(
-              'invalid_idempotency_key',
-              'The Idempotency-Key must be 1–255 printable ASCII characters.',
-              { details: { pattern: '^[\\x20-\\x7E]{1,255}$' } },
-            );
-          }
-          const out = await resolveSend(deps, {
-            identityId: identity.id,
-            messageId: params.message_id,
-            outcome: body.data.outcome,
-            actor: key.key_id,
-            idempotencyKey,
-            requestId,
-          });
-          return json(200, out.body, requestId, out.replayed ? { 'idempotent-replayed': 'true' } : {});
-        }
-        case 'getMessage': {
-          requirePermission(key, 'messages:read');
-          const { identity } = await identityInScope(deps.db, key, params.identity_id);
-          const m = /^msg_[0-9a-z]{26}$/.test(params.message_id)
-            ? await getMessage(deps.db, identity.id, params.message_id)
-            : undefined;
-          if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
-          return json(200, toApiMessage(m), requestId);
-        }
-        case 'listMessages': {
-          requirePermission(key, 'messages:read');
-          const { identity } = await identityInScope(deps.db, key, params.identity_id);
-          const q = listQuerySchema.safeParse(event.queryStringParameters ?? {});
-          if (!q.success) {
-            throw new PmailError('invalid_request', 'The query is not valid.', {
-              details: { errors: zodErrors(q.error) },
-            });
-          }
-          const page = await listMessages(deps.db, identity.id, {
-            direction: q.data.direction,
-            limit: q.data.limit,
-            cursor: q.data.cursor ? decodeCursor(q.data.cursor) : undefined,
-          });
-          return json(
-            200,
-            {
-              data: page.data.map(toApiMessage),
-              next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null,
-            },
-            requestId,
-          );
-        }
-        default:
-          throw new PmailError('route_not_found', 'No such route.');
+        const out = await submit(deps, {
+          tenant,
+          identity,
+          operation: OPERATIONS[route.operation],
+          targetMessageId: params.message_id,
+          idempotencyKey: header(event, 'idempotency-key'),
+          body: bodyOf(event),
+          requestId,
+          dryRun: dryRun === 'true',
+        });
+        if (out.type === 'dry_run') return json(200, out.result, requestId);
+        return json(
+          202,
+          { ...out.message, deduplicated: out.deduplicated },
+          requestId,
+          out.deduplicated ? { 'idempotent-replayed': 'true' } : {},
+        );
       }
-    } catch (err) {
-      return errorResponse(err, requestId, deps.log);
+      case 'cancelMessage': {
+        requirePermission(key, 'messages:send');
+        const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
+        const m = await cancelSend(deps, {
+          tenant,
+          identityId: identity.id,
+          messageId: params.message_id,
+          actor: key.key_id,
+        });
+        return json(200, toApiMessage(m), requestId);
+      }
+      case 'resolveMessage': {
+        requirePermission(key, 'messages:write');
+        const { identity } = await identityInScope(deps.db, key, params.identity_id);
+        const body = resolveBodySchema.safeParse(parseJson(bodyOf(event)));
+        if (!body.success) {
+          throw new PmailError('invalid_request', 'The request body is not valid.', {
+            details: { errors: zodErrors(body.error) },
+          });
+        }
+        const idempotencyKey = header(event, 'idempotency-key');
+        if (idempotencyKey !== undefined && !/^[\x20-\x7E]{1,255}$/.test(idempotencyKey)) {
+          throw new PmailError(
+            'invalid_idempotency_key',
+            'The Idempotency-Key must be 1–255 printable ASCII characters.',
+            { details: { pattern: '^[\\x20-\\x7E]{1,255}$' } },
+          );
+        }
+        const out = await resolveSend(deps, {
+          identityId: identity.id,
+          messageId: params.message_id,
+          outcome: body.data.outcome,
+          actor: key.key_id,
+          idempotencyKey,
+          requestId,
+        });
+        return json(200, out.body, requestId, out.replayed ? { 'idempotent-replayed': 'true' } : {});
+      }
+      case 'getMessage': {
+        requirePermission(key, 'messages:read');
+        const { identity } = await identityInScope(deps.db, key, params.identity_id);
+        const m = /^msg_[0-9a-z]{26}$/.test(params.message_id)
+          ? await getMessage(deps.db, identity.id, params.message_id)
+          : undefined;
+        if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
+        return json(200, toApiMessage(m), requestId);
+      }
+      case 'listMessages': {
+        requirePermission(key, 'messages:read');
+        const { identity } = await identityInScope(deps.db, key, params.identity_id);
+        const q = listQuerySchema.safeParse(event.queryStringParameters ?? {});
+        if (!q.success) {
+          throw new PmailError('invalid_request', 'The query is not valid.', {
+            details: { errors: zodErrors(q.error) },
+          });
+        }
+        const page = await listMessages(deps.db, identity.id, {
+          direction: q.data.direction,
+          limit: q.data.limit,
+          cursor: q.data.cursor ? decodeCursor(q.data.cursor) : undefined,
+        });
+        return json(
+          200,
+          {
+            data: page.data.map(toApiMessage),
+            next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null,
+          },
+          requestId,
+        );
+      }
+      default:
+        throw new PmailError('route_not_found', 'No such route.');
     }
-  };
+  });
 }
 
 const OPERATIONS: Record<string, Operation> = {

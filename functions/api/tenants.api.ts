@@ -22,7 +22,7 @@ import {
   putSuppressionIfAbsent,
 } from '../store/suppressions.store.ts';
 import { authenticate, requirePermission } from './auth.ts';
-import { type ApiEvent, type ApiResult, bodyOf, errorResponse, header, json, matchRoute } from './http.ts';
+import { type ApiEvent, type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
 import { zodErrors } from './send.schema.ts';
 
 /** POST …/suppressions (openapi.yaml SuppressionCreateRequest). Only manual and unsubscribe via the API. */
@@ -58,106 +58,93 @@ export const listEntriesQuerySchema = z.strictObject(page);
  * filters). Permission `suppressions:manage` on a tenant-level key; the tenant must be the key's.
  */
 export function tenantsApi(deps: Deps) {
-  return async (event: ApiEvent): Promise<ApiResult> => {
-    const requestId = `req_${deps.newId()}`;
-    try {
-      const { route, params } = matchRoute(
-        event.requestContext.http.method,
-        event.requestContext.http.path ?? event.rawPath,
-      );
-      const key = await authenticate(deps.db, header(event, 'authorization'));
-      const tenantId = tenantInScope(key, params.tenant_id);
-      const now = deps.clock();
-      switch (route.operation) {
-        case 'createSuppression': {
-          const body = parseBody(bodyOf(event), createSuppressionSchema);
-          const address = normaliseAddress(body.address, 'address');
-          const expiresAt = body.expires_at === undefined ? undefined : Date.parse(body.expires_at);
-          if (expiresAt !== undefined && expiresAt <= now) {
-            throw new PmailError('invalid_request', 'expires_at must be in the future.', {
-              details: { errors: [{ path: 'expires_at', message: 'must be a time in the future' }] },
-            });
-          }
-          const out = await putSuppressionIfAbsent(
-            deps.db,
-            tenantId,
-            {
-              address_hash: addressHash(deps.config.hashKey, address),
-              address_hint: addressHint(address),
-              reason: body.reason,
-              created_at: now,
-              ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
-              ...(body.elective ? { elective: true } : {}),
-            },
-            now,
-          );
-          return json(out.created ? 201 : 200, toSuppressionView(out.suppression), requestId);
+  return routeGroup(deps, async ({ event, route, params, requestId }) => {
+    const key = await authenticate(deps.db, header(event, 'authorization'));
+    const tenantId = tenantInScope(key, params.tenant_id);
+    const now = deps.clock();
+    switch (route.operation) {
+      case 'createSuppression': {
+        const body = parseBody(bodyOf(event), createSuppressionSchema);
+        const address = normaliseAddress(body.address, 'address');
+        const expiresAt = body.expires_at === undefined ? undefined : Date.parse(body.expires_at);
+        if (expiresAt !== undefined && expiresAt <= now) {
+          throw new PmailError('invalid_request', 'expires_at must be in the future.', {
+            details: { errors: [{ path: 'expires_at', message: 'must be a time in the future' }] },
+          });
         }
-        case 'listSuppressions': {
-          const q = parseQuery(event, listSuppressionsQuerySchema);
-          const reason = q.reason;
-          if (q.address !== undefined) {
-            // Exact lookup: the only way to ask about one address, since none is stored or listed.
-            const address = normaliseAddress(q.address, 'address');
-            const s = await getSuppression(deps.db, tenantId, addressHash(deps.config.hashKey, address));
-            const data = s && (!reason || s.reason === reason) ? [toSuppressionView(s)] : [];
-            return json(200, { data, next_cursor: null }, requestId);
-          }
-          const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, isHash);
-          const out = await listSuppressions(deps.db, tenantId, { limit: q.limit, after, reason });
-          return json(
-            200,
-            { data: out.data.map(toSuppressionView), next_cursor: encodeCursor(out.next) },
-            requestId,
-          );
-        }
-        case 'deleteSuppression': {
-          const address = normaliseAddress(params.address, 'address');
-          const deleted = await deleteSuppression(
-            deps.db,
-            tenantId,
-            addressHash(deps.config.hashKey, address),
-          );
-          if (!deleted) throw new PmailError('suppression_not_found', 'This address is not suppressed.');
-          return noContent(requestId);
-        }
-        case 'listListEntries': {
-          const kind = listKind(params.direction, params.kind);
-          const q = parseQuery(event, listEntriesQuerySchema);
-          const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, isListEntry);
-          const out = await listListEntries(deps.db, tenantId, kind, { limit: q.limit, after });
-          return json(
-            200,
-            { data: out.data.map(toListEntryView), next_cursor: encodeCursor(out.next) },
-            requestId,
-          );
-        }
-        case 'putListEntry': {
-          const kind = listKind(params.direction, params.kind);
-          const entry = normaliseListEntry(params.entry);
-          parseBody(bodyOf(event), z.strictObject({}), true);
-          const out = await putListEntry(deps.db, tenantId, kind, entry, now);
-          return json(out.created ? 201 : 200, toListEntryView(out.entry), requestId);
-        }
-        case 'getListEntry': {
-          const kind = listKind(params.direction, params.kind);
-          const found = await getListEntry(deps.db, tenantId, kind, normaliseListEntry(params.entry));
-          if (!found) throw new PmailError('list_entry_not_found', 'No such entry on this list.');
-          return json(200, toListEntryView(found), requestId);
-        }
-        case 'deleteListEntry': {
-          const kind = listKind(params.direction, params.kind);
-          const deleted = await deleteListEntry(deps.db, tenantId, kind, normaliseListEntry(params.entry));
-          if (!deleted) throw new PmailError('list_entry_not_found', 'No such entry on this list.');
-          return noContent(requestId);
-        }
-        default:
-          throw new PmailError('route_not_found', 'No such route.');
+        const out = await putSuppressionIfAbsent(
+          deps.db,
+          tenantId,
+          {
+            address_hash: addressHash(deps.config.hashKey, address),
+            address_hint: addressHint(address),
+            reason: body.reason,
+            created_at: now,
+            ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
+            ...(body.elective ? { elective: true } : {}),
+          },
+          now,
+        );
+        return json(out.created ? 201 : 200, toSuppressionView(out.suppression), requestId);
       }
-    } catch (err) {
-      return errorResponse(err, requestId, deps.log);
+      case 'listSuppressions': {
+        const q = parseQuery(event, listSuppressionsQuerySchema);
+        const reason = q.reason;
+        if (q.address !== undefined) {
+          // Exact lookup: the only way to ask about one address, since none is stored or listed.
+          const address = normaliseAddress(q.address, 'address');
+          const s = await getSuppression(deps.db, tenantId, addressHash(deps.config.hashKey, address));
+          const data = s && (!reason || s.reason === reason) ? [toSuppressionView(s)] : [];
+          return json(200, { data, next_cursor: null }, requestId);
+        }
+        const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, isHash);
+        const out = await listSuppressions(deps.db, tenantId, { limit: q.limit, after, reason });
+        return json(
+          200,
+          { data: out.data.map(toSuppressionView), next_cursor: encodeCursor(out.next) },
+          requestId,
+        );
+      }
+      case 'deleteSuppression': {
+        const address = normaliseAddress(params.address, 'address');
+        const deleted = await deleteSuppression(deps.db, tenantId, addressHash(deps.config.hashKey, address));
+        if (!deleted) throw new PmailError('suppression_not_found', 'This address is not suppressed.');
+        return noContent(requestId);
+      }
+      case 'listListEntries': {
+        const kind = listKind(params.direction, params.kind);
+        const q = parseQuery(event, listEntriesQuerySchema);
+        const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, isListEntry);
+        const out = await listListEntries(deps.db, tenantId, kind, { limit: q.limit, after });
+        return json(
+          200,
+          { data: out.data.map(toListEntryView), next_cursor: encodeCursor(out.next) },
+          requestId,
+        );
+      }
+      case 'putListEntry': {
+        const kind = listKind(params.direction, params.kind);
+        const entry = normaliseListEntry(params.entry);
+        parseBody(bodyOf(event), z.strictObject({}), true);
+        const out = await putListEntry(deps.db, tenantId, kind, entry, now);
+        return json(out.created ? 201 : 200, toListEntryView(out.entry), requestId);
+      }
+      case 'getListEntry': {
+        const kind = listKind(params.direction, params.kind);
+        const found = await getListEntry(deps.db, tenantId, kind, normaliseListEntry(params.entry));
+        if (!found) throw new PmailError('list_entry_not_found', 'No such entry on this list.');
+        return json(200, toListEntryView(found), requestId);
+      }
+      case 'deleteListEntry': {
+        const kind = listKind(params.direction, params.kind);
+        const deleted = await deleteListEntry(deps.db, tenantId, kind, normaliseListEntry(params.entry));
+        if (!deleted) throw new PmailError('list_entry_not_found', 'No such entry on this list.');
+        return noContent(requestId);
+      }
+      default:
+        throw new PmailError('route_not_found', 'No such route.');
     }
-  };
+  });
 }
 
 /**
