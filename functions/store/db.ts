@@ -43,6 +43,20 @@ export function isTransactionCanceled(err: unknown): err is Error & {
 }
 
 /**
+ * Run a conditional write: true when it was written, false when its condition did not hold (a
+ * domain outcome, not an error); any other failure is thrown.
+ */
+export async function conditionally(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
+/**
  * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` hands back the old item in raw attribute-value
  * form even through the DocumentClient (TOOLCHAIN.md): unmarshall it.
  */

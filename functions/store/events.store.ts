@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
-import { isConditionFailed } from './db.ts';
+import { conditionally } from './db.ts';
 
 /**
  * The tenant's events outbox (DESIGN § 4: `T#{ten}` / `E#{ulid}`): every event pmail emits, in
@@ -34,13 +34,7 @@ export function eventPutItem(db: Db, e: OutboxEvent) {
 
 /** Append one event outside a transaction; false if that id was already emitted. */
 export async function appendEvent(db: Db, e: OutboxEvent): Promise<boolean> {
-  try {
-    await db.doc.send(new PutCommand(eventPutItem(db, e).Put));
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
-  }
+  return conditionally(db.doc.send(new PutCommand(eventPutItem(db, e).Put)));
 }
 
 /**

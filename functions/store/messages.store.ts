@@ -8,7 +8,7 @@ import {
 import type { MessageRecord } from '../core/model.ts';
 import { inboundKey, outboundKey } from './blobs.ts';
 import type { Db } from './db.ts';
-import { isConditionFailed, isTransactionCanceled } from './db.ts';
+import { conditionally, isConditionFailed, isTransactionCanceled } from './db.ts';
 import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
 
 /**
@@ -193,19 +193,15 @@ export async function commitAccepted(
 
 /** Store a message that must not exist yet (loopback's inbound copy). False when it already does. */
 export async function putNewMessage(db: Db, message: MessageRecord): Promise<boolean> {
-  try {
-    await db.doc.send(
+  return conditionally(
+    db.doc.send(
       new PutCommand({
         TableName: db.table,
         Item: toItem(message),
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
-  }
+    ),
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
-import { isConditionFailed } from './db.ts';
+import { conditionally } from './db.ts';
 import { ttlOf } from './idempotency.store.ts';
 
 /**
@@ -63,8 +63,8 @@ export async function markWarned(
   db: Db,
   args: { tenantId: string; day: string; scope: string; threshold: number; expiresAt: number },
 ): Promise<boolean> {
-  try {
-    await db.doc.send(
+  return conditionally(
+    db.doc.send(
       new PutCommand({
         TableName: db.table,
         Item: {
@@ -75,12 +75,8 @@ export async function markWarned(
         },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
-  }
+    ),
+  );
 }
 
 /** Give back one counted send of `day` (a canceled message: seed 000 › Cancel releases the day's count). */

@@ -1,6 +1,6 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
-import { isConditionFailed } from './db.ts';
+import { conditionally } from './db.ts';
 
 /**
  * The thread item (DESIGN § 4: `I#{idn}` / `TH#{thread}`), made on a thread's first threaded send:
@@ -105,8 +105,8 @@ export async function releaseThreadLock(
   threadId: string,
   messageId: string,
 ): Promise<void> {
-  try {
-    await db.doc.send(
+  await conditionally(
+    db.doc.send(
       new UpdateCommand({
         TableName: db.table,
         Key: key(identityId, threadId),
@@ -114,10 +114,8 @@ export async function releaseThreadLock(
         ConditionExpression: 'lock_owner = :me',
         ExpressionAttributeValues: { ':me': messageId },
       }),
-    );
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-  }
+    ),
+  );
 }
 
 /** Refresh the lease when a transport attempt begins (seed: BeginTransport refreshes to now + 60 s). */
@@ -128,8 +126,8 @@ export async function refreshThreadLock(
   messageId: string,
   until: number,
 ): Promise<void> {
-  try {
-    await db.doc.send(
+  await conditionally(
+    db.doc.send(
       new UpdateCommand({
         TableName: db.table,
         Key: key(identityId, threadId),
@@ -137,8 +135,6 @@ export async function refreshThreadLock(
         ConditionExpression: 'lock_owner = :me AND lock_until < :until',
         ExpressionAttributeValues: { ':me': messageId, ':until': until },
       }),
-    );
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-  }
+    ),
+  );
 }
