@@ -9,6 +9,8 @@ export const TENANT_PERMISSIONS = [
   'messages:send',
   'messages:read',
   'messages:write',
+  'identities:read',
+  'identities:write',
   'suppressions:manage',
   'webhooks:manage',
   'events:read',

@@ -20,6 +20,11 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'Use a key that holds the permission in details.required.',
   },
+  scope_denied: {
+    status: 403,
+    retryable: false,
+    fix: 'Use a key of a wider level (details.required_level); an identity key cannot do this.',
+  },
   route_not_found: { status: 404, retryable: false, fix: 'Check the method and path against openapi.yaml.' },
   method_not_allowed: { status: 405, retryable: false, fix: 'Use one of the methods in the Allow header.' },
   identity_not_found: {

@@ -2,7 +2,7 @@
  * The HTTP routes of the API and the Lambda (route group) that serves each. The CDK api construct
  * and the local HTTP server both read this table, so production and `npm start` route alike.
  */
-export type RouteGroup = 'messages' | 'tenants' | 'links' | 'events';
+export type RouteGroup = 'messages' | 'identities' | 'tenants' | 'links' | 'events';
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -62,6 +62,13 @@ export const routes: readonly Route[] = [
     group: 'messages',
     operation: 'resolveMessage',
   },
+  { method: 'GET', path: '/v1/identities/{identity_id}', group: 'identities', operation: 'getIdentity' },
+  {
+    method: 'PATCH',
+    path: '/v1/identities/{identity_id}',
+    group: 'identities',
+    operation: 'updateIdentity',
+  },
   {
     method: 'GET',
     path: '/v1/tenants/{tenant_id}/suppressions',
@@ -111,6 +118,7 @@ export const routes: readonly Route[] = [
 /** The handler entry of each route group: file under functions/, exported name. */
 export const routeGroupEntries: Record<RouteGroup, { entry: string; handler: string }> = {
   messages: { entry: 'functions/api/messages.handler.ts', handler: 'handler' },
+  identities: { entry: 'functions/api/identities.handler.ts', handler: 'handler' },
   tenants: { entry: 'functions/api/tenants.handler.ts', handler: 'handler' },
   links: { entry: 'functions/api/links.handler.ts', handler: 'handler' },
   events: { entry: 'functions/api/events.handler.ts', handler: 'handler' },

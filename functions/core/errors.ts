@@ -5,6 +5,7 @@
 export type ErrorCode =
   | 'unauthenticated'
   | 'permission_denied'
+  | 'scope_denied'
   | 'route_not_found'
   | 'method_not_allowed'
   | 'identity_not_found'

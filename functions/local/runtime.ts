@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { eventsApi } from '../api/events.api.ts';
 import type { ApiEvent, ApiResult } from '../api/http.ts';
+import { identitiesApi } from '../api/identities.api.ts';
 import { linksApi } from '../api/links.api.ts';
 import { messagesApi } from '../api/messages.api.ts';
 import type { RouteGroup } from '../api/routes.ts';
@@ -92,6 +93,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     queue,
     groups: {
       messages: messagesApi(deps),
+      identities: identitiesApi(deps),
       tenants: tenantsApi(deps),
       links: linksApi(deps),
       events: eventsApi(deps),

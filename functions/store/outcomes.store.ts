@@ -1,9 +1,7 @@
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AbuseMetrics } from '../core/abuse.ts';
-import { type Db, isConditionFailed, isTransactionCanceled } from './db.ts';
-import type { OutboxEvent } from './events.store.ts';
-import { eventPutItem } from './events.store.ts';
-import { keys } from './keys.ts';
+import { type Db, isConditionFailed } from './db.ts';
+import { changeIdentityStatus } from './identity-status.store.ts';
 
 /**
  * The per-identity outcome window of abuse auto-pause (DESIGN § 4: `I#{idn}` / `OW`): one compact
@@ -51,7 +49,7 @@ export async function updateOutcomeWindow(
  * and only then the identity.paused event and the audit entry — all three in one transaction.
  * Returns whether this call paused the identity.
  */
-export async function autoPauseIdentity(
+export function autoPauseIdentity(
   db: Db,
   args: {
     tenantId: string;
@@ -62,55 +60,23 @@ export async function autoPauseIdentity(
     metrics: AbuseMetrics;
   },
 ): Promise<boolean> {
-  const event: OutboxEvent = {
-    id: args.eventId,
-    type: 'identity.paused',
-    tenant_id: args.tenantId,
-    created_at: args.now,
-    data: { identity_id: args.identityId, reason: 'abuse_threshold', metrics: args.metrics },
-  };
-  try {
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: db.table,
-              Key: keys.identity(args.identityId),
-              UpdateExpression: 'SET #status = :paused, pause_reason = :reason, updated_at = :now',
-              ConditionExpression: '#status = :active',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: {
-                ':paused': 'paused',
-                ':active': 'active',
-                ':reason': 'abuse_threshold',
-                ':now': args.now,
-              },
-            },
-          },
-          eventPutItem(db, event),
-          {
-            Put: {
-              TableName: db.table,
-              Item: {
-                pk: `T#${args.tenantId}`,
-                sk: `AU#${args.auditId}`,
-                type: 'audit',
-                action: 'identity.auto_pause',
-                actor: 'system',
-                identity_id: args.identityId,
-                created_at: args.now,
-                details: { reason: 'abuse_threshold', metrics: args.metrics },
-              },
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
-      return false;
-    throw err;
-  }
+  return changeIdentityStatus(db, {
+    tenantId: args.tenantId,
+    identityId: args.identityId,
+    from: 'active',
+    to: 'paused',
+    reason: 'abuse_threshold',
+    now: args.now,
+    event: {
+      id: args.eventId,
+      type: 'identity.paused',
+      data: { identity_id: args.identityId, reason: 'abuse_threshold', metrics: args.metrics },
+    },
+    audit: {
+      id: args.auditId,
+      action: 'identity.auto_pause',
+      actor: 'system',
+      details: { reason: 'abuse_threshold', metrics: args.metrics },
+    },
+  });
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { ERRORS, errorResponse, matchRoute } from '../../functions/api/http.ts';
+import { updateIdentitySchema } from '../../functions/api/identities.api.ts';
 import { routes } from '../../functions/api/routes.ts';
 import {
   forwardBodySchema,
@@ -12,6 +13,7 @@ import {
   sendBodySchema,
 } from '../../functions/api/send.schema.ts';
 import { PmailError } from '../../functions/core/errors.ts';
+import { toIdentityView } from '../../functions/core/identity-view.ts';
 import { toApiMessage } from '../../functions/core/message-view.ts';
 import type {
   DeliveryStatus,
@@ -585,6 +587,35 @@ describe('openapi.yaml request schemas', () => {
           : { to: ['a@example.com'], text: 'x' };
       expect(schema.safeParse({ ...base, send_at: '2026-12-03T09:00:00Z' }).success, id).toBe(true);
       expect(schema.safeParse({ ...base, send_at: 'tomorrow' }).success, id).toBe(false);
+    }
+  });
+
+  it('describes updateIdentity with the same required body as updateIdentitySchema, and answers it with an Identity', () => {
+    expect(operation('updateIdentity').op.requestBody?.required).toBe(true);
+    const expected = z.toJSONSchema(updateIdentitySchema, { io: 'input' }) as JsonSchema;
+    expect(schemaDrift(expected, doc.components.schemas.IdentityUpdateRequest, '')).toEqual([]);
+    for (const view of [
+      toIdentityView({
+        id: 'idn_01jd0000000000000000000000',
+        tenant_id: 'ten_01jd0000000000000000000000',
+        name: 'agent',
+        status: 'paused',
+        pause_reason: 'abuse_threshold',
+        primary_address: 'agent@example.com',
+        owner_email: 'owner@example.com',
+      }),
+      toIdentityView({
+        id: 'idn_01jd0000000000000000000001',
+        tenant_id: 'ten_01jd0000000000000000000000',
+        name: 'peer',
+        status: 'active',
+        primary_address: 'peer@example.com',
+        addresses: ['peer@example.com', 'p@example.net'],
+        send_policy: { daily_cap: 5 },
+      }),
+    ]) {
+      expect(violations(doc.components.schemas.Identity, view)).toEqual([]);
+      expect(sorted(Object.keys(view))).toEqual(sorted(requiredNames(doc.components.schemas.Identity)));
     }
   });
 

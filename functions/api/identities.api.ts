@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { PmailError } from '../core/errors.ts';
+import { resumeNeedsTenantKey, toIdentityView } from '../core/identity-view.ts';
+import type { Deps } from '../deps.ts';
+import { getIdentity } from '../store/directory.store.ts';
+import { changeIdentityStatus } from '../store/identity-status.store.ts';
+import { authenticate, identityInScope, requirePermission } from './auth.ts';
+import { bodyOf, header, json, routeGroup } from './http.ts';
+import { zodErrors } from './send.schema.ts';
+
+/** PATCH /v1/identities/{identity_id} (openapi.yaml IdentityUpdateRequest): only the status, for now. */
+export const updateIdentitySchema = z.strictObject({ status: z.enum(['active', 'paused']) });
+
+/**
+ * The `identities` route group: read an identity, pause it by hand and resume it (seed 000 › Abuse
+ * auto-pause: "resume needs a tenant or platform key"). A change writes the identity, its
+ * identity.paused / identity.resumed event and an audit entry in one transaction, and only when
+ * the status really changed; setting the status it already has answers 200 and writes nothing.
+ */
+export function identitiesApi(deps: Deps) {
+  return routeGroup(deps, async ({ event, route, params, requestId }) => {
+    const key = await authenticate(deps.db, header(event, 'authorization'));
+    switch (route.operation) {
+      case 'getIdentity': {
+        requirePermission(key, 'identities:read');
+        const { identity } = await identityInScope(deps.db, key, params.identity_id);
+        return json(200, toIdentityView(identity), requestId);
+      }
+      case 'updateIdentity': {
+        requirePermission(key, 'identities:write');
+        const body = parseBody(bodyOf(event));
+        const { identity } = await identityInScope(deps.db, key, params.identity_id);
+        if (identity.status === body.status) return json(200, toIdentityView(identity), requestId);
+        if (identity.status !== 'active' && identity.status !== 'paused') {
+          throw new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+        }
+        if (body.status === 'active' && key.identity_ids && resumeNeedsTenantKey(identity)) {
+          throw new PmailError('scope_denied', 'Only a tenant-level key can resume this identity.', {
+            details: { required_level: 'tenant', pause_reason: identity.pause_reason },
+          });
+        }
+        const now = deps.clock();
+        const resuming = body.status === 'active';
+        const changed = await changeIdentityStatus(deps.db, {
+          tenantId: identity.tenant_id,
+          identityId: identity.id,
+          from: identity.status,
+          to: body.status,
+          reason: 'manual',
+          now,
+          event: {
+            id: `evt_${deps.newId()}`,
+            type: resuming ? 'identity.resumed' : 'identity.paused',
+            data: resuming
+              ? { identity_id: identity.id }
+              : { identity_id: identity.id, reason: 'manual', metrics: null },
+          },
+          audit: {
+            id: deps.newId(),
+            action: resuming ? 'identity.resume' : 'identity.pause',
+            actor: key.key_id,
+            details: resuming
+              ? { previous_pause_reason: identity.pause_reason ?? null }
+              : { reason: 'manual' },
+          },
+        });
+        // Not changed: another request changed it first; answer with what is there now.
+        const current = changed ? undefined : await getIdentity(deps.db, identity.id);
+        return json(
+          200,
+          toIdentityView(
+            current ??
+              (resuming
+                ? { ...identity, status: 'active', pause_reason: undefined }
+                : { ...identity, status: 'paused', pause_reason: 'manual' }),
+          ),
+          requestId,
+        );
+      }
+      default:
+        throw new PmailError('route_not_found', 'No such route.');
+    }
+  });
+}
+
+function parseBody(raw: string): z.output<typeof updateIdentitySchema> {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
+      details: { errors: [{ path: '', message: 'not valid JSON' }] },
+    });
+  }
+  const parsed = updateIdentitySchema.safeParse(value);
+  if (!parsed.success) {
+    throw new PmailError('invalid_request', 'The request body is not valid.', {
+      details: { errors: zodErrors(parsed.error) },
+    });
+  }
+  return parsed.data;
+}

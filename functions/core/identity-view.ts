@@ -1,0 +1,26 @@
+import type { Identity } from './model.ts';
+
+/** The identity as the API returns it (`GET`/`PATCH /v1/identities/{identity_id}`). */
+export function toIdentityView(i: Identity) {
+  return {
+    id: i.id,
+    tenant_id: i.tenant_id,
+    username: i.name,
+    display_name: i.display_name ?? '',
+    status: i.status,
+    pause_reason: i.pause_reason ?? null,
+    primary_address: i.primary_address,
+    addresses: i.addresses ?? [i.primary_address],
+    owner: i.owner_email ? { name: i.owner_name ?? '', email: i.owner_email } : null,
+    send_policy: i.send_policy ?? {},
+  };
+}
+
+/**
+ * Who may set `status: "active"` on a paused identity: an identity paused by the abuse threshold
+ * needs a tenant-level key, so an agent cannot undo the pause its own complaints caused (public
+ * design › PATCH /v1/identities/{identity_id}); a manual pause may be lifted by the identity's key.
+ */
+export function resumeNeedsTenantKey(i: Pick<Identity, 'pause_reason'>): boolean {
+  return i.pause_reason !== undefined && i.pause_reason !== 'manual';
+}
