@@ -56,7 +56,7 @@ const ITEM_NAMES: Record<string, string> = {
   D: 'domain',
   M: 'message',
   IK: 'idempotency',
-  RL: 'rate window',
+  Q: 'send counter',
   S: 'suppression',
   L: 'send list',
   C: 'contact',
@@ -67,7 +67,7 @@ const ITEM_NAMES: Record<string, string> = {
   AU: 'audit',
 };
 
-/** `M#msg_…` → `M#`, `RL#send#1700000000000` → `RL#send#`, `I` → `I`. */
+/** `M#msg_…` → `M#`, `Q#2026-12-02` → `Q#`, `I` → `I`. */
 export function skPrefix(sk: unknown): string {
   const s =
     typeof sk === 'string'

@@ -460,9 +460,9 @@ const rank = (order: string[], s: string) => (order.includes(s) ? order.indexOf(
 const PURPOSE: Record<string, string> = {
   'submit|GetItem K': 'authenticate',
   'submit|BatchGetItem I+T': 'identity + tenant in scope',
-  'submit|GetItem RL#send#': 'rate-limit peek',
+  'submit|GetItem Q#': 'rate peek (identity counter)',
   'submit|GetItem IK#': 'idempotency lookup (5.1 step 1)',
-  'submit|UpdateItem RL#send#': 'rate-limit take',
+  'submit|UpdateItem Q#': 'count: rate window, daily caps',
   'submit|PutItem IK#': 'idempotency reserve (5.1 step 2)',
   'submit|BatchGetItem A': 'recipient addresses (loopback?)',
   'submit|TransactWriteItems Put M# + Update IK#': 'commit: message + key completed',

@@ -18,7 +18,7 @@ import {
   reserveIdempotency,
 } from '../store/idempotency.store.ts';
 import { getMessage, messagePutItem } from '../store/messages.store.ts';
-import { releaseSendItem } from '../store/quota.store.ts';
+import { releaseSend } from '../store/quota.store.ts';
 import { releaseThreadLock } from '../store/threads.store.ts';
 
 /**
@@ -99,14 +99,16 @@ export async function cancelSend(
   if (before.holds_lock) await releaseThreadLock(deps.db, before.identity_id, before.thread_id, before.id);
   try {
     const day = localDay(before.created_at, args.tenant.timezone || 'UTC');
-    await deps.db.doc.send(
-      new UpdateCommand(
-        releaseSendItem(deps.db, { tenantId: args.tenant.id, identityId: before.identity_id, day }).Update,
-      ),
-    );
+    await releaseSend(deps.db, {
+      tenantId: args.tenant.id,
+      identityId: before.identity_id,
+      day,
+      now: before.created_at,
+      daily: true,
+      rate: false,
+    });
   } catch (err) {
-    if (!isConditionFailed(err))
-      deps.log.error('daily count release failed', { message_id: before.id, ...errorFields(err) });
+    deps.log.error('daily count release failed', { message_id: before.id, ...errorFields(err) });
   }
   return after;
 }

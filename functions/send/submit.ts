@@ -26,8 +26,7 @@ import {
   reserveIdempotency,
 } from '../store/idempotency.store.ts';
 import { CommitLost, commitAccepted } from '../store/messages.store.ts';
-import { countSendItem, markWarned, readDailyCounts } from '../store/quota.store.ts';
-import { peekRate, RL_SEND, takeRate } from '../store/rate-limit.store.ts';
+import { markWarned, peekSendRate, rateRetryAfter, releaseSend, reserveSend } from '../store/quota.store.ts';
 import { getThread, lockedByOther, threadSendItem } from '../store/threads.store.ts';
 import { executionName } from './dispatcher.ts';
 import { composeMime, type Operation, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
@@ -78,9 +77,14 @@ const SCHEMAS: Record<Operation, z.ZodType<AnyBody>> = {
 export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
   const { identity, tenant, operation } = input;
 
-  // 2. Rate limit — a read here; counted below only for a request that is not a replay.
-  const peek = await peekRate(deps.db, identity.id, 'send', RL_SEND, deps.clock());
-  if (!peek.ok) throw rateLimited(peek.retryAfter);
+  // 2. Rate limit — a read here; counted with the daily caps (step 18) only for a new send.
+  const peekedAt = deps.clock();
+  const peek = await peekSendRate(deps.db, {
+    identityId: identity.id,
+    day: localDay(peekedAt, tenant.timezone || 'UTC'),
+    now: peekedAt,
+  });
+  if (peek.full) throw rateLimited(rateRetryAfter(peekedAt));
 
   // 3. Idempotency-Key (optional on a dry run, and then never looked up or recorded).
   const key = input.idempotencyKey;
@@ -166,12 +170,6 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
     throw err;
   }
 
-  // RL_SEND counts sends accepted into the queue (the design's rate-limit table): counted after the
-  // commit, so a refused request writes nothing. Concurrent requests near the limit may pass it by a
-  // few; the peek above keeps every later one out.
-  await takeRate(deps.db, identity.id, 'send', RL_SEND, deps.clock()).catch((e) =>
-    deps.log.error('rate-limit count failed', { identity_id: identity.id, ...errorFields(e) }),
-  );
   await afterCommit(deps, { tenant, identity, ...stored });
   return { type: 'accepted', message: toApiMessage(stored.message), deduplicated: false };
 }
@@ -275,10 +273,12 @@ interface StoreArgs {
 }
 
 /**
- * Steps 18–19 and the storage transaction (seed 000 › Storage of an accepted send): the message, the
- * completed idempotency item, the daily count (both caps or neither), the thread's lock and chain,
- * and for a fully suppressed send its event — all or nothing. A held thread lock is waited for
- * (250 ms steps, at most 10 s) and the message recomposed against the chain the holder left.
+ * Steps 18–19 and the storage transaction (seed 000 › Storage of an accepted send). Step 18 counts
+ * the send first — rate window and both daily caps, or nothing — as the seed's TenantQuota Reserve
+ * does; then the transaction writes the message, the completed idempotency item, the thread's lock
+ * and chain, and for a fully suppressed send its event, all or nothing. A held thread lock is
+ * waited for (250 ms steps, at most 10 s) and the message recomposed against the chain the holder
+ * left. A send refused after step 18 gives its counts back (Release).
  */
 async function store(
   deps: Deps,
@@ -289,19 +289,59 @@ async function store(
   countsBefore?: { tenant: number; identity: number };
 }> {
   const { tenant, identity } = args;
-  let prepared = args.prepared;
+  const prepared = args.prepared;
   const started = deps.clock();
   const startedReal = Date.now();
   const suppressedAll = prepared.decisions.every((d) => d.status === 'suppressed');
   const day = localDay(started, tenant.timezone || 'UTC');
   const resetsAt = nextLocalMidnight(started, tenant.timezone || 'UTC');
 
+  // 18: the rate window and the daily caps (identity, tenant) in the tenant's time zone.
+  const counters = {
+    tenantId: tenant.id,
+    identityId: identity.id,
+    day,
+    now: started,
+    expiresAt: resetsAt + 48 * 3600_000,
+  };
+  const reserved = await reserveSend(deps.db, {
+    ...counters,
+    ...(suppressedAll ? {} : { caps: prepared.caps }),
+  });
+  if (!reserved.ok) {
+    if (reserved.refused === 'rate') throw rateLimited(rateRetryAfter(started));
+    throw capReached(reserved.refused, prepared.caps, resetsAt);
+  }
+  try {
+    return await storeReserved(
+      deps,
+      { ...args, prepared },
+      { started, startedReal, suppressedAll },
+      suppressedAll ? undefined : reserved.before,
+    );
+  } catch (err) {
+    await releaseSend(deps.db, { ...counters, daily: !suppressedAll }).catch((e) =>
+      deps.log.error('send count release failed', { identity_id: identity.id, ...errorFields(e) }),
+    );
+    throw err;
+  }
+}
+
+async function storeReserved(
+  deps: Deps,
+  args: StoreArgs,
+  t: { started: number; startedReal: number; suppressedAll: boolean },
+  countsBefore?: { tenant: number; identity: number },
+): Promise<{
+  message: MessageRecord;
+  prepared: Prepared;
+  countsBefore?: { tenant: number; identity: number };
+}> {
+  const { tenant, identity } = args;
+  const { started, startedReal, suppressedAll } = t;
+  let prepared = args.prepared;
   for (let attempt = 0; ; attempt++) {
     const now = deps.clock();
-    // 18: daily caps (identity, tenant) in the tenant's time zone. Checked here for the error, and
-    // enforced again by the transaction's condition.
-    const counts = suppressedAll ? undefined : await readDailyCounts(deps.db, tenant.id, identity.id, day);
-    if (counts) checkCaps(counts, prepared.caps, resetsAt);
 
     // 19: the thread lock.
     if (prepared.threaded) {
@@ -344,7 +384,7 @@ async function store(
       operation: args.operation,
     });
 
-    const items: { kind: 'quota' | 'thread' | 'other'; item: unknown }[] = [
+    const items: { kind: 'thread' | 'other'; item: unknown }[] = [
       {
         kind: 'other',
         item: completeIdempotencyUpdate(deps.db, {
@@ -357,19 +397,6 @@ async function store(
         }),
       },
     ];
-    if (!suppressedAll) {
-      items.push({
-        kind: 'quota',
-        item: countSendItem(deps.db, {
-          tenantId: tenant.id,
-          identityId: identity.id,
-          day,
-          tenantCap: prepared.caps.tenant,
-          identityCap: prepared.caps.identity,
-          expiresAt: resetsAt + 48 * 3600_000,
-        }),
-      });
-    }
     if (prepared.threaded) {
       items.push({
         kind: 'thread',
@@ -412,7 +439,7 @@ async function store(
         message,
         items.map((i) => i.item),
       );
-      return { message, prepared, countsBefore: counts };
+      return { message, prepared, countsBefore };
     } catch (err) {
       // Nothing of a refused send stays behind: its objects go with it.
       await Promise.all(
@@ -425,24 +452,14 @@ async function store(
           r.Code === 'ConditionalCheckFailed' ? (i === 0 ? 'message' : items[i - 1].kind) : undefined,
         )
         .filter(Boolean);
-      if (failed.includes('quota')) {
-        checkCaps(await readDailyCounts(deps.db, tenant.id, identity.id, day), prepared.caps, resetsAt);
-      }
       if (failed.includes('thread') && !failed.includes('other') && !failed.includes('message')) continue;
       throw err;
     }
   }
 }
 
-function checkCaps(
-  counts: { tenant: number; identity: number },
-  caps: Prepared['caps'],
-  resetsAt: number,
-): void {
-  const scope =
-    counts.identity >= caps.identity ? 'identity' : counts.tenant >= caps.tenant ? 'tenant' : undefined;
-  if (!scope) return;
-  throw new PmailError('daily_cap_reached', `The ${scope}'s daily send cap is reached.`, {
+function capReached(scope: 'identity' | 'tenant', caps: Prepared['caps'], resetsAt: number): PmailError {
+  return new PmailError('daily_cap_reached', `The ${scope}'s daily send cap is reached.`, {
     retryAfter: Math.max(1, Math.ceil((resetsAt - Date.now()) / 1000)),
     details: {
       cap: scope,

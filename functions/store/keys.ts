@@ -7,10 +7,6 @@ export const keys = {
   domain: (domain: string) => ({ pk: `D#${domain.toLowerCase()}`, sk: 'D' }),
   message: (identityId: string, messageId: string) => ({ pk: `I#${identityId}`, sk: `M#${messageId}` }),
   idempotency: (identityId: string, keyHash: string) => ({ pk: `I#${identityId}`, sk: `IK#${keyHash}` }),
-  rateWindow: (identityId: string, metric: string, windowStart: number) => ({
-    pk: `I#${identityId}`,
-    sk: `RL#${metric}#${windowStart}`,
-  }),
 };
 
 export const MESSAGE_SK_PREFIX = 'M#';

@@ -1,16 +1,61 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
-import { conditionally } from './db.ts';
+import { conditionally, isConditionFailed, oldItem } from './db.ts';
 import { ttlOf } from './idempotency.store.ts';
 
 /**
- * Daily send counters (DESIGN § 8 step 18). One item per tenant and local day holds the tenant's
- * total and each identity's count, so a send updates one item (not two) inside the submit
- * transaction, conditioned on both caps: both counts or neither are kept, and a cancelled
- * transaction (lock, conflict) releases them with everything else.
+ * The counters of an accepted send (seed 000 › Handler step 2 RL_SEND, step 18 daily caps):
+ *
+ * - `I#{idn}` / `Q#{day}`: the identity's sends of the local day (`sends`) and its current
+ *   one-minute rate window (`rm` its start, `rn` the sends in it);
+ * - `T#{ten}` / `Q#{day}`: the tenant's sends of the local day.
+ *
+ * Both are counted by conditional ADDs *before* the storage transaction and given back if the send
+ * is then refused (the seed's TenantQuota Reserve / Release around the thread lock), instead of
+ * inside the transaction, where every item costs twice: 2 WCU for the two counters instead of 3
+ * (the counter in the transaction and a separate rate-window write). A crash between the count
+ * and the commit keeps one send too many on the day's count — it errs towards refusing, never
+ * towards a second email. Per-identity counts live in the identity's partition, so the tenant's
+ * item stays a few bytes however many identities send (one attribute per identity would have
+ * grown it past 1 KB, and every write with it, at 25 identities).
  */
-const key = (tenantId: string, day: string) => ({ pk: `T#${tenantId}`, sk: `Q#${day}` });
-const identityAttr = (identityId: string) => `i_${identityId}`;
+const identityKey = (identityId: string, day: string) => ({ pk: `I#${identityId}`, sk: `Q#${day}` });
+const tenantKey = (tenantId: string, day: string) => ({ pk: `T#${tenantId}`, sk: `Q#${day}` });
+
+export interface RateWindow {
+  limit: number;
+  windowMs: number;
+}
+/** seed 000 › Handler step 2: 120 accepted sends a minute per identity. */
+export const RL_SEND: RateWindow = { limit: 120, windowMs: 60_000 };
+
+const windowStart = (now: number, w: RateWindow) => now - (now % w.windowMs);
+/** Seconds to the end of the current window (Retry-After of a 429 rate_limited). */
+export const rateRetryAfter = (now: number, w: RateWindow = RL_SEND) =>
+  Math.max(1, Math.ceil((windowStart(now, w) + w.windowMs - now) / 1000));
+
+export interface SendCounters {
+  tenantId: string;
+  identityId: string;
+  day: string;
+  now: number;
+  /** When the counter items expire (TTL): after the day is over everywhere. */
+  expiresAt: number;
+  rate?: RateWindow;
+}
+
+/** Whether the identity's current rate window is full (a read: replays are checked, never counted). */
+export async function peekSendRate(
+  db: Db,
+  args: Pick<SendCounters, 'identityId' | 'day' | 'now' | 'rate'>,
+): Promise<{ full: boolean }> {
+  const w = args.rate ?? RL_SEND;
+  const out = await db.doc.send(
+    new GetCommand({ TableName: db.table, Key: identityKey(args.identityId, args.day) }),
+  );
+  const inWindow = out.Item?.rm === windowStart(args.now, w);
+  return { full: inWindow && ((out.Item?.rn as number | undefined) ?? 0) >= w.limit };
+}
 
 export async function readDailyCounts(
   db: Db,
@@ -18,44 +63,179 @@ export async function readDailyCounts(
   identityId: string,
   day: string,
 ): Promise<{ tenant: number; identity: number }> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: key(tenantId, day), ConsistentRead: true }),
-  );
-  return {
-    tenant: (out.Item?.sends as number) ?? 0,
-    identity: (out.Item?.[identityAttr(identityId)] as number) ?? 0,
-  };
+  const [t, i] = await Promise.all([
+    db.doc.send(new GetCommand({ TableName: db.table, Key: tenantKey(tenantId, day), ConsistentRead: true })),
+    db.doc.send(
+      new GetCommand({ TableName: db.table, Key: identityKey(identityId, day), ConsistentRead: true }),
+    ),
+  ]);
+  return { tenant: (t.Item?.sends as number) ?? 0, identity: (i.Item?.sends as number) ?? 0 };
 }
 
-/** The transaction item that counts one send, on condition that both caps still hold. */
-export function countSendItem(
+export type Reservation =
+  | { ok: true; before: { tenant: number; identity: number } }
+  | { ok: false; refused: 'rate' | 'identity' | 'tenant' };
+
+/**
+ * Count one send: in the identity's rate window always, and against both daily caps unless `caps`
+ * is absent (a fully suppressed send is accepted but is not a send of the day). Both caps or
+ * neither: a tenant refusal gives the identity's counts back.
+ */
+export async function reserveSend(
   db: Db,
-  args: {
-    tenantId: string;
-    identityId: string;
-    day: string;
-    tenantCap: number;
-    identityCap: number;
-    expiresAt: number;
-  },
-) {
-  return {
-    Update: {
-      TableName: db.table,
-      Key: key(args.tenantId, args.day),
-      UpdateExpression: 'ADD sends :one, #idn :one SET #type = :type, #ttl = :ttl',
-      ConditionExpression:
-        '(attribute_not_exists(sends) OR sends < :tcap) AND (attribute_not_exists(#idn) OR #idn < :icap)',
-      ExpressionAttributeNames: { '#idn': identityAttr(args.identityId), '#type': 'type', '#ttl': 'ttl' },
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':tcap': args.tenantCap,
-        ':icap': args.identityCap,
-        ':type': 'daily_counter',
-        ':ttl': ttlOf(args.expiresAt),
-      },
-    },
+  args: SendCounters & { caps?: { tenant: number; identity: number } },
+): Promise<Reservation> {
+  const w = args.rate ?? RL_SEND;
+  const start = windowStart(args.now, w);
+  const daily = args.caps !== undefined;
+  const common = {
+    TableName: db.table,
+    Key: identityKey(args.identityId, args.day),
+    ReturnValues: 'UPDATED_NEW' as const,
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
   };
+  const capCondition = daily ? ' AND (attribute_not_exists(sends) OR sends < :icap)' : '';
+  const values = {
+    ':one': 1,
+    ':w': start,
+    ':type': 'send_counter',
+    ':ttl': ttlOf(args.expiresAt),
+    ...(daily ? { ':icap': args.caps!.identity } : {}),
+  };
+  const names = { '#type': 'type', '#ttl': 'ttl' };
+  // The same window (ADD to it) or a new one (start it at 1); a lost race tries the other form.
+  const forms = [
+    {
+      UpdateExpression: `ADD rn :one${daily ? ', sends :one' : ''} SET #type = :type, #ttl = :ttl`,
+      ConditionExpression: `rm = :w AND rn < :rlimit${capCondition}`,
+      ExpressionAttributeValues: { ...values, ':rlimit': w.limit },
+    },
+    {
+      UpdateExpression: `SET rm = :w, rn = :one, #type = :type, #ttl = :ttl${daily ? ' ADD sends :one' : ''}`,
+      ConditionExpression: `(attribute_not_exists(rm) OR rm <> :w)${capCondition}`,
+      ExpressionAttributeValues: values,
+    },
+  ];
+  let identitySends: number | undefined;
+  for (let i = 0; i < 4 && identitySends === undefined; i++) {
+    try {
+      const out = await db.doc.send(
+        new UpdateCommand({ ...common, ...forms[i % 2], ExpressionAttributeNames: names }),
+      );
+      identitySends = (out.Attributes?.sends as number | undefined) ?? 0;
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      const old = oldItem<Record<string, unknown>>(err);
+      if (daily && ((old?.sends as number | undefined) ?? 0) >= args.caps!.identity)
+        return { ok: false, refused: 'identity' };
+      if (old?.rm === start && ((old?.rn as number | undefined) ?? 0) >= w.limit)
+        return { ok: false, refused: 'rate' };
+    }
+  }
+  if (identitySends === undefined) throw new Error('the send counter kept changing');
+  if (!daily) return { ok: true, before: { tenant: 0, identity: 0 } };
+
+  try {
+    const out = await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: tenantKey(args.tenantId, args.day),
+        UpdateExpression: 'ADD sends :one SET #type = :type, #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(sends) OR sends < :tcap',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: {
+          ':one': 1,
+          ':tcap': args.caps!.tenant,
+          ':type': 'daily_counter',
+          ':ttl': ttlOf(args.expiresAt),
+        },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return {
+      ok: true,
+      before: { tenant: (out.Attributes?.sends as number) - 1, identity: identitySends - 1 },
+    };
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err;
+    await releaseSend(db, { ...args, daily: true, tenant: false });
+    return { ok: false, refused: 'tenant' };
+  }
+}
+
+/**
+ * Give a send back: a send refused after its reservation (thread lock, a lost transaction) also
+ * leaves its rate window (`rate`), a canceled message only its day's counts (seed 000 › Cancel).
+ * An item that comes back to nothing is deleted, so a refused send leaves no item behind.
+ */
+export async function releaseSend(
+  db: Db,
+  args: Omit<SendCounters, 'expiresAt' | 'rate'> & {
+    daily: boolean;
+    tenant?: boolean;
+    rate?: RateWindow | false;
+  },
+): Promise<void> {
+  const releaseRate = args.rate !== false;
+  const start = windowStart(args.now, args.rate || RL_SEND);
+  const parts: { key: Record<string, string>; attrs: string[] }[] = [];
+  const identityAttrs = [...(args.daily ? ['sends'] : []), ...(releaseRate ? ['rn'] : [])];
+  if (identityAttrs.length) parts.push({ key: identityKey(args.identityId, args.day), attrs: identityAttrs });
+  if (args.daily && args.tenant !== false)
+    parts.push({ key: tenantKey(args.tenantId, args.day), attrs: ['sends'] });
+  for (const { key, attrs } of parts) {
+    // The rate count comes back only within its own window; a window that has turned over is gone.
+    const rateHere = attrs.includes('rn');
+    const conditions = attrs.map((a) => `${a} > :zero`);
+    if (rateHere) conditions.push('rm = :w');
+    let after: Record<string, unknown> | undefined;
+    try {
+      const out = await db.doc.send(
+        new UpdateCommand({
+          TableName: db.table,
+          Key: key,
+          UpdateExpression: `ADD ${attrs.map((a) => `${a} :minus`).join(', ')}`,
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeValues: { ':minus': -1, ':zero': 0, ...(rateHere ? { ':w': start } : {}) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      after = out.Attributes;
+    } catch (err) {
+      if (!isConditionFailed(err)) throw err;
+      if (!rateHere || !args.daily) continue;
+      // The window turned over: give back the day's count alone.
+      const out = await db.doc
+        .send(
+          new UpdateCommand({
+            TableName: db.table,
+            Key: key,
+            UpdateExpression: 'ADD sends :minus',
+            ConditionExpression: 'sends > :zero',
+            ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+            ReturnValues: 'ALL_NEW',
+          }),
+        )
+        .catch((e) => {
+          if (isConditionFailed(e)) return undefined;
+          throw e;
+        });
+      after = out?.Attributes;
+    }
+    if (after && !after.sends && !after.rn) {
+      await conditionally(
+        db.doc.send(
+          new DeleteCommand({
+            TableName: db.table,
+            Key: key,
+            ConditionExpression:
+              '(attribute_not_exists(sends) OR sends = :zero) AND (attribute_not_exists(rn) OR rn = :zero)',
+            ExpressionAttributeValues: { ':zero': 0 },
+          }),
+        ),
+      );
+    }
+  }
 }
 
 /** Once per scope, metric, threshold and day: true the first time only (quota.warning). */
@@ -77,18 +257,4 @@ export async function markWarned(
       }),
     ),
   );
-}
-
-/** Give back one counted send of `day` (a canceled message: seed 000 › Cancel releases the day's count). */
-export function releaseSendItem(db: Db, args: { tenantId: string; identityId: string; day: string }) {
-  return {
-    Update: {
-      TableName: db.table,
-      Key: key(args.tenantId, args.day),
-      UpdateExpression: 'ADD sends :minus, #idn :minus',
-      ConditionExpression: 'sends > :zero AND #idn > :zero',
-      ExpressionAttributeNames: { '#idn': identityAttr(args.identityId) },
-      ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-    },
-  };
 }

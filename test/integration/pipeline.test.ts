@@ -332,6 +332,43 @@ describe('the policy pipeline refuses in order and stores nothing', () => {
   });
 });
 
+describe('daily caps under concurrency', () => {
+  it('accepts exactly the cap when twelve different sends race for the last places', async () => {
+    const s = await stack({ seed: { policy: { identity_daily_send_cap: 5 } } });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => s.send(to(`delivered+${i}@simulator.invalid`), `race-${i}`)),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((x) => x === 202)).toHaveLength(5);
+    expect(answers.filter((a) => a.status !== 202).map((a) => a.body.error.code)).toEqual(
+      Array(7).fill('daily_cap_reached'),
+    );
+    await s.settle();
+    expect(await s.mailbox(s.agent.id, 'outbound')).toHaveLength(5);
+    const { readDailyCounts } = await import('../../functions/store/quota.store.ts');
+    const { localDay } = await import('../../functions/core/quota.ts');
+    expect(await readDailyCounts(s.deps.db, s.tenantId, s.agent.id, localDay(Date.now(), 'UTC'))).toEqual({
+      tenant: 5,
+      identity: 5,
+    });
+  });
+
+  it('gives the identity its count back when the tenant cap refuses, and leaves no counter behind', async () => {
+    const s = await stack({ seed: { policy: { daily_send_cap: 1 } } });
+    expect((await s.send(to('delivered@simulator.invalid'), 'tcap-1')).status).toBe(202);
+    await s.settle();
+    const peerBefore = await snapshot(s);
+    // peer has sent nothing today: its refused send must not leave a counter item in its partition
+    const refused = await s.call('POST', `/v1/identities/${s.peer.id}/messages`, {
+      body: to('delivered+2@simulator.invalid'),
+      headers: { 'idempotency-key': 'tcap-2' },
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.details).toMatchObject({ cap: 'tenant', limit: 1 });
+    expect(await snapshot(s)).toEqual(peerBefore);
+  });
+});
+
 describe('recipient filters', () => {
   it('turns suppressed and blocked recipients into suppressed deliveries with the rule in smtp_response', async () => {
     const s = await stack({ seed: { policy: {} } });

@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
+import { localDay } from '../../functions/core/quota.ts';
 import { keys } from '../../functions/store/keys.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
@@ -252,9 +253,9 @@ describe('POST /v1/identities/{id}/messages', () => {
       await r.deps.db.doc.send(
         new UpdateCommand({
           TableName: r.deps.db.table,
-          Key: keys.rateWindow(r.agent.id, 'send', now - (now % 60_000)),
-          UpdateExpression: 'SET n = :n',
-          ExpressionAttributeValues: { ':n': 120 },
+          Key: { pk: `I#${r.agent.id}`, sk: `Q#${localDay(now, 'UTC')}` },
+          UpdateExpression: 'SET rm = :w, rn = :n',
+          ExpressionAttributeValues: { ':w': now - (now % 60_000), ':n': 120 },
         }),
       );
       const limited = await r.send({ to: ['delivered@simulator.invalid'], text: 'y' }, 'rl-second');
