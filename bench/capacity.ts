@@ -33,6 +33,8 @@ export interface Tally {
    * 2 × each item's units (measured by `exactTransactions`).
    */
   corrected: number;
+  /** Index writes of transactions, included in `corrected`. */
+  indexUnits: number;
   /** Transactions whose `corrected` figure is unknown (counted while `exactTransactions` was off). */
   inexact: number;
   /** Per item of a transaction (by `sk` prefix): sums of its undoubled write units and its bytes. */
@@ -232,7 +234,12 @@ export class CapacityMeter {
             const after = await this.images(input);
             items = before.map((b, i) => {
               const bytes = Math.max(b.bytes, b.op === 'Put' || b.op === 'Update' ? after[i].bytes : 0);
-              return { prefix: b.prefix, bytes, units: writeUnits(bytes) };
+              return {
+                prefix: b.prefix,
+                bytes,
+                units: writeUnits(bytes),
+                indexUnits: indexWrites(b.indexKeys, after[i].indexKeys),
+              };
             });
           }
           this.add({ stage, command, label, keys, units, failed: false, items });
@@ -248,7 +255,9 @@ export class CapacityMeter {
   }
 
   /** The current size of every item a transaction names, read on the probe client. */
-  private async images(input: Input): Promise<{ op: string; prefix: string; bytes: number }[]> {
+  private async images(
+    input: Input,
+  ): Promise<{ op: string; prefix: string; bytes: number; indexKeys: string[] }[]> {
     const probe = this.opts.probe!;
     return Promise.all(
       ((input.TransactItems as Input[] | undefined) ?? []).map(async (t) => {
@@ -262,7 +271,10 @@ export class CapacityMeter {
             ConsistentRead: true,
           }),
         );
-        return { op, prefix: skPrefix(key.sk), bytes: out.Item ? itemBytes(out.Item) : 0 };
+        const indexKeys = INDEXES.map(([pk, sk]) =>
+          out.Item?.[pk] ? `${JSON.stringify(out.Item[pk])}|${JSON.stringify(out.Item[sk])}` : '',
+        );
+        return { op, prefix: skPrefix(key.sk), bytes: out.Item ? itemBytes(out.Item) : 0, indexKeys };
       }),
     );
   }
@@ -288,6 +300,7 @@ export class CapacityMeter {
         calls: 0,
         units: 0,
         corrected: 0,
+        indexUnits: 0,
         inexact: 0,
         itemUnits: new Map(),
         failed: 0,
@@ -303,7 +316,8 @@ export class CapacityMeter {
       t.corrected += c.units ?? 0;
     } else if (c.items) {
       for (const i of c.items) {
-        t.corrected += 2 * i.units;
+        t.corrected += 2 * i.units + i.indexUnits;
+        t.indexUnits += i.indexUnits;
         const u = t.itemUnits.get(i.prefix) ?? { units: 0, bytes: 0, n: 0 };
         t.itemUnits.set(i.prefix, { units: u.units + i.units, bytes: u.bytes + i.bytes, n: u.n + 1 });
       }
@@ -325,6 +339,28 @@ interface ItemUnits {
   /** The larger of the before and after images. */
   bytes: number;
   units: number;
+  /** Writes to the KEYS_ONLY indexes: 1 to add or remove an entry, 2 to move it, 0 if unchanged. */
+  indexUnits: number;
+}
+
+/** The table's sparse KEYS_ONLY indexes (functions/local/table.ts, lib/data.ts). */
+const INDEXES = [
+  ['gsi1pk', 'gsi1sk'],
+  ['gsi2pk', 'gsi2sk'],
+] as const;
+
+/**
+ * DynamoDB bills an index write per entry added or removed (two when its key changes) — standard
+ * writes, not doubled. DynamoDB Local includes them in a plain write's ConsumedCapacity but not in
+ * the per-item figures a transaction is corrected from, so they are added here.
+ */
+function indexWrites(before: string[], after: string[]): number {
+  let n = 0;
+  for (let i = 0; i < before.length; i++) {
+    if (before[i] === after[i]) continue;
+    n += before[i] && after[i] ? 2 : 1;
+  }
+  return n;
 }
 
 export interface Totals {

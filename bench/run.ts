@@ -358,7 +358,8 @@ async function main(stack: BenchStack, names: string[]) {
     const parts = [...x.itemUnits].map(
       ([prefix, u]) => `${itemName(prefix)} ${fixed(u.units / u.n, 2)} WCU (${fixed(u.bytes / u.n, 0)} B)`,
     );
-    print(`   ${x.stage} ${x.label}: corrected = 2 x (${parts.join(' + ')})`);
+    const index = x.indexUnits ? ` + ${(x.indexUnits / x.calls).toFixed(2)} index writes` : '';
+    print(`   ${x.stage} ${x.label}: corrected = 2 x (${parts.join(' + ')})${index}`);
   }
 
   const sub = totals(cap, ['submit']);
