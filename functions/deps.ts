@@ -35,6 +35,13 @@ export interface Config {
   apiBaseUrl: string;
   /** Lifetime of a signed link. */
   linkTtlHours: number;
+  /**
+   * How old an event must be before `GET /v1/events` returns it. Outbox ids are taken just before
+   * their write commits, so two writers can commit a few milliseconds out of id order; a reader
+   * at the head of the outbox would pass over the later-committing one for good. Events settle
+   * first, and a cursor never moves past an event that can still appear.
+   */
+  eventsSettleMs: number;
 }
 
 /** Local defaults. Production reads every value from its environment (functions/env.ts). */
@@ -44,6 +51,7 @@ export const defaultConfig: Config = {
   linkKeys: [{ kid: 'k1', secret: 'local-development-link-key' }],
   apiBaseUrl: 'http://127.0.0.1:8787',
   linkTtlHours: 168,
+  eventsSettleMs: 2000,
 };
 
 export function ulidFrom(clock: () => number): () => string {

@@ -69,6 +69,7 @@ export async function loadLambdaDeps(service: string): Promise<Deps> {
       // Only the API's functions build signed links; the others never read it.
       apiBaseUrl: (process.env.PM_API_BASE_URL ?? '').replace(/\/+$/, ''),
       linkTtlHours: Number(process.env.PM_LINK_TTL_HOURS ?? defaultConfig.linkTtlHours),
+      eventsSettleMs: defaultConfig.eventsSettleMs,
     },
   };
   return deps;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ulidTime } from '../core/delivery-outbox.ts';
 import { PmailError } from '../core/errors.ts';
 import type { Deps } from '../deps.ts';
 import { listEvents, type OutboxEvent } from '../store/events.store.ts';
@@ -39,7 +40,11 @@ export function eventsApi(deps: Deps) {
         details: { errors: zodErrors(parsed.error) },
       });
     }
-    const out = await listEvents(deps.db, key.tenant_id, parsed.data);
+    const settled = deps.clock() - deps.config.eventsSettleMs;
+    const out = await listEvents(deps.db, key.tenant_id, {
+      ...parsed.data,
+      before: `evt_${ulidTime(settled + 1)}`,
+    });
     const data = out.data.map(toEventView);
     return json(200, { data, next_cursor: out.more ? data[data.length - 1].id : null }, requestId);
   });

@@ -4,9 +4,11 @@ import { derivedUlid } from './ids.ts';
 import type { Delivery, MessageRecord } from './model.ts';
 
 /**
- * The events an applied delivery event emits (seed 000 › Applying an event, step 6), with ids
- * derived from the provider's event id, so a retried consumer writes the same outbox items again
- * instead of new ones. Pure: the consumer writes them in the transaction of the message.
+ * The events an applied delivery event emits (seed 000 › Applying an event, step 6). Pure: the
+ * consumer writes them in the transaction of the message, so they exist exactly when the
+ * transition does. Their ids take their time from when the event was applied (the outbox reads in
+ * id order) and their random part from the provider's event id; `data.occurred_at` keeps the
+ * provider's time.
  */
 export interface PendingEvent {
   id: string;
@@ -76,6 +78,12 @@ export function deliveryEvents(args: {
   suppressed: boolean;
   /** Events that come first in this application (message.reconciled). */
   leading?: PendingEvent[];
+  /**
+   * When the event is applied: the time part of the outbox ids. Not the provider's occurred_at,
+   * which can be minutes or hours old, so a late event would sort before events a reader of
+   * `GET /v1/events?after=` has already passed, and never be seen.
+   */
+  at: number;
 }): PendingEvent[] {
   const { before, after, event } = args;
   const out: PendingEvent[] = [...(args.leading ?? [])];
@@ -83,13 +91,18 @@ export function deliveryEvents(args: {
   const was = before.deliveries?.find((d) => d.address.toLowerCase() === recipient);
   const now = after.deliveries?.find((d) => d.address.toLowerCase() === recipient);
   if (!was || !now || !transitionApplies(was, event)) return out;
-  const at = event.occurred_at;
+  const at = args.at;
   const add = (type: string, data: Record<string, unknown>) =>
     out.push({
       id: derivedEventId(at, `${event.event_id}|${type}`, out.length),
       type,
       created_at: at,
-      data: { message_id: after.id, identity_id: after.identity_id, ...data },
+      data: {
+        message_id: after.id,
+        identity_id: after.identity_id,
+        ...data,
+        occurred_at: new Date(event.occurred_at).toISOString(),
+      },
     });
   if (PER_RECIPIENT.has(event.kind)) {
     add(`message.${event.kind}`, {
@@ -114,11 +127,11 @@ export function deliveryEvents(args: {
   return out;
 }
 
-export function reconciledEvent(message: MessageRecord, event: DeliveryEvent): PendingEvent {
+export function reconciledEvent(message: MessageRecord, event: DeliveryEvent, at: number): PendingEvent {
   return {
-    id: derivedEventId(event.occurred_at, `${event.event_id}|message.reconciled`, 0),
+    id: derivedEventId(at, `${event.event_id}|message.reconciled`, 0),
     type: 'message.reconciled',
-    created_at: event.occurred_at,
+    created_at: at,
     data: { message_id: message.id, identity_id: message.identity_id, status: message.status },
   };
 }

@@ -121,13 +121,22 @@ async function applyTo(
     }
     extra = { outcome: applied.outcome, suppress: applied.suppress };
     const next = applied.message;
-    const leading: PendingEvent[] = opts.reconcile ? [reconciledEvent(next, event)] : [];
-    const pending = deliveryEvents({ before: m, after: next, event, suppressed: applied.suppress, leading });
+    const at = deps.clock();
+    const leading: PendingEvent[] = opts.reconcile ? [reconciledEvent(next, event, at)] : [];
+    const pending = deliveryEvents({
+      before: m,
+      after: next,
+      event,
+      suppressed: applied.suppress,
+      leading,
+      at,
+    });
     return {
       next,
       result: opts.reconcile ? ('reconciled' as const) : ('applied' as const),
       alsoWrite: pending.map((p) => {
-        // Deterministic ids: an identical item if ever written twice, so no condition is needed.
+        // The message's version condition commits this application once: a redelivered provider
+        // event is then a Duplicate and writes nothing, so the events need no condition of their own.
         const { Put } = eventPutItem(deps.db, { ...p, tenant_id: m.tenant_id });
         return { Put: { TableName: Put.TableName, Item: Put.Item } };
       }),

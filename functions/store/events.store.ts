@@ -38,23 +38,25 @@ export async function appendEvent(db: Db, e: OutboxEvent): Promise<boolean> {
 }
 
 /**
- * The tenant's events in id order, strictly after `after` (an event id), at most `limit`. Ids are
- * ULIDs, so the order is time order; `more` tells whether another event followed the page.
+ * The tenant's events in id order, strictly after `after` (an event id) and below `before` (an id
+ * prefix: `evt_` + a ULID time part), at most `limit`. Ids are ULIDs, so the order is time order;
+ * `more` tells whether another settled event followed the page.
  */
 export async function listEvents(
   db: Db,
   tenantId: string,
-  opts: { after?: string; limit: number },
+  opts: { after?: string; limit: number; before: string },
 ): Promise<{ data: OutboxEvent[]; more: boolean }> {
   const out = await db.doc.send(
     new QueryCommand({
       TableName: db.table,
-      KeyConditionExpression: opts.after
-        ? 'pk = :pk AND sk BETWEEN :from AND :to'
-        : 'pk = :pk AND begins_with(sk, :e)',
-      ExpressionAttributeValues: opts.after
-        ? { ':pk': `T#${tenantId}`, ':from': `E#${opts.after}\u0000`, ':to': 'E#\uffff' }
-        : { ':pk': `T#${tenantId}`, ':e': 'E#' },
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': `T#${tenantId}`,
+        ':from': opts.after ? `E#${opts.after}\u0000` : 'E#',
+        // Only settled events: ids below `before` (an id prefix), which later writes cannot take.
+        ':to': `E#${opts.before}`,
+      },
       Limit: opts.limit + 1,
     }),
   );

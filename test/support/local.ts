@@ -52,6 +52,8 @@ export async function testStack(
     log: silentLogger,
     queueSecondsToMs: 10,
     ...opts,
+    // Tests read the outbox right after writing it; the settle window has its own test.
+    config: { eventsSettleMs: 0, ...opts.config },
   });
   const seeded = await seedTestTenant(runtime.deps, opts.seed);
   const call: TestStack['call'] = async (method, path, o = {}) => {
