@@ -35,6 +35,11 @@ export interface Config {
   apiBaseUrl: string;
   /** Lifetime of a signed link. */
   linkTtlHours: number;
+  /**
+   * PM_PLATFORM_DOMAIN: the domain of the journal copies (seed 000 › Message-ID strategy B); delivery
+   * events for `journal+…@{platformDomain}` are acked and ignored. Local default `pmail.invalid`.
+   */
+  platformDomain: string;
 }
 
 /** Local defaults. Production reads every value from its environment (functions/env.ts). */
@@ -44,6 +49,7 @@ export const defaultConfig: Config = {
   linkKeys: [{ kid: 'k1', secret: 'local-development-link-key' }],
   apiBaseUrl: 'http://127.0.0.1:8787',
   linkTtlHours: 168,
+  platformDomain: 'pmail.invalid',
 };
 
 export function ulidFrom(clock: () => number): () => string {
