@@ -63,7 +63,7 @@ export interface PullReport {
   forwarded: number;
   acked: number;
   /** Why the run ended. */
-  stopped: 'empty' | 'budget' | 'pull_failed' | 'ack_failed';
+  stopped: 'empty' | 'budget' | 'pull_failed' | 'forward_failed' | 'ack_failed';
 }
 
 interface PulledMessage {
@@ -105,13 +105,16 @@ export async function pullAndForward(
     report.pulled += messages.length;
     const forwarded = await forward(ports, messages);
     report.forwarded += forwarded.length;
-    if (forwarded.length > 0) {
-      if (!(await api.ack(forwarded))) {
-        report.stopped = 'ack_failed';
-        break;
-      }
-      report.acked += forwarded.length;
+    // SQS took none of the batch: pulling on would only lease more messages it would refuse.
+    if (forwarded.length === 0) {
+      report.stopped = 'forward_failed';
+      break;
     }
+    if (!(await api.ack(forwarded))) {
+      report.stopped = 'ack_failed';
+      break;
+    }
+    report.acked += forwarded.length;
   }
   ports.log.info('cloudflare events pulled', {
     metric: 'cloudflare_events_forwarded_total',

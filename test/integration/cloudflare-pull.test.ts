@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CloudflarePullSettings, pullAndForward } from '../../functions/events/cloudflare-pull.ts';
+import {
+  type CloudflarePullSettings,
+  decodeBody,
+  pullAndForward,
+} from '../../functions/events/cloudflare-pull.ts';
 import type { Logger } from '../../functions/log.ts';
 import { cfEvent } from '../support/cf-fixtures.ts';
 
@@ -226,13 +230,13 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
     expect(ackedLeases().some((l) => l.includes(fake.messages[0].id))).toBe(false);
   });
 
-  it('acks nothing when SQS rejects the whole batch call', async () => {
+  it('acks nothing and stops pulling when SQS rejects the whole batch call', async () => {
     sqsMock.on(SendMessageBatchCommand).rejects(new Error('ServiceUnavailable'));
     fake.add(event(1), 'json');
     fake.add(event(2), 'json');
     const c = capture();
     const report = await pullAndForward({ sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log }, settings());
-    expect(report).toMatchObject({ pulled: 2, forwarded: 0, acked: 0 });
+    expect(report).toEqual({ pulls: 1, pulled: 2, forwarded: 0, acked: 0, stopped: 'forward_failed' });
     expect(ackedLeases()).toEqual([]);
     expect(fake.messages).toHaveLength(2);
     expect(c.lines.some((l) => l.includes('cloudflare_forward_failed_total'))).toBe(true);
@@ -317,5 +321,28 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
       expect(line).not.toContain('user7@example.net');
       expect(line).not.toContain('noreply@example.com');
     }
+  });
+});
+
+describe('message bodies as the pull-consumers guide encodes them', () => {
+  const json = '{"type":"cf.email.sending.message.delivered"}';
+  const b64 = (t: string) => Buffer.from(t).toString('base64');
+  it.each([
+    ['json, base64-encoded', { body: b64(json), metadata: { 'CF-Content-Type': 'json' } }, json],
+    [
+      "json sent plain, as the guide's own example shows",
+      { body: json, metadata: { 'CF-Content-Type': 'json' } },
+      json,
+    ],
+    ['text, plain UTF-8', { body: 'héllo', metadata: { 'CF-Content-Type': 'text' } }, 'héllo'],
+    [
+      'bytes, base64-encoded',
+      { body: b64('raw bytes'), metadata: { 'CF-Content-Type': 'bytes' } },
+      'raw bytes',
+    ],
+    ['no content type, JSON already', { body: json }, json],
+    ['no content type, base64', { body: b64(json), metadata: {} }, json],
+  ])('reads %s', (_name, message, expected) => {
+    expect(decodeBody(message)).toBe(expected);
   });
 });
