@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadCloudflareApiToken } from '../../functions/env.ts';
 import {
   type CloudflarePullSettings,
   decodeBody,
@@ -344,5 +346,36 @@ describe('message bodies as the pull-consumers guide encodes them', () => {
     ['no content type, base64', { body: b64(json), metadata: {} }, json],
   ])('reads %s', (_name, message, expected) => {
     expect(decodeBody(message)).toBe(expected);
+  });
+});
+
+describe('the API token secret (functions/env.ts)', () => {
+  const secrets = mockClient(SecretsManagerClient);
+  const arn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:pmail-cf-token';
+  afterAll(() => {
+    secrets.restore();
+    delete process.env.PMAIL_CF_API_TOKEN_SECRET_ARN;
+  });
+
+  it.each([
+    // Times a year apart: each case starts after the token the previous one read has expired.
+    ['the bare token', `  ${TOKEN}\n`, Date.UTC(2030, 0, 1)],
+    ['{ "api_token": … }', JSON.stringify({ api_token: TOKEN }), Date.UTC(2031, 0, 1)],
+  ])('reads %s from the secret the operator filled, and keeps it five minutes', async (_name, value, t0) => {
+    process.env.PMAIL_CF_API_TOKEN_SECRET_ARN = arn;
+    secrets.reset();
+    secrets.on(GetSecretValueCommand, { SecretId: arn }).resolves({ SecretString: value });
+    expect(await loadCloudflareApiToken(t0)).toBe(TOKEN);
+    expect(await loadCloudflareApiToken(t0 + 299_000)).toBe(TOKEN);
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+    expect(await loadCloudflareApiToken(t0 + 301_000)).toBe(TOKEN);
+    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+
+  it('fails clearly when the secret holds no token', async () => {
+    process.env.PMAIL_CF_API_TOKEN_SECRET_ARN = arn;
+    secrets.reset();
+    secrets.on(GetSecretValueCommand).resolves({ SecretString: '{}' });
+    await expect(loadCloudflareApiToken(Date.UTC(2040, 0, 1))).rejects.toThrow(/token is not set/);
   });
 });
