@@ -42,6 +42,11 @@ export interface Config {
    * first, and a cursor never moves past an event that can still appear.
    */
   eventsSettleMs: number;
+  /**
+   * PM_PLATFORM_DOMAIN: the domain of the journal copies (seed 000 › Message-ID strategy B); delivery
+   * events for `journal+…@{platformDomain}` are acked and ignored. Local default `pmail.invalid`.
+   */
+  platformDomain: string;
 }
 
 /** Local defaults. Production reads every value from its environment (functions/env.ts). */
@@ -52,6 +57,7 @@ export const defaultConfig: Config = {
   apiBaseUrl: 'http://127.0.0.1:8787',
   linkTtlHours: 168,
   eventsSettleMs: 2000,
+  platformDomain: 'pmail.invalid',
 };
 
 export function ulidFrom(clock: () => number): () => string {

@@ -41,6 +41,29 @@ async function loadKeys(): Promise<Pick<Config, 'hashKey' | 'linkKeys'>> {
   return { hashKey, linkKeys };
 }
 
+/**
+ * The Cloudflare API token of the events pull consumer (functions/events/cloudflare-pull.handler.ts):
+ * a Secrets Manager secret the operator fills (PMAIL_CF_API_TOKEN_SECRET_ARN), holding the bare
+ * token or `{ "api_token": "…" }`; outside AWS PM_CF_API_TOKEN may be set directly. Kept for five
+ * minutes, so a token the operator replaces is picked up without a redeploy.
+ */
+let cfToken: { value: string; until: number } | undefined;
+export async function loadCloudflareApiToken(now = Date.now()): Promise<string> {
+  if (cfToken && cfToken.until > now) return cfToken.value;
+  let value = process.env.PM_CF_API_TOKEN ?? '';
+  if (process.env.PMAIL_CF_API_TOKEN_SECRET_ARN) {
+    const client = new SecretsManagerClient({});
+    const out = await client.send(
+      new GetSecretValueCommand({ SecretId: process.env.PMAIL_CF_API_TOKEN_SECRET_ARN }),
+    );
+    const raw = (out.SecretString ?? '').trim();
+    value = raw.startsWith('{') ? String((JSON.parse(raw) as { api_token?: string }).api_token ?? '') : raw;
+  }
+  if (!value) throw new Error('the Cloudflare API token is not set (PMAIL_CF_API_TOKEN_SECRET_ARN)');
+  cfToken = { value, until: now + 300_000 };
+  return value;
+}
+
 /** Build the ports once per container (top-level await in each Lambda entry). */
 export async function loadLambdaDeps(service: string): Promise<Deps> {
   if (deps) return deps;
@@ -70,6 +93,7 @@ export async function loadLambdaDeps(service: string): Promise<Deps> {
       apiBaseUrl: (process.env.PM_API_BASE_URL ?? '').replace(/\/+$/, ''),
       linkTtlHours: Number(process.env.PM_LINK_TTL_HOURS ?? defaultConfig.linkTtlHours),
       eventsSettleMs: defaultConfig.eventsSettleMs,
+      platformDomain: (process.env.PM_PLATFORM_DOMAIN || defaultConfig.platformDomain).toLowerCase(),
     },
   };
   return deps;

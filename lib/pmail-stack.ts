@@ -2,11 +2,21 @@ import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { PmailApi } from './api.ts';
+import { CloudflareEvents, type CloudflareSettings, cloudflareSettings } from './cloudflare-events.ts';
 import { PmailData } from './data.ts';
 import type { PmailFunction } from './defaults.ts';
 import { DeliveryEvents } from './events.ts';
 import { SendMachine } from './send-machine.ts';
 import { Sweeper } from './sweeper.ts';
+
+export interface PmailStackProps extends StackProps {
+  /**
+   * Cloudflare Email Sending events: the account and the Cloudflare Queue to pull from.
+   * @default - context `pmail:cloudflareAccountId` and `pmail:cloudflareEventsQueueId`; none → no
+   * Cloudflare resources
+   */
+  readonly cloudflare?: CloudflareSettings;
+}
 
 /**
  * pmail in one stack: wires the data, events, send-machine and api constructs together and grants
@@ -21,8 +31,10 @@ export class PmailStack extends Stack {
   readonly send: SendMachine;
   readonly api: PmailApi;
   readonly sweeper: Sweeper;
+  /** Present only when the stack is given Cloudflare settings. */
+  readonly cloudflare?: CloudflareEvents;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props?: PmailStackProps) {
     super(scope, id, props);
 
     this.data = new PmailData(this, 'Data');
@@ -78,6 +90,16 @@ export class PmailStack extends Stack {
       this.events.queue.grant(fn, 'sqs:SendMessage');
     }
     // sqs:ChangeMessageVisibility (the 30 s NotFound retry) comes with the event source's grant.
+
+    // Journal copies (seed 000 › Message-ID strategy B) are recognised on PM_PLATFORM_DOMAIN.
+    const platformDomain = this.node.tryGetContext('pmail:platformDomain');
+    if (platformDomain) this.events.consumer.addEnvironment({ PM_PLATFORM_DOMAIN: String(platformDomain) });
+    const cloudflare = cloudflareSettings(this, props?.cloudflare);
+    if (cloudflare)
+      this.cloudflare = new CloudflareEvents(this, 'CloudflareEvents', {
+        ...cloudflare,
+        deliveryEvents: this.events.queue,
+      });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the pmail HTTP API' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });

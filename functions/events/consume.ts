@@ -1,4 +1,5 @@
 import { evaluateAbuse, pushOutcome } from '../core/abuse.ts';
+import { normaliseCf, unwrapCf } from '../core/cf-events.ts';
 import { type AbuseOutcome, applyDeliveryEvent, type DeliveryEvent } from '../core/deliveries.ts';
 import {
   deliveryEvents,
@@ -7,6 +8,7 @@ import {
   suppressionEventId,
 } from '../core/delivery-outbox.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import { isJournalAddress } from '../core/journal.ts';
 import type { AddressRecord, MessageRecord } from '../core/model.ts';
 import { reconcile, reconcileCandidates } from '../core/reconcile.ts';
 import { addressHash, addressHint, type SuppressionReason } from '../core/suppressions.ts';
@@ -47,11 +49,18 @@ export function parseDeliveryEvent(body: string): DeliveryEvent | undefined {
 }
 
 /**
- * One queue message: a normalised DeliveryEvent (test transports, the Cloudflare pull consumer) or
- * an SES record, raw or in its SNS envelope, which may name several recipients. A message of several
- * events is retried whole when any of them must be; the others are duplicates on the next round.
+ * One queue message: a normalised DeliveryEvent (test transports), a Cloudflare Email Sending event
+ * (forwarded by the pull consumer), or an SES record, raw or in its SNS envelope, which may name
+ * several recipients. A message of several events is retried whole when any of them must be; the
+ * others are duplicates on the next round.
  */
 export async function consumeDeliveryEvent(deps: Deps, body: string): Promise<ConsumeOutcome> {
+  const cf = unwrapCf(body);
+  if (cf) {
+    const n = normaliseCf(cf);
+    if (n.type === 'unknown') return unknownType(deps, n.event_type);
+    return consumeOne(deps, n.events[0]);
+  }
   const ses = sesFromBody(body);
   if (ses) {
     if (ses.type === 'unknown') return unknownType(deps, ses.event_type);
@@ -148,6 +157,14 @@ async function applyTo(
 }
 
 async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutcome> {
+  // seed 000 › The delivery consumer, step 2: the journal copy is no delivery; ack and ignore.
+  if (isJournalAddress(event.recipient, deps.config.platformDomain)) {
+    deps.log.info('journal recipient event ignored', {
+      metric: 'delivery_journal_ignored_total',
+      event: hashed(event.event_id),
+    });
+    return 'ignored';
+  }
   // Route by sender with no status filter: retiring and retired addresses still route late events.
   const address = await getAddress(deps.db, event.sender);
   if (!address) {

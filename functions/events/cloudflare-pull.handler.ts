@@ -1,0 +1,30 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { loadCloudflareApiToken } from '../env.ts';
+import { jsonLogger } from '../log.ts';
+import { type PullReport, pullAndForward } from './cloudflare-pull.ts';
+
+/**
+ * Lambda entry of the Cloudflare pull consumer, run every minute by EventBridge (lib/cloudflare-
+ * events.ts): pulls Email Sending events until a batch comes back empty or ~50 s have passed, and
+ * forwards them to the delivery-events queue. The token is read from Secrets Manager and never
+ * logged; nor are message bodies (they name recipients).
+ */
+const sqs = new SQSClient({});
+const log = jsonLogger({ service: 'cloudflare-pull' });
+
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+}
+
+export async function handler(): Promise<PullReport> {
+  return pullAndForward(
+    { sqs, queueUrl: required('PMAIL_EVENTS_QUEUE_URL'), clock: () => Date.now(), log },
+    {
+      accountId: required('PM_CF_ACCOUNT_ID'),
+      queueId: required('PM_CF_EVENTS_QUEUE_ID'),
+      apiToken: await loadCloudflareApiToken(),
+    },
+  );
+}
