@@ -93,5 +93,12 @@ async function addMissingIndexes(db: Db, present: string[]): Promise<void> {
         ],
       }),
     );
+    // DynamoDB (Local too) builds one new index at a time: wait for it before asking for the next.
+    for (let i = 0; i < 600; i++) {
+      const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+      const built = out.Table?.GlobalSecondaryIndexes?.find((g) => g.IndexName === index.IndexName);
+      if (built?.IndexStatus === 'ACTIVE') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 }
