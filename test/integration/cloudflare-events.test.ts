@@ -4,10 +4,9 @@ import { journalAddress } from '../../functions/core/journal.ts';
 import { addressHash } from '../../functions/core/suppressions.ts';
 import { consumeDeliveryEvent } from '../../functions/events/consume.ts';
 import type { Logger } from '../../functions/log.ts';
-import { mutateMessage } from '../../functions/store/messages.store.ts';
 import { getSuppression } from '../../functions/store/suppressions.store.ts';
 import { type CfFacts, type CfKind, cfEvent } from '../support/cf-fixtures.ts';
-import { type TestStack, testStack } from '../support/local.ts';
+import { submittedVia, type TestStack, testStack } from '../support/local.ts';
 
 const PLATFORM = 'platform.example.com';
 let s: TestStack;
@@ -49,30 +48,20 @@ let n = 0;
  */
 async function cfMessage() {
   const to = `timeout+cf${++n}@simulator.invalid`;
-  const res = await s.send({ to: [to], subject: 'Your receipt', text: 'body' });
-  expect(res.status).toBe(202);
-  await s.settle();
-  const messageId = `0101018f7d0c4d9a-msg-${res.body.id.slice(4)}`;
-  await mutateMessage(s.deps.db, s.agent.id, res.body.id, (m) => ({
-    next: {
-      ...m,
-      status: 'submitted',
-      provider: 'cloudflare',
-      provider_message_id: messageId,
-      status_reason: undefined,
-      deliveries: m.deliveries!.map((d) => ({ ...d, status: 'submitted' })),
-    },
-    result: undefined,
-  }));
+  const sent = await submittedVia(s, 'cloudflare', {
+    to: [to],
+    subject: 'Your receipt',
+    providerMessageId: (u) => `0101018f7d0c4d9a-msg-${u}`,
+  });
   const facts = (kind: CfKind, recipient = to): CfFacts => ({
-    eventId: `0190d0c4-${kind}-${res.body.id.slice(-12)}-${recipient.length}`,
-    messageId,
+    eventId: `0190d0c4-${kind}-${sent.id.slice(-12)}-${recipient.length}`,
+    messageId: sent.providerMessageId,
     sender: s.agent.address,
     recipient,
     subject: 'Your receipt',
     at: Date.now(),
   });
-  return { id: res.body.id as string, to, facts };
+  return { id: sent.id, to, facts };
 }
 
 const body = (kind: CfKind, f: CfFacts) => JSON.stringify(cfEvent(kind, f));

@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressHash } from '../../functions/core/suppressions.ts';
 import { consumeDeliveryEvent } from '../../functions/events/consume.ts';
 import { getIdentity } from '../../functions/store/directory.store.ts';
-import { mutateMessage } from '../../functions/store/messages.store.ts';
 import { getSuppression } from '../../functions/store/suppressions.store.ts';
-import { type TestStack, testStack } from '../support/local.ts';
+import { submittedVia, type TestStack, testStack } from '../support/local.ts';
 import { envelope, type MailFacts, ses } from '../support/ses-fixtures.ts';
 
 const stacks: TestStack[] = [];
@@ -44,23 +43,15 @@ let n = 0;
  */
 async function sesMessage(s: TestStack, count = 1, subject = 'Your booking') {
   const to = Array.from({ length: count }, () => `timeout+${++n}@simulator.invalid`);
-  const res = await s.send({ to, subject, text: 'body' });
-  expect(res.status).toBe(202);
-  await s.settle();
-  const messageId = `0100018c-ses-${res.body.id.slice(4)}`;
-  await mutateMessage(s.deps.db, s.agent.id, res.body.id, (m) => ({
-    next: {
-      ...m,
-      status: 'submitted',
-      provider: 'ses',
-      provider_message_id: messageId,
-      status_reason: undefined,
-      deliveries: m.deliveries!.map((d) => ({ ...d, status: 'submitted' })),
-    },
-    result: undefined,
-  }));
-  const facts: MailFacts = { messageId, from: s.agent.address, to, subject, at: Date.now() };
-  return { id: res.body.id as string, to, facts };
+  const sent = await submittedVia(s, 'ses', { to, subject, providerMessageId: (u) => `0100018c-ses-${u}` });
+  const facts: MailFacts = {
+    messageId: sent.providerMessageId,
+    from: s.agent.address,
+    to,
+    subject,
+    at: Date.now(),
+  };
+  return { id: sent.id, to, facts };
 }
 
 const feed = async (s: TestStack, ...bodies: string[]) => {

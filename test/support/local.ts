@@ -12,7 +12,7 @@ import {
 } from '../../functions/local/runtime.ts';
 import { type SeededTenant, seedTestTenant } from '../../functions/local/seed.ts';
 import { silentLogger } from '../../functions/log.ts';
-import { getMessage, listMessages } from '../../functions/store/messages.store.ts';
+import { getMessage, listMessages, mutateMessage } from '../../functions/store/messages.store.ts';
 
 export interface TestStack extends LocalRuntime, SeededTenant {
   stateDir: string;
@@ -108,4 +108,32 @@ export async function testStack(
     },
   };
   return stack;
+}
+
+/**
+ * A message as a live provider's send leaves it: submitted, every delivery submitted, the
+ * provider's message id recorded (what Record writes when the provider accepts). The recipients
+ * are simulator `timeout` addresses, which produce no simulator events of their own.
+ */
+export async function submittedVia(
+  s: TestStack,
+  provider: 'ses' | 'cloudflare',
+  opts: { to: string[]; subject: string; providerMessageId: (messageUlid: string) => string },
+): Promise<{ id: string; providerMessageId: string }> {
+  const res = await s.send({ to: opts.to, subject: opts.subject, text: 'body' });
+  if (res.status !== 202) throw new Error(`send answered ${res.status}`);
+  await s.settle();
+  const providerMessageId = opts.providerMessageId(res.body.id.slice(4));
+  await mutateMessage(s.deps.db, s.agent.id, res.body.id, (m) => ({
+    next: {
+      ...m,
+      status: 'submitted',
+      provider,
+      provider_message_id: providerMessageId,
+      status_reason: undefined,
+      deliveries: m.deliveries!.map((d) => ({ ...d, status: 'submitted' as const })),
+    },
+    result: undefined,
+  }));
+  return { id: res.body.id as string, providerMessageId };
 }
