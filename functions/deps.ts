@@ -35,6 +35,11 @@ export interface Config {
   apiBaseUrl: string;
   /** Lifetime of a signed link. */
   linkTtlHours: number;
+  /**
+   * Webhook endpoints may be plain http to 127.0.0.1/localhost (issue 5). The local runtime sets
+   * it; production never does (functions/env.ts leaves it out).
+   */
+  webhookAllowLocalHttp?: boolean;
 }
 
 /** Local defaults. Production reads every value from its environment (functions/env.ts). */

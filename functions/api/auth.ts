@@ -10,6 +10,7 @@ export const TENANT_PERMISSIONS = [
   'messages:read',
   'messages:write',
   'suppressions:manage',
+  'webhooks:read',
   'webhooks:manage',
   'events:read',
 ] as const;

@@ -35,7 +35,11 @@ const TABLE = (name: string): CreateTableCommandInput => ({
     },
     GSI2,
   ],
+  StreamSpecification: STREAM,
 });
+
+/** The table's stream (lib/data.ts): outbox inserts feed the webhook fan-out (issue 5). */
+const STREAM = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' as const };
 
 /** Sparse GSI: uncertain messages by identity (reconciliation, DESIGN § 4). */
 const GSI2 = {
@@ -51,6 +55,16 @@ export async function ensureTable(db: Db): Promise<void> {
   try {
     const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
     await addMissingIndexes(db, out.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName ?? '') ?? []);
+    if (!out.Table?.StreamSpecification?.StreamEnabled) {
+      // A table kept from a version before webhooks gains its stream.
+      await db.doc
+        .send(new UpdateTableCommand({ TableName: db.table, StreamSpecification: STREAM }))
+        .catch(async (err) => {
+          // Another process enabled it first.
+          const now = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+          if (!now.Table?.StreamSpecification?.StreamEnabled) throw err;
+        });
+    }
     return;
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException) && (err as Error).name !== 'ResourceNotFoundException')

@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
 import { conditionally } from './db.ts';
 
@@ -60,4 +60,16 @@ export async function listEvents(
   );
   const events = (out.Items ?? []).map((i) => i.event as OutboxEvent);
   return { data: events.slice(0, opts.limit), more: events.length > opts.limit };
+}
+
+/** One event of the tenant's outbox by id (consistent read), or undefined once it has expired. */
+export async function getEvent(db: Db, tenantId: string, eventId: string): Promise<OutboxEvent | undefined> {
+  const out = await db.doc.send(
+    new GetCommand({
+      TableName: db.table,
+      Key: { pk: `T#${tenantId}`, sk: `E#${eventId}` },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Item?.event as OutboxEvent | undefined;
 }
