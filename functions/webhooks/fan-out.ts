@@ -1,23 +1,31 @@
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { wantsEvent } from '../core/webhooks.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
-import type { OutboxEvent } from '../store/events.store.ts';
 import { listWebhooks, type StoredWebhook } from '../store/webhooks.store.ts';
 import type { WebhookQueue } from './webhook-queue.ts';
 
+/** What the fan-out needs of an outbox event: whose it is, its id and its type. */
+export interface OutboxRef {
+  tenant_id: string;
+  id: string;
+  type: string;
+}
+
 /**
- * The outbox item a stream record carries, when it is the insert of an event (`type = "event"`,
+ * The outbox event a stream record carries, when it is the insert of one (`type = "event"`,
  * functions/store/events.store.ts). In AWS the event source mapping's filter already keeps only
- * these; the check here makes the local poller and any unfiltered source behave the same.
+ * these; the check here makes the local poller and any unfiltered source behave the same. Read
+ * from the keys and `event.type` only, so no other attribute of the image can make it fail.
  */
-export function outboxInsert(record: DynamoDBRecord): OutboxEvent | undefined {
+export function outboxInsert(record: DynamoDBRecord): OutboxRef | undefined {
   const image = record.dynamodb?.NewImage;
   if (record.eventName !== 'INSERT' || image?.type?.S !== 'event') return undefined;
-  // biome-ignore lint/suspicious/noExplicitAny: the stream's attribute values are the SDK's
-  const item = unmarshall(image as any) as { event?: OutboxEvent };
-  return item.event;
+  const pk = image.pk?.S ?? '';
+  const sk = image.sk?.S ?? '';
+  const type = image.event?.M?.type?.S;
+  if (!pk.startsWith('T#') || !sk.startsWith('E#') || !type) return undefined;
+  return { tenant_id: pk.slice(2), id: sk.slice(2), type };
 }
 
 /** The stream filter of the fan-out's event source mapping (lib/webhooks.ts), as data. */
@@ -41,7 +49,12 @@ export async function fanOut(
   for (const record of records) {
     try {
       const event = outboxInsert(record);
-      if (!event) continue;
+      if (!event) {
+        // Not an outbox insert (or not one this code can read): nothing to deliver, never a retry.
+        if (record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === 'event')
+          deps.log.warn('outbox record unreadable, skipped', { metric: 'webhook_fanout_skipped_total' });
+        continue;
+      }
       let list = endpoints.get(event.tenant_id);
       if (!list) {
         list = await listWebhooks(deps.db, event.tenant_id);
