@@ -7,6 +7,7 @@ import type { PmailFunction } from './defaults.ts';
 import { DeliveryEvents } from './events.ts';
 import { SendMachine } from './send-machine.ts';
 import { Sweeper } from './sweeper.ts';
+import { Webhooks } from './webhooks.ts';
 
 /**
  * pmail in one stack: wires the data, events, send-machine and api constructs together and grants
@@ -21,6 +22,7 @@ export class PmailStack extends Stack {
   readonly send: SendMachine;
   readonly api: PmailApi;
   readonly sweeper: Sweeper;
+  readonly webhooks: Webhooks;
 
   constructor(scope: Construct, id: string, props?: StackProps) {
     super(scope, id, props);
@@ -78,6 +80,13 @@ export class PmailStack extends Stack {
       this.events.queue.grant(fn, 'sqs:SendMessage');
     }
     // sqs:ChangeMessageVisibility (the 30 s NotFound retry) comes with the event source's grant.
+
+    // Webhooks: the fan-out only lists a tenant's endpoints; the deliverer reads an endpoint and
+    // an event and disables a gone endpoint. Both open the keys secret (loadLambdaDeps).
+    this.webhooks = new Webhooks(this, 'Webhooks', { table: this.data.table, environment });
+    this.data.grantTableItems(this.webhooks.fanOut, ['Query']);
+    this.data.grantTableItems(this.webhooks.deliverer, ['GetItem', 'UpdateItem']);
+    for (const fn of [this.webhooks.fanOut, this.webhooks.deliverer]) this.data.keys.grantRead(fn);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the pmail HTTP API' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
