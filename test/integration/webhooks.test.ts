@@ -2,13 +2,14 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
-import { verifyWebhook } from '../../functions/core/webhooks.ts';
+import { type DeliveryJob, RETRY_SCHEDULE_S, verifyWebhook } from '../../functions/core/webhooks.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
 import { LocalStreamPoller } from '../../functions/local/stream.ts';
 import { ensureTable } from '../../functions/local/table.ts';
 import { silentLogger } from '../../functions/log.ts';
 import { putApiKey } from '../../functions/store/directory.store.ts';
 import { appendEvent, listEvents } from '../../functions/store/events.store.ts';
+import { deliverJob } from '../../functions/webhooks/deliver.ts';
 import { outboxInsert } from '../../functions/webhooks/fan-out.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
@@ -365,5 +366,74 @@ describe('the local table stream', () => {
     } finally {
       await poller.stop();
     }
+  });
+});
+
+describe('the deliverer, driven attempt by attempt', () => {
+  it('retries on the schedule, holds an early job until its due time, and after attempt 13 logs it dead with hashed ids only', async () => {
+    const path = newPath();
+    const { id, secret } = await createEndpoint({
+      url: `${base}${path}?token=do-not-log`,
+      event_types: ['webhook.test'],
+    });
+    const event = {
+      id: `evt_${s.deps.newId()}`,
+      type: 'webhook.test',
+      tenant_id: s.tenantId,
+      created_at: 1,
+      data: {},
+    };
+    expect(await appendEvent(s.deps.db, event)).toBe(true);
+    let now = Date.now();
+    const lines: string[] = [];
+    const log = {
+      info: (m: string, f?: object) => lines.push(JSON.stringify({ m, ...f })),
+      warn: (m: string, f?: object) => lines.push(JSON.stringify({ m, ...f })),
+      error: (m: string, f?: object) => lines.push(JSON.stringify({ m, ...f })),
+    };
+    const queued: { job: DeliveryJob; delaySeconds: number }[] = [];
+    const posts: string[] = [];
+    const ports = {
+      queue: {
+        send: async (jobs: { job: DeliveryJob; delaySeconds: number }[]) => void queued.push(...jobs),
+      },
+      post: async (req: { url: string; body: string }) => {
+        posts.push(req.body);
+        return { status: 503 };
+      },
+      jitter: () => 0.5,
+    };
+    const deps = { ...s.deps, clock: () => now, log };
+    let job: DeliveryJob = { tenant_id: s.tenantId, webhook_id: id, event_id: event.id, attempt: 1 };
+    const waits: number[] = [];
+    for (let attempt = 1; attempt <= 12; attempt++) {
+      expect(await deliverJob(deps, ports, job)).toBe('retry');
+      const next = queued.shift()!;
+      expect(next.job.attempt).toBe(attempt + 1);
+      waits.push(Math.round((next.job.due_at! - now) / 1000));
+      expect(next.delaySeconds).toBe(Math.min(900, waits[waits.length - 1]));
+      if (attempt === 5) {
+        // Delivered by SQS after its 15-minute delay, an hour early: it waits again, nothing is sent.
+        now += 900_000;
+        const sent = posts.length;
+        expect(await deliverJob(deps, ports, next.job)).toBe('requeued');
+        expect(posts).toHaveLength(sent);
+        expect(queued.shift()).toEqual({ job: next.job, delaySeconds: 900 });
+      }
+      now = next.job.due_at!;
+      job = next.job;
+    }
+    expect(waits).toEqual([...RETRY_SCHEDULE_S]);
+    expect(await deliverJob(deps, ports, job)).toBe('dead');
+    expect(queued).toEqual([]);
+    expect(posts).toHaveLength(13);
+    expect(new Set(posts).size).toBe(1);
+    const dead = lines.map((l) => JSON.parse(l)).find((l) => l.m === 'webhook delivery dead');
+    expect(dead).toMatchObject({ metric: 'webhook_dead_total', attempts: 13, status: 503 });
+    expect(dead.webhook).toMatch(/^[0-9a-f]{16}$/);
+    // No log line holds the secret, the URL's query or a body; the dead line names no id in the clear.
+    const all = lines.join('\n');
+    for (const never of [secret, 'do-not-log', posts[0]]) expect(all).not.toContain(never);
+    for (const hashed of [event.id, id, s.tenantId]) expect(JSON.stringify(dead)).not.toContain(hashed);
   });
 });
