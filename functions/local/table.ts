@@ -55,16 +55,7 @@ export async function ensureTable(db: Db): Promise<void> {
   try {
     const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
     await addMissingIndexes(db, out.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName ?? '') ?? []);
-    if (!out.Table?.StreamSpecification?.StreamEnabled) {
-      // A table kept from a version before webhooks gains its stream.
-      await db.doc
-        .send(new UpdateTableCommand({ TableName: db.table, StreamSpecification: STREAM }))
-        .catch(async (err) => {
-          // Another process enabled it first.
-          const now = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
-          if (!now.Table?.StreamSpecification?.StreamEnabled) throw err;
-        });
-    }
+    if (!out.Table?.StreamSpecification?.StreamEnabled) await enableStream(db);
     return;
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException) && (err as Error).name !== 'ResourceNotFoundException')
@@ -107,5 +98,24 @@ async function addMissingIndexes(db: Db, present: string[]): Promise<void> {
         ],
       }),
     );
+  }
+}
+
+/**
+ * A table kept from a version before webhooks gains its stream. The update is refused while the
+ * table is still updating (an index just added), so it is retried until the table is active.
+ */
+async function enableStream(db: Db): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      await db.doc.send(new UpdateTableCommand({ TableName: db.table, StreamSpecification: STREAM }));
+      return;
+    } catch (err) {
+      const now = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+      // Another process enabled it first.
+      if (now.Table?.StreamSpecification?.StreamEnabled) return;
+      if (i >= 100) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }

@@ -10,7 +10,7 @@ import { silentLogger } from '../../functions/log.ts';
 import { putApiKey } from '../../functions/store/directory.store.ts';
 import { appendEvent, listEvents } from '../../functions/store/events.store.ts';
 import { deliverJob } from '../../functions/webhooks/deliver.ts';
-import { outboxInsert } from '../../functions/webhooks/fan-out.ts';
+import { fanOut, outboxInsert } from '../../functions/webhooks/fan-out.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 /**
@@ -435,5 +435,47 @@ describe('the deliverer, driven attempt by attempt', () => {
     const all = lines.join('\n');
     for (const never of [secret, 'do-not-log', posts[0]]) expect(all).not.toContain(never);
     for (const hashed of [event.id, id, s.tenantId]) expect(JSON.stringify(dead)).not.toContain(hashed);
+  });
+});
+
+describe('the fan-out', () => {
+  it('stops at the first record it cannot queue and reports it, so the stream reads again from there', async () => {
+    const t = await seedTestTenant(s.deps);
+    await createEndpoint({ url: `${base}${newPath()}`, event_types: ['webhook.test'] }, t.apiKey);
+    const record = (seq: string, eventId: string) =>
+      ({
+        eventName: 'INSERT',
+        dynamodb: {
+          SequenceNumber: seq,
+          NewImage: {
+            pk: { S: `T#${t.tenantId}` },
+            sk: { S: `E#${eventId}` },
+            type: { S: 'event' },
+            event: { M: { type: { S: 'webhook.test' } } },
+          },
+        },
+      }) as never;
+    const sent: string[] = [];
+    let fail = true;
+    const queue = {
+      send: async (jobs: { job: DeliveryJob }[]) => {
+        if (jobs[0].job.event_id === 'evt_b' && fail) throw new Error('queue down');
+        sent.push(...jobs.map((j) => j.job.event_id));
+      },
+    };
+    const other = {
+      eventName: 'INSERT',
+      dynamodb: { SequenceNumber: '0', NewImage: { type: { S: 'message' } } },
+    } as never;
+    const batch = [other, record('1', 'evt_a'), record('2', 'evt_b'), record('3', 'evt_c')];
+    expect(await fanOut({ ...s.deps, log: silentLogger }, queue, batch)).toEqual({
+      batchItemFailures: [{ itemIdentifier: '2' }],
+    });
+    expect(sent).toEqual(['evt_a']);
+    fail = false;
+    expect(await fanOut({ ...s.deps, log: silentLogger }, queue, batch.slice(2))).toEqual({
+      batchItemFailures: [],
+    });
+    expect(sent).toEqual(['evt_a', 'evt_b', 'evt_c']);
   });
 });
