@@ -25,6 +25,7 @@ async function start() {
     endpoint: dynamo.endpoint,
     stateDir,
     durableQueue: true,
+    webhooks: true,
     // The sweeper's schedule (EventBridge, every minute, in AWS).
     sweepEveryMs: 60_000,
   });

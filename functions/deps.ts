@@ -47,6 +47,11 @@ export interface Config {
    * events for `journal+…@{platformDomain}` are acked and ignored. Local default `pmail.invalid`.
    */
   platformDomain: string;
+  /**
+   * Webhook endpoints may be plain http to 127.0.0.1/localhost (issue 5). The local runtime sets
+   * it; production never does (functions/env.ts leaves it out).
+   */
+  webhookAllowLocalHttp?: boolean;
 }
 
 /** Local defaults. Production reads every value from its environment (functions/env.ts). */

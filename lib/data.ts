@@ -1,5 +1,5 @@
 import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -59,6 +59,8 @@ export class PmailData extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
       removalPolicy,
+      // Outbox inserts reach the webhook fan-out through the stream (lib/webhooks.ts).
+      stream: StreamViewType.NEW_IMAGE,
     });
     this.table.addGlobalSecondaryIndex({
       indexName: GSI1.indexName,
@@ -114,6 +116,13 @@ export class PmailData extends Construct {
           `${this.table.tableArn}/index/${GSI2.indexName}`,
         ],
       }),
+    );
+  }
+
+  /** Only these item-level actions on the table (no index): for functions that need few. */
+  grantTableItems(grantee: IGrantable, actions: string[]): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: actions.map((a) => `dynamodb:${a}`), resources: [this.table.tableArn] }),
     );
   }
 

@@ -8,6 +8,7 @@ import type { PmailFunction } from './defaults.ts';
 import { DeliveryEvents } from './events.ts';
 import { SendMachine } from './send-machine.ts';
 import { Sweeper } from './sweeper.ts';
+import { Webhooks } from './webhooks.ts';
 
 export interface PmailStackProps extends StackProps {
   /**
@@ -33,6 +34,8 @@ export class PmailStack extends Stack {
   readonly sweeper: Sweeper;
   /** Present only when the stack is given Cloudflare settings. */
   readonly cloudflare?: CloudflareEvents;
+
+  readonly webhooks: Webhooks;
 
   constructor(scope: Construct, id: string, props?: PmailStackProps) {
     super(scope, id, props);
@@ -100,6 +103,13 @@ export class PmailStack extends Stack {
         ...cloudflare,
         deliveryEvents: this.events.queue,
       });
+
+    // Webhooks: the fan-out only lists a tenant's endpoints; the deliverer reads an endpoint and
+    // an event and disables a gone endpoint. Both open the keys secret (loadLambdaDeps).
+    this.webhooks = new Webhooks(this, 'Webhooks', { table: this.data.table, environment });
+    this.data.grantTableItems(this.webhooks.fanOut, ['Query']);
+    this.data.grantTableItems(this.webhooks.deliverer, ['GetItem', 'UpdateItem']);
+    for (const fn of [this.webhooks.fanOut, this.webhooks.deliverer]) this.data.keys.grantRead(fn);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the pmail HTTP API' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });

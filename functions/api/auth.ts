@@ -12,6 +12,7 @@ export const TENANT_PERMISSIONS = [
   'identities:read',
   'identities:write',
   'suppressions:manage',
+  'webhooks:read',
   'webhooks:manage',
   'events:read',
 ] as const;

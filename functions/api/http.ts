@@ -169,6 +169,16 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     fix: 'Only a queued message with no transport attempt under way can be canceled.',
   },
   not_uncertain: { status: 409, retryable: false, fix: 'Only an uncertain message can be resolved.' },
+  webhook_not_found: {
+    status: 404,
+    retryable: false,
+    fix: "Check the webhook id; list the tenant's endpoints with GET /v1/webhooks.",
+  },
+  webhook_limit_reached: {
+    status: 422,
+    retryable: false,
+    fix: 'Delete an endpoint you no longer use (see details.limit) before adding another.',
+  },
   unavailable: {
     status: 503,
     retryable: true,

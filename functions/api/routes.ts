@@ -2,7 +2,7 @@
  * The HTTP routes of the API and the Lambda (route group) that serves each. The CDK api construct
  * and the local HTTP server both read this table, so production and `npm start` route alike.
  */
-export type RouteGroup = 'messages' | 'identities' | 'tenants' | 'links' | 'events';
+export type RouteGroup = 'messages' | 'identities' | 'tenants' | 'links' | 'events' | 'webhooks';
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -113,6 +113,10 @@ export const routes: readonly Route[] = [
   },
   { method: 'GET', path: '/v1/links/{token}', group: 'links', operation: 'getLink' },
   { method: 'GET', path: '/v1/events', group: 'events', operation: 'listEvents' },
+  { method: 'POST', path: '/v1/webhooks', group: 'webhooks', operation: 'createWebhook' },
+  { method: 'GET', path: '/v1/webhooks', group: 'webhooks', operation: 'listWebhooks' },
+  { method: 'GET', path: '/v1/webhooks/{webhook_id}', group: 'webhooks', operation: 'getWebhook' },
+  { method: 'DELETE', path: '/v1/webhooks/{webhook_id}', group: 'webhooks', operation: 'deleteWebhook' },
 ];
 
 /** The handler entry of each route group: file under functions/, exported name. */
@@ -122,4 +126,5 @@ export const routeGroupEntries: Record<RouteGroup, { entry: string; handler: str
   tenants: { entry: 'functions/api/tenants.handler.ts', handler: 'handler' },
   links: { entry: 'functions/api/links.handler.ts', handler: 'handler' },
   events: { entry: 'functions/api/events.handler.ts', handler: 'handler' },
+  webhooks: { entry: 'functions/api/webhooks.handler.ts', handler: 'handler' },
 };

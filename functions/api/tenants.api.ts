@@ -174,7 +174,7 @@ function listKind(direction: string, kind: string): ListKind {
   return kind as ListKind;
 }
 
-function parseBody<T extends z.ZodType>(raw: string, schema: T, optional = false): z.output<T> {
+export function parseBody<T extends z.ZodType>(raw: string, schema: T, optional = false): z.output<T> {
   let value: unknown;
   if (optional && raw.trim() === '') value = {};
   else {

@@ -42,6 +42,8 @@ export type ErrorCode =
   | 'attachment_not_found'
   | 'not_cancelable'
   | 'not_uncertain'
+  | 'webhook_not_found'
+  | 'webhook_limit_reached'
   | 'unavailable'
   | 'internal_error';
 

@@ -1,5 +1,6 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { DeliveryEvent } from '../core/deliveries.ts';
 import type { Deps } from '../deps.ts';
 import { NOT_FOUND_RETRY_SECONDS } from '../events/consume.ts';
@@ -7,12 +8,19 @@ import { consumeBatch } from '../events/consumer.ts';
 import type { EventSink } from '../events/event-sink.ts';
 import { errorFields } from '../log.ts';
 
+/** An SQS consumer as Lambda runs it: one batch in, partial failures out. */
+export type QueueConsumer = (
+  event: SQSEvent,
+  setVisibility: (receiptHandle: string, seconds: number) => Promise<void>,
+) => Promise<SQSBatchResponse>;
+
 /**
- * The in-process stand-in for the delivery-events SQS queue: the same consumer (consumeBatch), the
- * same retry-by-visibility semantics (a failed item comes back after its visibility timeout), and a
- * dead-letter list after `maxReceives`. With `dir`, every message not yet acked is kept as a file
- * and rescheduled on the next start, so stopping `npm start` loses no provider event (SQS is
- * durable too).
+ * The in-process stand-in for an SQS queue and its Lambda consumer: by default the delivery-events
+ * queue with its consumer (consumeBatch); the webhook-deliveries queue passes its own `consume`.
+ * The same retry-by-visibility semantics (a failed item comes back after its visibility timeout),
+ * and a dead-letter list after `maxReceives`. With `dir`, every message not yet acked is kept as a
+ * file and rescheduled on the next start, so stopping `npm start` loses no message (SQS is durable
+ * too).
  */
 export class LocalQueue implements EventSink {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -23,7 +31,13 @@ export class LocalQueue implements EventSink {
 
   constructor(
     private readonly deps: Deps,
-    private readonly opts: { secondsToMs?: number; maxReceives?: number; dir?: string } = {},
+    private readonly opts: {
+      secondsToMs?: number;
+      maxReceives?: number;
+      dir?: string;
+      /** The consumer; default: the delivery-events consumer. */
+      consume?: QueueConsumer;
+    } = {},
   ) {
     if (opts.dir) {
       mkdirSync(opts.dir, { recursive: true });
@@ -80,8 +94,8 @@ export class LocalQueue implements EventSink {
     let visibility = 30;
     try {
       const messageId = `local-${++this.seq}`;
-      const out = await consumeBatch(
-        this.deps,
+      const consume: QueueConsumer = this.opts.consume ?? ((e, sv) => consumeBatch(this.deps, e, sv));
+      const out = await consume(
         { Records: [{ messageId, receiptHandle: messageId, body } as never] },
         async (_handle, seconds) => {
           visibility = seconds;

@@ -6,6 +6,7 @@ import { linksApi } from '../api/links.api.ts';
 import { messagesApi } from '../api/messages.api.ts';
 import type { RouteGroup } from '../api/routes.ts';
 import { tenantsApi } from '../api/tenants.api.ts';
+import { webhooksApi } from '../api/webhooks.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { folderBlobStore } from '../store/blobs.ts';
@@ -14,6 +15,7 @@ import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
 import { LocalQueue } from './queue.ts';
 import { LocalSendMachine } from './state-machine.ts';
 import { ensureTable } from './table.ts';
+import { localWebhooks } from './webhooks.ts';
 
 export interface LocalRuntimeOptions {
   endpoint: string;
@@ -32,12 +34,22 @@ export interface LocalRuntimeOptions {
   waitTimeOverrides?: Record<string, number>;
   /** Run the sweeper every this many milliseconds (`npm start`: 60 s); tests call `sweep()`. */
   sweepEveryMs?: number;
+  /**
+   * Deliver webhooks: read the table's stream and fan out to the webhook-deliveries queue
+   * (`npm start`; tests that want it). Off by default, since every runtime reading the shared
+   * stream would deliver every tenant's events once more.
+   */
+  webhooks?: boolean;
+  /** Multiplies the webhook retry schedule (tests: 0.001, so 30 s becomes 30 ms). */
+  webhookScheduleScale?: number;
 }
 
 export interface LocalRuntime {
   deps: Deps;
   machine: LocalSendMachine;
   queue: LocalQueue;
+  /** The webhook-deliveries queue (its consumer is the deliverer). */
+  webhookQueue: LocalQueue;
   groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>;
   /** One pass of the sweeper (functions/sweeper), as the schedule runs it. */
   sweep(): Promise<SweepReport>;
@@ -60,7 +72,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     clock,
     newId: ulidFrom(clock),
     log: opts.log ?? jsonLogger({ service: 'local' }),
-    config: { ...defaultConfig, ...opts.config },
+    config: { ...defaultConfig, webhookAllowLocalHttp: true, ...opts.config },
     faults: opts.faults,
   };
   await ensureTable(deps.db);
@@ -71,12 +83,20 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   });
   deps.dispatcher = opts.dispatcher ?? machine;
   deps.events = queue;
+  const webhooks = await localWebhooks(deps, {
+    endpoint: opts.endpoint,
+    stateDir: opts.stateDir,
+    durable: opts.durableQueue === true,
+    stream: opts.webhooks === true,
+    scheduleScale: opts.webhookScheduleScale,
+  });
   const settle = async () => {
     for (let i = 0; i < 100; i++) {
       await machine.idle();
       await queue.idle();
+      await webhooks.queue.idle();
       await machine.idle();
-      if (machine.idleNow() && queue.idleNow()) return;
+      if (machine.idleNow() && queue.idleNow() && webhooks.queue.idleNow()) return;
     }
   };
   const timer =
@@ -91,12 +111,14 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     machine,
     sweep: () => sweep(deps),
     queue,
+    webhookQueue: webhooks.queue,
     groups: {
       messages: messagesApi(deps),
       identities: identitiesApi(deps),
       tenants: tenantsApi(deps),
       links: linksApi(deps),
       events: eventsApi(deps),
+      webhooks: webhooksApi(deps),
     },
     settle,
     close: async () => {
@@ -104,6 +126,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       machine.abortAll();
       await machine.idle();
       queue.close();
+      await webhooks.close();
       deps.db.doc.destroy();
     },
   };

@@ -35,7 +35,11 @@ const TABLE = (name: string): CreateTableCommandInput => ({
     },
     GSI2,
   ],
+  StreamSpecification: STREAM,
 });
+
+/** The table's stream (lib/data.ts): outbox inserts feed the webhook fan-out (issue 5). */
+const STREAM = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' as const };
 
 /** Sparse GSI: uncertain messages by identity (reconciliation, DESIGN § 4). */
 const GSI2 = {
@@ -51,6 +55,7 @@ export async function ensureTable(db: Db): Promise<void> {
   try {
     const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
     await addMissingIndexes(db, out.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName ?? '') ?? []);
+    if (!out.Table?.StreamSpecification?.StreamEnabled) await enableStream(db);
     return;
   } catch (err) {
     if (!(err instanceof ResourceNotFoundException) && (err as Error).name !== 'ResourceNotFoundException')
@@ -99,6 +104,25 @@ async function addMissingIndexes(db: Db, present: string[]): Promise<void> {
       const built = out.Table?.GlobalSecondaryIndexes?.find((g) => g.IndexName === index.IndexName);
       if (built?.IndexStatus === 'ACTIVE') break;
       await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/**
+ * A table kept from a version before webhooks gains its stream. The update is refused while the
+ * table is still updating (an index just added), so it is retried until the table is active.
+ */
+async function enableStream(db: Db): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      await db.doc.send(new UpdateTableCommand({ TableName: db.table, StreamSpecification: STREAM }));
+      return;
+    } catch (err) {
+      const now = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+      // Another process enabled it first.
+      if (now.Table?.StreamSpecification?.StreamEnabled) return;
+      if (i >= 100) throw err;
+      await new Promise((r) => setTimeout(r, 100));
     }
   }
 }

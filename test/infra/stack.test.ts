@@ -5,6 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeGroupEntries, routes } from '../../functions/api/routes.ts';
+import { OUTBOX_INSERT_FILTER } from '../../functions/webhooks/fan-out.ts';
 import { createPmailApp } from '../../lib/app.ts';
 import { ESM_REQUIRE_BANNER, type PmailFunction } from '../../lib/defaults.ts';
 import type { PmailStack } from '../../lib/pmail-stack.ts';
@@ -280,7 +281,12 @@ describe('delivery events', () => {
   });
 
   it('feeds the consumer in batches of ten with partial batch responses', () => {
-    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    const consumer = logicalId(stack.events.consumer.fn);
+    expect(
+      ofType('AWS::Lambda::EventSourceMapping').filter(
+        ([, m]) => (m.Properties.FunctionName as { Ref: string }).Ref === consumer,
+      ),
+    ).toHaveLength(1);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       BatchSize: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -365,6 +371,8 @@ describe('functions', () => {
     stack.send.record,
     stack.events.consumer,
     stack.sweeper.fn,
+    stack.webhooks.fanOut,
+    stack.webhooks.deliverer,
   ];
 
   it('are all ours, each on Node.js 22 on arm64 with active tracing and source maps', () => {
@@ -498,9 +506,117 @@ describe('permissions', () => {
         policy.Properties.PolicyDocument as { Statement: { Action: unknown; Resource: unknown }[] }
       ).Statement) {
         if (s.Resource !== '*') continue;
-        for (const action of [s.Action].flat() as string[]) expect(action).toMatch(/^(xray|logs):/);
+        // dynamodb:ListStreams (the fan-out's stream event source) has no resource level either.
+        for (const action of [s.Action].flat() as string[])
+          expect(action).toMatch(/^(xray:|logs:|dynamodb:ListStreams$)/);
       }
     }
+  });
+});
+
+describe('webhooks', () => {
+  const mappingOf = (fn: PmailFunction) =>
+    ofType('AWS::Lambda::EventSourceMapping').filter(
+      ([, m]) => (m.Properties.FunctionName as { Ref: string }).Ref === logicalId(fn.fn),
+    );
+
+  it('turns the table stream on, with new images', () => {
+    expect(resources[logicalId(stack.data.table)].Properties.StreamSpecification).toEqual({
+      StreamViewType: 'NEW_IMAGE',
+    });
+  });
+
+  it('feeds the fan-out with outbox inserts only, reporting partial failures, giving up to a failure queue', () => {
+    const mappings = mappingOf(stack.webhooks.fanOut);
+    expect(mappings).toHaveLength(1);
+    const [, mapping] = mappings[0];
+    expect(mapping.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.data.table), 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 20,
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [logicalId(stack.webhooks.fanOutFailures), 'Arn'] } },
+      },
+    });
+    const filters = (mapping.Properties.FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
+    expect(filters.map((f) => JSON.parse(f.Pattern))).toEqual([OUTBOX_INSERT_FILTER]);
+  });
+
+  it('queues deliveries with a dead-letter queue after 10 receives, all three queues refusing plain HTTP', () => {
+    const dlq = logicalId(stack.webhooks.deadLetterQueue);
+    expect(resources[logicalId(stack.webhooks.queue)].Properties).toMatchObject({
+      VisibilityTimeout: 180,
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlq, 'Arn'] }, maxReceiveCount: 10 },
+    });
+    for (const queue of [
+      stack.webhooks.queue,
+      stack.webhooks.deadLetterQueue,
+      stack.webhooks.fanOutFailures,
+    ]) {
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: logicalId(queue) }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it('feeds the deliverer from the deliveries queue in batches of ten with partial batch responses', () => {
+    const mappings = mappingOf(stack.webhooks.deliverer);
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0][1].Properties).toMatchObject({
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.webhooks.queue), 'Arn'] },
+    });
+    const variables = (
+      resources[logicalId(stack.webhooks.deliverer.fn)].Properties.Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+    expect(variables.PMAIL_WEBHOOK_QUEUE_URL).toEqual({ Ref: logicalId(stack.webhooks.queue) });
+  });
+
+  it('lets the fan-out only query the table and the deliverer only get and update items, both send jobs', () => {
+    const table = logicalId(stack.data.table);
+    const items = (f: PmailFunction) =>
+      [...permissionsOf(f).entries()].filter(
+        ([a, r]) => a.startsWith('dynamodb:') && r.join().includes(`"${table}","Arn"`),
+      );
+    expect(items(stack.webhooks.fanOut).map(([a]) => a)).toEqual(['dynamodb:Query']);
+    expect(
+      items(stack.webhooks.deliverer)
+        .map(([a]) => a)
+        .sort(),
+    ).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    for (const f of [stack.webhooks.fanOut, stack.webhooks.deliverer]) {
+      const granted = permissionsOf(f);
+      expect(granted.get('sqs:SendMessage')?.join()).toContain(logicalId(stack.webhooks.queue));
+      expect(granted.get('sqs:SendMessage')?.join()).not.toContain(logicalId(stack.events.queue));
+      expect(granted.has('s3:GetObject')).toBe(false);
+      expect(granted.has('states:StartExecution')).toBe(false);
+      expect(granted.has('dynamodb:PutItem')).toBe(false);
+      expect(granted.has('dynamodb:DeleteItem')).toBe(false);
+    }
+    expect(permissionsOf(stack.webhooks.fanOut).get('dynamodb:GetRecords')?.join()).toContain('StreamArn');
+  });
+
+  it('serves the webhooks routes from their own route-group function', () => {
+    expect(routes.filter((r) => r.group === 'webhooks').map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /v1/webhooks',
+      'GET /v1/webhooks',
+      'GET /v1/webhooks/{webhook_id}',
+      'DELETE /v1/webhooks/{webhook_id}',
+    ]);
+    expect(resources[logicalId(stack.api.functions.webhooks.fn)].Properties.Description).toBe(
+      'pmail api: webhooks',
+    );
   });
 });
 

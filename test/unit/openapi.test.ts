@@ -12,6 +12,7 @@ import {
   resolveBodySchema,
   sendBodySchema,
 } from '../../functions/api/send.schema.ts';
+import { createWebhookSchema } from '../../functions/api/webhooks.api.ts';
 import { PmailError } from '../../functions/core/errors.ts';
 import { toIdentityView } from '../../functions/core/identity-view.ts';
 import { toApiMessage } from '../../functions/core/message-view.ts';
@@ -28,6 +29,7 @@ import {
   SUPPRESSION_REASONS,
   type SuppressionReason,
 } from '../../functions/core/suppressions.ts';
+import { toWebhookView, type WebhookEndpoint } from '../../functions/core/webhooks.ts';
 import { silentLogger } from '../../functions/log.ts';
 import { type DryRunResult, IDEMPOTENCY_KEY_PATTERN } from '../../functions/send/submit.ts';
 
@@ -281,7 +283,7 @@ const SCOPE_CODES = [
   ['/v1/tenants/', 'tenant_not_found'],
 ] as const;
 /** Paths that act on the key's own tenant, named by no id, so no scope code applies. */
-const KEY_TENANT_PATHS = ['/v1/events'];
+const KEY_TENANT_PATHS = ['/v1/events', '/v1/webhooks', '/v1/webhooks/{webhook_id}'];
 
 /** The four operations of the submit path, with the document's request schema and zod's. */
 const SEND_OPERATIONS = [
@@ -951,5 +953,58 @@ describe('openapi.yaml Message', () => {
     ],
   ])('lists the values of %s that the model has', (_name, schema, values) => {
     expect(sorted(schema().enum ?? [])).toEqual(sorted(values));
+  });
+});
+
+describe('openapi.yaml webhooks', () => {
+  const endpoint: WebhookEndpoint = {
+    id: 'whk_01jz8m4n7q2r5t8v1w3x6y9z0a',
+    tenant_id: 'ten_01jz8m4n7q2r5t8v1w3x6y9z0d',
+    url: 'https://hooks.example.com/pmail?k=1',
+    status: 'active',
+    created_at: Date.UTC(2026, 9, 9),
+    updated_at: Date.UTC(2026, 9, 9),
+  };
+  const disabled: WebhookEndpoint = {
+    ...endpoint,
+    event_types: ['message.delivered'],
+    description: 'Orders',
+    status: 'disabled',
+    disabled_reason: 'gone',
+  };
+
+  it('describes createWebhook with the same body as createWebhookSchema', () => {
+    const body = operation('createWebhook').op.requestBody!.content['application/json'];
+    expect(body.schema).toEqual({ $ref: '#/components/schemas/WebhookCreateRequest' });
+    const expected = z.toJSONSchema(createWebhookSchema(false), { io: 'input' }) as JsonSchema;
+    expect(schemaDrift(expected, doc.components.schemas.WebhookCreateRequest, '')).toEqual([]);
+    expect(createWebhookSchema(false).safeParse(body.example).success).toBe(true);
+  });
+
+  it('declares exactly the fields toWebhookView returns, and the secret only on the 201', () => {
+    const keys = (v: object) => sorted(Object.keys(v));
+    expect(propertyNames(doc.components.schemas.Webhook)).toEqual(keys(toWebhookView(endpoint)));
+    expect(requiredNames(doc.components.schemas.Webhook)).toEqual(keys(toWebhookView(endpoint)));
+    const created = jsonSchemaOf(operation('createWebhook').op.responses['201']);
+    expect(propertyNames(created)).toEqual(sorted([...keys(toWebhookView(endpoint)), 'secret']));
+    for (const id of ['getWebhook', 'listWebhooks']) {
+      expect(JSON.stringify(operation(id).op.responses['200'])).not.toContain('WebhookCreated');
+    }
+  });
+
+  it.each([
+    ['an active endpoint', endpoint],
+    ['a disabled endpoint with types and a description', disabled],
+  ])('accepts what toWebhookView returns for %s', (_name, w) => {
+    expect(violations(doc.components.schemas.Webhook, toWebhookView(w))).toEqual([]);
+    expect(
+      violations(doc.components.schemas.WebhookList, { data: [toWebhookView(w)], next_cursor: null }),
+    ).toEqual([]);
+    expect(
+      violations(jsonSchemaOf(operation('createWebhook').op.responses['201']), {
+        ...toWebhookView(w),
+        secret: 'whsec_AAAA',
+      }),
+    ).toEqual([]);
   });
 });

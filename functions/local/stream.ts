@@ -1,0 +1,148 @@
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type ShardIteratorType,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import type { Logger } from '../log.ts';
+import { errorFields } from '../log.ts';
+import type { Db } from '../store/db.ts';
+
+/**
+ * The local stand-in for a DynamoDB Streams event source mapping: DynamoDB Local's own stream of
+ * the table, read shard by shard, each batch handed to the same function the Lambda runs, with the
+ * same partial-failure rule (a failed record and everything after it is read again). Shards that
+ * open later are read from their start. With `checkpointFile`, the last sequence number handled
+ * per shard is kept across restarts (`npm start`); otherwise reading starts at the stream's end.
+ */
+export class LocalStreamPoller {
+  private readonly client: DynamoDBStreamsClient;
+  private readonly iterators = new Map<string, string | undefined>();
+  private readonly done = new Set<string>();
+  private checkpoints: Record<string, string> = {};
+  private streamArn = '';
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private running: Promise<void> | undefined;
+  private rounds = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly opts: {
+      endpoint: string;
+      handler: (records: DynamoDBRecord[]) => Promise<DynamoDBBatchResponse>;
+      log: Logger;
+      pollMs?: number;
+      checkpointFile?: string;
+    },
+  ) {
+    this.client = new DynamoDBStreamsClient({
+      endpoint: opts.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+  }
+
+  async start(): Promise<void> {
+    const table = await this.db.doc.send(new DescribeTableCommand({ TableName: this.db.table }));
+    if (!table.Table?.LatestStreamArn) throw new Error(`table ${this.db.table} has no stream`);
+    this.streamArn = table.Table.LatestStreamArn;
+    if (this.opts.checkpointFile && existsSync(this.opts.checkpointFile))
+      this.checkpoints = JSON.parse(readFileSync(this.opts.checkpointFile, 'utf8'));
+    await this.discoverShards(true);
+    this.schedule();
+  }
+
+  private schedule() {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.poll()
+        .catch((err) => this.opts.log.error('local stream poll failed', errorFields(err)))
+        .finally(() => {
+          this.running = undefined;
+          this.schedule();
+        });
+    }, this.opts.pollMs ?? 50);
+  }
+
+  /** Shards present at the start are read from their end (or checkpoint), later ones from their start. */
+  private async discoverShards(atStart: boolean): Promise<void> {
+    const out = await this.client.send(new DescribeStreamCommand({ StreamArn: this.streamArn }));
+    for (const shard of out.StreamDescription?.Shards ?? []) {
+      const id = shard.ShardId!;
+      if (this.iterators.has(id) || this.done.has(id)) continue;
+      const after = this.checkpoints[id];
+      const type: ShardIteratorType = atStart ? 'LATEST' : 'TRIM_HORIZON';
+      // A checkpoint past the stream's 24-hour retention is refused: read what is left.
+      const resumed = after
+        ? await this.iterator(id, 'AFTER_SEQUENCE_NUMBER', after).catch(() =>
+            this.iterator(id, 'TRIM_HORIZON'),
+          )
+        : undefined;
+      this.iterators.set(id, resumed ?? (await this.iterator(id, type)));
+    }
+  }
+
+  private async iterator(
+    shardId: string,
+    type: ShardIteratorType,
+    sequence?: string,
+  ): Promise<string | undefined> {
+    const out = await this.client.send(
+      new GetShardIteratorCommand({
+        StreamArn: this.streamArn,
+        ShardId: shardId,
+        ShardIteratorType: type,
+        ...(sequence ? { SequenceNumber: sequence } : {}),
+      }),
+    );
+    return out.ShardIterator;
+  }
+
+  private async poll(): Promise<void> {
+    if (++this.rounds % 20 === 0) await this.discoverShards(false);
+    for (const [shardId, iterator] of this.iterators) {
+      if (this.stopped) return;
+      if (!iterator) {
+        this.iterators.delete(shardId);
+        this.done.add(shardId);
+        continue;
+      }
+      const out = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+      const records = (out.Records ?? []) as DynamoDBRecord[];
+      if (records.length === 0) {
+        this.iterators.set(shardId, out.NextShardIterator);
+        continue;
+      }
+      const result = await this.opts.handler(records);
+      const failed = result.batchItemFailures[0]?.itemIdentifier;
+      if (failed) {
+        // As the event source mapping does: read again from the failed record.
+        this.iterators.set(shardId, await this.iterator(shardId, 'AT_SEQUENCE_NUMBER', failed));
+        continue;
+      }
+      this.iterators.set(shardId, out.NextShardIterator);
+      this.checkpoint(shardId, records[records.length - 1].dynamodb!.SequenceNumber!);
+    }
+  }
+
+  private checkpoint(shardId: string, sequence: string) {
+    if (!this.opts.checkpointFile) return;
+    this.checkpoints[shardId] = sequence;
+    mkdirSync(dirname(this.opts.checkpointFile), { recursive: true });
+    writeFileSync(`${this.opts.checkpointFile}.tmp`, JSON.stringify(this.checkpoints));
+    renameSync(`${this.opts.checkpointFile}.tmp`, this.opts.checkpointFile);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+    this.client.destroy();
+  }
+}

@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+import type { Deps } from '../deps.ts';
+import { deliverBatch } from '../webhooks/deliver.ts';
+import { fanOut } from '../webhooks/fan-out.ts';
+import { fetchPoster } from '../webhooks/http-client.ts';
+import type { WebhookQueue } from '../webhooks/webhook-queue.ts';
+import { LocalQueue } from './queue.ts';
+import { LocalStreamPoller } from './stream.ts';
+
+/**
+ * Webhooks in the local runtime, wired as lib/webhooks.ts wires them in AWS: the table's stream
+ * (DynamoDB Local's own) → the fan-out → the webhook-deliveries queue (in-process) → the
+ * deliverer, which POSTs with the real HTTP client.
+ */
+export async function localWebhooks(
+  deps: Deps,
+  opts: { endpoint: string; stateDir: string; durable: boolean; stream: boolean; scheduleScale?: number },
+): Promise<{ queue: LocalQueue; close(): Promise<void> }> {
+  let sink: WebhookQueue | undefined;
+  const queue = new LocalQueue(deps, {
+    // Real seconds: the deliverer compares each job's due_at with the clock. Tests shrink the
+    // schedule itself (scheduleScale) instead.
+    secondsToMs: 1000,
+    dir: opts.durable ? join(opts.stateDir, 'webhook-queue') : undefined,
+    consume: (event) =>
+      deliverBatch(
+        deps,
+        { queue: sink!, post: fetchPoster, jitter: Math.random, scheduleScale: opts.scheduleScale },
+        event,
+      ),
+  });
+  sink = {
+    send: async (jobs) => {
+      for (const j of jobs) queue.sendRaw(JSON.stringify(j.job), j.delaySeconds);
+    },
+  };
+  const poller = opts.stream
+    ? new LocalStreamPoller(deps.db, {
+        endpoint: opts.endpoint,
+        handler: (records) => fanOut(deps, sink!, records),
+        log: deps.log,
+        checkpointFile: opts.durable ? join(opts.stateDir, 'stream-checkpoint.json') : undefined,
+      })
+    : undefined;
+  await poller?.start();
+  return {
+    queue,
+    close: async () => {
+      await poller?.stop();
+      queue.close();
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { WebhookEndpoint } from '../core/webhooks.ts';
+import { conditionally, type Db, isTransactionCanceled } from './db.ts';
+
+/**
+ * Webhook endpoints (issue 5): `T#{ten}` / `WH#{whk_id}`, the secret only sealed
+ * (core/webhooks.sealSecret), never in plain text. The tenant's endpoint count lives in
+ * `T#{ten}` / `WHN`, so the per-tenant limit holds under concurrent creates: the count and the
+ * endpoint are one transaction.
+ */
+const SK = 'WH#';
+export const webhookKey = (tenantId: string, webhookId: string) => ({
+  pk: `T#${tenantId}`,
+  sk: `${SK}${webhookId}`,
+});
+const countKey = (tenantId: string) => ({ pk: `T#${tenantId}`, sk: 'WHN' });
+
+export interface StoredWebhook extends WebhookEndpoint {
+  secret_sealed: string;
+}
+
+function fromItem(item: Record<string, unknown>): StoredWebhook {
+  const { pk: _pk, sk: _sk, type: _type, ...rest } = item;
+  return rest as unknown as StoredWebhook;
+}
+
+/** Create the endpoint unless the tenant already has `limit`: `limit_reached` then, nothing written. */
+export async function createWebhook(
+  db: Db,
+  w: StoredWebhook,
+  limit: number,
+): Promise<{ created: true } | { created: false; reason: 'limit_reached' }> {
+  try {
+    await db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: db.table,
+              Key: countKey(w.tenant_id),
+              UpdateExpression: 'SET #type = :type ADD #count :one',
+              ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+              ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+              ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': 'webhook_count' },
+            },
+          },
+          {
+            Put: {
+              TableName: db.table,
+              Item: { ...webhookKey(w.tenant_id, w.id), type: 'webhook', ...w },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return { created: true };
+  } catch (err) {
+    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
+      return { created: false, reason: 'limit_reached' };
+    throw err;
+  }
+}
+
+export async function getWebhook(
+  db: Db,
+  tenantId: string,
+  webhookId: string,
+): Promise<StoredWebhook | undefined> {
+  const out = await db.doc.send(
+    new GetCommand({ TableName: db.table, Key: webhookKey(tenantId, webhookId), ConsistentRead: true }),
+  );
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+/** Every endpoint of the tenant (at most the limit, so one page), oldest first. */
+export async function listWebhooks(db: Db, tenantId: string): Promise<StoredWebhook[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.doc.send(
+      new QueryCommand({
+        TableName: db.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+        ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':sk': SK },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items.map(fromItem);
+}
+
+/** Delete the endpoint and give its place back; false when there was none. */
+export async function deleteWebhook(db: Db, tenantId: string, webhookId: string): Promise<boolean> {
+  try {
+    await db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: db.table,
+              Key: webhookKey(tenantId, webhookId),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: db.table,
+              Key: countKey(tenantId),
+              UpdateExpression: 'ADD #count :minus',
+              ConditionExpression: '#count > :zero',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
+      return false;
+    throw err;
+  }
+}
+
+/** An endpoint that answered 410 Gone: active → disabled (once; false if not active any more). */
+export async function disableWebhook(
+  db: Db,
+  tenantId: string,
+  webhookId: string,
+  reason: 'gone',
+  now: number,
+): Promise<boolean> {
+  return conditionally(
+    db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: webhookKey(tenantId, webhookId),
+        UpdateExpression: 'SET #status = :disabled, disabled_reason = :reason, updated_at = :now',
+        ConditionExpression: '#status = :active',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':disabled': 'disabled',
+          ':active': 'active',
+          ':reason': reason,
+          ':now': now,
+        },
+      }),
+    ),
+  );
+}

@@ -1,0 +1,143 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { z } from 'zod';
+import { sha256Hex } from '../core/fingerprint.ts';
+import {
+  classifyResponse,
+  type DeliveryJob,
+  loggableUrl,
+  nextAttempt,
+  openSecret,
+  remainingDelaySeconds,
+  secretAad,
+  WEBHOOK_TIMEOUT_MS,
+  webhookEnvelope,
+  webhookHeaders,
+} from '../core/webhooks.ts';
+import type { Deps } from '../deps.ts';
+import { errorFields } from '../log.ts';
+import { getEvent } from '../store/events.store.ts';
+import { disableWebhook, getWebhook } from '../store/webhooks.store.ts';
+import type { WebhookPoster } from './http-client.ts';
+import type { WebhookQueue } from './webhook-queue.ts';
+
+/** What the deliverer needs besides the common ports. */
+export interface DeliveryPorts {
+  queue: WebhookQueue;
+  post: WebhookPoster;
+  /** Uniform in [0, 1): the ±10 % jitter of the retry schedule (Math.random in production). */
+  jitter: () => number;
+  /** Multiplies the retry schedule; 1 in production, tiny in tests so retries take milliseconds. */
+  scheduleScale?: number;
+}
+
+export const deliveryJobSchema = z.object({
+  tenant_id: z.string().regex(/^ten_[0-9a-z]{26}$/),
+  webhook_id: z.string().regex(/^whk_[0-9a-z]{26}$/),
+  event_id: z.string().min(1).max(200),
+  attempt: z.number().int().min(1),
+  due_at: z.number().int().optional(),
+});
+
+export type DeliveryOutcome = 'delivered' | 'requeued' | 'retry' | 'dead' | 'disabled' | 'dropped';
+
+/** Hashed ids for logs and metrics about failures (no endpoint or event id in the clear). */
+const hashed = (id: string) => sha256Hex(id).slice(0, 16);
+
+/**
+ * One attempt of one delivery (issue 5): the event's envelope POSTed to the endpoint, signed.
+ * 2xx: done. 410: the endpoint is disabled. Anything else: a new job after the schedule's wait,
+ * or dead after the last attempt. A job that arrives before its `due_at` waits again (SQS delays
+ * stop at 15 minutes). A missing or disabled endpoint, or an expired event, drops the job.
+ */
+export async function deliverJob(
+  deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config'>,
+  ports: DeliveryPorts,
+  job: DeliveryJob,
+): Promise<DeliveryOutcome> {
+  const now = deps.clock();
+  const wait = remainingDelaySeconds(job, now);
+  if (wait > 0) {
+    await ports.queue.send([{ job, delaySeconds: wait }]);
+    return 'requeued';
+  }
+  const endpoint = await getWebhook(deps.db, job.tenant_id, job.webhook_id);
+  const log = { webhook_id: job.webhook_id, event_id: job.event_id, attempt: job.attempt };
+  if (endpoint?.status !== 'active') {
+    deps.log.info('webhook delivery dropped', { ...log, reason: endpoint ? endpoint.status : 'deleted' });
+    return 'dropped';
+  }
+  const event = await getEvent(deps.db, job.tenant_id, job.event_id);
+  if (!event) {
+    deps.log.warn('webhook delivery dropped', { ...log, reason: 'event_expired' });
+    return 'dropped';
+  }
+  const secret = openSecret(
+    deps.config.hashKey,
+    secretAad(endpoint.tenant_id, endpoint.id),
+    endpoint.secret_sealed,
+  );
+  const body = JSON.stringify(webhookEnvelope(event));
+  const headers = webhookHeaders(secret, event.id, Math.floor(now / 1000), body);
+  const answer = await ports.post({ url: endpoint.url, headers, body, timeoutMs: WEBHOOK_TIMEOUT_MS });
+  const verdict = classifyResponse(answer.status);
+  const fields = { ...log, endpoint: loggableUrl(endpoint.url), status: answer.status, error: answer.error };
+  if (verdict === 'delivered') {
+    deps.log.info('webhook delivered', fields);
+    return 'delivered';
+  }
+  if (verdict === 'gone') {
+    const disabled = await disableWebhook(deps.db, job.tenant_id, job.webhook_id, 'gone', deps.clock());
+    deps.log.warn('webhook endpoint gone: disabled', { ...fields, disabled });
+    return 'disabled';
+  }
+  const next = nextAttempt(job, now, ports.jitter(), ports.scheduleScale ?? 1);
+  if ('dead' in next) {
+    deps.log.error('webhook delivery dead', {
+      metric: 'webhook_dead_total',
+      webhook: hashed(job.webhook_id),
+      event: hashed(job.event_id),
+      tenant: hashed(job.tenant_id),
+      attempts: job.attempt,
+      status: answer.status,
+      error: answer.error,
+    });
+    return 'dead';
+  }
+  await ports.queue.send([next]);
+  deps.log.warn('webhook delivery failed, will retry', {
+    ...fields,
+    retry_in_s: Math.round(next.delaySeconds),
+  });
+  return 'retry';
+}
+
+/**
+ * One SQS batch of the webhook-deliveries queue, each record on its own. A malformed body is
+ * acked (logged): retrying cannot fix it. An infrastructure error fails the item, which SQS brings
+ * back after its visibility timeout (and to the DLQ after maxReceiveCount).
+ */
+export async function deliverBatch(
+  deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config'>,
+  ports: DeliveryPorts,
+  event: SQSEvent,
+): Promise<SQSBatchResponse> {
+  const failures: { itemIdentifier: string }[] = [];
+  await Promise.all(
+    event.Records.map(async (r) => {
+      let job: DeliveryJob;
+      try {
+        job = deliveryJobSchema.parse(JSON.parse(r.body));
+      } catch {
+        deps.log.error('webhook job malformed, acked', { metric: 'webhook_malformed_total' });
+        return;
+      }
+      try {
+        await deliverJob(deps, ports, job);
+      } catch (err) {
+        deps.log.error('webhook delivery errored', { webhook_id: job.webhook_id, ...errorFields(err) });
+        failures.push({ itemIdentifier: r.messageId });
+      }
+    }),
+  );
+  return { batchItemFailures: failures };
+}

@@ -1,0 +1,12 @@
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { loadLambdaDeps } from '../env.ts';
+import { fanOut } from './fan-out.ts';
+import { sqsWebhookQueue } from './webhook-queue.ts';
+
+/** Lambda entry of the webhook fan-out: the table's stream, filtered to outbox inserts (lib/webhooks.ts). */
+const deps = await loadLambdaDeps('webhook-fan-out');
+const queue = sqsWebhookQueue(process.env.PMAIL_WEBHOOK_QUEUE_URL ?? '');
+
+export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+  return fanOut(deps, queue, event.Records);
+}
