@@ -135,3 +135,37 @@ export function reconciledEvent(message: MessageRecord, event: DeliveryEvent, at
     data: { message_id: message.id, identity_id: message.identity_id, status: message.status },
   };
 }
+
+/** seed 000 › Record: what a client does about an uncertain send (message.uncertain's fix). */
+export const UNCERTAIN_FIX =
+  "Check the recipient's mailbox or wait for a delivery event; then call resolve with sent or not_sent.";
+
+/**
+ * The event of an attempt that ended the message (seed 000 › RecordTransportOutcome, › Uncertain
+ * sends): message.uncertain with its reason and fix, message.rejected when the transport refused
+ * it, message.failed (the 24-hour end of a back-off). Its id comes from the message and the
+ * status's `status_at`, so a Record retried after its write emits the same event, once. A
+ * message that reached the status through delivery events (no `status_at`) has its own events.
+ */
+export function attemptEndEvent(m: MessageRecord): PendingEvent | undefined {
+  if (m.status_at === undefined) return undefined;
+  const base = { message_id: m.id, identity_id: m.identity_id };
+  const [type, data] =
+    m.status === 'uncertain'
+      ? ['message.uncertain', { ...base, reason: m.status_reason ?? 'unknown', fix: UNCERTAIN_FIX }]
+      : m.status === 'rejected'
+        ? [
+            'message.rejected',
+            { ...base, reason: m.status_reason ?? 'recipients_refused', detail: m.status_detail ?? null },
+          ]
+        : m.status === 'failed'
+          ? ['message.failed', { ...base, reason: m.status_reason ?? 'failed' }]
+          : [undefined, undefined];
+  if (!type) return undefined;
+  return {
+    id: derivedEventId(m.status_at, `${m.id}|${type}`, 0),
+    type,
+    created_at: m.status_at,
+    data: data as Record<string, unknown>,
+  };
+}

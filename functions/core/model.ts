@@ -75,6 +75,11 @@ export interface MessageRecord {
   /** Why the message reached a failure status (rejected, failed, uncertain): a stable reason code. */
   status_reason?: string;
   status_detail?: string;
+  /**
+   * When an attempt's outcome moved the message to uncertain, rejected or failed: the time part of
+   * that status event's id, so a retried Record emits the same event (core/delivery-outbox.ts).
+   */
+  status_at?: number;
   operation?: 'send' | 'reply' | 'reply_all' | 'forward';
   from: Mailbox;
   to: Mailbox[];

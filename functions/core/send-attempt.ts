@@ -63,8 +63,14 @@ export function recordOutcome(
   if (out.message.status !== 'queued') {
     out.message = { ...out.message, backoff: undefined, dispatch: undefined };
   }
+  if (out.message.status !== message.status && ATTEMPT_END_STATUSES.has(out.message.status)) {
+    out.message = { ...out.message, status_at: now };
+  }
   return withLockDecision(message, out);
 }
+
+/** The statuses an attempt's outcome can end a message in, each announced by an event. */
+export const ATTEMPT_END_STATUSES: ReadonlySet<string> = new Set(['uncertain', 'rejected', 'failed']);
 
 /** seed 000 › Back-off bookkeeping: every back-off ends 24 hours after submit. */
 export const BACKOFF_END_MS = 24 * 3600 * 1000;

@@ -1,5 +1,7 @@
+import { attemptEndEvent } from '../core/delivery-outbox.ts';
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import type { MessageRecord } from '../core/model.ts';
 import { type ClaimDecision, decideClaim, recordOutcome } from '../core/send-attempt.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
@@ -58,6 +60,7 @@ export async function claim(
   if (!out.found) return { outcome: 'stop', reason: 'not_found' };
   const m = out.message;
   if (release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
+  if (out.result.type === 'stale') await emitAttemptEnd(deps, m);
   if (out.result.type === 'claim') {
     // seed 000 › Thread lock › Holding: the attempt refreshes the lease to now + 60 s.
     if (m.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
@@ -202,16 +205,8 @@ export async function record(
   if (release && out.written) {
     await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
   }
-  if (m.status === 'failed' && m.status_reason === 'quota_exhausted') {
-    // Deterministic id: a retried Record emits it once.
-    await appendEvent(deps.db, {
-      id: `evt_${m.id.slice(4)}_failed`,
-      type: 'message.failed',
-      tenant_id: m.tenant_id,
-      created_at: m.updated_at,
-      data: { message_id: m.id, identity_id: m.identity_id, reason: 'quota_exhausted' },
-    });
-  }
+  // Also when this Record found its write already done (a retry): the event may be what was lost.
+  await emitAttemptEnd(deps, m);
   deps.log.info('attempt recorded', {
     message_id: input.message_id,
     result: input.result.type,
@@ -219,4 +214,14 @@ export async function record(
     written: out.written,
   });
   return { ...out.result, status: m.status };
+}
+
+/**
+ * Append the event of an attempt that ended the message (uncertain, rejected, failed). Its id is
+ * derived from the message (core/delivery-outbox.ts › attemptEndEvent): appending it again is a
+ * no-op, so every path that may have ended the message calls this after its write.
+ */
+export async function emitAttemptEnd(deps: Deps, m: MessageRecord): Promise<void> {
+  const e = attemptEndEvent(m);
+  if (e) await appendEvent(deps.db, { ...e, tenant_id: m.tenant_id });
 }

@@ -1,6 +1,7 @@
 import { CLAIM_STALE_MS, recordOutcome } from '../core/send-attempt.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
+import { emitAttemptEnd } from '../send/attempt.ts';
 import { executionName, isStandardExecution } from '../send/dispatcher.ts';
 import { getMessage, listDueDispatches, mutateMessage } from '../store/messages.store.ts';
 import { releaseThreadLock } from '../store/threads.store.ts';
@@ -74,6 +75,7 @@ async function sweepOne(
     if (out.found && out.written) {
       report.uncertain.push(messageId);
       if (release) await releaseThreadLock(deps.db, identityId, out.message.thread_id, messageId);
+      await emitAttemptEnd(deps, out.message);
     }
     return;
   }

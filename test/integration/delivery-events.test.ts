@@ -328,8 +328,19 @@ describe('reconciliation of uncertain sends', () => {
     expect(after.flags).toContain('reconciled');
     expect(after.deliveries![0].status).toBe('delivered');
     const mine = (await outbox(s)).filter((e) => e.data.message_id === first.body.id);
-    expect(mine.map((e) => e.type)).toEqual(['message.reconciled', 'message.delivered']);
-    expect(mine[0].data.status).toBe('delivered');
+    expect(mine.map((e) => e.type)).toEqual(['message.uncertain', 'message.reconciled', 'message.delivered']);
+    expect(mine[0].data).toMatchObject({
+      reason: expect.any(String),
+      fix: expect.stringContaining('resolve'),
+    });
+    expect(mine[1].data.status).toBe('delivered');
+    // The same events, in the same order, through the API a client reads.
+    const api = await s.call('GET', '/v1/events', { query: { limit: '100' } });
+    expect(
+      api.body.data
+        .filter((e: { data: { message_id?: string } }) => e.data.message_id === first.body.id)
+        .map((e: { type: string }) => e.type),
+    ).toEqual(['message.uncertain', 'message.reconciled', 'message.delivered']);
 
     // Later events for the message route by the provider id it now has.
     await feed(s, envelope(ses.complaint(facts)));

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { claim, claimToken, record, transport } from '../../functions/send/attempt.ts';
+import { listEvents } from '../../functions/store/events.store.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 /**
@@ -209,6 +210,14 @@ describe('one Idempotency-Key never makes a second email', () => {
         },
       });
       expect((await r.message(r.agent.id, sent.body.id))?.status).toBe('uncertain');
+      // message.uncertain once, although the stale claim and the late Record both announced it
+      const events = (await listEvents(r.deps.db, r.tenantId, { limit: 100 })).data.filter(
+        (e) => e.data.message_id === sent.body.id,
+      );
+      expect(events.map((e) => [e.type, e.data.reason])).toEqual([
+        ['message.uncertain', 'transport_connection_lost'],
+      ]);
+      expect(events[0].created_at).toBe(m!.status_at);
     } finally {
       await r.close();
     }

@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import type { ApiEvent } from '../../functions/api/http.ts';
 import { matchRoute } from '../../functions/api/http.ts';
@@ -135,5 +136,19 @@ export async function submittedVia(
     },
     result: undefined,
   }));
+  // The timeout script announced message.uncertain; a live send that was accepted would not have.
+  const events = await s.deps.db.doc.send(
+    new QueryCommand({
+      TableName: s.deps.db.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
+      ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':e': 'E#' },
+    }),
+  );
+  for (const e of events.Items ?? []) {
+    if (e.event.type === 'message.uncertain' && e.event.data.message_id === res.body.id)
+      await s.deps.db.doc.send(
+        new DeleteCommand({ TableName: s.deps.db.table, Key: { pk: e.pk, sk: e.sk } }),
+      );
+  }
   return { id: res.body.id as string, providerMessageId };
 }
