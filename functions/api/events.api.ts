@@ -5,7 +5,7 @@ import type { Deps } from '../deps.ts';
 import { listEvents, type OutboxEvent } from '../store/events.store.ts';
 import { authenticate, requirePermission } from './auth.ts';
 import { header, json, routeGroup } from './http.ts';
-import { zodErrors } from './send.schema.ts';
+import { parseQuery } from './parse.ts';
 
 /** GET /v1/events query: `after` an event id (exclusive), `limit` 1–100 (default 25). */
 export const listEventsQuerySchema = z.strictObject({
@@ -34,15 +34,10 @@ export function eventsApi(deps: Deps) {
       });
     }
     if (route.operation !== 'listEvents') throw new PmailError('route_not_found', 'No such route.');
-    const parsed = listEventsQuerySchema.safeParse(event.queryStringParameters ?? {});
-    if (!parsed.success) {
-      throw new PmailError('invalid_request', 'The query is not valid.', {
-        details: { errors: zodErrors(parsed.error) },
-      });
-    }
+    const query = parseQuery(event, listEventsQuerySchema);
     const settled = deps.clock() - deps.config.eventsSettleMs;
     const out = await listEvents(deps.db, key.tenant_id, {
-      ...parsed.data,
+      ...query,
       before: `evt_${ulidTime(settled + 1)}`,
     });
     const data = out.data.map(toEventView);

@@ -6,7 +6,7 @@ import { getIdentity } from '../store/directory.store.ts';
 import { changeIdentityStatus } from '../store/identity-status.store.ts';
 import { authenticate, identityInScope, requirePermission } from './auth.ts';
 import { bodyOf, header, json, routeGroup } from './http.ts';
-import { zodErrors } from './send.schema.ts';
+import { parseBody } from './parse.ts';
 
 /** PATCH /v1/identities/{identity_id} (openapi.yaml IdentityUpdateRequest): only the status, for now. */
 export const updateIdentitySchema = z.strictObject({ status: z.enum(['active', 'paused']) });
@@ -28,7 +28,7 @@ export function identitiesApi(deps: Deps) {
       }
       case 'updateIdentity': {
         requirePermission(key, 'identities:write');
-        const body = parseBody(bodyOf(event));
+        const body = parseBody(bodyOf(event), updateIdentitySchema);
         const { identity } = await identityInScope(deps.db, key, params.identity_id);
         if (identity.status === body.status) return json(200, toIdentityView(identity), requestId);
         if (identity.status !== 'active' && identity.status !== 'paused') {
@@ -81,22 +81,4 @@ export function identitiesApi(deps: Deps) {
         throw new PmailError('route_not_found', 'No such route.');
     }
   });
-}
-
-function parseBody(raw: string): z.output<typeof updateIdentitySchema> {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
-      details: { errors: [{ path: '', message: 'not valid JSON' }] },
-    });
-  }
-  const parsed = updateIdentitySchema.safeParse(value);
-  if (!parsed.success) {
-    throw new PmailError('invalid_request', 'The request body is not valid.', {
-      details: { errors: zodErrors(parsed.error) },
-    });
-  }
-  return parsed.data;
 }

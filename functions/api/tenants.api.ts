@@ -22,8 +22,8 @@ import {
   putSuppressionIfAbsent,
 } from '../store/suppressions.store.ts';
 import { authenticate, requirePermission } from './auth.ts';
-import { type ApiEvent, type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
-import { zodErrors } from './send.schema.ts';
+import { type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
+import { parseBody, parseQuery } from './parse.ts';
 
 /** POST …/suppressions (openapi.yaml SuppressionCreateRequest). Only manual and unsubscribe via the API. */
 export const createSuppressionSchema = z
@@ -172,37 +172,6 @@ function listKind(direction: string, kind: string): ListKind {
   if (errors.length > 0)
     throw new PmailError('invalid_request', 'The list is not valid.', { details: { errors } });
   return kind as ListKind;
-}
-
-export function parseBody<T extends z.ZodType>(raw: string, schema: T, optional = false): z.output<T> {
-  let value: unknown;
-  if (optional && raw.trim() === '') value = {};
-  else {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
-        details: { errors: [{ path: '', message: 'not valid JSON' }] },
-      });
-    }
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    throw new PmailError('invalid_request', 'The request body is not valid.', {
-      details: { errors: zodErrors(parsed.error) },
-    });
-  }
-  return parsed.data;
-}
-
-function parseQuery<T extends z.ZodType>(event: ApiEvent, schema: T): z.output<T> {
-  const parsed = schema.safeParse(event.queryStringParameters ?? {});
-  if (!parsed.success) {
-    throw new PmailError('invalid_request', 'The query is not valid.', {
-      details: { errors: zodErrors(parsed.error) },
-    });
-  }
-  return parsed.data;
 }
 
 function noContent(requestId: string): ApiResult {

@@ -16,7 +16,7 @@ import type { Deps } from '../deps.ts';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks } from '../store/webhooks.store.ts';
 import { authenticate, type Permission, requirePermission } from './auth.ts';
 import { type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
-import { parseBody } from './tenants.api.ts';
+import { parseBody } from './parse.ts';
 
 /**
  * POST /v1/webhooks (openapi.yaml WebhookCreateRequest). The URL rule is core/webhooks'; plain

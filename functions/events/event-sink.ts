@@ -1,5 +1,6 @@
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DeliveryEvent } from '../core/deliveries.ts';
+import { sendInBatches } from '../store/sqs-batch.ts';
 
 /**
  * Where provider events go: the delivery-events queue (SQS in AWS, an in-process queue locally).
@@ -11,21 +12,12 @@ export interface EventSink {
 
 export function sqsEventSink(queueUrl: string, client = new SQSClient({})): EventSink {
   return {
-    async publish(events, delaySeconds) {
-      for (let i = 0; i < events.length; i += 10) {
-        const batch = events.slice(i, i + 10);
-        const out = await client.send(
-          new SendMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: batch.map((e, j) => ({
-              Id: String(j),
-              MessageBody: JSON.stringify(e),
-              DelaySeconds: Math.min(900, Math.max(0, Math.round(delaySeconds))),
-            })),
-          }),
-        );
-        if (out.Failed?.length) throw new Error(`could not queue ${out.Failed.length} delivery events`);
-      }
-    },
+    publish: (events, delaySeconds) =>
+      sendInBatches(
+        client,
+        queueUrl,
+        events.map((e) => ({ body: JSON.stringify(e), delaySeconds })),
+        'delivery events',
+      ),
   };
 }

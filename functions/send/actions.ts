@@ -1,4 +1,4 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { cancelMessage, resolveMessage } from '../core/message-actions.ts';
@@ -8,7 +8,7 @@ import { localDay } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { auditPutItem } from '../store/audit.store.ts';
-import { isConditionFailed, isTransactionCanceled } from '../store/db.ts';
+import { isTransactionCanceled } from '../store/db.ts';
 import { eventPutItem } from '../store/events.store.ts';
 import {
   completeIdempotencyUpdate,
@@ -36,7 +36,7 @@ async function transition(
     const before = /^msg_[0-9a-z]{26}$/.test(messageId)
       ? await getMessage(deps.db, identityId, messageId, true)
       : undefined;
-    if (!before || before.direction !== 'outbound') {
+    if (before?.direction !== 'outbound') {
       throw new PmailError('message_not_found', 'No message with this id in this identity.');
     }
     const now = deps.clock();

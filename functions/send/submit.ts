@@ -272,6 +272,13 @@ interface StoreArgs {
   operation: Operation;
 }
 
+/** An accepted send as stored, and the day's counts before it (for quota.warning). */
+interface Stored {
+  message: MessageRecord;
+  prepared: Prepared;
+  countsBefore?: { tenant: number; identity: number };
+}
+
 /**
  * Steps 18–19 and the storage transaction (seed 000 › Storage of an accepted send). Step 18 counts
  * the send first — rate window and both daily caps, or nothing — as the seed's TenantQuota Reserve
@@ -280,14 +287,7 @@ interface StoreArgs {
  * waited for (250 ms steps, at most 10 s) and the message recomposed against the chain the holder
  * left. A send refused after step 18 gives its counts back (Release).
  */
-async function store(
-  deps: Deps,
-  args: StoreArgs,
-): Promise<{
-  message: MessageRecord;
-  prepared: Prepared;
-  countsBefore?: { tenant: number; identity: number };
-}> {
+async function store(deps: Deps, args: StoreArgs): Promise<Stored> {
   const { tenant, identity } = args;
   const prepared = args.prepared;
   const started = deps.clock();
@@ -332,11 +332,7 @@ async function storeReserved(
   args: StoreArgs,
   t: { started: number; startedReal: number; suppressedAll: boolean },
   countsBefore?: { tenant: number; identity: number },
-): Promise<{
-  message: MessageRecord;
-  prepared: Prepared;
-  countsBefore?: { tenant: number; identity: number };
-}> {
+): Promise<Stored> {
   const { tenant, identity } = args;
   const { started, startedReal, suppressedAll } = t;
   let prepared = args.prepared;

@@ -1,35 +1,15 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addressHash } from '../../functions/core/suppressions.ts';
 import { consumeDeliveryEvent } from '../../functions/events/consume.ts';
 import { getIdentity } from '../../functions/store/directory.store.ts';
 import { getSuppression } from '../../functions/store/suppressions.store.ts';
-import { submittedVia, type TestStack, testStack } from '../support/local.ts';
+import { stackPerTest, submittedVia, type TestStack, tenantItems } from '../support/local.ts';
 import { envelope, type MailFacts, ses } from '../support/ses-fixtures.ts';
 
-const stacks: TestStack[] = [];
-async function stack(opts: Parameters<typeof testStack>[0] = {}) {
-  const s = await testStack({ config: { simEventDelaySeconds: 0 }, ...opts });
-  stacks.push(s);
-  return s;
-}
-afterAll(async () => {
-  for (const s of stacks) {
-    await s.settle();
-    await s.close();
-  }
-});
+const stack = stackPerTest();
 
-async function partition(s: TestStack, prefix: string) {
-  const out = await s.deps.db.doc.send(
-    new QueryCommand({
-      TableName: s.deps.db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':p': prefix },
-    }),
-  );
-  return out.Items ?? [];
-}
+const partition = tenantItems;
 const outbox = async (s: TestStack) =>
   (await partition(s, 'E#')).map(
     (i) => i.event as { id: string; type: string; data: Record<string, unknown> },

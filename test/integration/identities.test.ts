@@ -1,23 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TENANT_PERMISSIONS } from '../../functions/api/auth.ts';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { getIdentity, putApiKey } from '../../functions/store/directory.store.ts';
-import { type TestStack, testStack } from '../support/local.ts';
+import { stackPerTest, type TestStack, tenantItems } from '../support/local.ts';
 
-const stacks: TestStack[] = [];
-async function stack() {
-  const s = await testStack({ config: { simEventDelaySeconds: 0 } });
-  stacks.push(s);
-  return s;
-}
-afterAll(async () => {
-  for (const s of stacks) {
-    await s.settle();
-    await s.close();
-  }
-});
+const stack = stackPerTest();
 
 /** A key limited to one identity, with every permission a tenant key can hold. */
 async function identityKey(s: TestStack, identityId: string) {
@@ -31,16 +20,6 @@ async function identityKey(s: TestStack, identityId: string) {
   return key;
 }
 
-async function tenantItems(s: TestStack, prefix: string) {
-  const out = await s.deps.db.doc.send(
-    new QueryCommand({
-      TableName: s.deps.db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':p': prefix },
-    }),
-  );
-  return out.Items ?? [];
-}
 const eventsOf = async (s: TestStack, type: string) =>
   (await tenantItems(s, 'E#')).map((i) => i.event).filter((e) => e.type === type);
 const auditOf = async (s: TestStack, action: string) =>

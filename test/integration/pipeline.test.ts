@@ -2,28 +2,16 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { simpleParser } from 'mailparser';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Identity, Tenant } from '../../functions/core/model.ts';
 import { keys } from '../../functions/store/keys.ts';
-import { type TestStack, testStack } from '../support/local.ts';
+import { stackPerTest, type TestStack } from '../support/local.ts';
 
 /**
  * DESIGN § 8's pipeline against DynamoDB Local: each step's error, in order, and nothing stored,
  * reserved or locked after any of them.
  */
-const stacks: TestStack[] = [];
-afterAll(async () => {
-  for (const s of stacks) {
-    await s.settle();
-    await s.close();
-  }
-});
-
-async function stack(opts: Parameters<typeof testStack>[0] = {}): Promise<TestStack> {
-  const s = await testStack({ config: { simEventDelaySeconds: 0 }, ...opts });
-  stacks.push(s);
-  return s;
-}
+const stack = stackPerTest();
 
 async function partition(s: TestStack, pk: string) {
   const out = await s.deps.db.doc.send(
@@ -70,7 +58,7 @@ async function setIdentity(s: TestStack, id: string, fields: Partial<Identity>) 
     new UpdateCommand({
       TableName: s.deps.db.table,
       Key: keys.identity(id),
-      UpdateExpression: `SET ${names.map((n, i) => `#n${i} = :v${i}`).join(', ')}`,
+      UpdateExpression: `SET ${names.map((_n, i) => `#n${i} = :v${i}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#n${i}`, n])),
       ExpressionAttributeValues: Object.fromEntries(
         names.map((n, i) => [`:v${i}`, fields[n as keyof Identity]]),
@@ -85,7 +73,7 @@ async function setTenant(s: TestStack, fields: Partial<Tenant>) {
     new UpdateCommand({
       TableName: s.deps.db.table,
       Key: keys.tenant(s.tenantId),
-      UpdateExpression: `SET ${names.map((n, i) => `#n${i} = :v${i}`).join(', ')}`,
+      UpdateExpression: `SET ${names.map((_n, i) => `#n${i} = :v${i}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#n${i}`, n])),
       ExpressionAttributeValues: Object.fromEntries(
         names.map((n, i) => [`:v${i}`, fields[n as keyof Tenant]]),

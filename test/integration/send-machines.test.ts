@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { type TestStack, testStack } from '../support/local.ts';
+import { createOldTable, type TestStack, testStack } from '../support/local.ts';
 
 /**
  * The two machines of DESIGN § 6 run locally (functions/local/state-machine.ts): back-off in the
@@ -424,25 +424,12 @@ describe('duplicate executions', () => {
 
 describe('the local table', () => {
   it('gains the dispatch index when a table kept from an older version lacks it', async () => {
-    const { CreateTableCommand, DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
+    const { DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
     const { ensureTable } = await import('../../functions/local/table.ts');
     const s = await testStack();
     const db = { ...s.deps.db, table: ownTable() };
     try {
-      await db.doc.send(
-        new CreateTableCommand({
-          TableName: db.table,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [
-            { AttributeName: 'pk', AttributeType: 'S' },
-            { AttributeName: 'sk', AttributeType: 'S' },
-          ],
-          KeySchema: [
-            { AttributeName: 'pk', KeyType: 'HASH' },
-            { AttributeName: 'sk', KeyType: 'RANGE' },
-          ],
-        }),
-      );
+      await createOldTable(db);
       await ensureTable(db);
       const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
       expect(out.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort()).toEqual(['gsi1', 'gsi2']);

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { type DeliveryJob, RETRY_SCHEDULE_S, verifyWebhook } from '../../functions/core/webhooks.ts';
@@ -11,7 +11,7 @@ import { putApiKey } from '../../functions/store/directory.store.ts';
 import { appendEvent, listEvents } from '../../functions/store/events.store.ts';
 import { deliverJob } from '../../functions/webhooks/deliver.ts';
 import { fanOut, outboxInsert } from '../../functions/webhooks/fan-out.ts';
-import { type TestStack, testStack } from '../support/local.ts';
+import { createOldTable, type TestStack, testStack } from '../support/local.ts';
 
 /**
  * Webhooks end to end on DynamoDB Local (issue 5): endpoints created through the API, outbox events
@@ -319,20 +319,7 @@ describe('webhook deliveries', () => {
 describe('the local table stream', () => {
   it('is enabled on a table kept from an older version, and carries outbox inserts to the poller', async () => {
     const db = { ...s.deps.db, table: `old-${s.deps.newId()}` };
-    await db.doc.send(
-      new CreateTableCommand({
-        TableName: db.table,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-      }),
-    );
+    await createOldTable(db);
     await ensureTable(db);
     const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
     expect(out.Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });

@@ -1,8 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import type { ApiEvent } from '../../functions/api/http.ts';
 import { matchRoute } from '../../functions/api/http.ts';
 import type { MessageRecord } from '../../functions/core/model.ts';
@@ -151,4 +152,53 @@ export async function submittedVia(
       );
   }
   return { id: res.body.id as string, providerMessageId };
+}
+
+/**
+ * `stack()` for a test file: a fresh testStack per call (simulator events without delay, unless
+ * `opts` says otherwise), all settled and closed after the file.
+ */
+export function stackPerTest(): (opts?: Parameters<typeof testStack>[0]) => Promise<TestStack> {
+  const stacks: TestStack[] = [];
+  afterAll(async () => {
+    for (const s of stacks) {
+      await s.settle();
+      await s.close();
+    }
+  });
+  return async (opts = {}) => {
+    const s = await testStack({ ...opts, config: { simEventDelaySeconds: 0, ...opts.config } });
+    stacks.push(s);
+    return s;
+  };
+}
+
+/** A table as an older pmail created it: keys only, no indexes, no stream, no TTL. */
+export async function createOldTable(db: TestStack['deps']['db']): Promise<void> {
+  await db.doc.send(
+    new CreateTableCommand({
+      TableName: db.table,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+    }),
+  );
+}
+
+/** The items of the test tenant's partition whose sort key starts with `prefix` (E#, AU#, S#…). */
+export async function tenantItems(s: TestStack, prefix: string): Promise<Record<string, any>[]> {
+  const out = await s.deps.db.doc.send(
+    new QueryCommand({
+      TableName: s.deps.db.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':p': prefix },
+    }),
+  );
+  return out.Items ?? [];
 }
