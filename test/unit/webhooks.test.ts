@@ -177,6 +177,21 @@ describe('endpoint URLs', () => {
     ['https://user:pw@example.com/x', false, 'must not carry credentials'],
     ['https://example.com/x#frag', false, 'must not have a fragment'],
     ['not a url', true, 'must be an absolute URL'],
+    [
+      'https://169.254.169.254/latest/meta-data',
+      false,
+      'must not name a loopback, private or link-local address',
+    ],
+    ['https://10.1.2.3/hook', false, 'must not name a loopback, private or link-local address'],
+    ['https://172.20.0.1/hook', false, 'must not name a loopback, private or link-local address'],
+    ['https://192.168.1.1/hook', false, 'must not name a loopback, private or link-local address'],
+    ['https://127.0.0.1/hook', false, 'must not name a loopback, private or link-local address'],
+    ['https://localhost/hook', false, 'must not name a loopback, private or link-local address'],
+    ['https://[::1]/hook', false, 'must not name a loopback, private or link-local address'],
+    ['https://[fd00::1]/hook', false, 'must not name a loopback, private or link-local address'],
+    ['https://[::ffff:a00:1]/hook', false, 'must not name a loopback, private or link-local address'],
+    ['https://172.32.0.1/hook', false, undefined],
+    ['https://8.8.8.8/hook', false, undefined],
   ])('%s (local http allowed: %s) → %s', (url, allow, problem) => {
     expect(webhookUrlProblem(url, allow)).toBe(problem);
   });
