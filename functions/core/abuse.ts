@@ -17,6 +17,17 @@ export function pushOutcome(window: string, outcome: AbuseOutcome): string {
   return (window + CODE[outcome]).slice(-COMPLAINT_WINDOW);
 }
 
+/**
+ * Whether recording `outcome` can change what the window says. A neutral outcome (delivered,
+ * other) pushed into a window without complaints or bounces leaves every count at zero, and once
+ * one arrives every later outcome is recorded again, so it ages out after exactly as many
+ * outcomes as it would have: a healthy identity's deliveries cost no write (the cost target).
+ */
+export function outcomeMatters(window: string, outcome: AbuseOutcome): boolean {
+  if (outcome === 'complained' || outcome === 'bounced') return true;
+  return window.includes('c') || window.includes('b');
+}
+
 export interface AbuseMetrics {
   complaints: number;
   complaint_window: number;

@@ -1,4 +1,4 @@
-import { evaluateAbuse, pushOutcome } from '../core/abuse.ts';
+import { evaluateAbuse, outcomeMatters, pushOutcome } from '../core/abuse.ts';
 import { normaliseCf, unwrapCf } from '../core/cf-events.ts';
 import { type AbuseOutcome, applyDeliveryEvent, type DeliveryEvent } from '../core/deliveries.ts';
 import {
@@ -270,7 +270,12 @@ async function suppress(deps: Deps, message: MessageRecord, event: DeliveryEvent
 /** seed 000 › Abuse auto-pause: record the outcome, pause an active identity over a threshold. */
 async function recordOutcome(deps: Deps, message: MessageRecord, outcome: AbuseOutcome): Promise<void> {
   const now = deps.clock();
-  const window = await updateOutcomeWindow(deps.db, message.identity_id, (w) => pushOutcome(w, outcome), now);
+  const window = await updateOutcomeWindow(
+    deps.db,
+    message.identity_id,
+    (w) => (outcomeMatters(w, outcome) ? pushOutcome(w, outcome) : undefined),
+    now,
+  );
   if (outcome !== 'complained' && outcome !== 'bounced') return;
   const tenant = await getTenant(deps.db, message.tenant_id);
   const { pause, metrics } = evaluateAbuse(window, tenant?.policy.abuse);

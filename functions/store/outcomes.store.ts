@@ -12,7 +12,8 @@ const windowKey = (identityId: string) => ({ pk: `I#${identityId}`, sk: 'OW' });
 export async function updateOutcomeWindow(
   db: Db,
   identityId: string,
-  next: (window: string) => string,
+  /** The window after this outcome, or undefined to leave it unwritten (core/abuse.ts › outcomeMatters). */
+  next: (window: string) => string | undefined,
   now: number,
 ): Promise<string> {
   for (let i = 0; i < 8; i++) {
@@ -20,7 +21,9 @@ export async function updateOutcomeWindow(
       new GetCommand({ TableName: db.table, Key: windowKey(identityId), ConsistentRead: true }),
     );
     const version = (out.Item?.version as number | undefined) ?? 0;
-    const window = next((out.Item?.outcomes as string | undefined) ?? '');
+    const current = (out.Item?.outcomes as string | undefined) ?? '';
+    const window = next(current);
+    if (window === undefined) return current;
     try {
       await db.doc.send(
         new PutCommand({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateAbuse, pushOutcome } from '../../functions/core/abuse.ts';
+import { evaluateAbuse, outcomeMatters, pushOutcome } from '../../functions/core/abuse.ts';
 import type { DeliveryEvent } from '../../functions/core/deliveries.ts';
 import { derivedEventId, suppressionEventId, ulidTime } from '../../functions/core/delivery-outbox.ts';
 import type { MessageRecord } from '../../functions/core/model.ts';
@@ -143,6 +143,33 @@ describe('abuse window', () => {
 
   it('takes the tenant policy rates', () => {
     expect(evaluateAbuse(fill('c'), { complaint_rate_pause: 0 }).pause).toBe(true);
+  });
+
+  it('judges exactly as a full record when neutral outcomes into a clean window are not written', () => {
+    const names = { d: 'delivered', b: 'bounced', c: 'complained', o: 'other' } as const;
+    // A deterministic mix: long clean runs, bursts of bounces and complaints that age out.
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    let full = '';
+    let sparse = '';
+    let skipped = 0;
+    for (let i = 0; i < 6000; i++) {
+      const r = random();
+      const c = (
+        i % 1500 < 300 ? (r < 0.02 ? 'c' : r < 0.1 ? 'b' : r < 0.15 ? 'o' : 'd') : r < 0.05 ? 'o' : 'd'
+      ) as keyof typeof names;
+      full = pushOutcome(full, names[c]);
+      if (outcomeMatters(sparse, names[c])) sparse = pushOutcome(sparse, names[c]);
+      else skipped++;
+      expect(evaluateAbuse(sparse), `after outcome ${i}`).toEqual(evaluateAbuse(full));
+    }
+    expect(skipped).toBeGreaterThan(500);
+    expect(outcomeMatters('', 'complained')).toBe(true);
+    expect(outcomeMatters('dddo', 'delivered')).toBe(false);
+    expect(outcomeMatters('dcd', 'other')).toBe(true);
   });
 });
 
