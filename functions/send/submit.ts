@@ -320,9 +320,15 @@ async function store(deps: Deps, args: StoreArgs): Promise<Stored> {
       suppressedAll ? undefined : reserved.before,
     );
   } catch (err) {
-    await releaseSend(deps.db, { ...counters, daily: !suppressedAll }).catch((e) =>
-      deps.log.error('send count release failed', { identity_id: identity.id, ...errorFields(e) }),
-    );
+    // Only a send that was certainly not stored gives its counts back. After an error whose outcome
+    // is unknown (a timeout, a 5xx), the commit may have happened: keeping the count errs towards
+    // refusing one send too many, never towards passing a cap.
+    const refused = err instanceof PmailError || err instanceof CommitLost || isTransactionCanceled(err);
+    if (refused) {
+      await releaseSend(deps.db, { ...counters, daily: !suppressedAll }).catch((e) =>
+        deps.log.error('send count release failed', { identity_id: identity.id, ...errorFields(e) }),
+      );
+    }
     throw err;
   }
 }

@@ -341,6 +341,32 @@ describe('daily caps under concurrency', () => {
     });
   });
 
+  it('keeps the count when the commit answer is lost, since the send may be stored', async () => {
+    const s = await stack({ seed: { policy: { identity_daily_send_cap: 5 } } });
+    let lost = false;
+    s.deps.db.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        const out = await next(args);
+        if (context.commandName === 'TransactWriteItemsCommand' && !lost) {
+          lost = true;
+          throw Object.assign(new Error('socket hang up'), { name: 'Error' });
+        }
+        return out;
+      },
+      { step: 'initialize', name: 'loseCommitAnswer' },
+    );
+    const res = await s.send(to('delivered@simulator.invalid'), 'lost-answer');
+    expect(lost).toBe(true);
+    expect(res.status).toBeGreaterThanOrEqual(500);
+    const { readDailyCounts } = await import('../../functions/store/quota.store.ts');
+    const { localDay } = await import('../../functions/core/quota.ts');
+    // The transaction did commit: the message exists, and so does its count.
+    expect(await s.mailbox(s.agent.id, 'outbound')).toHaveLength(1);
+    expect(
+      (await readDailyCounts(s.deps.db, s.tenantId, s.agent.id, localDay(Date.now(), 'UTC'))).identity,
+    ).toBe(1);
+  });
+
   it('gives the identity its count back when the tenant cap refuses, and leaves no counter behind', async () => {
     const s = await stack({ seed: { policy: { daily_send_cap: 1 } } });
     expect((await s.send(to('delivered@simulator.invalid'), 'tcap-1')).status).toBe(202);
