@@ -69,6 +69,14 @@ export function recordOutcome(
   return withLockDecision(message, out);
 }
 
+/**
+ * A claim whose attempt died (seed 000 › Claim: stale after 5 minutes): its provider call may have
+ * happened, so the message becomes uncertain, never retried. Claim and the sweeper both use it.
+ */
+export function deadAttemptOutcome(message: MessageRecord, now: number, detail: string): RecordedOutcome {
+  return recordOutcome(message, { type: 'unknown', reason: 'transport_connection_lost', detail }, now);
+}
+
 /** The statuses an attempt's outcome can end a message in, each announced by an event. */
 export const ATTEMPT_END_STATUSES: ReadonlySet<string> = new Set(['uncertain', 'rejected', 'failed']);
 

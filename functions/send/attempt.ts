@@ -2,7 +2,7 @@ import { attemptEndEvent } from '../core/delivery-outbox.ts';
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import type { MessageRecord } from '../core/model.ts';
-import { type ClaimDecision, decideClaim, recordOutcome } from '../core/send-attempt.ts';
+import { type ClaimDecision, deadAttemptOutcome, decideClaim, recordOutcome } from '../core/send-attempt.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
@@ -43,15 +43,7 @@ export async function claim(
     }
     if (decision.type === 'stale') {
       // The previous attempt died after claiming: its provider call may have happened.
-      const recorded = recordOutcome(
-        m,
-        {
-          type: 'unknown',
-          reason: 'transport_connection_lost',
-          detail: 'a previous attempt died holding the claim',
-        },
-        now,
-      );
+      const recorded = deadAttemptOutcome(m, now, 'a previous attempt died holding the claim');
       release = recorded.releaseLock;
       return { next: recorded.message, result: decision };
     }

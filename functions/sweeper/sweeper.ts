@@ -1,4 +1,4 @@
-import { CLAIM_STALE_MS, recordOutcome } from '../core/send-attempt.ts';
+import { CLAIM_STALE_MS, deadAttemptOutcome } from '../core/send-attempt.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { emitAttemptEnd } from '../send/attempt.ts';
@@ -60,15 +60,7 @@ async function sweepOne(
     let release = false;
     const out = await mutateMessage(deps.db, identityId, messageId, (m) => {
       if (m.status !== 'queued' || m.claim?.token !== seen.claim?.token) return { result: false };
-      const recorded = recordOutcome(
-        m,
-        {
-          type: 'unknown',
-          reason: 'transport_connection_lost',
-          detail: 'the attempt holding the claim never recorded an outcome',
-        },
-        now,
-      );
+      const recorded = deadAttemptOutcome(m, now, 'the attempt holding the claim never recorded an outcome');
       release = recorded.releaseLock;
       return { next: recorded.message, result: true };
     });
