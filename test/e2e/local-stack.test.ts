@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,7 +70,7 @@ async function portOpen(port: number): Promise<boolean> {
 }
 
 describe('npm start', () => {
-  it('brings the stack up, sends the first email, survives a restart and stops DynamoDB Local', async () => {
+  it('brings the stack up, sends the first email, survives a restart with its webhook, and stops DynamoDB Local', async () => {
     const port = await freePort();
     const first = await startStack(port);
     const localFile = join(stateDir, 'local.json');
@@ -86,6 +88,28 @@ describe('npm start', () => {
 
     const [agent, peer] = local.identities;
     const auth = { authorization: `Bearer ${local.apiKey}` };
+
+    // A webhook receiver, registered before the send: its delivery must survive the restart too.
+    const received: { headers: Record<string, string>; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => {
+        body += d;
+      });
+      req.on('end', () => {
+        received.push({ headers: req.headers as Record<string, string>, body });
+        res.end();
+      });
+    });
+    const hookPort = await freePort();
+    await new Promise<void>((r) => receiver.listen(hookPort, '127.0.0.1', r));
+    const hook = await fetch(`${local.api}/v1/webhooks`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `http://127.0.0.1:${hookPort}/hook`, event_types: ['message.delivered'] }),
+    });
+    expect(hook.status).toBe(201);
+    const { secret } = (await hook.json()) as { secret: string };
     const sent = await fetch(`${local.api}/v1/identities/${agent.id}/messages`, {
       method: 'POST',
       headers: { ...auth, 'idempotency-key': 'first-email', 'content-type': 'application/json' },
@@ -122,8 +146,24 @@ describe('npm start', () => {
       while ((await status()) !== 'delivered' && Date.now() < until)
         await new Promise((r) => setTimeout(r, 200));
       expect(await status()).toBe('delivered');
+
+      // The delivered event reaches the receiver, signed as Standard Webhooks says.
+      const hookUntil = Date.now() + 20_000;
+      const mine = () => received.filter((r) => JSON.parse(r.body).data?.message_id === message.id);
+      while (mine().length === 0 && Date.now() < hookUntil) await new Promise((r) => setTimeout(r, 200));
+      const [delivery] = mine();
+      expect(JSON.parse(delivery.body)).toMatchObject({
+        type: 'message.delivered',
+        tenant_id: local.tenantId,
+      });
+      const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+      const signed = `${delivery.headers['webhook-id']}.${delivery.headers['webhook-timestamp']}.${delivery.body}`;
+      expect(delivery.headers['webhook-signature']).toBe(
+        `v1,${createHmac('sha256', key).update(signed).digest('base64')}`,
+      );
     } finally {
       await stop(second.child);
+      receiver.close();
     }
     expect(await portOpen(second.dynamoPort)).toBe(false);
   }, 120_000);
