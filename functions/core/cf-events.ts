@@ -1,4 +1,4 @@
-import type { DeliveryEvent, DeliveryEventKind } from './deliveries.ts';
+import { type DeliveryEvent, type DeliveryEventKind, isDeliveryEventKind } from './deliveries.ts';
 import { bareAddress } from './ses-events.ts';
 
 /**
@@ -62,15 +62,6 @@ export type CfNormalised =
 export const CF_EMAIL_SENDING_PREFIX = 'cf.email.sending.';
 const MESSAGE_PREFIX = `${CF_EMAIL_SENDING_PREFIX}message.`;
 
-const KINDS: Record<string, DeliveryEventKind> = {
-  delivered: 'delivered',
-  deferred: 'deferred',
-  bounced: 'bounced',
-  failed: 'failed',
-  rejected: 'rejected',
-  complained: 'complained',
-};
-
 /**
  * The parsed body when it is an Email Sending event (`type` starting `cf.email.sending.`),
  * undefined for anything else (SES records, normalised DeliveryEvents) so the caller tries those.
@@ -112,8 +103,8 @@ const trim = (text: string) => text.slice(0, 512);
 
 export function normaliseCf(record: Record<string, unknown>): CfNormalised {
   const type = String(record.type);
-  const kind = type.startsWith(MESSAGE_PREFIX) ? KINDS[type.slice(MESSAGE_PREFIX.length)] : undefined;
-  if (!kind) return { type: 'unknown', event_type: type };
+  const kind = type.startsWith(MESSAGE_PREFIX) ? type.slice(MESSAGE_PREFIX.length) : '';
+  if (!isDeliveryEventKind(kind)) return { type: 'unknown', event_type: type };
   if (!isCfRecord(record)) return { type: 'unknown', event_type: `${type} (malformed)` };
   const p = record.payload;
   const d = p.delivery ?? {};

@@ -1,7 +1,17 @@
 import type { Delivery, DeliveryStatus, MessageRecord, MessageStatus } from './model.ts';
 
 /** seed 000 › The delivery consumer: every provider event normalised to one shape. */
-export type DeliveryEventKind = 'delivered' | 'deferred' | 'bounced' | 'failed' | 'rejected' | 'complained';
+export const DELIVERY_EVENT_KINDS = [
+  'delivered',
+  'deferred',
+  'bounced',
+  'failed',
+  'rejected',
+  'complained',
+] as const;
+export type DeliveryEventKind = (typeof DELIVERY_EVENT_KINDS)[number];
+export const isDeliveryEventKind = (s: string): s is DeliveryEventKind =>
+  (DELIVERY_EVENT_KINDS as readonly string[]).includes(s);
 export type EventSource = 'simulator' | 'loopback' | 'ses' | 'cloudflare' | 'dsn';
 
 export interface DeliveryEvent {

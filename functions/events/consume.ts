@@ -1,6 +1,11 @@
 import { evaluateAbuse, outcomeMatters, pushOutcome } from '../core/abuse.ts';
 import { normaliseCf, unwrapCf } from '../core/cf-events.ts';
-import { type AbuseOutcome, applyDeliveryEvent, type DeliveryEvent } from '../core/deliveries.ts';
+import {
+  type AbuseOutcome,
+  applyDeliveryEvent,
+  type DeliveryEvent,
+  isDeliveryEventKind,
+} from '../core/deliveries.ts';
 import {
   deliveryEvents,
   type PendingEvent,
@@ -34,14 +39,12 @@ export type ConsumeOutcome =
   | 'retry'
   | 'orphaned';
 
-const KINDS = new Set(['delivered', 'deferred', 'bounced', 'failed', 'rejected', 'complained']);
-
 export function parseDeliveryEvent(body: string): DeliveryEvent | undefined {
   try {
     const e = JSON.parse(body) as DeliveryEvent;
     if (typeof e.event_id !== 'string' || typeof e.sender !== 'string' || typeof e.recipient !== 'string')
       return undefined;
-    if (!KINDS.has(e.kind) || typeof e.occurred_at !== 'number') return undefined;
+    if (!isDeliveryEventKind(e.kind) || typeof e.occurred_at !== 'number') return undefined;
     return e;
   } catch {
     return undefined;
