@@ -324,9 +324,11 @@ describe('the local table stream', () => {
     const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
     expect(out.Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
     const seen: string[] = [];
+    // The poller's own errors, so a failure below says what the stream answered.
+    const errors: string[] = [];
     const poller = new LocalStreamPoller(db, {
       endpoint: inject('dynamoEndpoint'),
-      log: silentLogger,
+      log: { ...silentLogger, error: (msg, fields) => errors.push(`${msg} ${JSON.stringify(fields)}`) },
       handler: async (records) => {
         for (const r of records) {
           const e = outboxInsert(r);
@@ -347,7 +349,11 @@ describe('the local table stream', () => {
       expect(await appendEvent(db, e)).toBe(true);
       // A second write of the same id is refused (conditional put): no second insert reaches the stream.
       expect(await appendEvent(db, e)).toBe(false);
-      await s.eventually(async () => seen.includes(e.id));
+      await s
+        .eventually(async () => seen.includes(e.id))
+        .catch((err) => {
+          throw new Error(`${err.message}; stream poller errors: ${errors.join(' | ') || 'none'}`);
+        });
       await new Promise((r) => setTimeout(r, 200));
       expect(seen).toEqual([e.id]);
     } finally {
