@@ -25,6 +25,8 @@ export class LocalStreamPoller {
   private readonly iterators = new Map<string, string | undefined>();
   private readonly done = new Set<string>();
   private checkpoints: Record<string, string> = {};
+  /** The last sequence number handled per shard in this process (checkpointed or not). */
+  private readonly lastHandled = new Map<string, string>();
   private streamArn = '';
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -113,7 +115,25 @@ export class LocalStreamPoller {
         this.done.add(shardId);
         continue;
       }
-      const out = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
+      let out: Awaited<ReturnType<typeof this.readRecords>>;
+      try {
+        out = await this.readRecords(iterator);
+      } catch (err) {
+        // DynamoDB Local answers TrimmedDataAccessException for an iterator taken on a shard whose
+        // early records it dropped (seen on a table whose stream was just enabled), and iterators
+        // expire: either way this one never reads again. Take a new one from after the last record
+        // handled, or from what is left (at least once: the handler deduplicates nothing away).
+        const name = (err as Error).name;
+        if (name !== 'TrimmedDataAccessException' && name !== 'ExpiredIteratorException') throw err;
+        const last = this.lastHandled.get(shardId) ?? this.checkpoints[shardId];
+        this.iterators.set(
+          shardId,
+          last
+            ? await this.iterator(shardId, 'AFTER_SEQUENCE_NUMBER', last)
+            : await this.iterator(shardId, 'TRIM_HORIZON'),
+        );
+        continue;
+      }
       const records = (out.Records ?? []) as DynamoDBRecord[];
       if (records.length === 0) {
         this.iterators.set(shardId, out.NextShardIterator);
@@ -127,8 +147,14 @@ export class LocalStreamPoller {
         continue;
       }
       this.iterators.set(shardId, out.NextShardIterator);
-      this.checkpoint(shardId, records[records.length - 1].dynamodb!.SequenceNumber!);
+      const last = records[records.length - 1].dynamodb!.SequenceNumber!;
+      this.lastHandled.set(shardId, last);
+      this.checkpoint(shardId, last);
     }
+  }
+
+  private readRecords(iterator: string) {
+    return this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 100 }));
   }
 
   private checkpoint(shardId: string, sequence: string) {
