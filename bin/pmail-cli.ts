@@ -64,6 +64,11 @@ async function start() {
   const stop = async () => {
     await http.close();
     await runtime.close();
+    // What production writes to CloudWatch as EMF (functions/metrics.ts), counted since this start.
+    const counted = runtime.metrics.lines();
+    process.stdout.write(
+      `\nmetrics since start (namespace pmail):\n${counted.map((l) => `  ${l}`).join('\n') || '  none'}\n`,
+    );
     await dynamo.stop();
     process.exit(0);
   };

@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import type { EventSink } from './events/event-sink.ts';
 import type { Logger } from './log.ts';
+import type { Metrics } from './metrics.ts';
 import type { Dispatcher } from './send/dispatcher.ts';
 import type { BlobStore } from './store/blobs.ts';
 import type { Db } from './store/db.ts';
@@ -19,6 +20,8 @@ export interface Deps {
   /** A new lower-case ULID (time part from the clock). */
   newId: () => string;
   log: Logger;
+  /** Counters and latencies (functions/metrics.ts): EMF in production, in memory locally. */
+  metrics: Metrics;
   config: Config;
   /** Fault injection for tests: called right after a transport's provider call returned. */
   faults?: { afterProviderCall?: (messageId: string) => void | Promise<void> };

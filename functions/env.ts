@@ -3,6 +3,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { type Config, type Deps, defaultConfig, ulidFrom } from './deps.ts';
 import { sqsEventSink } from './events/event-sink.ts';
 import { jsonLogger } from './log.ts';
+import { emfMetrics } from './metrics.ts';
 import { stepFunctionsDispatcher } from './send/dispatcher.ts';
 import { s3BlobStore } from './store/blobs.ts';
 import { createDb } from './store/db.ts';
@@ -86,6 +87,7 @@ export async function loadLambdaDeps(service: string): Promise<Deps> {
     clock,
     newId: ulidFrom(clock),
     log: jsonLogger({ service }),
+    metrics: emfMetrics(),
     config: {
       simEventDelaySeconds: Number(process.env.PMAIL_SIM_EVENT_DELAY_S ?? defaultConfig.simEventDelaySeconds),
       ...keys,

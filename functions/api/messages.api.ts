@@ -38,7 +38,14 @@ export function messagesApi(deps: Deps) {
           body: bodyOf(event),
           requestId,
           dryRun: dryRun === 'true',
-        });
+        }).catch(countRefusal(deps));
+        deps.metrics.add(
+          out.type === 'dry_run'
+            ? 'sends_dry_run'
+            : out.deduplicated
+              ? 'sends_deduplicated'
+              : 'sends_accepted',
+        );
         if (out.type === 'dry_run') return json(200, out.result, requestId);
         return json(
           202,
@@ -83,6 +90,7 @@ export function messagesApi(deps: Deps) {
           idempotencyKey,
           requestId,
         });
+        if (!out.replayed) deps.metrics.add('uncertain_resolved', { outcome: body.data.outcome });
         return json(200, out.body, requestId, out.replayed ? { 'idempotent-replayed': 'true' } : {});
       }
       case 'getMessage': {
@@ -122,6 +130,14 @@ export function messagesApi(deps: Deps) {
     }
   });
 }
+
+/** A send the use case refused: counted by its error code, then answered as before. */
+const countRefusal =
+  (deps: Deps) =>
+  (err: unknown): never => {
+    if (err instanceof PmailError) deps.metrics.add('sends_refused', { code: err.code });
+    throw err;
+  };
 
 const OPERATIONS: Record<string, Operation> = {
   sendMessage: 'send',

@@ -85,6 +85,7 @@ export function tenantsApi(deps: Deps) {
           },
           now,
         );
+        if (out.created) deps.metrics.add('suppressions_created', { reason: body.reason });
         return json(out.created ? 201 : 200, toSuppressionView(out.suppression), requestId);
       }
       case 'listSuppressions': {

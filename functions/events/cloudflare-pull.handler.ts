@@ -1,6 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { loadCloudflareApiToken } from '../env.ts';
 import { jsonLogger } from '../log.ts';
+import { emfMetrics } from '../metrics.ts';
 import { type PullReport, pullAndForward } from './cloudflare-pull.ts';
 
 /**
@@ -11,6 +12,7 @@ import { type PullReport, pullAndForward } from './cloudflare-pull.ts';
  */
 const sqs = new SQSClient({});
 const log = jsonLogger({ service: 'cloudflare-pull' });
+const metrics = emfMetrics();
 
 function required(name: string): string {
   const v = process.env[name];
@@ -20,7 +22,7 @@ function required(name: string): string {
 
 export async function handler(): Promise<PullReport> {
   return pullAndForward(
-    { sqs, queueUrl: required('PMAIL_EVENTS_QUEUE_URL'), clock: () => Date.now(), log },
+    { sqs, queueUrl: required('PMAIL_EVENTS_QUEUE_URL'), clock: () => Date.now(), log, metrics },
     {
       accountId: required('PM_CF_ACCOUNT_ID'),
       queueId: required('PM_CF_EVENTS_QUEUE_ID'),

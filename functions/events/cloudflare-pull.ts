@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { errorFields, type Logger } from '../log.ts';
+import { type Metrics, noMetrics } from '../metrics.ts';
 
 /**
  * The Cloudflare pull consumer (DESIGN § 1–2): Email Sending event subscriptions publish to a
@@ -30,7 +31,7 @@ import { errorFields, type Logger } from '../log.ts';
  * forwarded again later, which the consumer deduplicates by `eventId`.
  *
  * Malformed bodies (not JSON, unknown types) are forwarded anyway: the delivery consumer acks and
- * counts them (`delivery_unknown_type_total`), so one place counts what pmail cannot read.
+ * counts them (`delivery_unknown_type`), so one place counts what pmail cannot read.
  */
 export interface CloudflarePullPorts {
   sqs: SQSClient;
@@ -39,6 +40,8 @@ export interface CloudflarePullPorts {
   fetch?: typeof fetch;
   clock: () => number;
   log: Logger;
+  /** @default no metrics */
+  metrics?: Metrics;
 }
 
 export interface CloudflarePullSettings {
@@ -116,8 +119,9 @@ export async function pullAndForward(
     }
     report.acked += forwarded.length;
   }
+  if (report.forwarded)
+    (ports.metrics ?? noMetrics).add('cloudflare_events_forwarded', undefined, report.forwarded);
   ports.log.info('cloudflare events pulled', {
-    metric: 'cloudflare_events_forwarded_total',
     ...report,
     not_forwarded: report.pulled - report.forwarded,
   });
@@ -142,15 +146,15 @@ async function forward(ports: CloudflarePullPorts, messages: PulledMessage[]): P
         if (ok.has(`m${i + j}`)) leases.push(m.lease_id as string);
       });
       if (out.Failed?.length) {
+        (ports.metrics ?? noMetrics).add('cloudflare_forward_failed', undefined, out.Failed.length);
         ports.log.warn('SQS refused some Cloudflare events; they come back after their lease', {
-          metric: 'cloudflare_forward_failed_total',
           count: out.Failed.length,
           codes: [...new Set(out.Failed.map((f) => f.Code))],
         });
       }
     } catch (err) {
+      (ports.metrics ?? noMetrics).add('cloudflare_forward_failed', undefined, chunk.length);
       ports.log.warn('SQS refused a batch of Cloudflare events; they come back after their lease', {
-        metric: 'cloudflare_forward_failed_total',
         count: chunk.length,
         ...errorFields(err),
       });
@@ -220,8 +224,8 @@ class QueueApi {
       });
       const json = (await res.json().catch(() => undefined)) as { success?: boolean } | undefined;
       if (!res.ok || !json || json.success === false) {
+        (this.ports.metrics ?? noMetrics).add('cloudflare_api_failed', { action });
         this.ports.log.warn(`Cloudflare queue ${action} failed`, {
-          metric: `cloudflare_${action}_failed_total`,
           status: res.status,
           retry_after: res.headers.get('retry-after') ?? undefined,
         });
@@ -229,8 +233,8 @@ class QueueApi {
       }
       return json;
     } catch (err) {
+      (this.ports.metrics ?? noMetrics).add('cloudflare_api_failed', { action });
       this.ports.log.warn(`Cloudflare queue ${action} failed`, {
-        metric: `cloudflare_${action}_failed_total`,
         ...errorFields(err),
       });
       return undefined;

@@ -85,7 +85,8 @@ export async function consumeDeliveryEvent(deps: Deps, body: string): Promise<Co
 }
 
 function unknownType(deps: Deps, type: string): ConsumeOutcome {
-  deps.log.warn('delivery event of unknown type acked', { metric: 'delivery_unknown_type_total', type });
+  deps.metrics.add('delivery_unknown_type');
+  deps.log.warn('delivery event of unknown type acked', { type });
   return 'unknown_type';
 }
 
@@ -162,8 +163,8 @@ async function applyTo(
 async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutcome> {
   // seed 000 › The delivery consumer, step 2: the journal copy is no delivery; ack and ignore.
   if (isJournalAddress(event.recipient, deps.config.platformDomain)) {
+    deps.metrics.add('delivery_journal_ignored');
     deps.log.info('journal recipient event ignored', {
-      metric: 'delivery_journal_ignored_total',
       event: hashed(event.event_id),
     });
     return 'ignored';
@@ -171,8 +172,8 @@ async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutc
   // Route by sender with no status filter: retiring and retired addresses still route late events.
   const address = await getAddress(deps.db, event.sender);
   if (!address) {
+    deps.metrics.add('delivery_unroutable');
     deps.log.warn('unroutable delivery event', {
-      metric: 'delivery_unroutable_total',
       event: hashed(event.event_id),
     });
     return 'unroutable';
@@ -184,6 +185,8 @@ async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutc
   if (applied === 'not_found' || applied === 'not_candidate') {
     return notFound(deps, event);
   }
+  if (applied.result === 'applied' || applied.result === 'reconciled')
+    deps.metrics.add('delivery_events', { kind: event.kind });
   if (applied.suppress) await suppress(deps, applied.message, event);
   if (applied.outcome) await recordOutcome(deps, applied.message, applied.outcome);
   return applied.result;
@@ -204,8 +207,8 @@ async function tryReconcile(
   const candidates = reconcileCandidates(await listUncertain(deps.db, address.identity_id), event);
   if (candidates.length === 0) return 'not_found';
   if (candidates.length > 1) {
+    deps.metrics.add('reconcile_ambiguous');
     deps.log.warn('ambiguous reconciliation: nothing changed', {
-      metric: 'reconcile_ambiguous_total',
       event: hashed(event.event_id),
       candidates: candidates.length,
     });
@@ -213,8 +216,8 @@ async function tryReconcile(
   }
   const applied = await applyTo(deps, address.identity_id, candidates[0].id, event, { reconcile: true });
   if (typeof applied === 'object' && applied.result === 'reconciled') {
+    deps.metrics.add('reconciled');
     deps.log.info('uncertain message reconciled', {
-      metric: 'reconciled_total',
       message_id: candidates[0].id,
     });
   }
@@ -226,8 +229,8 @@ function notFound(
   event: Pick<DeliveryEvent, 'event_id' | 'provider_message_id' | 'occurred_at'>,
 ): ConsumeOutcome {
   if (deps.clock() - event.occurred_at < ORPHAN_AGE_MS) return 'retry';
+  deps.metrics.add('delivery_orphaned');
   deps.log.warn('orphaned delivery event', {
-    metric: 'delivery_orphaned_total',
     event: hashed(event.event_id),
     provider_message_id: event.provider_message_id ? hashed(event.provider_message_id) : undefined,
   });
@@ -256,7 +259,7 @@ async function suppress(deps: Deps, message: MessageRecord, event: DeliveryEvent
     deps.clock(),
   );
   if (suppression.source_message_id !== message.id) return;
-  await appendEvent(deps.db, {
+  const created = await appendEvent(deps.db, {
     id: suppressionEventId(deps.config.hashKey, message.tenant_id, hash, suppression.created_at),
     type: 'suppression.created',
     tenant_id: message.tenant_id,
@@ -268,6 +271,7 @@ async function suppress(deps: Deps, message: MessageRecord, event: DeliveryEvent
       expires_at: null,
     },
   });
+  if (created) deps.metrics.add('suppressions_created', { reason });
 }
 
 /** seed 000 › Abuse auto-pause: record the outcome, pause an active identity over a threshold. */
@@ -291,9 +295,9 @@ async function recordOutcome(deps: Deps, message: MessageRecord, outcome: AbuseO
     auditId: deps.newId(),
     metrics,
   });
+  if (paused) deps.metrics.add('identities_auto_paused');
   if (paused)
     deps.log.warn('identity paused: abuse threshold', {
-      metric: 'identity_auto_paused_total',
       identity_id: message.identity_id,
       ...metrics,
     });

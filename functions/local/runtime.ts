@@ -9,6 +9,7 @@ import { tenantsApi } from '../api/tenants.api.ts';
 import { webhooksApi } from '../api/webhooks.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { jsonLogger, type Logger } from '../log.ts';
+import { type MemoryMetrics, memoryMetrics } from '../metrics.ts';
 import { folderBlobStore } from '../store/blobs.ts';
 import { createDb } from '../store/db.ts';
 import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
@@ -46,6 +47,8 @@ export interface LocalRuntimeOptions {
 
 export interface LocalRuntime {
   deps: Deps;
+  /** The metrics every component counted (the same names production writes as EMF). */
+  metrics: MemoryMetrics;
   machine: LocalSendMachine;
   queue: LocalQueue;
   /** The webhook-deliveries queue (its consumer is the deliverer). */
@@ -64,6 +67,7 @@ export interface LocalRuntime {
  */
 export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<LocalRuntime> {
   const clock = opts.clock ?? (() => Date.now());
+  const metrics = memoryMetrics();
   const deps: Deps = {
     db: createDb({ table: opts.table ?? 'pmail', endpoint: opts.endpoint }),
     blobs: folderBlobStore(join(opts.stateDir, 'blobs')),
@@ -72,6 +76,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     clock,
     newId: ulidFrom(clock),
     log: opts.log ?? jsonLogger({ service: 'local' }),
+    metrics,
     config: { ...defaultConfig, webhookAllowLocalHttp: true, ...opts.config },
     faults: opts.faults,
   };
@@ -108,6 +113,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   timer?.unref();
   return {
     deps,
+    metrics,
     machine,
     sweep: () => sweep(deps),
     queue,

@@ -5,6 +5,7 @@ import type { MessageRecord } from '../core/model.ts';
 import { type ClaimDecision, deadAttemptOutcome, decideClaim, recordOutcome } from '../core/send-attempt.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
+import { countAttempt } from '../metrics.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
 import { appendEvent } from '../store/events.store.ts';
 import { getMessage, markSending, mutateMessage } from '../store/messages.store.ts';
@@ -52,6 +53,7 @@ export async function claim(
   if (!out.found) return { outcome: 'stop', reason: 'not_found' };
   const m = out.message;
   if (release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
+  if (out.result.type === 'stale') deps.metrics.add('stale_claims', { by: 'claim' });
   if (out.result.type === 'stale') await emitAttemptEnd(deps, m);
   if (out.result.type === 'claim') {
     // seed 000 › Thread lock › Holding: the attempt refreshes the lease to now + 60 s.
@@ -197,6 +199,7 @@ export async function record(
   if (release && out.written) {
     await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
   }
+  if (out.written) countAttempt(deps.metrics, input.result, m, now);
   // Also when this Record found its write already done (a retry): the event may be what was lost.
   await emitAttemptEnd(deps, m);
   deps.log.info('attempt recorded', {
@@ -215,5 +218,8 @@ export async function record(
  */
 export async function emitAttemptEnd(deps: Deps, m: MessageRecord): Promise<void> {
   const e = attemptEndEvent(m);
-  if (e) await appendEvent(deps.db, { ...e, tenant_id: m.tenant_id });
+  // The event's id is per message, so only its first append counts the message as uncertain.
+  const appended = e ? await appendEvent(deps.db, { ...e, tenant_id: m.tenant_id }) : false;
+  if (appended && m.status === 'uncertain')
+    deps.metrics.add('uncertain_created', { reason: m.status_reason ?? 'unknown' });
 }

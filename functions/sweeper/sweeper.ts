@@ -36,6 +36,10 @@ export async function sweep(deps: Deps): Promise<SweepReport> {
       deps.log.error('sweep of a message failed', { message_id: due.message_id, ...errorFields(err) });
     }
   }
+  deps.metrics.add('sweeper_runs');
+  if (report.redispatched.length)
+    deps.metrics.add('sweeper_redispatched', undefined, report.redispatched.length);
+  if (report.uncertain.length) deps.metrics.add('stale_claims', { by: 'sweeper' }, report.uncertain.length);
   if (report.redispatched.length + report.uncertain.length > 0) {
     deps.log.info('sweep', {
       redispatched: report.redispatched.length,

@@ -93,7 +93,6 @@ export async function deliverJob(
   const next = nextAttempt(job, now, ports.jitter(), ports.scheduleScale ?? 1);
   if ('dead' in next) {
     deps.log.error('webhook delivery dead', {
-      metric: 'webhook_dead_total',
       webhook: hashed(job.webhook_id),
       event: hashed(job.event_id),
       tenant: hashed(job.tenant_id),
@@ -117,7 +116,7 @@ export async function deliverJob(
  * back after its visibility timeout (and to the DLQ after maxReceiveCount).
  */
 export async function deliverBatch(
-  deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config' | 'metrics'>,
   ports: DeliveryPorts,
   event: SQSEvent,
 ): Promise<SQSBatchResponse> {
@@ -128,11 +127,12 @@ export async function deliverBatch(
       try {
         job = deliveryJobSchema.parse(JSON.parse(r.body));
       } catch {
-        deps.log.error('webhook job malformed, acked', { metric: 'webhook_malformed_total' });
+        deps.metrics.add('webhook_malformed');
+        deps.log.error('webhook job malformed, acked');
         return;
       }
       try {
-        await deliverJob(deps, ports, job);
+        deps.metrics.add('webhook_deliveries', { result: await deliverJob(deps, ports, job) });
       } catch (err) {
         deps.log.error('webhook delivery errored', { webhook_id: job.webhook_id, ...errorFields(err) });
         failures.push({ itemIdentifier: r.messageId });

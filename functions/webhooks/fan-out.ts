@@ -41,7 +41,7 @@ export const OUTBOX_INSERT_FILTER = {
  * deduplicate on `webhook-id`).
  */
 export async function fanOut(
-  deps: Pick<Deps, 'db' | 'log'>,
+  deps: Pick<Deps, 'db' | 'log' | 'metrics'>,
   queue: WebhookQueue,
   records: DynamoDBRecord[],
 ): Promise<DynamoDBBatchResponse> {
@@ -51,8 +51,10 @@ export async function fanOut(
       const event = outboxInsert(record);
       if (!event) {
         // Not an outbox insert (or not one this code can read): nothing to deliver, never a retry.
-        if (record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === 'event')
-          deps.log.warn('outbox record unreadable, skipped', { metric: 'webhook_fanout_skipped_total' });
+        if (record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === 'event') {
+          deps.metrics.add('webhook_fanout_skipped');
+          deps.log.warn('outbox record unreadable, skipped');
+        }
         continue;
       }
       let list = endpoints.get(event.tenant_id);

@@ -132,6 +132,8 @@ describe('npm start', () => {
     // Stop before the delivered event (queued ~1 s after the send) is applied: it must survive.
     await stop(first.child);
     expect(await portOpen(first.dynamoPort)).toBe(false);
+    // On exit it prints the metrics it counted (the names production writes as EMF).
+    expect(first.output()).toMatch(/metrics since start[^\n]*\n( {2}.+\n)* {2}sends_accepted 1\n/);
 
     const second = await startStack(port);
     try {

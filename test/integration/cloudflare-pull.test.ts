@@ -11,6 +11,7 @@ import {
   pullAndForward,
 } from '../../functions/events/cloudflare-pull.ts';
 import type { Logger } from '../../functions/log.ts';
+import { memoryMetrics } from '../../functions/metrics.ts';
 import { cfEvent } from '../support/cf-fixtures.ts';
 
 const ACCOUNT = '023e105f4ecef8ad9ca31a8372d0c353';
@@ -135,7 +136,7 @@ function capture() {
     warn: (msg, f) => lines.push(JSON.stringify({ msg, ...f })),
     error: (msg, f) => lines.push(JSON.stringify({ msg, ...f })),
   };
-  return { lines, log };
+  return { lines, log, metrics: memoryMetrics() };
 }
 
 /** SQS takes every entry, unless its body says `refuse`. */
@@ -237,11 +238,14 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
     fake.add(event(1), 'json');
     fake.add(event(2), 'json');
     const c = capture();
-    const report = await pullAndForward({ sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log }, settings());
+    const report = await pullAndForward(
+      { sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log, metrics: c.metrics },
+      settings(),
+    );
     expect(report).toEqual({ pulls: 1, pulled: 2, forwarded: 0, acked: 0, stopped: 'forward_failed' });
     expect(ackedLeases()).toEqual([]);
     expect(fake.messages).toHaveLength(2);
-    expect(c.lines.some((l) => l.includes('cloudflare_forward_failed_total'))).toBe(true);
+    expect(c.metrics.get('cloudflare_forward_failed')).toBe(2);
   });
 
   it.each([500, 503, 429])(
@@ -252,15 +256,20 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
       fake.failNext.pull = status;
       const c = capture();
       const first = await pullAndForward(
-        { sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log },
+        { sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log, metrics: c.metrics },
         settings(),
       );
       expect(first).toEqual({ pulls: 0, pulled: 0, forwarded: 0, acked: 0, stopped: 'pull_failed' });
       expect(sqsMock.commandCalls(SendMessageBatchCommand)).toHaveLength(0);
-      expect(c.lines.find((l) => l.includes('cloudflare_pull_failed_total'))).toContain(`"status":${status}`);
+      expect(c.metrics.get('cloudflare_api_failed', { action: 'pull' })).toBe(1);
+      expect(c.lines.find((l) => l.includes('Cloudflare queue pull failed'))).toContain(`"status":${status}`);
 
-      const next = await pullAndForward({ sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log }, settings());
+      const next = await pullAndForward(
+        { sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log, metrics: c.metrics },
+        settings(),
+      );
       expect(next).toMatchObject({ forwarded: 1, acked: 1, stopped: 'empty' });
+      expect(c.metrics.get('cloudflare_events_forwarded')).toBe(1);
       expect(fake.messages).toEqual([]);
     },
   );
