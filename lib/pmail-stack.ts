@@ -1,10 +1,13 @@
 import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import { alarmSettings, PmailAlarms } from './alarms.ts';
 import { PmailApi } from './api.ts';
 import { CloudflareEvents, type CloudflareSettings, cloudflareSettings } from './cloudflare-events.ts';
+import { PmailDashboard } from './dashboard.ts';
 import { PmailData } from './data.ts';
 import type { PmailFunction } from './defaults.ts';
+import { discover } from './discover.ts';
 import { DeliveryEvents } from './events.ts';
 import { SendMachine } from './send-machine.ts';
 import { Sweeper } from './sweeper.ts';
@@ -36,6 +39,8 @@ export class PmailStack extends Stack {
   readonly cloudflare?: CloudflareEvents;
 
   readonly webhooks: Webhooks;
+  readonly dashboard: PmailDashboard;
+  readonly alarms: PmailAlarms;
 
   constructor(scope: Construct, id: string, props?: PmailStackProps) {
     super(scope, id, props);
@@ -110,6 +115,25 @@ export class PmailStack extends Stack {
     this.data.grantTableItems(this.webhooks.fanOut, ['Query']);
     this.data.grantTableItems(this.webhooks.deliverer, ['GetItem', 'UpdateItem']);
     for (const fn of [this.webhooks.fanOut, this.webhooks.deliverer]) this.data.keys.grantRead(fn);
+
+    // Observability last: the dashboard and the alarms cover every function, machine and queue
+    // found in the stack at this point, whichever construct added it. Add new constructs above.
+    const discovered = discover(this);
+    this.dashboard = new PmailDashboard(this, 'Dashboard', {
+      discovered,
+      httpApi: this.api.httpApi,
+      table: this.data.table,
+    });
+    this.alarms = new PmailAlarms(this, 'Alarms', {
+      discovered,
+      httpApi: this.api.httpApi,
+      settings: alarmSettings(this),
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: 'SNS topic of every pmail alarm: subscribe to it',
+    });
+    new CfnOutput(this, 'DashboardName', { value: this.dashboard.dashboard.dashboardName });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the pmail HTTP API' });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
