@@ -190,7 +190,8 @@ function watched(a: Record<string, any>): { Namespace?: string; MetricName?: str
 }
 
 describe('the alarms', () => {
-  const alarms = () => ofType('AWS::CloudWatch::Alarm').map(([id, r]) => ({ id, ...r.Properties }));
+  const alarms = () =>
+    ofType('AWS::CloudWatch::Alarm').map(([id, r]): Record<string, any> => ({ id, ...r.Properties }));
 
   it('all notify the one topic the stack outputs, on alarm and on recovery', () => {
     const [[topicId]] = ofType('AWS::SNS::Topic').filter(([id]) => id.startsWith('Alarms'));
