@@ -43,7 +43,19 @@ export interface PmailApiProps {
   readonly timeout?: Duration;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
+  /**
+   * The stage's throttle (API Gateway answers 429 above it, before any Lambda runs): steady requests
+   * per second and burst. Per-tenant and per-identity limits are pmail's own (DESIGN § 8); this one
+   * protects the account.
+   * @default - context `pmail:apiRateLimit` (default 100) and `pmail:apiBurstLimit` (default 200)
+   */
+  readonly throttle?: { rateLimit: number; burstLimit: number };
 }
+
+export const API_THROTTLE_CONTEXT = {
+  rateLimit: 'pmail:apiRateLimit',
+  burstLimit: 'pmail:apiBurstLimit',
+} as const;
 
 /**
  * The HTTP API: one Lambda per route group and one route per entry of functions/api/routes.ts, the
@@ -71,6 +83,10 @@ export class PmailApi extends Construct {
       httpApi: this.httpApi,
       stageName: '$default',
       autoDeploy: true,
+      throttle: props.throttle ?? {
+        rateLimit: Number(this.node.tryGetContext(API_THROTTLE_CONTEXT.rateLimit) ?? 100),
+        burstLimit: Number(this.node.tryGetContext(API_THROTTLE_CONTEXT.burstLimit) ?? 200),
+      },
       accessLogSettings: {
         destination: new LogGroupLogDestination(this.accessLogs),
         format: ACCESS_LOG_FORMAT,

@@ -1,4 +1,4 @@
-import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
@@ -81,6 +81,10 @@ export class PmailData extends Construct {
       encryption: BucketEncryption.S3_MANAGED,
       versioned: false,
       removalPolicy,
+      // Parts of an upload that never completed are invisible and billed: gone after a day.
+      lifecycleRules: [
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
     });
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',

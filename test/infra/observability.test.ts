@@ -269,3 +269,56 @@ describe('the alarms', () => {
     expect(watched(quota![1].Properties)).toMatchObject({ MetricName: 'sends_accepted', Period: 86400 });
   });
 });
+
+describe('stack hygiene', () => {
+  it('gives every function its own log group, and every log group a retention', () => {
+    const groups = ofType('AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThan(0);
+    for (const [id, g] of groups) expect(g.Properties.RetentionInDays, id).toBeGreaterThan(0);
+    const ids = new Set(groups.map(([id]) => id));
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
+      const ref = fn.Properties.LoggingConfig?.LogGroup?.Ref;
+      expect(ids.has(ref), `${id} logs to ${ref}`).toBe(true);
+    }
+  });
+
+  it('throttles the API stage and writes its access log', () => {
+    const [[, stage]] = ofType('AWS::ApiGatewayV2::Stage');
+    expect(stage.Properties.DefaultRouteSettings).toMatchObject({
+      ThrottlingRateLimit: 100,
+      ThrottlingBurstLimit: 200,
+    });
+    expect(stage.Properties.AccessLogSettings.DestinationArn).toBeDefined();
+    const tuned = synth({ 'pmail:apiRateLimit': '20', 'pmail:apiBurstLimit': '40' }).json;
+    const [tunedStage] = Object.values(tuned.Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Stage');
+    expect(tunedStage.Properties.DefaultRouteSettings).toMatchObject({
+      ThrottlingRateLimit: 20,
+      ThrottlingBurstLimit: 40,
+    });
+  });
+
+  it('protects the table (deletion protection, point-in-time recovery) and the bucket (encrypted, TLS only, lifecycle)', () => {
+    const [[, table]] = ofType('AWS::DynamoDB::Table');
+    expect(table.Properties).toMatchObject({
+      DeletionProtectionEnabled: true,
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+    const [[bucketId, bucket]] = ofType('AWS::S3::Bucket');
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration).toEqual([
+      { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+    ]);
+    expect(bucket.Properties.LifecycleConfiguration.Rules).toContainEqual(
+      expect.objectContaining({
+        AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+        Status: 'Enabled',
+      }),
+    );
+    const policy = ofType('AWS::S3::BucketPolicy').find(([, p]) => p.Properties.Bucket.Ref === bucketId)!;
+    expect(policy[1].Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+  });
+});
