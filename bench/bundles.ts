@@ -1,0 +1,120 @@
+/**
+ * `npm run bench:bundles` (also the first part of `npm run bench`) — cold starts (issue 14): every
+ * Lambda entry (`functions/**\/*.handler.ts`, found, not listed) bundled as lib/defaults.ts
+ * bundles it (esbuild, ESM, node22, minified, nothing external), then:
+ *   - the bundle's size, and the packages that weigh most in it (esbuild's metafile);
+ *   - its module-load time in a fresh Node process (the median of BENCH_LOAD_RUNS, default 5): the
+ *     part of a cold start the code controls (the runtime's own init and the network are not here).
+ * The API functions carry a stated budget (API_LOAD_BUDGET_MS below); the report marks any over it.
+ * Nothing is asserted: the numbers are this machine's, not Lambda's.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { ESM_REQUIRE_BANNER, REPO_ROOT } from '../lib/defaults.ts';
+import { machineLine } from './env.ts';
+
+/**
+ * The budget of an API function's module load on a machine like this one (2 cores, Node 20): a
+ * request that meets a cold container waits this long before pmail's code runs. At 512 MB Lambda
+ * gives roughly a third of a vCPU, so expect about 2–3× this on AWS.
+ */
+export const API_LOAD_BUDGET_MS = 300;
+/** The bundle size the API functions are kept under (minified, without the source map). */
+export const API_BUNDLE_BUDGET_BYTES = 2_600_000;
+
+const RUNS = Number(process.env.BENCH_LOAD_RUNS ?? 5) || 5;
+
+function handlerEntries(dir = join(REPO_ROOT, 'functions')): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return handlerEntries(p);
+    return e.name.endsWith('.handler.ts') ? [p] : [];
+  });
+}
+
+/** The packages (or `functions/`) that make up a bundle, largest first. */
+function weights(meta: Metafile, outFile: string): [string, number][] {
+  const out = Object.entries(meta.outputs).find(([p]) => p.endsWith(outFile))?.[1];
+  const by = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(out?.inputs ?? {})) {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+    const key = m ? m[1] : input.split('/')[0];
+    by.set(key, (by.get(key) ?? 0) + bytesInOutput);
+  }
+  return [...by.entries()].sort((a, b) => b[1] - a[1]);
+}
+
+/** Module-load time of `file` in a fresh Node process, in ms (the import, top-level await included). */
+function loadTime(file: string): number {
+  const script = `const t = performance.now(); await import(${JSON.stringify(file)}); process.stdout.write(String(performance.now() - t));`;
+  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      // What loadLambdaDeps reads; nothing is called at load time.
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'bench',
+      AWS_SECRET_ACCESS_KEY: 'bench',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      PMAIL_TABLE: 'pmail-bench',
+      PMAIL_BLOB_BUCKET: 'pmail-bench',
+      PMAIL_EVENTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/000000000000/bench',
+      PM_HASH_KEY: 'bench-hash-key',
+    },
+  });
+  if (out.status !== 0) throw new Error(`loading ${file} failed: ${out.stderr.slice(0, 500)}`);
+  return Number(out.stdout);
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`;
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'pmail-bundles-'));
+  try {
+    process.stdout.write(
+      `\nLambda bundles (${machineLine()}; load time: median of ${RUNS} fresh processes)\n\n`,
+    );
+    const rows: string[][] = [['entry', 'size', 'load ms', 'budget', 'heaviest parts']];
+    for (const entry of handlerEntries().sort()) {
+      const name = relative(REPO_ROOT, entry)
+        .replace(/\.handler\.ts$/, '')
+        .replace(/\//g, '_');
+      const outfile = join(dir, `${name}.mjs`);
+      const result = await build({
+        entryPoints: [entry],
+        outfile,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: { js: ESM_REQUIRE_BANNER },
+        minify: true,
+        metafile: true,
+        logLevel: 'error',
+      });
+      const size = statSync(outfile).size;
+      const ms = median(Array.from({ length: RUNS }, () => loadTime(outfile)));
+      const api = entry.includes('/functions/api/');
+      const budget = api ? (ms <= API_LOAD_BUDGET_MS && size <= API_BUNDLE_BUDGET_BYTES ? 'ok' : 'OVER') : '';
+      const heaviest = weights(result.metafile, `${name}.mjs`)
+        .slice(0, 4)
+        .map(([k, v]) => `${k} ${kb(v)}`)
+        .join(', ');
+      rows.push([relative(REPO_ROOT, entry), kb(size), ms.toFixed(0), budget, heaviest]);
+    }
+    const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+    for (const r of rows) process.stdout.write(`${r.map((c, i) => c.padEnd(widths[i])).join('  ')}\n`);
+    process.stdout.write(
+      `\nAPI budget: load ≤ ${API_LOAD_BUDGET_MS} ms and bundle ≤ ${kb(API_BUNDLE_BUDGET_BYTES)} here (README › Cold starts).\n`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
