@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { claim, claimToken, record } from '../../functions/send/attempt.ts';
 import { stackPerTest } from '../support/local.ts';
 
 /**
@@ -82,5 +83,28 @@ describe('metrics counted through the local stack', () => {
     }
     // The replayed resolve is not counted again.
     expect(s.metrics.get('uncertain_resolved', { outcome: 'not_sent' })).toBe(1);
+  });
+
+  it('counts a dead attempt’s stale claim once, and not the late Record that finds its claim gone', async () => {
+    let now = Date.now();
+    const s = await stack({ clock: () => now, dispatcher: { start: async () => undefined } });
+    const sent = await s.send({ to: [s.peer.address], subject: 'Stale', text: 'x' }, 'metrics-stale');
+    const input = { tenant_id: s.tenantId, identity_id: s.agent.id, message_id: sent.body.id };
+    expect((await claim(s.deps, { ...input, execution_id: 'dead' })).outcome).toBe('claimed');
+    now += 6 * 60_000;
+    expect(await claim(s.deps, { ...input, execution_id: 'next' })).toEqual({
+      outcome: 'stop',
+      reason: 'stale',
+    });
+    expect(s.metrics.get('stale_claims', { by: 'claim' })).toBe(1);
+    expect(s.metrics.get('uncertain_created', { reason: 'transport_connection_lost' })).toBe(1);
+    await record(s.deps, {
+      ...input,
+      claim: { token: claimToken('dead') },
+      result: { type: 'accepted', provider: 'loopback', provider_message_id: 'x', refused: [], deferred: [] },
+    });
+    expect(s.metrics.get('attempts')).toBe(0);
+    expect(s.metrics.get('send_latency')).toBe(0);
+    expect(s.metrics.get('uncertain_created')).toBe(1);
   });
 });
