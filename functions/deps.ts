@@ -20,8 +20,6 @@ export interface Deps {
   newId: () => string;
   log: Logger;
   config: Config;
-  /** Fault injection for tests: called right after a transport's provider call returned. */
-  faults?: { afterProviderCall?: (messageId: string) => void | Promise<void> };
 }
 
 export interface Config {

@@ -62,14 +62,20 @@ export class PmailStack extends Stack {
     this.sweeper = new Sweeper(this, 'Sweeper', { environment: startsAttempts });
 
     const apiFunctions = Object.values(this.api.functions);
-    const sendFunctions = [this.send.claim, this.send.transport, this.send.record];
+    const sendFunctions = [this.send.claim, this.send.record];
     const all: PmailFunction[] = [...apiFunctions, ...sendFunctions, this.events.consumer, this.sweeper.fn];
 
     for (const fn of all) {
       this.data.grantTableReadWrite(fn);
       this.data.keys.grantRead(fn);
     }
-    for (const fn of [...apiFunctions, this.send.transport]) this.data.grantBlobReadWrite(fn);
+    // Record writes loopback's inbound copies (functions/send/loopback-delivery.ts).
+    for (const fn of [...apiFunctions, this.send.record]) this.data.grantBlobReadWrite(fn);
+    // Each transport task reads the message, its domain and the directory and sets the sending mark
+    // (functions/send/transport-task.ts); no keys, no blob writes. Provider grants follow per transport.
+    for (const fn of this.send.transportFunctions) {
+      this.data.grantTableItems(fn, ['GetItem', 'BatchGetItem', 'UpdateItem']);
+    }
     // The api starts the Express attempt, or the Standard machine for a scheduled send; the sweeper
     // starts attempts and asks whether a named Standard execution still runs.
     for (const fn of [...apiFunctions, this.sweeper.fn]) {
@@ -88,8 +94,9 @@ export class PmailStack extends Stack {
       reason:
         'The sweeper asks whether the Standard execution named on a message still runs; execution names are per message, so only the machine-wide prefix can be named.',
     });
-    // Transport and Record emit TransportEvents (simulator, loopback); the consumer re-enqueues.
-    for (const fn of [this.send.transport, this.send.record, this.events.consumer]) {
+    // The simulator and Record (loopback) emit their events; the consumer re-enqueues.
+    const simulator = this.send.transports.simulator;
+    for (const fn of [...(simulator ? [simulator] : []), this.send.record, this.events.consumer]) {
       this.events.queue.grant(fn, 'sqs:SendMessage');
     }
     // sqs:ChangeMessageVisibility (the 30 s NotFound retry) comes with the event source's grant.

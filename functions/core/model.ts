@@ -145,14 +145,54 @@ export interface TenantPolicy {
   auto_reply?: { enabled?: boolean; max_automatic_exchanges?: number };
 }
 
-/** A sending domain (DESIGN § 4 `D#{domain}`); domain onboarding comes later (DESIGN § 9). */
+export type DomainState =
+  | 'pending'
+  | 'verifying'
+  | 'healthy'
+  | 'degraded'
+  | 'failing'
+  | 'suspended'
+  | 'removing'
+  | 'removed';
+
+/** A sending domain (DESIGN § 4 `D#{domain}`). */
 export interface DomainRecord {
   domain: string;
   tenant_id: string;
-  state: 'pending' | 'verifying' | 'healthy' | 'degraded' | 'failing' | 'suspended' | 'removing' | 'removed';
+  state: DomainState;
   /** How mail from it leaves; `test` = the simulator/loopback of test tenants. */
   transport?: 'cloudflare' | 'ses' | 'smtp' | 'test';
   reply_token: 'subaddress' | 'none';
+  /** Settings of the `ses` transport. */
+  ses?: SesDomainSettings;
+  /** Settings of the `smtp` transport (the relay adapter). */
+  smtp?: SmtpDomainSettings;
+  /** Settings of the `cloudflare` transport. */
+  cloudflare?: CloudflareDomainSettings;
+}
+
+/** How the SES adapter sends for one domain (functions/transports/ses.transport.ts). */
+export interface SesDomainSettings {
+  /** The SES region of the identity; default: the deployment's region. */
+  region?: string;
+  /** The configuration set whose event destination feeds the delivery-events queue. */
+  configuration_set?: string;
+  /** A custom SES endpoint (`npm start`'s local SES); never set in AWS. */
+  endpoint?: string;
+}
+
+/** How the SMTP relay adapter sends for one domain. */
+export interface SmtpDomainSettings {
+  host: string;
+  port: number;
+  username?: string;
+  /** The Secrets Manager secret (or local key) holding the relay password. */
+  secret_ref?: string;
+}
+
+/** How the Cloudflare Email Sending adapter sends for one domain. */
+export interface CloudflareDomainSettings {
+  account_id?: string;
 }
 
 export interface Identity {

@@ -8,6 +8,13 @@ export interface RecipientRefusal {
   detail: string;
 }
 
+/** seed 000 › Loopback: one recipient's mailbox that receives the composed message as inbound mail. */
+export interface LoopbackCopy {
+  recipient: string;
+  tenant_id: string;
+  identity_id: string;
+}
+
 export type RejectReason =
   | 'provider_validation'
   | 'sender_domain_unavailable'
@@ -24,6 +31,8 @@ export type TransportResult =
       refused: RecipientRefusal[];
       /** SMTP only: recipients answered 4xx to RCPT TO; they stay queued for a retry. */
       deferred: string[];
+      /** Loopback only: the inbound copies to deliver (written by Record, never by the transport). */
+      loopback?: LoopbackCopy[];
     }
   | { type: 'rejected'; provider?: string; reason: RejectReason; code: string; detail: string }
   | { type: 'retry_later'; provider?: string; class: RetryClass; code: string; refused: RecipientRefusal[] }

@@ -13,7 +13,7 @@ import { folderBlobStore } from '../store/blobs.ts';
 import { createDb } from '../store/db.ts';
 import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
 import { LocalQueue } from './queue.ts';
-import { LocalSendMachine } from './state-machine.ts';
+import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
 import { ensureTable } from './table.ts';
 import { localWebhooks } from './webhooks.ts';
 
@@ -28,7 +28,8 @@ export interface LocalRuntimeOptions {
   queueSecondsToMs?: number;
   /** Keep unacked queue messages in `{stateDir}/queue` across restarts (`npm start`). */
   durableQueue?: boolean;
-  faults?: Deps['faults'];
+  /** Test-only faults of the transport tasks (functions/local/state-machine.ts › LocalFaults). */
+  faults?: LocalFaults;
   dispatcher?: Deps['dispatcher'];
   /** Milliseconds of the Standard machine's Wait states (tests: 0, with the clock moved instead). */
   waitTimeOverrides?: Record<string, number>;
@@ -73,10 +74,13 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     newId: ulidFrom(clock),
     log: opts.log ?? jsonLogger({ service: 'local' }),
     config: { ...defaultConfig, webhookAllowLocalHttp: true, ...opts.config },
-    faults: opts.faults,
   };
   await ensureTable(deps.db);
-  const machine = new LocalSendMachine(deps, {}, { waitTimeOverrides: opts.waitTimeOverrides });
+  const machine = new LocalSendMachine(
+    deps,
+    {},
+    { waitTimeOverrides: opts.waitTimeOverrides, faults: opts.faults },
+  );
   const queue = new LocalQueue(deps, {
     secondsToMs: opts.queueSecondsToMs ?? 1000,
     dir: opts.durableQueue ? join(opts.stateDir, 'queue') : undefined,

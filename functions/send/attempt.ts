@@ -7,16 +7,21 @@ import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
 import { appendEvent } from '../store/events.store.ts';
-import { getMessage, markSending, mutateMessage } from '../store/messages.store.ts';
+import { getMessage, mutateMessage } from '../store/messages.store.ts';
 import { refreshThreadLock, releaseThreadLock } from '../store/threads.store.ts';
-import { sendTest } from '../transports/test.transport.ts';
+import type { TransportChoice } from '../transports/transport.ts';
 import { cancelSend } from './actions.ts';
 import { executionName, type SendAttemptInput } from './dispatcher.ts';
+import { deliverLoopback } from './loopback-delivery.ts';
+import { chooseClaimTransport } from './transport-task.ts';
 
-/** The tasks of statemachines/send-attempt.asl.json (DESIGN § 5.2): Claim → Transport → Record. */
+/**
+ * The tasks of statemachines/send-attempt.asl.json (DESIGN § 5.2): Claim → the provider's transport
+ * task (functions/send/transport-task.ts, chosen by `ByProvider`) → Record.
+ */
 
 export type ClaimOutput =
-  | { outcome: 'claimed'; token: string; at: number }
+  | ({ outcome: 'claimed'; token: string; at: number } & TransportChoice)
   | { outcome: 'stop'; reason: Exclude<ClaimDecision['type'], 'claim'> | 'not_found' | 'canceled' };
 
 /**
@@ -56,7 +61,7 @@ export async function claim(
   if (out.result.type === 'claim') {
     // seed 000 › Thread lock › Holding: the attempt refreshes the lease to now + 60 s.
     if (m.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
-    return { outcome: 'claimed', token, at: m.claim!.at };
+    return { outcome: 'claimed', token, at: m.claim!.at, ...(await chooseClaimTransport(deps, m)) };
   }
   deps.log.info('claim stopped', { message_id: input.message_id, reason: out.result.type });
   return { outcome: 'stop', reason: out.result.type };
@@ -95,37 +100,6 @@ async function recheckSender(deps: Deps, input: SendAttemptInput): Promise<boole
   }
 }
 
-/**
- * One provider call per claim: mark `sending` first; a second invocation for the same claim finds
- * the mark and reports unknown without calling the provider (provider-outcomes.md, rule 2).
- */
-export async function transport(
-  deps: Deps,
-  input: SendAttemptInput & { claim: { token: string } },
-): Promise<TransportResult> {
-  const message = await markSending(deps.db, input.identity_id, input.message_id, input.claim.token);
-  if (!message) {
-    deps.log.warn('transport found the claim already sending or gone; provider not called', {
-      message_id: input.message_id,
-    });
-    return {
-      type: 'unknown',
-      reason: 'transport_connection_lost',
-      detail:
-        'the claim was already sending: a repeated transport invocation did not call the provider again',
-    };
-  }
-  const tenant = await getTenant(deps.db, input.tenant_id);
-  if (tenant?.mode === 'test') return sendTest(deps, message);
-  // Live transports (Cloudflare, SES, SMTP) come with the domains work; nothing was sent.
-  return {
-    type: 'rejected',
-    reason: 'sender_domain_unavailable',
-    code: 'E_NO_TRANSPORT',
-    detail: 'no transport is configured for this sending domain',
-  };
-}
-
 export interface RecordOutput {
   /** `wait`: the parent execution waits `seconds` and loops; `start`: a Standard execution must start. */
   next: 'done' | 'wait' | 'start';
@@ -157,6 +131,10 @@ export async function record(
     jitter?: number;
   },
 ): Promise<RecordOutput> {
+  if (input.result.type === 'accepted' && input.result.loopback?.length) {
+    const sent = await getMessage(deps.db, input.identity_id, input.message_id, true);
+    if (sent) await deliverLoopback(deps, sent, input.result.provider_message_id, input.result.loopback);
+  }
   const parent = input.execution?.parent ?? input.parent;
   const handOff = input.execution?.hand_off ?? input.hand_off;
   const now = deps.clock();
