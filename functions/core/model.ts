@@ -181,17 +181,28 @@ export interface SesDomainSettings {
   endpoint?: string;
 }
 
-/** How the SMTP relay adapter sends for one domain. */
+/** How the SMTP relay adapter sends for one domain (functions/transports/smtp.transport.ts). */
 export interface SmtpDomainSettings {
+  /** The relay's host name (resolved and checked against the SSRF rules at every connection). */
   host: string;
+  /** 465 (implicit TLS), or 587 / 25 / 2525 with STARTTLS required. */
   port: number;
+  /** `implicit`: TLS from the first byte; `starttls`: STARTTLS required. Default: implicit on 465 only. */
+  tls?: 'implicit' | 'starttls';
+  /** The AUTH user; no AUTH when absent. */
   username?: string;
-  /** The Secrets Manager secret (or local key) holding the relay password. */
+  /** `password`: AUTH PLAIN/LOGIN; `xoauth2`: AUTH XOAUTH2 with a bearer token. Default `password`. */
+  auth?: 'password' | 'xoauth2';
+  /**
+   * The Secrets Manager secret holding `{ "password" }` or `{ "access_token" }` (write-only: the
+   * API stores it and never returns it; only the SMTP transport Lambda may read it).
+   */
   secret_ref?: string;
 }
 
-/** How the Cloudflare Email Sending adapter sends for one domain. */
+/** How the Cloudflare Email Sending adapter sends for one domain (functions/transports/cloudflare.transport.ts). */
 export interface CloudflareDomainSettings {
+  /** The Cloudflare account that owns the sending domain; default: the deployment's PM_CF_ACCOUNT_ID. */
   account_id?: string;
 }
 
