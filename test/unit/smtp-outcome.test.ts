@@ -11,13 +11,13 @@ import {
 const run = (end: SmtpEnd, rcpt: SmtpRcptReply[] = []) =>
   classifySmtp({ host: 'Relay.Example', rfc_message_id: 'id@acme.example', rcpt, end });
 
-const before = (timed_out: boolean): SmtpEnd => ({
+const beforeDot = (timed_out: boolean): SmtpEnd => ({
   type: 'no_answer',
   dot_written: false,
   timed_out,
   detail: 'x',
 });
-const after = (timed_out: boolean): SmtpEnd => ({
+const afterDot = (timed_out: boolean): SmtpEnd => ({
   type: 'no_answer',
   dot_written: true,
   timed_out,
@@ -28,8 +28,8 @@ const after = (timed_out: boolean): SmtpEnd => ({
 describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
   it.each<[string, SmtpEnd, SmtpRcptReply[], Record<string, unknown>]>([
     // Row 1: anything before the final dot is written → RetryLater (Relay).
-    ['connect timeout', before(true), [], { type: 'retry_later', class: 'Relay', code: 'smtp_timeout' }],
-    ['dropped connection before the dot', before(false), [], { type: 'retry_later', class: 'Relay' }],
+    ['connect timeout', beforeDot(true), [], { type: 'retry_later', class: 'Relay', code: 'smtp_timeout' }],
+    ['dropped connection before the dot', beforeDot(false), [], { type: 'retry_later', class: 'Relay' }],
     [
       'greeting 421',
       { type: 'reply', stage: 'greeting', code: 421, text: 'busy' },
@@ -154,10 +154,10 @@ describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
       { type: 'rejected', reason: 'provider_validation', code: 'smtp_554' },
     ],
     // Row 9: final dot written, then a drop, no reply within 60 s, or the deadline → Unknown.
-    ['drop after the dot', after(false), [], { type: 'unknown', reason: 'transport_connection_lost' }],
+    ['drop after the dot', afterDot(false), [], { type: 'unknown', reason: 'transport_connection_lost' }],
     [
       'no reply within 60 s / the deadline after the dot',
-      after(true),
+      afterDot(true),
       [],
       { type: 'unknown', reason: 'transport_timeout' },
     ],
