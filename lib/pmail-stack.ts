@@ -6,6 +6,7 @@ import { CloudflareEvents, type CloudflareSettings, cloudflareSettings } from '.
 import { PmailData } from './data.ts';
 import type { PmailFunction } from './defaults.ts';
 import { DeliveryEvents } from './events.ts';
+import { grantSmtpSecretsRead } from './relay-secrets.ts';
 import { SendMachine } from './send-machine.ts';
 import { Sweeper } from './sweeper.ts';
 import { Webhooks } from './webhooks.ts';
@@ -75,6 +76,12 @@ export class PmailStack extends Stack {
     // (functions/send/transport-task.ts); no keys, no blob writes. Provider grants follow per transport.
     for (const fn of this.send.transportFunctions) {
       this.data.grantTableItems(fn, ['GetItem', 'BatchGetItem', 'UpdateItem']);
+    }
+    // The SMTP relay transport reads the stored copy it sends and its domains' relay secrets.
+    const smtp = this.send.transports.smtp;
+    if (smtp) {
+      this.data.grantOutboundRead(smtp);
+      grantSmtpSecretsRead(smtp);
     }
     // The api starts the Express attempt, or the Standard machine for a scheduled send; the sweeper
     // starts attempts and asks whether a named Standard execution still runs.

@@ -11,7 +11,9 @@ import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { folderBlobStore } from '../store/blobs.ts';
 import { createDb } from '../store/db.ts';
+import { folderSecretStore, type SecretStore } from '../store/relay-secrets.store.ts';
 import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
+import type { SmtpSettings } from '../transports/smtp.transport.ts';
 import { LocalQueue } from './queue.ts';
 import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
 import { ensureTable } from './table.ts';
@@ -43,6 +45,8 @@ export interface LocalRuntimeOptions {
   webhooks?: boolean;
   /** Multiplies the webhook retry schedule (tests: 0.001, so 30 s becomes 30 ms). */
   webhookScheduleScale?: number;
+  /** SMTP relay adapter settings (the SSRF opt-out is on locally; tests add a relay's CA). */
+  smtp?: SmtpSettings;
 }
 
 export interface LocalRuntime {
@@ -52,6 +56,8 @@ export interface LocalRuntime {
   /** The webhook-deliveries queue (its consumer is the deliverer). */
   webhookQueue: LocalQueue;
   groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>;
+  /** The relays' secrets (`{stateDir}/secrets`; Secrets Manager in AWS). */
+  secrets: SecretStore;
   /** One pass of the sweeper (functions/sweeper), as the schedule runs it. */
   sweep(): Promise<SweepReport>;
   /** Wait until no execution runs and the queue is empty. */
@@ -76,10 +82,15 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     config: { ...defaultConfig, webhookAllowLocalHttp: true, ...opts.config },
   };
   await ensureTable(deps.db);
+  const secrets = folderSecretStore(join(opts.stateDir, 'secrets'));
   const machine = new LocalSendMachine(
     deps,
     {},
-    { waitTimeOverrides: opts.waitTimeOverrides, faults: opts.faults },
+    {
+      waitTimeOverrides: opts.waitTimeOverrides,
+      faults: opts.faults,
+      transportOptions: { secrets, smtp: opts.smtp },
+    },
   );
   const queue = new LocalQueue(deps, {
     secondsToMs: opts.queueSecondsToMs ?? 1000,
@@ -113,6 +124,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   return {
     deps,
     machine,
+    secrets,
     sweep: () => sweep(deps),
     queue,
     webhookQueue: webhooks.queue,

@@ -10,7 +10,7 @@ import type { Dispatcher, MachineKind, SendAttemptInput, SendInput } from '../se
 import { sendAttemptTasks } from '../send/tasks.ts';
 import { TRANSPORT_TASKS } from '../transports/tasks.ts';
 import type { Transport, TransportProvider } from '../transports/transport.ts';
-import { localTransports } from './transports.ts';
+import { type LocalTransportOptions, localTransports } from './transports.ts';
 
 const ASL = fileURLToPath(new URL('../../statemachines/send-attempt.asl.json', import.meta.url));
 const SEND_ASL = fileURLToPath(new URL('../../statemachines/send.asl.json', import.meta.url));
@@ -40,6 +40,8 @@ export interface LocalMachineOptions {
   onStandardEvent?: (execution: string, type: string) => void;
   /** The adapters of the transport tasks; default: functions/local/transports.ts. */
   transports?: Partial<Record<TransportProvider, Transport>>;
+  /** Options of the default adapters (the relays' secrets, SMTP settings). */
+  transportOptions?: LocalTransportOptions;
   faults?: LocalFaults;
 }
 
@@ -129,7 +131,7 @@ export class LocalSendMachine implements Dispatcher {
 
   /** One handler per transport task state (functions/transports/tasks.ts), with the test faults. */
   private transportHandlers(): Handlers {
-    const transports = this.opts.transports ?? localTransports(this.deps);
+    const transports = this.opts.transports ?? localTransports(this.deps, this.opts.transportOptions);
     const faults = this.opts.faults;
     const out: Handlers = {};
     for (const spec of TRANSPORT_TASKS) {

@@ -1,15 +1,34 @@
 import type { Deps } from '../deps.ts';
 import { getAddresses } from '../store/directory.store.ts';
+import { type SecretStore, smtpCredentials } from '../store/relay-secrets.store.ts';
 import { loopbackTransport } from '../transports/loopback.transport.ts';
 import { simulatorTransport } from '../transports/simulator.transport.ts';
+import { type SmtpSettings, smtpTransport } from '../transports/smtp.transport.ts';
 import type { Transport, TransportProvider } from '../transports/transport.ts';
+
+/** The secret prefix of the local runtime (the stack name in AWS). */
+export const LOCAL_SECRET_PREFIX = 'pmail';
+
+export interface LocalTransportOptions {
+  /** Where the relays' secrets live locally (functions/store/relay-secrets.store.ts). */
+  secrets?: SecretStore;
+  /**
+   * The SMTP adapter's settings. Locally the SSRF opt-out is on by default (`allowLocalRelays`), so
+   * a live tenant's domain can point at a capture server on the machine; never in a Lambda.
+   */
+  smtp?: SmtpSettings;
+}
 
 /**
  * The adapters `npm start` and the tests bind to the transport tasks: the same adapters the Lambda
  * entries build (functions/transports/*.handler.ts), on the local ports.
  */
-export function localTransports(deps: Deps): Partial<Record<TransportProvider, Transport>> {
+export function localTransports(
+  deps: Deps,
+  opts: LocalTransportOptions = {},
+): Partial<Record<TransportProvider, Transport>> {
   const addresses = (a: string[]) => getAddresses(deps.db, a);
+  const secrets = opts.secrets;
   return {
     loopback: loopbackTransport({ addresses }),
     simulator: simulatorTransport({
@@ -18,5 +37,12 @@ export function localTransports(deps: Deps): Partial<Record<TransportProvider, T
       clock: deps.clock,
       eventDelaySeconds: deps.config.simEventDelaySeconds,
     }),
+    smtp: smtpTransport(
+      {
+        credentials: secrets ? smtpCredentials(secrets, LOCAL_SECRET_PREFIX) : async () => undefined,
+        log: deps.log,
+      },
+      { allowLocalRelays: true, ...opts.smtp },
+    ),
   };
 }

@@ -33,6 +33,14 @@ export const TRANSPORT_TASKS: readonly TransportTaskSpec[] = [
     entry: 'functions/transports/simulator.handler.ts',
     timeoutSeconds: 60,
   },
+  {
+    provider: 'smtp',
+    state: 'TransportSmtp',
+    arn: 'SmtpTransportFunctionArn',
+    entry: 'functions/transports/smtp.handler.ts',
+    // The adapter's deadline is the seed's 4 minutes (250 s less the 10 s margin).
+    timeoutSeconds: 250,
+  },
 ];
 
 /** The providers a transport task exists for (what Claim may choose). */

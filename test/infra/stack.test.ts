@@ -485,8 +485,26 @@ describe('permissions', () => {
         'dynamodb:UpdateItem',
       ]);
       expect(granted.get('dynamodb:UpdateItem')?.join()).not.toContain('/index/');
-      expect(granted.has('secretsmanager:GetSecretValue'), f.node.path).toBe(false);
       expect(granted.has('s3:PutObject'), f.node.path).toBe(false);
+    }
+  });
+
+  it('let only the SMTP transport read the relays’ secrets (its prefix only) and the stored outbound copies', () => {
+    const smtp = stack.send.transports.smtp!;
+    for (const f of [...everyone(), ...transports()]) {
+      const granted = permissionsOf(f);
+      const secrets = granted.get('secretsmanager:GetSecretValue')?.join() ?? '';
+      expect(secrets.includes(':secret:Pmail/smtp/*'), f.node.path).toBe(f === smtp);
+      expect(granted.has('secretsmanager:PutSecretValue'), f.node.path).toBe(false);
+    }
+    const smtpGrants = permissionsOf(smtp);
+    expect(smtpGrants.get('secretsmanager:GetSecretValue')).toHaveLength(1);
+    expect(smtpGrants.get('s3:GetObject')?.join()).toContain('/t/*/i/*/out/*');
+    expect(smtpGrants.has('s3:PutObject')).toBe(false);
+    expect(smtpGrants.has('sqs:SendMessage')).toBe(false);
+    expect(smtpGrants.has('ses:SendEmail')).toBe(false);
+    for (const f of transports().filter((t) => t !== smtp)) {
+      expect(permissionsOf(f).get('s3:GetObject')?.join() ?? '', f.node.path).not.toContain('/out/');
     }
   });
 
