@@ -39,7 +39,7 @@ export type SmtpEnd =
 export interface SmtpOutcomeInput {
   /** The relay host name as configured (in the provider id). */
   host: string;
-  /** The composed Message-ID without brackets. */
+  /** The composed Message-ID as stored (brackets, if any, are left out of the provider id). */
   rfc_message_id: string;
   /** Non-2xx replies to RCPT TO, one per refused recipient. */
   rcpt: SmtpRcptReply[];
@@ -51,7 +51,7 @@ export type SmtpDomainIssue = 'smtp_tls_required' | 'smtp_auth_failed' | 'smtp_u
 
 /** seed 000 › Status after 250: the provider id of a relay send. */
 export const smtpProviderMessageId = (host: string, rfcMessageId: string): string =>
-  `smtp:${host.toLowerCase()}:${rfcMessageId}`;
+  `smtp:${host.toLowerCase()}:${rfcMessageId.replace(/^<|>$/g, '')}`;
 
 /** The step timeouts of seed 000 › SMTP relay › Timeouts (milliseconds). */
 export const SMTP_TIMEOUTS = {
