@@ -1,12 +1,13 @@
 import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { PmailApi } from './api.ts';
 import { CloudflareEvents, type CloudflareSettings, cloudflareSettings } from './cloudflare-events.ts';
 import { PmailData } from './data.ts';
 import type { PmailFunction } from './defaults.ts';
 import { DeliveryEvents } from './events.ts';
-import { grantSmtpSecretsRead } from './relay-secrets.ts';
+import { cloudflareSendingToken, grantSmtpSecretsRead } from './relay-secrets.ts';
 import { SendMachine } from './send-machine.ts';
 import { Sweeper } from './sweeper.ts';
 import { Webhooks } from './webhooks.ts';
@@ -33,6 +34,8 @@ export class PmailStack extends Stack {
   readonly send: SendMachine;
   readonly api: PmailApi;
   readonly sweeper: Sweeper;
+  /** The Cloudflare Email Sending token of the Cloudflare transport (the operator fills it). */
+  readonly cloudflareSendingToken?: Secret;
   /** Present only when the stack is given Cloudflare settings. */
   readonly cloudflare?: CloudflareEvents;
 
@@ -82,6 +85,14 @@ export class PmailStack extends Stack {
     if (smtp) {
       this.data.grantOutboundRead(smtp);
       grantSmtpSecretsRead(smtp);
+    }
+    // The Cloudflare transport reads the stored copy it sends and, when the stack has Cloudflare
+    // settings, its own sending token (without them it refuses every send: no account, no token).
+    const cfTransport = this.send.transports.cloudflare;
+    const cfSettings = cloudflareSettings(this, props?.cloudflare);
+    if (cfTransport) {
+      this.data.grantOutboundRead(cfTransport);
+      if (cfSettings) this.cloudflareSendingToken = cloudflareSendingToken(this, cfTransport, cfSettings.accountId);
     }
     // The api starts the Express attempt, or the Standard machine for a scheduled send; the sweeper
     // starts attempts and asks whether a named Standard execution still runs.

@@ -1,5 +1,7 @@
-import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { CLOUDFLARE_CONTEXT } from './cloudflare-events.ts';
 import type { PmailFunction } from './defaults.ts';
 
 /**
@@ -55,4 +57,35 @@ export function grantSmtpSecretsWrite(fn: PmailFunction): void {
     reason:
       'The domains API stores each smtp domain’s credentials in its own secret under this prefix (write-only: it never reads them back).',
   });
+}
+
+/**
+ * The Cloudflare transport's token (Email Sending: Edit), in its own secret that only the Cloudflare
+ * transport Lambda reads; the operator fills it after the first deploy (until then a Cloudflare send
+ * backs off as `Paused`: nothing is sent). The account comes from the stack's Cloudflare settings or
+ * context `pmail:cloudflareAccountId`, unless a domain names its own.
+ */
+export function cloudflareSendingToken(stack: Stack, fn: PmailFunction, accountId?: string): Secret {
+  const secret = new Secret(stack, 'CloudflareSendingToken', {
+    description:
+      'pmail: Cloudflare API token with Email Sending: Edit, for the Cloudflare transport (replace the generated value)',
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+  Validations.of(secret).acknowledge({
+    id: 'AwsSolutions-SMG4',
+    reason:
+      'The value is a Cloudflare API token issued in the Cloudflare dashboard; AWS cannot rotate it. The operator rolls the token there and puts the new value in this secret.',
+  });
+  secret.grantRead(fn);
+  const account = accountId ?? stack.node.tryGetContext(CLOUDFLARE_CONTEXT.accountId);
+  fn.addEnvironment({
+    PMAIL_CF_API_TOKEN_SECRET_ARN: secret.secretArn,
+    ...(account ? { PM_CF_ACCOUNT_ID: String(account) } : {}),
+  });
+  new CfnOutput(stack, 'CloudflareSendingTokenSecretArn', {
+    value: secret.secretArn,
+    description:
+      'Put the Cloudflare API token (Email Sending: Edit) of the Cloudflare transport in this secret',
+  });
+  return secret;
 }

@@ -58,7 +58,7 @@ export function recordOutcome(
   now: number,
   jitter = 0,
 ): RecordedOutcome {
-  const out = applyResult(message, result, now, jitter);
+  const out = applyResult(withProviderSuppressions(message, result, now), result, now, jitter);
   // seed 000 › Back-off bookkeeping: backoff is cleared when the message leaves queued.
   if (out.message.status !== 'queued') {
     out.message = { ...out.message, backoff: undefined, dispatch: undefined };
@@ -70,6 +70,34 @@ export function recordOutcome(
 }
 
 /**
+ * seed 000 › Provider suppressions and resending, step 2: the recipients the provider suppressed
+ * leave the attempt as `suppressed` ("provider: suppressed ({reason})"); the outcome applies to the
+ * others. (Record also adds pmail's `provider` suppressions: functions/send/attempt.ts.)
+ */
+function withProviderSuppressions(
+  message: MessageRecord,
+  result: TransportResult,
+  now: number,
+): MessageRecord {
+  const list = result.provider_suppressed;
+  if (!list?.length) return message;
+  const by = new Map(list.map((p) => [p.address.toLowerCase(), p]));
+  return {
+    ...message,
+    deliveries: (message.deliveries ?? []).map((d): Delivery => {
+      const p = d.status === 'queued' ? by.get(d.address.toLowerCase()) : undefined;
+      if (!p) return d;
+      return {
+        ...d,
+        status: 'suppressed',
+        smtp_response: `provider: suppressed (${p.reason ?? 'unknown'})`,
+        updated_at: now,
+      };
+    }),
+  };
+}
+
+/**
  * A claim whose attempt died (seed 000 › Claim: stale after 5 minutes): its provider call may have
  * happened, so the message becomes uncertain, never retried. Claim and the sweeper both use it.
  */
@@ -78,7 +106,12 @@ export function deadAttemptOutcome(message: MessageRecord, now: number, detail: 
 }
 
 /** The statuses an attempt's outcome can end a message in, each announced by an event. */
-export const ATTEMPT_END_STATUSES: ReadonlySet<string> = new Set(['uncertain', 'rejected', 'failed']);
+export const ATTEMPT_END_STATUSES: ReadonlySet<string> = new Set([
+  'uncertain',
+  'rejected',
+  'failed',
+  'suppressed',
+]);
 
 /** seed 000 › Back-off bookkeeping: every back-off ends 24 hours after submit. */
 export const BACKOFF_END_MS = 24 * 3600 * 1000;

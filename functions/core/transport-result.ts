@@ -22,7 +22,23 @@ export type RejectReason =
 export type RetryClass = 'RateLimit' | 'Quota' | 'Paused' | 'Relay';
 export type UncertainReason = 'transport_timeout' | 'transport_connection_lost';
 
-export type TransportResult =
+/**
+ * seed 000 › Provider suppressions and resending: a recipient the provider refused to send to
+ * because it is on the provider's own suppression list. The transport only reports it; Record marks
+ * the delivery `suppressed` and adds pmail's suppression with reason `provider`.
+ */
+export interface ProviderSuppression {
+  address: string;
+  /** The provider's reason (`hard_bounce`, `complaint`, `manual`, `policy`, …), if it said. */
+  reason?: string;
+}
+
+export type TransportResult = TransportOutcome & {
+  /** Recipients the provider suppressed (Cloudflare's rounds); the outcome covers the others. */
+  provider_suppressed?: ProviderSuppression[];
+};
+
+type TransportOutcome =
   | {
       type: 'accepted';
       provider: string;

@@ -242,13 +242,27 @@ function notFound(
 async function suppress(deps: Deps, message: MessageRecord, event: DeliveryEvent): Promise<void> {
   const reason: SuppressionReason =
     event.kind === 'complained' ? 'complaint' : event.provider_suppressed ? 'provider' : 'hard_bounce';
-  const hash = addressHash(deps.config.hashKey, event.recipient);
+  await addSuppression(deps, message, event.recipient, reason);
+}
+
+/**
+ * One permanent suppression of `recipient` caused by `message` (the seed's INSERT OR IGNORE), and
+ * its suppression.created event when this message created it. Also used by Record for the
+ * recipients a provider reported suppressed (seed 000 › Provider suppressions and resending).
+ */
+export async function addSuppression(
+  deps: Pick<Deps, 'db' | 'clock' | 'config'>,
+  message: Pick<MessageRecord, 'id' | 'tenant_id'>,
+  recipient: string,
+  reason: SuppressionReason,
+): Promise<void> {
+  const hash = addressHash(deps.config.hashKey, recipient);
   const { suppression } = await putSuppressionIfAbsent(
     deps.db,
     message.tenant_id,
     {
       address_hash: hash,
-      address_hint: addressHint(event.recipient),
+      address_hint: addressHint(recipient),
       reason,
       created_at: deps.clock(),
       source_message_id: message.id,

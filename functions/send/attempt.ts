@@ -5,6 +5,7 @@ import type { MessageRecord } from '../core/model.ts';
 import { type ClaimDecision, deadAttemptOutcome, decideClaim, recordOutcome } from '../core/send-attempt.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
+import { addSuppression } from '../events/consume.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
 import { appendEvent } from '../store/events.store.ts';
 import { getMessage, mutateMessage } from '../store/messages.store.ts';
@@ -174,6 +175,11 @@ export async function record(
   const m = out.message;
   if (release && out.written) {
     await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
+  }
+  // seed 000 › Provider suppressions: pmail's own `provider` suppressions (idempotent, so a retried
+  // Record adds nothing twice), for the recipients this attempt's transport reported.
+  for (const p of input.result.provider_suppressed ?? []) {
+    await addSuppression(deps, m, p.address, 'provider');
   }
   // Also when this Record found its write already done (a retry): the event may be what was lost.
   await emitAttemptEnd(deps, m);

@@ -41,6 +41,14 @@ export const TRANSPORT_TASKS: readonly TransportTaskSpec[] = [
     // The adapter's deadline is the seed's 4 minutes (250 s less the 10 s margin).
     timeoutSeconds: 250,
   },
+  {
+    provider: 'cloudflare',
+    state: 'TransportCloudflare',
+    arn: 'CloudflareTransportFunctionArn',
+    entry: 'functions/transports/cloudflare.handler.ts',
+    // Up to three requests (provider-suppression rounds) and the lookups between them.
+    timeoutSeconds: 60,
+  },
 ];
 
 /** The providers a transport task exists for (what Claim may choose). */

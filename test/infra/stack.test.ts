@@ -503,7 +503,9 @@ describe('permissions', () => {
     expect(smtpGrants.has('s3:PutObject')).toBe(false);
     expect(smtpGrants.has('sqs:SendMessage')).toBe(false);
     expect(smtpGrants.has('ses:SendEmail')).toBe(false);
-    for (const f of transports().filter((t) => t !== smtp)) {
+    const cloudflare = stack.send.transports.cloudflare!;
+    expect(permissionsOf(cloudflare).get('s3:GetObject')?.join()).toContain('/t/*/i/*/out/*');
+    for (const f of transports().filter((t) => t !== smtp && t !== cloudflare)) {
       expect(permissionsOf(f).get('s3:GetObject')?.join() ?? '', f.node.path).not.toContain('/out/');
     }
   });
