@@ -92,7 +92,8 @@ export class PmailStack extends Stack {
     const cfSettings = cloudflareSettings(this, props?.cloudflare);
     if (cfTransport) {
       this.data.grantOutboundRead(cfTransport);
-      if (cfSettings) this.cloudflareSendingToken = cloudflareSendingToken(this, cfTransport, cfSettings.accountId);
+      if (cfSettings)
+        this.cloudflareSendingToken = cloudflareSendingToken(this, cfTransport, cfSettings.accountId);
     }
     // The api starts the Express attempt, or the Standard machine for a scheduled send; the sweeper
     // starts attempts and asks whether a named Standard execution still runs.
