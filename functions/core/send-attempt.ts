@@ -206,11 +206,13 @@ function applyResult(
     }
     case 'rejected': {
       const next = settleQueued(deliveries, 'rejected', now, result.detail);
+      // seed 000 › Provider suppressions, step 4: no recipient left → the message ends suppressed.
+      const allSuppressed = next.length > 0 && next.every((d) => d.status === 'suppressed');
       return {
         message: {
           ...base,
           deliveries: next,
-          status: rollUp('rejected', next),
+          status: allSuppressed ? 'suppressed' : rollUp('rejected', next),
           status_reason: result.reason,
           status_detail: `${result.code}: ${result.detail}`.slice(0, 512),
         },
