@@ -16,6 +16,7 @@ import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
 import type { SmtpSettings } from '../transports/smtp.transport.ts';
 import { LocalQueue } from './queue.ts';
 import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
+import type { LocalTransportOptions } from './transports.ts';
 import { ensureTable } from './table.ts';
 import { localWebhooks } from './webhooks.ts';
 
@@ -47,6 +48,8 @@ export interface LocalRuntimeOptions {
   webhookScheduleScale?: number;
   /** SMTP relay adapter settings (the SSRF opt-out is on locally; tests add a relay's CA). */
   smtp?: SmtpSettings;
+  /** Cloudflare adapter settings (functions/local/transports.ts). */
+  cloudflare?: LocalTransportOptions['cloudflare'];
 }
 
 export interface LocalRuntime {
@@ -89,7 +92,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     {
       waitTimeOverrides: opts.waitTimeOverrides,
       faults: opts.faults,
-      transportOptions: { secrets, smtp: opts.smtp },
+      transportOptions: { secrets, smtp: opts.smtp, cloudflare: opts.cloudflare },
     },
   );
   const queue = new LocalQueue(deps, {

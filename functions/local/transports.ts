@@ -1,6 +1,8 @@
 import type { Deps } from '../deps.ts';
+import { loadCloudflareApiToken } from '../env.ts';
 import { getAddresses } from '../store/directory.store.ts';
 import { type SecretStore, smtpCredentials } from '../store/relay-secrets.store.ts';
+import { type CloudflareSendSettings, cloudflareTransport } from '../transports/cloudflare.transport.ts';
 import { loopbackTransport } from '../transports/loopback.transport.ts';
 import { simulatorTransport } from '../transports/simulator.transport.ts';
 import { type SmtpSettings, smtpTransport } from '../transports/smtp.transport.ts';
@@ -17,6 +19,11 @@ export interface LocalTransportOptions {
    * a live tenant's domain can point at a capture server on the machine; never in a Lambda.
    */
   smtp?: SmtpSettings;
+  /**
+   * The Cloudflare adapter's settings and token (tests point `apiBase` at a local server). Default:
+   * PM_CF_API_TOKEN and PM_CF_ACCOUNT_ID from the environment.
+   */
+  cloudflare?: CloudflareSendSettings & { apiToken?: string; fetch?: typeof fetch };
 }
 
 /**
@@ -43,6 +50,14 @@ export function localTransports(
         log: deps.log,
       },
       { allowLocalRelays: true, ...opts.smtp },
+    ),
+    cloudflare: cloudflareTransport(
+      {
+        apiToken: async () => opts.cloudflare?.apiToken ?? loadCloudflareApiToken(),
+        fetch: opts.cloudflare?.fetch,
+        log: deps.log,
+      },
+      { accountId: process.env.PM_CF_ACCOUNT_ID || undefined, ...opts.cloudflare },
     ),
   };
 }

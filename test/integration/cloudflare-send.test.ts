@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../functions/log.ts';
 import { cloudflareTransport } from '../../functions/transports/cloudflare.transport.ts';
 import type { TransportRecipient, TransportRequest } from '../../functions/transports/transport.ts';
+import { makeLive } from '../support/live-domain.ts';
+import { stackPerTest, tenantItems } from '../support/local.ts';
 
 /**
  * The Cloudflare Email Sending adapter against a local HTTP server that answers as the documented
@@ -347,5 +349,60 @@ describe('Cloudflare Email Sending transport against a local REST API', () => {
     );
     expect(await noToken.send(request())).toMatchObject({ type: 'retry_later', class: 'Paused' });
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe('a live tenant sending through Cloudflare (local state machine)', () => {
+  const stackFor = stackPerTest();
+
+  it('a provider-suppressed recipient: suppressed delivery, a provider suppression and its event; the rest submitted once', async () => {
+    const { base, seen } = await api((s) => {
+      if (s.method === 'GET') {
+        const email = new URL(`http://x${s.path}`).searchParams.get('email');
+        const result = email === 'cat@dest.example' ? [{ email, reason: 'complaint' }] : [];
+        return { status: 200, body: { success: true, errors: [], messages: [], result } };
+      }
+      const to = (s.body?.to as string[]) ?? [];
+      if (to.includes('cat@dest.example'))
+        return fail(400, 10001, 'email.sending.error.recipient_suppressed');
+      return ok({ delivered: to });
+    });
+    const s = await stackFor({ cloudflare: { apiBase: base, apiToken: 'cf-token' } });
+    await makeLive(s, { transport: 'cloudflare', cloudflare: { account_id: 'acc1' } });
+    const res = await s.send({
+      to: ['ann@dest.example', 'cat@dest.example'],
+      subject: 'Via Cloudflare',
+      text: 'hi',
+    });
+    expect(res.status).toBe(202);
+    await s.settle();
+    const m = await s.message(s.agent.id, res.body.id);
+    expect(m?.status).toBe('submitted');
+    expect(m?.provider).toBe('cloudflare');
+    expect(m?.provider_message_id).toBe(`cf-rest:${res.body.id}`);
+    expect(m?.deliveries?.map((d) => [d.address, d.status, d.smtp_response])).toEqual([
+      ['ann@dest.example', 'submitted', undefined],
+      ['cat@dest.example', 'suppressed', 'provider: suppressed (complaint)'],
+    ]);
+    const suppressions = await tenantItems(s, 'S#');
+    expect(suppressions.map((x) => [x.reason, x.source_message_id])).toEqual([['provider', res.body.id]]);
+    const events = (await tenantItems(s, 'E#')).map((e) => e.event.type);
+    expect(events.filter((t) => t === 'suppression.created')).toHaveLength(1);
+    expect(sends(seen).filter((p) => !JSON.stringify(p.body).includes('cat@dest.example'))).toHaveLength(1);
+    // A later send to the suppressed address is filtered by pmail's own list.
+    const again = await s.send({ to: ['cat@dest.example'], subject: 'Again', text: 'hi' });
+    expect(again.body.status).toBe('suppressed');
+  });
+
+  it('the only recipient suppressed by the provider: the message ends suppressed, message.suppressed announced', async () => {
+    const { base } = await api(() => fail(400, 10001, 'email.sending.error.recipient_suppressed'));
+    const s = await stackFor({ cloudflare: { apiBase: base, apiToken: 'cf-token' } });
+    await makeLive(s, { transport: 'cloudflare', cloudflare: { account_id: 'acc1' } });
+    const res = await s.send({ to: ['ann@dest.example'], subject: 'Suppressed', text: 'hi' });
+    await s.settle();
+    const m = await s.message(s.agent.id, res.body.id);
+    expect(m?.status).toBe('suppressed');
+    const events = (await tenantItems(s, 'E#')).map((e) => e.event.type);
+    expect(events).toContain('message.suppressed');
   });
 });

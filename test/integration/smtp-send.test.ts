@@ -1,9 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SmtpDomainSettings } from '../../functions/core/model.ts';
 import { LOCAL_SECRET_PREFIX } from '../../functions/local/transports.ts';
-import { keys } from '../../functions/store/keys.ts';
 import { writeSmtpSecret } from '../../functions/store/relay-secrets.store.ts';
+import { makeLive } from '../support/live-domain.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 import {
   RELAY_PASSWORD,
@@ -29,7 +28,7 @@ async function liveSmtpStack(script: RelayScript = {}): Promise<{ s: TestStack; 
   const relay = await startRelay(script);
   relays.push(relay);
   const s = await stackFor({ smtp: { tlsCa: [relay.cert] } });
-  const domain = s.agent.address.split('@')[1];
+  const domain = s.agent.address.split('@')[1]!;
   const secretRef = await writeSmtpSecret(s.secrets, LOCAL_SECRET_PREFIX, domain, {
     password: RELAY_PASSWORD,
   });
@@ -39,24 +38,7 @@ async function liveSmtpStack(script: RelayScript = {}): Promise<{ s: TestStack; 
     username: RELAY_USER,
     secret_ref: secretRef,
   };
-  await s.deps.db.doc.send(
-    new UpdateCommand({
-      TableName: s.deps.db.table,
-      Key: keys.domain(domain),
-      UpdateExpression: 'SET #t = :t, smtp = :smtp, #s = :s',
-      ExpressionAttributeNames: { '#t': 'transport', '#s': 'state' },
-      ExpressionAttributeValues: { ':t': 'smtp', ':smtp': smtp, ':s': 'healthy' },
-    }),
-  );
-  await s.deps.db.doc.send(
-    new UpdateCommand({
-      TableName: s.deps.db.table,
-      Key: keys.tenant(s.tenantId),
-      UpdateExpression: 'SET #m = :m',
-      ExpressionAttributeNames: { '#m': 'mode' },
-      ExpressionAttributeValues: { ':m': 'live' },
-    }),
-  );
+  await makeLive(s, { transport: 'smtp', smtp });
   return { s, relay };
 }
 
