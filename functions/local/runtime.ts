@@ -16,8 +16,8 @@ import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
 import type { SmtpSettings } from '../transports/smtp.transport.ts';
 import { LocalQueue } from './queue.ts';
 import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
-import type { LocalTransportOptions } from './transports.ts';
 import { ensureTable } from './table.ts';
+import type { LocalTransportOptions } from './transports.ts';
 import { localWebhooks } from './webhooks.ts';
 
 export interface LocalRuntimeOptions {
