@@ -28,6 +28,10 @@ async function start() {
     webhooks: true,
     // The sweeper's schedule (EventBridge, every minute, in AWS).
     sweepEveryMs: 60_000,
+    // A local relay's self-signed certificate (README › SMTP relay, `npm run capture-relay`).
+    smtp: process.env.PMAIL_SMTP_CA_FILE
+      ? { tlsCa: [readFileSync(process.env.PMAIL_SMTP_CA_FILE, 'utf8')] }
+      : {},
   });
   const localFile = join(stateDir, 'local.json');
   const seeded = await reuseOrSeed(runtime.deps, localFile);
