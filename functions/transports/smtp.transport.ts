@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { connect as netConnect, type Socket } from 'node:net';
+import { isIPv4, connect as netConnect, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { SmtpDomainSettings } from '../core/model.ts';
@@ -221,7 +221,8 @@ async function runSession(
     const check = relayTargetAllowed(target.port, addresses);
     if (!check.ok) return report({ type: 'target_refused', detail: check.detail });
   }
-  const ip = addresses[0];
+  // IPv4 first: a Lambda outside a VPC has no IPv6 egress.
+  const ip = addresses.find((a) => isIPv4(a)) ?? addresses[0];
   if (!ip)
     return report({ type: 'no_answer', dot_written: false, timed_out: false, detail: 'resolve: no address' });
 
