@@ -278,6 +278,15 @@ describe('SSRF rules of the relay host', () => {
     expect(r.connections).toBe(0);
   });
 
+  it('the system resolver: `localhost` on port 587 is refused as loopback without the opt-out', async () => {
+    const r = await relay();
+    const t = smtpTransport({ credentials: secret(), log: silentLogger }, { tlsCa: [r.cert] });
+    const result = await t.send(request(domainFor(r, { host: 'localhost', port: 587 })));
+    expect(result).toMatchObject({ type: 'rejected', code: 'smtp_relay_address_refused' });
+    expect(result.type === 'rejected' && result.detail).toMatch(/loopback/);
+    expect(r.connections).toBe(0);
+  });
+
   it('a port outside 25/465/587/2525 is refused without the opt-out', async () => {
     const r = await relay();
     const t = smtpTransport(
