@@ -229,7 +229,21 @@ async function runSession(
   // The credentials are read before connecting, so a missing secret never opens a connection.
   let secret: SmtpSecret | undefined;
   if (target.username) {
-    secret = await ports.credentials(domain);
+    try {
+      secret = await ports.credentials(domain);
+    } catch (err) {
+      // Nothing was sent: the secret store failing is a retry, not an unknown outcome.
+      ports.log.warn('relay credentials unavailable; nothing sent', {
+        metric: 'smtp_credentials_unavailable_total',
+        error: codeOf(err),
+      });
+      return report({
+        type: 'no_answer',
+        dot_written: false,
+        timed_out: false,
+        detail: 'credentials unavailable',
+      });
+    }
     const usable = target.auth === 'xoauth2' ? secret?.access_token : secret?.password;
     if (!usable) {
       return report({

@@ -253,6 +253,21 @@ describe('SMTP relay transport against smtp-server', () => {
     expect(r.connections).toBe(0);
   });
 
+  it('a secret store that fails → retry later, nothing connected', async () => {
+    const r = await relay();
+    const t = smtpTransport(
+      {
+        credentials: async () => {
+          throw new Error('ThrottlingException');
+        },
+        log: silentLogger,
+      },
+      { allowLocalRelays: true, tlsCa: [r.cert] },
+    );
+    expect(await t.send(request(domainFor(r)))).toMatchObject({ type: 'retry_later', class: 'Relay' });
+    expect(r.connections).toBe(0);
+  });
+
   it('a message above the advertised SIZE is refused before MAIL FROM is accepted', async () => {
     const r = await relay({ size: 100 });
     const result = await transport(r).send(request(domainFor(r)));
