@@ -63,6 +63,9 @@ const BINDING_SENDER = /^E_(SENDER_DOMAIN_NOT_AVAILABLE|SENDER_NOT_VERIFIED)/;
 /** The provider id of a REST send: the answer has none (see cloudflare.transport.ts › events). */
 export const cfRestProviderMessageId = (messageId: string): string => `cf-rest:${messageId}`;
 
+/** A provider id that still waits for Cloudflare's own messageId (core/reconcile.ts › adoptCandidates). */
+export const isCfRestProviderId = (pid: string | undefined): boolean => !!pid?.startsWith('cf-rest:');
+
 const strings = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 

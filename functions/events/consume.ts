@@ -15,12 +15,12 @@ import {
 import { sha256Hex } from '../core/fingerprint.ts';
 import { isJournalAddress } from '../core/journal.ts';
 import type { AddressRecord, MessageRecord } from '../core/model.ts';
-import { reconcile, reconcileCandidates } from '../core/reconcile.ts';
+import { adopt, adoptCandidates, reconcile, reconcileCandidates } from '../core/reconcile.ts';
 import { addressHash, addressHint, type SuppressionReason } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { getAddress, getTenant } from '../store/directory.store.ts';
 import { appendEvent, eventPutItem } from '../store/events.store.ts';
-import { findByProviderId, listUncertain, mutateMessage } from '../store/messages.store.ts';
+import { findByProviderId, listCfPending, listUncertain, mutateMessage } from '../store/messages.store.ts';
 import { autoPauseIdentity, updateOutcomeWindow } from '../store/outcomes.store.ts';
 import { putSuppressionIfAbsent } from '../store/suppressions.store.ts';
 import { applySendEvent, sesFromBody } from './ses.ts';
@@ -114,7 +114,7 @@ async function applyTo(
   identityId: string,
   messageId: string,
   event: DeliveryEvent,
-  opts: { reconcile?: boolean } = {},
+  opts: { reconcile?: boolean; adopt?: boolean } = {},
 ): Promise<Applied | 'not_found' | 'not_candidate'> {
   const now = deps.clock();
   let extra: { outcome?: AbuseOutcome; suppress: boolean } = { suppress: false };
@@ -125,6 +125,11 @@ async function applyTo(
       // Re-checked under the version condition: another event may have reconciled it meanwhile.
       if (reconcileCandidates([m], event).length !== 1) return { result: 'not_candidate' as const };
       base = reconcile(m, event);
+    }
+    if (opts.adopt) {
+      // Re-checked under the version condition: an earlier event may have adopted an id meanwhile.
+      if (adoptCandidates([m], event).length !== 1) return { result: 'not_candidate' as const };
+      base = adopt(m, event);
     }
     const applied = applyDeliveryEvent(base, event, now);
     if (applied.type !== 'applied') {
@@ -181,12 +186,33 @@ async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutc
   let applied = target ? await applyTo(deps, target.identity_id, target.message_id, event) : 'not_found';
   if (applied === 'not_found' || applied === 'not_candidate')
     applied = await tryReconcile(deps, address, event);
+  if (applied === 'not_found' || applied === 'not_candidate') applied = await tryAdopt(deps, address, event);
   if (applied === 'not_found' || applied === 'not_candidate') {
     return notFound(deps, event);
   }
   if (applied.suppress) await suppress(deps, applied.message, event);
   if (applied.outcome) await recordOutcome(deps, applied.message, applied.outcome);
   return applied.result;
+}
+
+/** A Cloudflare REST send learns Cloudflare's messageId from its first event (core/reconcile.ts). */
+async function tryAdopt(
+  deps: Deps,
+  address: AddressRecord,
+  event: DeliveryEvent,
+): Promise<Applied | 'not_found' | 'not_candidate'> {
+  if (event.source !== 'cloudflare') return 'not_found';
+  const candidates = adoptCandidates(await listCfPending(deps.db, address.identity_id), event);
+  if (candidates.length !== 1) {
+    if (candidates.length > 1)
+      deps.log.warn('ambiguous Cloudflare id adoption: nothing changed', {
+        metric: 'cloudflare_adopt_ambiguous_total',
+        event: hashed(event.event_id),
+        candidates: candidates.length,
+      });
+    return 'not_found';
+  }
+  return applyTo(deps, address.identity_id, candidates[0]!.id, event, { adopt: true });
 }
 
 /** seed 000 › Uncertain sends and reconciliation: exactly one candidate, else nothing changes. */

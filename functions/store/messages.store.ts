@@ -5,6 +5,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { isCfRestProviderId } from '../core/cf-outcome.ts';
 import type { MessageRecord } from '../core/model.ts';
 import { inboundKey, outboundKey } from './blobs.ts';
 import type { Db } from './db.ts';
@@ -114,6 +115,12 @@ function indexKeys(m: MessageRecord) {
   Object.assign(out, dispatchIndex(m));
   if (m.status === 'uncertain' && !pid) {
     out.gsi2pk = `U#${m.identity_id}`;
+    out.gsi2sk = `M#${m.id}`;
+  }
+  // A Cloudflare REST send waits for its first event to learn Cloudflare's messageId
+  // (core/reconcile.ts › adoptCandidates): listed per identity until then.
+  if (isCfRestProviderId(pid) && m.status !== 'queued') {
+    out.gsi2pk = `C#${m.identity_id}`;
     out.gsi2sk = `M#${m.id}`;
   }
   return out;
@@ -367,12 +374,26 @@ export async function findByProviderId(
 
 /** The identity's uncertain messages without a provider id (gsi2), newest first, at most `limit`. */
 export async function listUncertain(db: Db, identityId: string, limit = 50): Promise<MessageRecord[]> {
+  return listByIndexPrefix(db, identityId, 'U', limit);
+}
+
+/** The identity's Cloudflare REST sends still without Cloudflare's messageId (gsi2), newest first. */
+export async function listCfPending(db: Db, identityId: string, limit = 50): Promise<MessageRecord[]> {
+  return listByIndexPrefix(db, identityId, 'C', limit);
+}
+
+async function listByIndexPrefix(
+  db: Db,
+  identityId: string,
+  prefix: 'U' | 'C',
+  limit: number,
+): Promise<MessageRecord[]> {
   const out = await db.doc.send(
     new QueryCommand({
       TableName: db.table,
       IndexName: UNCERTAIN_INDEX,
       KeyConditionExpression: 'gsi2pk = :u',
-      ExpressionAttributeValues: { ':u': `U#${identityId}` },
+      ExpressionAttributeValues: { ':u': `${prefix}#${identityId}` },
       ScanIndexForward: false,
       Limit: limit,
     }),

@@ -24,11 +24,9 @@ import type { Transport, TransportRecipient, TransportRequest } from './transpor
  *   the platform's (setting them is E_HEADER_NOT_ALLOWED), and From/To/Cc/Subject/Reply-To are API
  *   fields. Cloudflare sets its own Message-ID (seed 000 › Message-ID of outbound mail).
  * - Success: `result.{delivered[], queued[], permanent_bounces[]}` — **no message id**. The provider
- *   id recorded is `cf-rest:{message id}` (core/cf-outcome.ts). Delivery events carry Cloudflare's
- *   own `messageId`, which no stored provider id names, so they match by the seed's reconciliation
- *   (sender, recipient, exact subject, time; core/reconcile.ts) — today only for `uncertain`
- *   messages; extending that match to `submitted` Cloudflare REST sends is the open point of
- *   provider-outcomes.md, recorded in the README.
+ *   id recorded is `cf-rest:{message id}` (core/cf-outcome.ts); the message's first Cloudflare
+ *   event is matched by sender, recipient, exact subject and time and the message adopts the
+ *   event's `messageId` (core/reconcile.ts › adoptCandidates), so later events route by it.
  * - Errors and their classification: core/cf-outcome.ts. No retries here (the send machine alone
  *   retries), no timeout of its own: the request's signal aborts at the task's deadline.
  * - Provider suppressions (seed 000 › Provider suppressions and resending): a suppressed recipient

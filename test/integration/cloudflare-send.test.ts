@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { consumeDeliveryEvent } from '../../functions/events/consume.ts';
 import { silentLogger } from '../../functions/log.ts';
 import { cloudflareTransport } from '../../functions/transports/cloudflare.transport.ts';
 import type { TransportRecipient, TransportRequest } from '../../functions/transports/transport.ts';
+import { cfEvent } from '../support/cf-fixtures.ts';
 import { makeLive } from '../support/live-domain.ts';
 import { stackPerTest, tenantItems } from '../support/local.ts';
 
@@ -404,5 +406,51 @@ describe('a live tenant sending through Cloudflare (local state machine)', () =>
     expect(m?.status).toBe('suppressed');
     const events = (await tenantItems(s, 'E#')).map((e) => e.event.type);
     expect(events).toContain('message.suppressed');
+  });
+  it('the first Cloudflare event of a REST send adopts its messageId; later events route by it', async () => {
+    const { base } = await api((s) => ok({ delivered: (s.body?.to as string[]) ?? [] }));
+    const s = await stackFor({ cloudflare: { apiBase: base, apiToken: 'cf-token' } });
+    await makeLive(s, { transport: 'cloudflare', cloudflare: { account_id: 'acc1' } });
+    const res = await s.send({
+      to: ['ann@dest.example', 'bob@dest.example'],
+      subject: 'Adopt me',
+      text: 'hi',
+    });
+    await s.settle();
+    expect((await s.message(s.agent.id, res.body.id))?.provider_message_id).toBe(`cf-rest:${res.body.id}`);
+    const facts = (kind: string, recipient: string, subject = 'Adopt me') => ({
+      eventId: `evt-${kind}-${recipient}`,
+      messageId: 'cf-0190d0c4-abc',
+      sender: s.agent.address,
+      recipient,
+      subject,
+      at: Date.now(),
+    });
+    // Another subject matches nothing: the event is not adopted (and retried later).
+    expect(
+      await consumeDeliveryEvent(
+        s.deps,
+        JSON.stringify(cfEvent('delivered', facts('delivered', 'ann@dest.example', 'Other'))),
+      ),
+    ).toBe('retry');
+    expect(
+      await consumeDeliveryEvent(
+        s.deps,
+        JSON.stringify(cfEvent('delivered', facts('delivered', 'ann@dest.example'))),
+      ),
+    ).toBe('applied');
+    const adopted = await s.message(s.agent.id, res.body.id);
+    expect(adopted?.provider_message_id).toBe('cf-0190d0c4-abc');
+    expect(adopted?.deliveries?.map((d) => d.status)).toEqual(['delivered', 'submitted']);
+    // The next event carries no subject (a complaint): it routes by the adopted id.
+    const complaint = cfEvent('complained', {
+      ...facts('complained', 'bob@dest.example'),
+      subject: undefined,
+    });
+    expect(await consumeDeliveryEvent(s.deps, JSON.stringify(complaint))).toBe('applied');
+    expect((await s.message(s.agent.id, res.body.id))?.deliveries?.map((d) => d.status)).toEqual([
+      'delivered',
+      'complained',
+    ]);
   });
 });
