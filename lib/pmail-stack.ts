@@ -76,6 +76,34 @@ export class PmailStack extends Stack {
     for (const fn of this.send.transportFunctions) {
       this.data.grantTableItems(fn, ['GetItem', 'BatchGetItem', 'UpdateItem']);
     }
+    const ses = this.send.transports.ses;
+    if (ses) {
+      // SES sends the stored .eml: it reads that copy, and may send from the account's verified
+      // identities (the tenants' domains, created at runtime) through the stack's configuration set.
+      this.data.grantBlobRead(ses);
+      ses.fn.addEnvironment(
+        'PMAIL_SES_CONFIGURATION_SET',
+        this.events.sesConfigurationSet.configurationSetName,
+      );
+      ses.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: [
+            this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }),
+            this.formatArn({
+              service: 'ses',
+              resource: 'configuration-set',
+              resourceName: this.events.sesConfigurationSet.configurationSetName,
+            }),
+          ],
+        }),
+      );
+      Validations.of(ses).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason:
+          'Sending domains are SES identities created at runtime by the domains API; SendEmail may use any identity of this account and Region, and only through the stack configuration set.',
+      });
+    }
     // The api starts the Express attempt, or the Standard machine for a scheduled send; the sweeper
     // starts attempts and asks whether a named Standard execution still runs.
     for (const fn of [...apiFunctions, this.sweeper.fn]) {

@@ -127,6 +127,11 @@ export interface Tenant {
 
 /** The tenant policy fields the send path reads (DESIGN § 8); absent fields take the defaults. */
 export interface TenantPolicy {
+  /**
+   * seed 000 › From address and fallback: a failing or suspended sending domain sends from the
+   * identity's platform address instead (default false: such sends fail).
+   */
+  domain_fallback?: boolean;
   /** Default 10, never above 49. */
   max_recipients?: number;
   /** Sends per local day for the tenant (default 10,000). */

@@ -172,12 +172,13 @@ function applyResult(
       return { message: { ...sent, status }, next: { type: 'done' } };
     }
     case 'rejected': {
-      const next = settleQueued(deliveries, 'rejected', now, result.detail);
+      const status = result.status ?? 'rejected';
+      const next = settleQueued(deliveries, status, now, result.detail);
       return {
         message: {
           ...base,
           deliveries: next,
-          status: rollUp('rejected', next),
+          status: rollUp(status, next),
           status_reason: result.reason,
           status_detail: `${result.code}: ${result.detail}`.slice(0, 512),
         },

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { TENANT_PERMISSIONS } from '../api/auth.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
-import type { Identity, Tenant } from '../core/model.ts';
+import type { DomainRecord, Identity, Tenant } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
 import { putAddress, putApiKey, putDomain, putIdentity, putTenant } from '../store/directory.store.ts';
 
@@ -26,6 +26,9 @@ export async function seedTestTenant(
     timezone?: string;
     identity?: Partial<Identity>;
     replyToken?: 'subaddress' | 'none';
+    /** The sending domain's transport (default `test`) and its SES settings. */
+    transport?: DomainRecord['transport'];
+    ses?: DomainRecord['ses'];
   } = {},
 ): Promise<SeededTenant> {
   const tenantId = `ten_${deps.newId()}`;
@@ -42,8 +45,9 @@ export async function seedTestTenant(
     domain,
     tenant_id: tenantId,
     state: 'healthy',
-    transport: 'test',
+    transport: opts.transport ?? 'test',
     reply_token: opts.replyToken ?? 'none',
+    ...(opts.ses ? { ses: opts.ses } : {}),
   });
   const identities: SeededTenant['identities'] = [];
   for (const name of opts.names ?? ['agent', 'peer']) {

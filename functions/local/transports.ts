@@ -1,8 +1,11 @@
 import type { Deps } from '../deps.ts';
 import { getAddresses } from '../store/directory.store.ts';
 import { loopbackTransport } from '../transports/loopback.transport.ts';
+import { sesClients, sesTransport } from '../transports/ses.transport.ts';
 import { simulatorTransport } from '../transports/simulator.transport.ts';
 import type { Transport, TransportProvider } from '../transports/transport.ts';
+
+export const LOCAL_SES_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
  * The adapters `npm start` and the tests bind to the transport tasks: the same adapters the Lambda
@@ -11,6 +14,13 @@ import type { Transport, TransportProvider } from '../transports/transport.ts';
 export function localTransports(deps: Deps): Partial<Record<TransportProvider, Transport>> {
   const addresses = (a: string[]) => getAddresses(deps.db, a);
   return {
+    // A live tenant's domain names its SES endpoint (`ses.endpoint`: the local SES of `npm start`
+    // and the tests); the local SES accepts any credentials.
+    ses: sesTransport({
+      client: sesClients({ region: 'us-east-1', credentials: LOCAL_SES_CREDENTIALS }),
+      defaultConfigurationSet: undefined,
+      log: deps.log,
+    }),
     loopback: loopbackTransport({ addresses }),
     simulator: simulatorTransport({
       addresses,

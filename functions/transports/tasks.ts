@@ -33,6 +33,14 @@ export const TRANSPORT_TASKS: readonly TransportTaskSpec[] = [
     entry: 'functions/transports/simulator.handler.ts',
     timeoutSeconds: 60,
   },
+  {
+    provider: 'ses',
+    state: 'TransportSes',
+    arn: 'SesTransportFunctionArn',
+    entry: 'functions/transports/ses.handler.ts',
+    // connect 5 s + answer 30 s (ses.transport.ts › SES_CLIENT_DEFAULTS), well inside 50 s.
+    timeoutSeconds: 60,
+  },
 ];
 
 /** The providers a transport task exists for (what Claim may choose). */

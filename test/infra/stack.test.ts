@@ -35,6 +35,11 @@ const ofType = (type: string): [string, Resource][] =>
   Object.entries(resources).filter(([, r]) => r.Type === type);
 
 /** The actions each function's role may take, with the resources of each action (as JSON). */
+function envOf(fn: PmailFunction): Record<string, unknown> {
+  return (resources[logicalId(fn.fn)].Properties.Environment as { Variables: Record<string, unknown> })
+    .Variables;
+}
+
 function permissionsOf(fn: PmailFunction): Map<string, string[]> {
   const role = logicalId(fn.role);
   const granted = new Map<string, string[]>();
@@ -488,6 +493,32 @@ describe('permissions', () => {
       expect(granted.has('secretsmanager:GetSecretValue'), f.node.path).toBe(false);
       expect(granted.has('s3:PutObject'), f.node.path).toBe(false);
     }
+  });
+
+  it('let only the SES transport send through SES: its identities and the stack configuration set, reading the stored copy', () => {
+    const ses = stack.send.transports.ses!;
+    for (const f of [...everyone(), ...transports()]) {
+      expect(permissionsOf(f).has('ses:SendEmail'), f.node.path).toBe(f === ses);
+    }
+    const granted = permissionsOf(ses);
+    const actions = [...granted.keys()]
+      .filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))
+      .sort();
+    expect(actions).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
+      's3:GetObject',
+      's3:ListBucket',
+      'ses:SendEmail',
+    ]);
+    const arns = granted.get('ses:SendEmail')!.join();
+    expect(arns).toContain(':identity/*');
+    expect(arns).toContain(':configuration-set/');
+    expect(arns).not.toContain('"*"');
+    expect(JSON.stringify(envOf(ses).PMAIL_SES_CONFIGURATION_SET)).toContain(
+      logicalId(stack.events.sesConfigurationSet),
+    );
   });
 
   it('let only the api and record (loopback copies) read and write blobs', () => {
