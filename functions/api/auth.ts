@@ -14,6 +14,8 @@ export const TENANT_PERMISSIONS = [
   'suppressions:manage',
   'webhooks:read',
   'webhooks:manage',
+  'domains:read',
+  'domains:write',
   'events:read',
 ] as const;
 export type Permission = (typeof TENANT_PERMISSIONS)[number];

@@ -179,6 +179,17 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'Delete an endpoint you no longer use (see details.limit) before adding another.',
   },
+  domain_not_found: {
+    status: 404,
+    retryable: false,
+    fix: 'Check the domain id (GET /v1/tenants/{tenant_id}/domains).',
+  },
+  domain_exists: {
+    status: 409,
+    retryable: false,
+    fix: 'The domain is already a sending domain; remove it there first, or use another name.',
+  },
+
   unavailable: {
     status: 503,
     retryable: true,

@@ -2,7 +2,7 @@
  * The HTTP routes of the API and the Lambda (route group) that serves each. The CDK api construct
  * and the local HTTP server both read this table, so production and `npm start` route alike.
  */
-export type RouteGroup = 'messages' | 'identities' | 'tenants' | 'links' | 'events' | 'webhooks';
+export type RouteGroup = 'messages' | 'identities' | 'tenants' | 'links' | 'events' | 'webhooks' | 'domains';
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -117,6 +117,32 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/v1/webhooks', group: 'webhooks', operation: 'listWebhooks' },
   { method: 'GET', path: '/v1/webhooks/{webhook_id}', group: 'webhooks', operation: 'getWebhook' },
   { method: 'DELETE', path: '/v1/webhooks/{webhook_id}', group: 'webhooks', operation: 'deleteWebhook' },
+  { method: 'POST', path: '/v1/tenants/{tenant_id}/domains', group: 'domains', operation: 'createDomain' },
+  { method: 'GET', path: '/v1/tenants/{tenant_id}/domains', group: 'domains', operation: 'listDomains' },
+  {
+    method: 'GET',
+    path: '/v1/tenants/{tenant_id}/domains/{domain_id}',
+    group: 'domains',
+    operation: 'getDomain',
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/tenants/{tenant_id}/domains/{domain_id}',
+    group: 'domains',
+    operation: 'updateDomain',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/tenants/{tenant_id}/domains/{domain_id}',
+    group: 'domains',
+    operation: 'deleteDomain',
+  },
+  {
+    method: 'POST',
+    path: '/v1/tenants/{tenant_id}/domains/{domain_id}/verify',
+    group: 'domains',
+    operation: 'verifyDomain',
+  },
 ];
 
 /** The handler entry of each route group: file under functions/, exported name. */
@@ -127,4 +153,5 @@ export const routeGroupEntries: Record<RouteGroup, { entry: string; handler: str
   links: { entry: 'functions/api/links.handler.ts', handler: 'handler' },
   events: { entry: 'functions/api/events.handler.ts', handler: 'handler' },
   webhooks: { entry: 'functions/api/webhooks.handler.ts', handler: 'handler' },
+  domains: { entry: 'functions/api/domains.handler.ts', handler: 'handler' },
 };

@@ -44,6 +44,8 @@ export type ErrorCode =
   | 'not_uncertain'
   | 'webhook_not_found'
   | 'webhook_limit_reached'
+  | 'domain_not_found'
+  | 'domain_exists'
   | 'unavailable'
   | 'internal_error';
 

@@ -168,12 +168,34 @@ export interface DomainRecord {
   /** How mail from it leaves; `test` = the simulator/loopback of test tenants. */
   transport?: 'cloudflare' | 'ses' | 'smtp' | 'test';
   reply_token: 'subaddress' | 'none';
+  /** `dom_{ulid}` for domains added through the API (seeded test domains have none). */
+  id?: string;
+  /** Why the domain is in its state (a stable code, e.g. `dkim_pending`, `dkim_failed`). */
+  state_reason?: string;
+  /** When the state was last checked against the provider (epoch ms). */
+  checked_at?: number;
+  /** The custom MAIL FROM domain (`pm-bounce.{domain}` style), when set. */
+  mail_from?: string;
+  /** The DNS records to publish, as onboarding answered them. */
+  dns_records?: DnsRecord[];
+  created_at?: number;
+  updated_at?: number;
   /** Settings of the `ses` transport. */
   ses?: SesDomainSettings;
   /** Settings of the `smtp` transport (the relay adapter). */
   smtp?: SmtpDomainSettings;
   /** Settings of the `cloudflare` transport. */
   cloudflare?: CloudflareDomainSettings;
+}
+
+export interface DnsRecord {
+  type: 'CNAME' | 'MX' | 'TXT';
+  name: string;
+  value: string;
+  /** What the record is for: `dkim`, `mail_from_mx`, `mail_from_spf`, `dmarc`. */
+  purpose: 'dkim' | 'mail_from_mx' | 'mail_from_spf' | 'dmarc';
+  /** False for a suggestion pmail does not check (DMARC). */
+  required: boolean;
 }
 
 /** How the SES adapter sends for one domain (functions/transports/ses.transport.ts). */

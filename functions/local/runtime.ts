@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { domainsApi } from '../api/domains.api.ts';
 import { eventsApi } from '../api/events.api.ts';
 import type { ApiEvent, ApiResult } from '../api/http.ts';
 import { identitiesApi } from '../api/identities.api.ts';
@@ -8,6 +9,7 @@ import type { RouteGroup } from '../api/routes.ts';
 import { tenantsApi } from '../api/tenants.api.ts';
 import { webhooksApi } from '../api/webhooks.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
+import { autoVerifyingIdentities, type SesIdentities } from '../domains/ses-identities.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { folderBlobStore } from '../store/blobs.ts';
 import { createDb } from '../store/db.ts';
@@ -41,6 +43,14 @@ export interface LocalRuntimeOptions {
    * stream would deliver every tenant's events once more.
    */
   webhooks?: boolean;
+  /**
+   * The SES control plane of the domains API (no local engine implements it): default
+   * `autoVerifyingIdentities` (every domain verifies at once); tests pass `sesIdentities` over a
+   * client mocked with aws-sdk-client-mock.
+   */
+  sesIdentities?: SesIdentities;
+  /** The SES endpoint live domains created here send through (`npm start`: its aws-ses-v2-local). */
+  sesEndpoint?: string;
   /** Multiplies the webhook retry schedule (tests: 0.001, so 30 s becomes 30 ms). */
   webhookScheduleScale?: number;
 }
@@ -123,6 +133,10 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       links: linksApi(deps),
       events: eventsApi(deps),
       webhooks: webhooksApi(deps),
+      domains: domainsApi(deps, {
+        identities: opts.sesIdentities ?? autoVerifyingIdentities(),
+        sesEndpoint: opts.sesEndpoint,
+      }),
     },
     settle,
     close: async () => {

@@ -384,6 +384,7 @@ describe('functions', () => {
     stack.sweeper.fn,
     stack.webhooks.fanOut,
     stack.webhooks.deliverer,
+    stack.domainCheck.fn,
   ];
 
   it('are all ours, each on Node.js 22 on arm64 with active tracing and source maps', () => {
