@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { sha256Hex } from '../functions/core/fingerprint.ts';
 import { startDynamoDbLocal } from '../functions/local/dynamodb-local.ts';
 import { startHttpServer } from '../functions/local/http-server.ts';
+import { startLocalSes } from '../functions/local/local-ses.ts';
 import { createLocalRuntime } from '../functions/local/runtime.ts';
 import { type SeededTenant, seedTestTenant } from '../functions/local/seed.ts';
 import { getApiKey, getTenant } from '../functions/store/directory.store.ts';
@@ -21,9 +22,12 @@ async function start() {
     port: Number(process.env.PMAIL_DYNAMODB_PORT ?? 0) || undefined,
     dataDir: join(stateDir, 'dynamodb'),
   });
+  // A local SES (aws-ses-v2-local) for live mode: the live tenant's domain sends through it.
+  const ses = await startLocalSes(Number(process.env.PMAIL_SES_PORT ?? 8005));
   const runtime = await createLocalRuntime({
     endpoint: dynamo.endpoint,
     stateDir,
+    sesEndpoint: ses.url,
     durableQueue: true,
     webhooks: true,
     // The sweeper's schedule (EventBridge, every minute, in AWS).
@@ -31,12 +35,14 @@ async function start() {
   });
   const localFile = join(stateDir, 'local.json');
   const seeded = await reuseOrSeed(runtime.deps, localFile);
+  const live = await reuseOrSeedLive(runtime.deps, localFile);
   const http = await startHttpServer(runtime.groups, { port, log: runtime.deps.log });
   const local = {
     api: http.url,
     apiKey: seeded.apiKey,
     tenantId: seeded.tenantId,
     identities: seeded.identities,
+    live: { apiKey: live.apiKey, tenantId: live.tenantId, identity: live.identities[0], ses: ses.url },
   };
   writeFileSync(localFile, `${JSON.stringify(local, null, 2)}\n`, { mode: 0o600 });
 
@@ -56,6 +62,14 @@ async function start() {
       `  -d '{"to":["${peer.address}"],"subject":"Hello","text":"My first pmail."}'`,
       '',
       `Then read peer's inbox: curl -sS -H 'Authorization: Bearer ${seeded.apiKey}' '${http.url}/v1/identities/${peer.id}/messages?direction=inbound'`,
+      '',
+      `Live mode: the live tenant's domain ${LIVE_DOMAIN} sends through SES — the real SES code path — to a local SES (${ses.url}, open it to see the mail):`,
+      '',
+      `curl -sS -X POST ${http.url}/v1/identities/${live.identities[0].id}/messages \\`,
+      `  -H 'Authorization: Bearer ${live.apiKey}' \\`,
+      `  -H 'Idempotency-Key: first-live' -H 'Content-Type: application/json' \\`,
+      `  -d '{"to":["someone@example.net"],"subject":"Through SES","text":"Sent through the SES adapter."}'`,
+      '',
       'Ctrl-C stops everything (DynamoDB Local included).',
       '',
     ].join('\n'),
@@ -64,6 +78,7 @@ async function start() {
   const stop = async () => {
     await http.close();
     await runtime.close();
+    await ses.stop();
     await dynamo.stop();
     process.exit(0);
   };
@@ -86,6 +101,38 @@ async function reuseOrSeed(
     }
   }
   return seedTestTenant(deps, { names: ['agent', 'peer'], domain: 'mail.pmail.test' });
+}
+
+/** The live tenant's sending domain (transport `ses`, sending to the local SES). */
+const LIVE_DOMAIN = 'live.pmail.test';
+
+/** The live tenant of an earlier start when the table still has it; else a new one. */
+async function reuseOrSeedLive(
+  deps: Parameters<typeof seedTestTenant>[0],
+  localFile: string,
+): Promise<SeededTenant> {
+  if (existsSync(localFile)) {
+    try {
+      const prev = JSON.parse(readFileSync(localFile, 'utf8')) as {
+        live?: { apiKey: string; tenantId: string; identity: SeededTenant['identities'][number] };
+      };
+      if (
+        prev.live &&
+        (await getTenant(deps.db, prev.live.tenantId)) &&
+        (await getApiKey(deps.db, sha256Hex(prev.live.apiKey)))
+      )
+        return { apiKey: prev.live.apiKey, tenantId: prev.live.tenantId, identities: [prev.live.identity] };
+    } catch {
+      // unreadable or stale: seed anew
+    }
+  }
+  return seedTestTenant(deps, {
+    names: ['sender'],
+    domain: LIVE_DOMAIN,
+    mode: 'live',
+    transport: 'ses',
+    ses: {},
+  });
 }
 
 const [command] = process.argv.slice(2);

@@ -17,6 +17,7 @@ import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
 import { LocalQueue } from './queue.ts';
 import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
 import { ensureTable } from './table.ts';
+import { localTransports } from './transports.ts';
 import { localWebhooks } from './webhooks.ts';
 
 export interface LocalRuntimeOptions {
@@ -89,7 +90,11 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   const machine = new LocalSendMachine(
     deps,
     {},
-    { waitTimeOverrides: opts.waitTimeOverrides, faults: opts.faults },
+    {
+      waitTimeOverrides: opts.waitTimeOverrides,
+      faults: opts.faults,
+      transports: localTransports(deps, { sesEndpoint: opts.sesEndpoint }),
+    },
   );
   const queue = new LocalQueue(deps, {
     secondsToMs: opts.queueSecondsToMs ?? 1000,

@@ -11,13 +11,17 @@ export const LOCAL_SES_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'l
  * The adapters `npm start` and the tests bind to the transport tasks: the same adapters the Lambda
  * entries build (functions/transports/*.handler.ts), on the local ports.
  */
-export function localTransports(deps: Deps): Partial<Record<TransportProvider, Transport>> {
+export function localTransports(
+  deps: Deps,
+  opts: { sesEndpoint?: string } = {},
+): Partial<Record<TransportProvider, Transport>> {
   const addresses = (a: string[]) => getAddresses(deps.db, a);
+  const clients = sesClients({ region: 'us-east-1', credentials: LOCAL_SES_CREDENTIALS });
   return {
-    // A live tenant's domain names its SES endpoint (`ses.endpoint`: the local SES of `npm start`
-    // and the tests); the local SES accepts any credentials.
+    // Locally every SES domain sends to the local SES: `npm start`'s (`sesEndpoint`, which wins, so a
+    // restart on another port still finds it) or the one the domain names (tests).
     ses: sesTransport({
-      client: sesClients({ region: 'us-east-1', credentials: LOCAL_SES_CREDENTIALS }),
+      client: (settings) => clients({ ...settings, endpoint: opts.sesEndpoint ?? settings?.endpoint }),
       defaultConfigurationSet: undefined,
       log: deps.log,
     }),
