@@ -20,7 +20,7 @@ const SES_REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const CONFIGURATION_SET = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** POST /v1/tenants/{tenant_id}/domains (openapi.yaml DomainCreateRequest). */
-const createSchema = z
+export const createDomainSchema = z
   .strictObject({
     name: z
       .string()
@@ -51,7 +51,7 @@ const createSchema = z
   });
 
 /** PATCH /v1/tenants/{tenant_id}/domains/{domain_id} (openapi.yaml DomainUpdateRequest). */
-const updateSchema = z.strictObject({
+export const updateDomainSchema = z.strictObject({
   reply_token: z.enum(['subaddress', 'none']).optional(),
   ses: z
     .strictObject({ configuration_set: z.string().regex(CONFIGURATION_SET).nullable().optional() })
@@ -88,7 +88,7 @@ export function domainsApi(deps: Deps, ports: DomainsApiPorts) {
     };
     switch (route.operation) {
       case 'createDomain': {
-        const body = parseBody(bodyOf(event), createSchema);
+        const body = parseBody(bodyOf(event), createDomainSchema);
         const now = deps.clock();
         const id = `dom_${deps.newId()}`;
         const onboarded = await ports.identities.create({
@@ -137,7 +137,7 @@ export function domainsApi(deps: Deps, ports: DomainsApiPorts) {
       case 'getDomain':
         return json(200, toDomainView(await load()), requestId);
       case 'updateDomain': {
-        const body = parseBody(bodyOf(event), updateSchema);
+        const body = parseBody(bodyOf(event), updateDomainSchema);
         const d = await load();
         if (d.state === 'removing' || d.state === 'removed') throw notFoundRemoved();
         const ses = { ...d.ses };

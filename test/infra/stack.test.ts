@@ -522,6 +522,27 @@ describe('permissions', () => {
     );
   });
 
+  it('let only the domains API manage SES identities, and the hourly domain check only read and delete them', () => {
+    const domains = stack.api.functions.domains;
+    const check = stack.domainCheck.fn;
+    const sesActions = (f: PmailFunction) =>
+      [...permissionsOf(f).keys()].filter((a) => a.startsWith('ses:')).sort();
+    expect(sesActions(domains)).toEqual([
+      'ses:CreateEmailIdentity',
+      'ses:DeleteEmailIdentity',
+      'ses:GetEmailIdentity',
+      'ses:PutEmailIdentityMailFromAttributes',
+    ]);
+    expect(sesActions(check)).toEqual(['ses:DeleteEmailIdentity', 'ses:GetEmailIdentity']);
+    for (const f of [...everyone(), ...transports()]) {
+      if (f === domains || f === stack.send.transports.ses) continue;
+      expect(sesActions(f), f.node.path).toEqual([]);
+    }
+    expect(permissionsOf(check).get('ses:GetEmailIdentity')!.join()).toContain(':identity/*');
+    const rule = resources[logicalId(stack.domainCheck.schedule)].Properties;
+    expect(rule.ScheduleExpression).toBe('rate(1 hour)');
+  });
+
   it('let only the api and record (loopback copies) read and write blobs', () => {
     for (const f of everyone()) {
       const expected = api().includes(f) || f === stack.send.record;

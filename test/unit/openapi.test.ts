@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { createDomainSchema, updateDomainSchema } from '../../functions/api/domains.api.ts';
 import { ERRORS, errorResponse, matchRoute } from '../../functions/api/http.ts';
 import { updateIdentitySchema } from '../../functions/api/identities.api.ts';
 import { routes } from '../../functions/api/routes.ts';
@@ -13,6 +14,7 @@ import {
   sendBodySchema,
 } from '../../functions/api/send.schema.ts';
 import { createWebhookSchema } from '../../functions/api/webhooks.api.ts';
+import { toDomainView } from '../../functions/core/domains.ts';
 import { PmailError } from '../../functions/core/errors.ts';
 import { toIdentityView } from '../../functions/core/identity-view.ts';
 import { toApiMessage } from '../../functions/core/message-view.ts';
@@ -972,6 +974,24 @@ describe('openapi.yaml webhooks', () => {
     status: 'disabled',
     disabled_reason: 'gone',
   };
+
+  it.each([
+    ['createDomain', 'DomainCreateRequest', createDomainSchema],
+    ['updateDomain', 'DomainUpdateRequest', updateDomainSchema],
+  ] as const)('describes %s with the same body as its zod schema', (id, name, schema) => {
+    const body = operation(id).op.requestBody!.content['application/json'];
+    expect(body.schema).toEqual({ $ref: `#/components/schemas/${name}` });
+    const expected = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    expect(schemaDrift(expected, doc.components.schemas[name], '')).toEqual([]);
+    expect(schema.safeParse(body.example).success).toBe(true);
+  });
+
+  it('declares exactly the fields toDomainView returns', () => {
+    const view = toDomainView({ domain: 'a.example', tenant_id: 't', state: 'healthy', reply_token: 'none' });
+    const keys = sorted(Object.keys(view));
+    expect(propertyNames(doc.components.schemas.Domain)).toEqual(keys);
+    expect(requiredNames(doc.components.schemas.Domain)).toEqual(keys);
+  });
 
   it('describes createWebhook with the same body as createWebhookSchema', () => {
     const body = operation('createWebhook').op.requestBody!.content['application/json'];
