@@ -28,7 +28,8 @@ export function localTransports(
     loopback: loopbackTransport({ addresses }),
     simulator: simulatorTransport({
       addresses,
-      events: deps.events,
+      // Read at publish time: the runtime puts its events queue into `deps` after building these.
+      events: { publish: (events, delaySeconds) => deps.events.publish(events, delaySeconds) },
       clock: deps.clock,
       eventDelaySeconds: deps.config.simEventDelaySeconds,
     }),
