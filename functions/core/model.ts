@@ -58,6 +58,19 @@ export interface Claim {
   sending?: boolean;
 }
 
+/**
+ * What the last Record wrote under a claim (issue 9): a retried Record of the same claim finds its
+ * claim gone and replays this instead — the back-off's `next` and the thread-lock release.
+ */
+export interface RecordedClaim {
+  token: string;
+  next: 'done' | 'wait' | 'start';
+  /** `wait`: the back-off seconds the parent execution waits. */
+  seconds?: number;
+  /** The message held its thread's lock and this Record released it. */
+  release?: boolean;
+}
+
 /** DESIGN § 6: the execution that is coming for this message, and nothing else. */
 export interface Dispatch {
   execution: string;
@@ -109,7 +122,15 @@ export interface MessageRecord {
   deliveries?: Delivery[];
   dispatch?: Dispatch;
   claim?: Claim;
+  /** The outcome the last Record wrote, replayed to a retry of that Record (RecordedClaim). */
+  recorded?: RecordedClaim;
   backoff?: { n: number; first_at: number };
+  /**
+   * The tenant-local day (YYYY-MM-DD) whose daily send count this message took at submit; cancel
+   * gives the count back to exactly this day. Absent when no daily count was taken (fully
+   * suppressed) and on messages stored before issue 9 (cancel then falls back to created_at's day).
+   */
+  quota_day?: string;
   /** A scheduled send: not attempted before this time (epoch ms). */
   send_at?: number;
   /** Inbound copies made by loopback name the outbound message they copy. */

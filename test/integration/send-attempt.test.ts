@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { claim, claimToken, record, transport } from '../../functions/send/attempt.ts';
 import { listEvents } from '../../functions/store/events.store.ts';
+import { markSending } from '../../functions/store/messages.store.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 /**
@@ -88,6 +89,9 @@ describe('one Idempotency-Key never makes a second email', () => {
 
   it('calls the provider once when the transport task is invoked twice for one claim', async () => {
     const r = await testStack({ dispatcher: { start: async () => undefined } });
+    // The loopback delivered event arrives after the Record below.
+    const held: Parameters<TestStack['queue']['publish']>[] = [];
+    r.deps.events = { publish: async (...args) => void held.push(args) };
     try {
       const sent = await r.send({ to: [r.peer.address], subject: 'Twice', text: 'x' }, 'dup-transport');
       const input = { tenant_id: r.tenantId, identity_id: r.agent.id, message_id: sent.body.id };
@@ -110,6 +114,7 @@ describe('one Idempotency-Key never makes a second email', () => {
       });
       expect(recorded.status).toBe('uncertain');
       expect((await claim(r.deps, { ...input, execution_id: 'exec-2' })).outcome).toBe('stop');
+      for (const args of held) await r.queue.publish(...args);
       await r.settle();
       expect(await inboundCount(r)).toBe(1);
     } finally {
@@ -128,12 +133,17 @@ describe('one Idempotency-Key never makes a second email', () => {
         },
       },
     });
+    // The provider's events arrive after the Record here (guarantee.test.ts has them arrive first).
+    const held: Parameters<TestStack['queue']['publish']>[] = [];
+    r.deps.events = { publish: async (...args) => void held.push(args) };
     try {
       const sent = await r.send({ to: [r.peer.address], subject: 'Killed', text: 'x' }, 'killed-1');
       await r.machine.idle();
       expect(kills).toBe(1);
       const m = await r.message(r.agent.id, sent.body.id);
+      expect(m?.status).toBe('uncertain');
       expect(m?.status_reason).toBe('transport_connection_lost');
+      for (const args of held) await r.queue.publish(...args);
       expect(await inboundCount(r)).toBe(1);
       // another execution for the message finds it decided
       const again = await r.machine.run(`${sent.body.id}-d2`, {
@@ -172,13 +182,15 @@ describe('one Idempotency-Key never makes a second email', () => {
     }
   });
 
-  it('turns a claim left by a dead attempt into uncertain after 5 minutes, and never retries it', async () => {
+  it('turns a claim left by an attempt that died after the sending mark into uncertain after 5 minutes, and never retries it', async () => {
     let now = Date.now();
     const r = await testStack({ clock: () => now, dispatcher: { start: async () => undefined } });
     try {
       const sent = await r.send({ to: [r.peer.address], subject: 'Stale', text: 'x' }, 'stale-1');
       const input = { tenant_id: r.tenantId, identity_id: r.agent.id, message_id: sent.body.id };
       expect((await claim(r.deps, { ...input, execution_id: 'dead' })).outcome).toBe('claimed');
+      // the attempt marks the claim sending (its provider call may follow), then dies
+      expect(await markSending(r.deps.db, r.agent.id, sent.body.id, claimToken('dead'))).toBeTruthy();
       // a second attempt within 5 minutes is turned away
       now += 4 * 60_000;
       expect(await claim(r.deps, { ...input, execution_id: 'second' })).toEqual({
