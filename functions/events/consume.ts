@@ -195,8 +195,9 @@ async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutc
   }
   let applied =
     target.type === 'one' ? await applyTo(deps, target.identity_id, target.message_id, event) : 'not_found';
-  // Reconcile only once the send that owns the event can no longer be in flight (issue 9).
-  if ((applied === 'not_found' || applied === 'not_candidate') && reconcilable(event, deps.clock()))
+  // Reconcile only an id no message holds, and only once the send that owns the event can no
+  // longer be recording it (issue 9): then gsi1 shows every holder, and none is given a second one.
+  if (target.type === 'none' && reconcilable(event, deps.clock()))
     applied = await tryReconcile(deps, address, event);
   if (applied === 'not_found' || applied === 'not_candidate') {
     return notFound(deps, event);
