@@ -45,7 +45,11 @@ export function resolveMessage(m: MessageRecord, outcome: 'sent' | 'not_sent', n
     !deliveries.some((d) => d.status === 'uncertain') ||
     (outcome === 'not_sent' && reported)
   ) {
-    throw new PmailError('not_uncertain', 'Only an uncertain message can be resolved.', {
+    const message =
+      m.status === 'uncertain' && reported
+        ? 'A provider event already reported on this message: it was sent, and cannot be resolved as not sent.'
+        : 'Only an uncertain message can be resolved.';
+    throw new PmailError('not_uncertain', message, {
       details: { status: m.status, ...(m.status === 'uncertain' ? { provider_reported: reported } : {}) },
     });
   }

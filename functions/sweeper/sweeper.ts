@@ -72,7 +72,8 @@ async function sweepOne(
     });
     if (!out.found || !out.written) return;
     if (out.result === 'redispatch') return start(deps, out.message, report);
-    report.uncertain.push(messageId);
+    // (Events may already have settled every recipient: the message then keeps their status.)
+    if (out.message.status === 'uncertain') report.uncertain.push(messageId);
     if (release) await releaseThreadLock(deps.db, identityId, out.message.thread_id, messageId);
     await emitAttemptEnd(deps, out.message);
     return;

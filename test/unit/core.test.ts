@@ -270,7 +270,12 @@ describe('cancel and resolve (seed 000 › Cancel, DESIGN § 8 › Resolve)', ()
     expect(sent.status).toBe('submitted');
     expect(sent.deliveries!.map((d) => d.status)).toEqual(['submitted', 'delivered']);
     // a delivered recipient says the provider took it: not_sent would contradict it (issue 9)
-    expect(() => resolveMessage(uncertain, 'not_sent', 6)).toThrow(/uncertain/);
+    expect(() => resolveMessage(uncertain, 'not_sent', 6)).toThrow(
+      expect.objectContaining({
+        code: 'not_uncertain',
+        details: { status: 'uncertain', provider_reported: true },
+      }),
+    );
     const alone = { ...uncertain, deliveries: [uncertain.deliveries![0]] };
     const notSent = resolveMessage(alone, 'not_sent', 6);
     expect(notSent).toMatchObject({ status: 'failed', status_reason: 'resolved_not_sent' });
