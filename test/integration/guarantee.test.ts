@@ -292,6 +292,51 @@ describe('5. a stale claim without the sending mark is re-dispatched, one with t
     }
   });
 
+  it('a burst of 30 sends crashing mid-attempt: after the sweeper, only those killed after the mark are uncertain, the rest delivered once', async () => {
+    let now = Date.now();
+    const s = await testStack({ table: ownTable(), clock: () => now, config: { simEventDelaySeconds: 0 } });
+    try {
+      const real = sendAttemptTasks.Transport(s.deps);
+      const fate = new Map<string, 'before' | 'after' | 'lived'>();
+      let n = 0;
+      const o = overrides(s);
+      // the stack dies under a third of the attempts before the mark, a third after it
+      o.Transport = async (input: { identity_id: string; message_id: string; claim: { token: string } }) => {
+        const f = (['before', 'after', 'lived'] as const)[n++ % 3];
+        fate.set(input.message_id, f);
+        if (f === 'lived') return real(input as never);
+        if (f === 'after')
+          await markSending(s.deps.db, input.identity_id, input.message_id, input.claim.token);
+        throw killed();
+      };
+      o.Record = async (input: { message_id: string }) => {
+        if (fate.get(input.message_id) !== 'lived') throw killed();
+        return sendAttemptTasks.Record(s.deps)(input as never);
+      };
+      const sent = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          s.send({ to: [s.peer.address], subject: `Burst ${i}`, text: 'x' }, `burst-${i}`),
+        ),
+      );
+      expect(sent.map((r) => r.status)).toEqual(Array(30).fill(202));
+      await s.machine.idle();
+      delete o.Transport;
+      delete o.Record;
+      now += 6 * 60_000;
+      const report = await s.sweep();
+      await s.settle();
+      const byFate = (f: string) => [...fate].filter(([, x]) => x === f).map(([id]) => id);
+      expect(report.uncertain.sort()).toEqual(byFate('after').sort());
+      expect(report.redispatched.sort()).toEqual(byFate('before').sort());
+      for (const id of [...byFate('before'), ...byFate('lived')])
+        expect((await s.message(s.agent.id, id))?.status).toBe('delivered');
+      for (const id of byFate('after')) expect((await s.message(s.agent.id, id))?.status).toBe('uncertain');
+      expect(await inbound(s)).toBe(20);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('Claim: a later execution finding a claim killed before the mark re-dispatches; after the mark it records uncertain', async () => {
     let now = Date.now();
     const s = await stack({ clock: () => now });
