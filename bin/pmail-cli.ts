@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { bootstrapPlatformKey } from '../functions/admin/bootstrap.ts';
 import { sha256Hex } from '../functions/core/fingerprint.ts';
+import { permissionsOf } from '../functions/core/keys.ts';
 import { ulidFrom } from '../functions/deps.ts';
 import { startDynamoDbLocal } from '../functions/local/dynamodb-local.ts';
 import { startHttpServer } from '../functions/local/http-server.ts';
@@ -202,7 +203,7 @@ async function adminBootstrap(argv: string[]): Promise<number> {
           '',
           'Next: make a long-lived platform key, then revoke this one:',
           `  curl -sS -X POST ${base}/v1/keys -H "Authorization: Bearer $PMAIL_BOOTSTRAP_KEY" -H 'Content-Type: application/json' \\`,
-          `    -d '{"name":"operator","level":"platform","permissions":["tenants:manage","keys:manage","policy:write","audit:read","identities:read","identities:write"]}'`,
+          `    -d '${JSON.stringify({ name: 'operator', level: 'platform', permissions: permissionsOf('platform') })}'`,
           `  curl -sS -X DELETE ${base}/v1/keys/${out.key_id} -H "Authorization: Bearer $PMAIL_PLATFORM_KEY"`,
           '',
         ].join('\n'),
