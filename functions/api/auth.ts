@@ -8,7 +8,7 @@ import {
   scopeOf,
   secretProblem,
 } from '../core/keys.ts';
-import type { ApiKeyRecord, Identity, KeyLevel, Tenant } from '../core/model.ts';
+import type { ApiKeyRecord, Identity, Tenant } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
 import { touchLastUsed } from '../store/api-keys.store.ts';
 import type { Db } from '../store/db.ts';
@@ -59,34 +59,6 @@ export function requirePermission(key: ApiKeyRecord, permission: Permission): vo
       details: { required: permission },
     });
   }
-}
-
-/** 403 scope_denied unless the key's level is one of `levels`. */
-export function requireLevel(key: Caller, levels: readonly KeyLevel[], what: string): void {
-  if (!levels.includes(key.scope.level)) {
-    throw new PmailError('scope_denied', `${what} needs a ${levels.join(' or ')} key.`, {
-      details: { required_level: levels[levels.length - 1] },
-    });
-  }
-}
-
-/** The tenant of a tenant or identity key (routes that act on "the key's own tenant"). */
-export function ownTenant(key: Caller, what: string): string {
-  requireLevel(key, ['tenant', 'identity'], what);
-  return key.tenant_id!;
-}
-
-/**
- * The tenant named in a path, if the key may reach it: a platform key any existing tenant, a tenant
- * key only its own. A missing and a foreign tenant answer the same 404.
- */
-export async function tenantInReach(db: Db, key: Caller, tenantId: string): Promise<Tenant> {
-  const notFound = () => new PmailError('tenant_not_found', 'No tenant with this id is visible to this key.');
-  if (!/^ten_[0-9a-z]{26}$/.test(tenantId)) throw notFound();
-  if (key.scope.level !== 'platform' && key.tenant_id !== tenantId) throw notFound();
-  const tenant = await getTenant(db, tenantId);
-  if (!tenant) throw notFound();
-  return tenant;
 }
 
 /**

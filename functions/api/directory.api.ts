@@ -12,11 +12,12 @@ import type { Deps } from '../deps.ts';
 import { DEFAULT_MAX_AUTOMATIC_EXCHANGES } from '../send/prepare.ts';
 import { listIdentities } from '../store/identities.store.ts';
 import { getTenantConsistent, listTenants } from '../store/tenants.store.ts';
-import { authenticate, type Caller, requireLevel, requirePermission, tenantInReach } from './auth.ts';
+import { authenticate, type Caller, requirePermission } from './auth.ts';
 import { idempotentControl } from './control.ts';
 import { bodyOf, header, json, routeGroup } from './http.ts';
 import { decodeCursor, encodeCursor } from './keys.api.ts';
 import { parseBody, parseQuery } from './parse.ts';
+import { requireLevel, tenantInReach } from './scope.ts';
 
 /** The policy defaults, from the constants the send path enforces. */
 export const POLICY_DEFAULTS: Required<Omit<TenantPolicy, 'ai_disclosure'>> = {

@@ -3,9 +3,10 @@ import { ulidTime } from '../core/delivery-outbox.ts';
 import { PmailError } from '../core/errors.ts';
 import type { Deps } from '../deps.ts';
 import { listEvents, type OutboxEvent } from '../store/events.store.ts';
-import { authenticate, ownTenant, requirePermission } from './auth.ts';
+import { authenticate, requirePermission } from './auth.ts';
 import { header, json, routeGroup } from './http.ts';
 import { parseQuery } from './parse.ts';
+import { ownTenant } from './scope.ts';
 
 /** GET /v1/events query: `after` an event id (exclusive), `limit` 1–100 (default 25). */
 export const listEventsQuerySchema = z.strictObject({

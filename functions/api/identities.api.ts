@@ -5,10 +5,11 @@ import { resumeNeedsTenantKey, toIdentityView } from '../core/identity-view.ts';
 import type { Deps } from '../deps.ts';
 import { getIdentity } from '../store/directory.store.ts';
 import { changeIdentityStatus } from '../store/identity-status.store.ts';
-import { authenticate, identityInScope, requireLevel, requirePermission } from './auth.ts';
+import { authenticate, identityInScope, requirePermission } from './auth.ts';
 import { identityFieldSchemas } from './directory.api.ts';
 import { bodyOf, header, json, routeGroup } from './http.ts';
 import { parseBody } from './parse.ts';
+import { requireLevel } from './scope.ts';
 
 /** PATCH /v1/identities/{identity_id} (openapi.yaml IdentityUpdateRequest); `null` clears a field. */
 export const updateIdentitySchema = z

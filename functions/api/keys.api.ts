@@ -6,10 +6,11 @@ import { KEY_LEVELS, MAX_OVERLAP_HOURS, notWider, PERMISSIONS, reaches, scopeOf 
 import type { Deps } from '../deps.ts';
 import { listApiKeyDefinitions } from '../store/api-keys.store.ts';
 import { listAuditItems } from '../store/audit-log.store.ts';
-import { authenticate, requireLevel, requirePermission, tenantInReach } from './auth.ts';
+import { authenticate, requirePermission } from './auth.ts';
 import { idempotentControl } from './control.ts';
 import { type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
 import { parseBody, parseQuery } from './parse.ts';
+import { requireLevel, tenantInReach } from './scope.ts';
 
 const KEY_ID = /^key_[0-9a-z]{26}$/;
 const TENANT_ID = /^ten_[0-9a-z]{26}$/;

@@ -21,9 +21,10 @@ import {
   listSuppressions,
   putSuppressionIfAbsent,
 } from '../store/suppressions.store.ts';
-import { authenticate, type Caller, requirePermission, tenantInReach } from './auth.ts';
+import { authenticate, type Caller, requirePermission } from './auth.ts';
 import { type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
 import { parseBody, parseQuery } from './parse.ts';
+import { tenantInReach } from './scope.ts';
 
 /** POST …/suppressions (openapi.yaml SuppressionCreateRequest). Only manual and unsubscribe via the API. */
 export const createSuppressionSchema = z

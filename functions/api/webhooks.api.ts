@@ -13,9 +13,10 @@ import {
 } from '../core/webhooks.ts';
 import type { Deps } from '../deps.ts';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks } from '../store/webhooks.store.ts';
-import { authenticate, type Caller, ownTenant, type Permission, requirePermission } from './auth.ts';
+import { authenticate, type Caller, type Permission, requirePermission } from './auth.ts';
 import { type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
 import { parseBody } from './parse.ts';
+import { ownTenant } from './scope.ts';
 
 /**
  * POST /v1/webhooks (openapi.yaml WebhookCreateRequest). The URL rule is core/webhooks'; plain

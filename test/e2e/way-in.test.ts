@@ -94,7 +94,7 @@ describe('the way in after cdk deploy', () => {
     expect(health.body).toMatchObject({ status: 'ok', checks: { table: 'ok', state_machines: 'ok' } });
     const contract = await api('GET', '/openapi.json', undefined);
     expect(contract.body.openapi).toMatch(/^3\.1/);
-    // OPENAPI expect(Object.keys(contract.body.paths)).toContain('/v1/keys/{key_id}/rotate');
+    expect(Object.keys(contract.body.paths)).toContain('/v1/keys/{key_id}/rotate');
 
     // 1. Bootstrap: the first platform key, printed once; a second bootstrap is refused with exit 3.
     const boot = await cli(['admin', 'bootstrap', '--table', table, '--endpoint', endpoint, '--json']);
