@@ -53,10 +53,16 @@ export function identitiesApi(deps: Deps) {
             details: { required_level: 'tenant', pause_reason: identity.pause_reason },
           });
         }
-        if (Object.keys(fields).length > 0) {
+        // A status change between the read and the write: read again (a deleted identity is gone).
+        for (let attempt = 0; Object.keys(fields).length > 0; attempt++) {
           const changed = await changeIdentity(deps, { key: key.scope }, identity, fields, requestId);
-          if (!changed) throw new PmailError('request_in_progress', 'The identity changed meanwhile; retry.');
-          identity = changed;
+          if (changed) {
+            identity = changed;
+            break;
+          }
+          if (attempt === 2)
+            throw new PmailError('unavailable', 'The identity kept changing; retry.', { retryAfter: 1 });
+          identity = (await identityInScope(deps.db, key, params.identity_id)).identity;
         }
         if (status === undefined || identity.status === status)
           return json(200, toIdentityView(identity), requestId);
