@@ -140,6 +140,15 @@ describe('scope of the control plane', () => {
       for (const id of bKeyIds) expect(JSON.stringify(listed.body)).not.toContain(id);
       const audit = await s.call('GET', '/v1/audit-events', { key, query: { limit: '100' } });
       expect(JSON.stringify(audit.body)).not.toContain(B.tenantId);
+      for (const path of ['/v1/tenants', `/v1/tenants/${A.tenantId}/identities`, '/v1/me']) {
+        const res = await s.call('GET', path, {
+          key,
+          query: path === '/v1/me' ? undefined : { limit: '100' },
+        });
+        const text = JSON.stringify(res.body);
+        expect(text, `${level} GET ${path}`).not.toContain(B.tenantId);
+        for (const i of B.identities) expect(text, `${level} GET ${path}`).not.toContain(i.id);
+      }
     }
     expect(await snapshot(s, platform.apiKey, B)).toBe(before);
     // B's keys all still work.
