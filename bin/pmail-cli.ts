@@ -185,7 +185,9 @@ async function adminBootstrap(argv: string[]): Promise<number> {
     if (out.status === 'exists') {
       throw new CliError(
         EXIT.config,
-        `a platform key exists (${out.key_ids.join(', ')}): use it, or revoke it (DELETE /v1/keys/{key_id}) before bootstrapping again`,
+        out.key_ids.length > 0
+          ? `a platform key exists (${out.key_ids.join(', ')}): use it, or revoke it (DELETE /v1/keys/{key_id}) before bootstrapping again`
+          : 'another bootstrap minted a platform key just now: use that one',
       );
     }
     const expires = new Date(out.expires_at).toISOString();

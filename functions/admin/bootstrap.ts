@@ -1,7 +1,16 @@
 import { BOOTSTRAP_TTL_MS, keyStatus, permissionsOf } from '../core/keys.ts';
 import type { Deps } from '../deps.ts';
 import { listApiKeyDefinitions } from '../store/api-keys.store.ts';
+import { PLATFORM_PK } from '../store/audit-log.store.ts';
+import { isTransactionCanceled } from '../store/db.ts';
 import { mintKey } from './keys.ts';
+
+/**
+ * Two bootstraps at once must not both mint: each takes this lock in its mint transaction, so the
+ * later one fails and is refused. The lock lapses after a minute, by when the key index shows the
+ * first key to any later bootstrap.
+ */
+const LOCK_MS = 60_000;
 
 /**
  * `pmail admin bootstrap` (issue 10): the first platform key, written straight into the table (its
@@ -26,15 +35,41 @@ export async function bootstrapPlatformKey(
     after = page.next;
   } while (after);
   if (live.length > 0) return { status: 'exists', key_ids: live };
-  const { definition, secret } = await mintKey(
-    deps,
-    { system: 'bootstrap' },
-    {
-      name: opts.name ?? 'bootstrap',
-      level: 'platform',
-      permissions: permissionsOf('platform'),
-      expires_at: now + BOOTSTRAP_TTL_MS,
-    },
-  );
-  return { status: 'created', key_id: definition.key_id, secret, expires_at: definition.expires_at! };
+  try {
+    const { definition, secret } = await mintKey(
+      deps,
+      { system: 'bootstrap' },
+      {
+        name: opts.name ?? 'bootstrap',
+        level: 'platform',
+        permissions: permissionsOf('platform'),
+        expires_at: now + BOOTSTRAP_TTL_MS,
+      },
+      {
+        finish: (d) => [
+          {
+            Put: {
+              TableName: deps.db.table,
+              Item: {
+                pk: PLATFORM_PK,
+                sk: 'BOOTSTRAP',
+                type: 'bootstrap_lock',
+                key_id: d.key_id,
+                lock_until: now + LOCK_MS,
+              },
+              ConditionExpression: 'attribute_not_exists(pk) OR lock_until <= :now',
+              ExpressionAttributeValues: { ':now': now },
+            },
+          },
+        ],
+      },
+    );
+    return { status: 'created', key_id: definition.key_id, secret, expires_at: definition.expires_at! };
+  } catch (err) {
+    // The lock (the last item of the transaction) was taken: another bootstrap minted just now.
+    const reasons = isTransactionCanceled(err) ? (err.CancellationReasons ?? []) : [];
+    if (reasons[reasons.length - 1]?.Code === 'ConditionalCheckFailed')
+      return { status: 'exists', key_ids: [] };
+    throw err;
+  }
 }
