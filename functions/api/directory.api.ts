@@ -228,6 +228,7 @@ export function directoryApi(deps: Deps) {
         requireLevel(key, ['platform', 'tenant'], 'Creating an identity');
         const body = parseBody(bodyOf(event), createIdentitySchema);
         const tenant = await tenantInReach(deps.db, key, params.tenant_id);
+        checkIdentityCap(key, tenant, body.send_policy?.daily_cap);
         return idempotentControl(deps, key, event, route.operation, body, requestId, async (finish) => {
           const out = await createIdentity(deps, actor, tenant, body, {
             requestId,
@@ -254,6 +255,19 @@ export function directoryApi(deps: Deps) {
         throw new PmailError('route_not_found', 'No such route.');
     }
   });
+}
+
+/**
+ * An identity's own `send_policy.daily_cap` above the tenant's `identity_daily_send_cap` needs a
+ * platform key (public design › Identities): a tenant cannot raise its own ceiling this way.
+ */
+export function checkIdentityCap(key: Caller, tenant: Tenant, dailyCap: number | undefined): void {
+  if (dailyCap === undefined || key.scope.level === 'platform') return;
+  const ceiling = tenant.policy?.identity_daily_send_cap ?? POLICY_DEFAULTS.identity_daily_send_cap;
+  if (dailyCap > ceiling)
+    throw new PmailError('scope_denied', 'Only a platform key can set a daily cap above the tenant’s.', {
+      details: { field: 'send_policy.daily_cap', ceiling, required_level: 'platform' },
+    });
 }
 
 /** tenants:manage, which only platform keys can hold. */

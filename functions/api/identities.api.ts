@@ -6,7 +6,7 @@ import type { Deps } from '../deps.ts';
 import { getIdentity } from '../store/directory.store.ts';
 import { changeIdentityStatus } from '../store/identity-status.store.ts';
 import { authenticate, identityInScope, requirePermission } from './auth.ts';
-import { identityFieldSchemas } from './directory.api.ts';
+import { checkIdentityCap, identityFieldSchemas } from './directory.api.ts';
 import { bodyOf, header, json, routeGroup } from './http.ts';
 import { parseBody } from './parse.ts';
 import { requireLevel } from './scope.ts';
@@ -42,6 +42,7 @@ export function identitiesApi(deps: Deps) {
         requirePermission(key, 'identities:write');
         const { status, ...fields } = parseBody(bodyOf(event), updateIdentitySchema);
         const found = await identityInScope(deps.db, key, params.identity_id);
+        checkIdentityCap(key, found.tenant, fields.send_policy?.daily_cap);
         let identity = found.identity;
         if (
           status === 'active' &&

@@ -405,6 +405,14 @@ describe('tenants, policy and identities', () => {
       permissions: ['messages:send'],
     });
     expect((await send(identityKey.secret)).status).toBe(202);
+    const over = await s.call('PATCH', `/v1/identities/${id}`, {
+      body: { send_policy: { daily_cap: 1001 } },
+    });
+    expect([over.status, over.body.error.details.field]).toEqual([403, 'send_policy.daily_cap']);
+    const under = await s.call('PATCH', `/v1/identities/${id}`, {
+      body: { send_policy: { daily_cap: 1000 } },
+    });
+    expect(under.body.send_policy).toEqual({ daily_cap: 1000 });
     const listed = await s.call('GET', path, { query: { client_id: 'crm:ops' } });
     expect(listed.body.data.map((i: { id: string }) => i.id)).toEqual([id]);
 
