@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
@@ -21,10 +22,16 @@ import { PmailFunction, REPO_ROOT } from './defaults.ts';
 const packageVersion = () =>
   (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-/** openapi.yaml converted to JSON at synth time, in a temporary directory the bundler copies from. */
+/**
+ * openapi.yaml converted to JSON at synth time, in a temporary file named by its content (so
+ * repeated synths reuse it) that the bundler copies beside the meta function's bundle.
+ */
 function openapiJsonFile(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'pmail-openapi-')), 'openapi.json');
-  writeFileSync(file, JSON.stringify(parse(readFileSync(join(REPO_ROOT, 'openapi.yaml'), 'utf8'))));
+  const json = JSON.stringify(parse(readFileSync(join(REPO_ROOT, 'openapi.yaml'), 'utf8')));
+  const dir = join(tmpdir(), 'pmail-openapi');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${createHash('sha256').update(json).digest('hex').slice(0, 16)}.json`);
+  writeFileSync(file, json);
   return file;
 }
 
