@@ -119,6 +119,13 @@ export class PmailStack extends Stack {
     this.sweeper.fn.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['states:DescribeExecution'], resources: [this.send.sendExecutions] }),
     );
+    // GET /health asks whether both state machines answer.
+    this.api.functions.meta.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['states:DescribeStateMachine'],
+        resources: [this.send.attemptArn, this.send.sendArn],
+      }),
+    );
     Validations.of(this.sweeper.fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stackName}-send:*]`,
       reason:

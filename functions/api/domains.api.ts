@@ -76,7 +76,7 @@ export interface DomainsApiPorts {
  */
 export function domainsApi(deps: Deps, ports: DomainsApiPorts) {
   return routeGroup(deps, async ({ event, route, params, requestId }) => {
-    const key = await authenticate(deps.db, header(event, 'authorization'));
+    const key = await authenticate(deps, header(event, 'authorization'));
     const reads = route.operation === 'listDomains' || route.operation === 'getDomain';
     const tenantId = tenantInScope(key, params.tenant_id, reads ? 'domains:read' : 'domains:write');
     const load = async () => {

@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { directoryApi } from '../api/directory.api.ts';
 import { domainsApi } from '../api/domains.api.ts';
 import { eventsApi } from '../api/events.api.ts';
 import type { ApiEvent, ApiResult } from '../api/http.ts';
 import { identitiesApi } from '../api/identities.api.ts';
+import { keysApi } from '../api/keys.api.ts';
 import { linksApi } from '../api/links.api.ts';
 import { messagesApi } from '../api/messages.api.ts';
+import { type MetaPorts, metaApi } from '../api/meta.api.ts';
 import type { RouteGroup } from '../api/routes.ts';
 import { tenantsApi } from '../api/tenants.api.ts';
 import { webhooksApi } from '../api/webhooks.api.ts';
@@ -142,6 +146,9 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
         identities: opts.sesIdentities ?? autoVerifyingIdentities(),
         sesEndpoint: opts.sesEndpoint,
       }),
+      keys: keysApi(deps),
+      directory: directoryApi(deps),
+      meta: metaApi(deps, localMetaPorts()),
     },
     settle,
     close: async () => {
@@ -152,5 +159,19 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       await webhooks.close();
       deps.db.doc.destroy();
     },
+  };
+}
+
+/** `/health` and `/openapi.json` locally: the repository's openapi.yaml, the in-process machines. */
+function localMetaPorts(): MetaPorts {
+  const root = new URL('../../', import.meta.url);
+  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { version: string };
+  return {
+    version: pkg.version,
+    openapi: async () => {
+      const { parse } = await import('yaml');
+      return JSON.stringify(parse(readFileSync(new URL('openapi.yaml', root), 'utf8')));
+    },
+    stateMachines: async () => 'ok',
   };
 }
