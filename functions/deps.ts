@@ -50,6 +50,11 @@ export interface Config {
    * it; production never does (functions/env.ts leaves it out).
    */
   webhookAllowLocalHttp?: boolean;
+  /**
+   * PM_TEST_DOMAIN: the domain under which test tenants' identities get their addresses
+   * (`{username}@{tenant slug}.{testDomain}`). Default `pmail.test`.
+   */
+  testDomain?: string;
 }
 
 /** Local defaults. Production reads every value from its environment (functions/env.ts). */

@@ -121,6 +121,7 @@ export async function loadLambdaDeps(service: string): Promise<Deps> {
       linkTtlHours: Number(process.env.PM_LINK_TTL_HOURS ?? defaultConfig.linkTtlHours),
       eventsSettleMs: defaultConfig.eventsSettleMs,
       platformDomain: (process.env.PM_PLATFORM_DOMAIN || defaultConfig.platformDomain).toLowerCase(),
+      ...(process.env.PM_TEST_DOMAIN ? { testDomain: process.env.PM_TEST_DOMAIN.toLowerCase() } : {}),
     },
   };
   return deps;

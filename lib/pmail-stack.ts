@@ -6,6 +6,7 @@ import { PmailApi } from './api.ts';
 import { CloudflareEvents, type CloudflareSettings, cloudflareSettings } from './cloudflare-events.ts';
 import { PmailData } from './data.ts';
 import type { PmailFunction } from './defaults.ts';
+import { DomainCheck } from './domains.ts';
 import { DeliveryEvents } from './events.ts';
 import { cloudflareSendingToken, grantSmtpSecretsRead } from './relay-secrets.ts';
 import { SendMachine } from './send-machine.ts';
@@ -40,6 +41,7 @@ export class PmailStack extends Stack {
   readonly cloudflare?: CloudflareEvents;
 
   readonly webhooks: Webhooks;
+  readonly domainCheck: DomainCheck;
 
   constructor(scope: Construct, id: string, props?: PmailStackProps) {
     super(scope, id, props);
@@ -95,6 +97,34 @@ export class PmailStack extends Stack {
       if (cfSettings)
         this.cloudflareSendingToken = cloudflareSendingToken(this, cfTransport, cfSettings.accountId);
     }
+    const ses = this.send.transports.ses;
+    if (ses) {
+      // SES sends the stored .eml: it reads that copy, and may send from the account's verified
+      // identities (the tenants' domains, created at runtime) through the stack's configuration set.
+      this.data.grantBlobRead(ses);
+      ses.fn.addEnvironment(
+        'PMAIL_SES_CONFIGURATION_SET',
+        this.events.sesConfigurationSet.configurationSetName,
+      );
+      ses.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: [
+            this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }),
+            this.formatArn({
+              service: 'ses',
+              resource: 'configuration-set',
+              resourceName: this.events.sesConfigurationSet.configurationSetName,
+            }),
+          ],
+        }),
+      );
+      Validations.of(ses).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason:
+          'Sending domains are SES identities created at runtime by the domains API; SendEmail may use any identity of this account and Region, and only through the stack configuration set.',
+      });
+    }
     // The api starts the Express attempt, or the Standard machine for a scheduled send; the sweeper
     // starts attempts and asks whether a named Standard execution still runs.
     for (const fn of [...apiFunctions, this.sweeper.fn]) {
@@ -108,6 +138,13 @@ export class PmailStack extends Stack {
     this.sweeper.fn.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['states:DescribeExecution'], resources: [this.send.sendExecutions] }),
     );
+    // GET /health asks whether both state machines answer.
+    this.api.functions.meta.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['states:DescribeStateMachine'],
+        resources: [this.send.attemptArn, this.send.sendArn],
+      }),
+    );
     Validations.of(this.sweeper.fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stackName}-send:*]`,
       reason:
@@ -119,6 +156,51 @@ export class PmailStack extends Stack {
       this.events.queue.grant(fn, 'sqs:SendMessage');
     }
     // sqs:ChangeMessageVisibility (the 30 s NotFound retry) comes with the event source's grant.
+
+    // Sending domains: the domains API creates, reads and deletes SES identities (in the stack's
+    // configuration set); the hourly check reads them and finishes removals.
+    this.domainCheck = new DomainCheck(this, 'DomainCheck', { environment });
+    this.data.grantTableItems(this.domainCheck.fn, ['GetItem', 'Query', 'PutItem']);
+    this.data.keys.grantRead(this.domainCheck.fn);
+    const sesIdentityArn = this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
+    const configurationSetArn = this.formatArn({
+      service: 'ses',
+      resource: 'configuration-set',
+      resourceName: this.events.sesConfigurationSet.configurationSetName,
+    });
+    const domainsApi = this.api.functions.domains;
+    domainsApi.fn.addEnvironment(
+      'PMAIL_SES_CONFIGURATION_SET',
+      this.events.sesConfigurationSet.configurationSetName,
+    );
+    domainsApi.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [
+          'ses:CreateEmailIdentity',
+          'ses:GetEmailIdentity',
+          'ses:DeleteEmailIdentity',
+          'ses:PutEmailIdentityMailFromAttributes',
+        ],
+        resources: [sesIdentityArn],
+      }),
+    );
+    // CreateEmailIdentity with ConfigurationSetName is authorised on the configuration set too.
+    domainsApi.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['ses:CreateEmailIdentity'], resources: [configurationSetArn] }),
+    );
+    this.domainCheck.fn.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ses:GetEmailIdentity', 'ses:DeleteEmailIdentity'],
+        resources: [sesIdentityArn],
+      }),
+    );
+    for (const fn of [domainsApi, this.domainCheck.fn]) {
+      Validations.of(fn).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason:
+          'Sending domains are SES identities named by tenants at runtime: the domains API and the domain check manage any identity of this account and Region.',
+      });
+    }
 
     // Journal copies (seed 000 › Message-ID strategy B) are recognised on PM_PLATFORM_DOMAIN.
     const platformDomain = this.node.tryGetContext('pmail:platformDomain');

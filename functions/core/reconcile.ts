@@ -12,6 +12,22 @@ import type { MessageRecord } from './model.ts';
 export const RECONCILE_BEFORE_MS = 30 * 60_000;
 export const RECONCILE_AFTER_MS = 5 * 60_000;
 
+/**
+ * Issue 9: an event is reconciled only once it is older than this. Until then the send that owns it
+ * may still be in flight — accepted by the provider, its Record not yet written (Record retries for
+ * up to a minute) or not yet visible through gsi1 — and an older uncertain sibling with the same
+ * sender, recipient and subject would take its provider id. The attempt machine's whole execution is
+ * bounded by its TimeoutSeconds (290 s, statemachines/send-attempt.asl.json; a test keeps it below
+ * this), so past 5 minutes no Record can still come, and a not-found event is either an uncertain
+ * send's or an orphan. Younger not-found events are retried, as seed 000 retries NotFound.
+ */
+export const RECONCILE_MIN_AGE_MS = 5 * 60_000;
+
+/** Whether an event whose provider id matches no message is old enough to be reconciled. */
+export function reconcilable(event: Pick<DeliveryEvent, 'occurred_at'>, now: number): boolean {
+  return now - event.occurred_at >= RECONCILE_MIN_AGE_MS;
+}
+
 export function reconcileCandidates(
   messages: readonly MessageRecord[],
   event: DeliveryEvent,

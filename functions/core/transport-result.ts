@@ -17,6 +17,7 @@ export interface LoopbackCopy {
 
 export type RejectReason =
   | 'provider_validation'
+  | 'domain_failing_no_fallback'
   | 'sender_domain_unavailable'
   | 'recipient_suppressed_by_provider';
 export type RetryClass = 'RateLimit' | 'Quota' | 'Paused' | 'Relay';
@@ -50,6 +51,14 @@ type TransportOutcome =
       /** Loopback only: the inbound copies to deliver (written by Record, never by the transport). */
       loopback?: LoopbackCopy[];
     }
-  | { type: 'rejected'; provider?: string; reason: RejectReason; code: string; detail: string }
+  | {
+      type: 'rejected';
+      provider?: string;
+      reason: RejectReason;
+      code: string;
+      detail: string;
+      /** Definitely not sent; `failed` when nothing was wrong with the message (a failing domain). */
+      status?: 'rejected' | 'failed';
+    }
   | { type: 'retry_later'; provider?: string; class: RetryClass; code: string; refused: RecipientRefusal[] }
   | { type: 'unknown'; provider?: string; reason: UncertainReason; detail: string };

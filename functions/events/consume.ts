@@ -15,17 +15,27 @@ import {
 import { sha256Hex } from '../core/fingerprint.ts';
 import { isJournalAddress } from '../core/journal.ts';
 import type { AddressRecord, MessageRecord } from '../core/model.ts';
-import { adopt, adoptCandidates, reconcile, reconcileCandidates } from '../core/reconcile.ts';
+import { adopt, adoptCandidates, reconcilable, reconcile, reconcileCandidates } from '../core/reconcile.ts';
 import { addressHash, addressHint, type SuppressionReason } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { getAddress, getTenant } from '../store/directory.store.ts';
 import { appendEvent, eventPutItem } from '../store/events.store.ts';
-import { findByProviderId, listCfPending, listUncertain, mutateMessage } from '../store/messages.store.ts';
+import {
+  findByProviderId,
+  listCfPending,
+  listUncertain,
+  mutateMessage,
+  type ProviderIdMatch,
+} from '../store/messages.store.ts';
 import { autoPauseIdentity, updateOutcomeWindow } from '../store/outcomes.store.ts';
 import { putSuppressionIfAbsent } from '../store/suppressions.store.ts';
 import { applySendEvent, sesFromBody } from './ses.ts';
 
-/** seed 000 › The delivery consumer: NotFound is retried by age, not by attempts (G8). */
+/**
+ * seed 000 › The delivery consumer: NotFound is retried by age, not by attempts (G8). Reconciliation
+ * starts at RECONCILE_MIN_AGE_MS (300 s, core/reconcile.ts), so at least the attempt at this age
+ * tries it before the event is acked as orphaned.
+ */
 export const ORPHAN_AGE_MS = 330_000;
 export const NOT_FOUND_RETRY_SECONDS = 30;
 
@@ -35,6 +45,7 @@ export type ConsumeOutcome =
   | 'duplicate'
   | 'ignored'
   | 'unroutable'
+  | 'ambiguous'
   | 'unknown_type'
   | 'retry'
   | 'orphaned';
@@ -90,14 +101,11 @@ function unknownType(deps: Deps, type: string): ConsumeOutcome {
 }
 
 /** The message an event names: test ids name it directly, live provider ids go through gsi1. */
-async function locate(
-  deps: Deps,
-  address: AddressRecord,
-  event: DeliveryEvent,
-): Promise<{ identity_id: string; message_id: string } | undefined> {
+async function locate(deps: Deps, address: AddressRecord, event: DeliveryEvent): Promise<ProviderIdMatch> {
   const pid = event.provider_message_id;
-  if (!pid) return undefined;
-  if (pid.startsWith('test-')) return { identity_id: address.identity_id, message_id: `msg_${pid.slice(5)}` };
+  if (!pid) return { type: 'none' };
+  if (pid.startsWith('test-'))
+    return { type: 'one', identity_id: address.identity_id, message_id: `msg_${pid.slice(5)}` };
   return findByProviderId(deps.db, pid);
 }
 
@@ -183,8 +191,19 @@ async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutc
     return 'unroutable';
   }
   const target = await locate(deps, address, event);
-  let applied = target ? await applyTo(deps, target.identity_id, target.message_id, event) : 'not_found';
-  if (applied === 'not_found' || applied === 'not_candidate')
+  if (target.type === 'ambiguous') {
+    // Two messages hold the provider id: applying to either could be wrong (issue 9), so neither.
+    deps.log.warn('delivery event for a provider id two messages hold: nothing changed', {
+      metric: 'delivery_ambiguous_total',
+      event: hashed(event.event_id),
+    });
+    return 'ambiguous';
+  }
+  let applied =
+    target.type === 'one' ? await applyTo(deps, target.identity_id, target.message_id, event) : 'not_found';
+  // Reconcile only an id no message holds, and only once the send that owns the event can no
+  // longer be recording it (issue 9): then gsi1 shows every holder, and none is given a second one.
+  if (target.type === 'none' && reconcilable(event, deps.clock()))
     applied = await tryReconcile(deps, address, event);
   if (applied === 'not_found' || applied === 'not_candidate') applied = await tryAdopt(deps, address, event);
   if (applied === 'not_found' || applied === 'not_candidate') {

@@ -1,13 +1,19 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { directoryApi } from '../api/directory.api.ts';
+import { domainsApi } from '../api/domains.api.ts';
 import { eventsApi } from '../api/events.api.ts';
 import type { ApiEvent, ApiResult } from '../api/http.ts';
 import { identitiesApi } from '../api/identities.api.ts';
+import { keysApi } from '../api/keys.api.ts';
 import { linksApi } from '../api/links.api.ts';
 import { messagesApi } from '../api/messages.api.ts';
+import { type MetaPorts, metaApi } from '../api/meta.api.ts';
 import type { RouteGroup } from '../api/routes.ts';
 import { tenantsApi } from '../api/tenants.api.ts';
 import { webhooksApi } from '../api/webhooks.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
+import { autoVerifyingIdentities, type SesIdentities } from '../domains/ses-identities.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { folderBlobStore } from '../store/blobs.ts';
 import { createDb } from '../store/db.ts';
@@ -44,6 +50,14 @@ export interface LocalRuntimeOptions {
    * stream would deliver every tenant's events once more.
    */
   webhooks?: boolean;
+  /**
+   * The SES control plane of the domains API (no local engine implements it): default
+   * `autoVerifyingIdentities` (every domain verifies at once); tests pass `sesIdentities` over a
+   * client mocked with aws-sdk-client-mock.
+   */
+  sesIdentities?: SesIdentities;
+  /** The SES endpoint live domains created here send through (`npm start`: its aws-ses-v2-local). */
+  sesEndpoint?: string;
   /** Multiplies the webhook retry schedule (tests: 0.001, so 30 s becomes 30 ms). */
   webhookScheduleScale?: number;
   /** SMTP relay adapter settings (the SSRF opt-out is on locally; tests add a relay's CA). */
@@ -92,7 +106,12 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     {
       waitTimeOverrides: opts.waitTimeOverrides,
       faults: opts.faults,
-      transportOptions: { secrets, smtp: opts.smtp, cloudflare: opts.cloudflare },
+      transportOptions: {
+        secrets,
+        smtp: opts.smtp,
+        cloudflare: opts.cloudflare,
+        sesEndpoint: opts.sesEndpoint,
+      },
     },
   );
   const queue = new LocalQueue(deps, {
@@ -138,6 +157,13 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       links: linksApi(deps),
       events: eventsApi(deps),
       webhooks: webhooksApi(deps),
+      domains: domainsApi(deps, {
+        identities: opts.sesIdentities ?? autoVerifyingIdentities(),
+        sesEndpoint: opts.sesEndpoint,
+      }),
+      keys: keysApi(deps),
+      directory: directoryApi(deps),
+      meta: metaApi(deps, localMetaPorts()),
     },
     settle,
     close: async () => {
@@ -148,5 +174,19 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       await webhooks.close();
       deps.db.doc.destroy();
     },
+  };
+}
+
+/** `/health` and `/openapi.json` locally: the repository's openapi.yaml, the in-process machines. */
+function localMetaPorts(): MetaPorts {
+  const root = new URL('../../', import.meta.url);
+  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { version: string };
+  return {
+    version: pkg.version,
+    openapi: async () => {
+      const { parse } = await import('yaml');
+      return JSON.stringify(parse(readFileSync(new URL('openapi.yaml', root), 'utf8')));
+    },
+    stateMachines: async () => 'ok',
   };
 }

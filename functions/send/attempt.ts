@@ -1,11 +1,18 @@
 import { attemptEndEvent } from '../core/delivery-outbox.ts';
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
-import type { MessageRecord } from '../core/model.ts';
-import { type ClaimDecision, deadAttemptOutcome, decideClaim, recordOutcome } from '../core/send-attempt.ts';
+import type { MessageRecord, RecordedClaim } from '../core/model.ts';
+import {
+  type ClaimDecision,
+  deadClaimOutcome,
+  decideClaim,
+  recordedClaim,
+  recordOutcome,
+} from '../core/send-attempt.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { addSuppression } from '../events/consume.ts';
+import { errorFields } from '../log.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
 import { appendEvent } from '../store/events.store.ts';
 import { getMessage, mutateMessage } from '../store/messages.store.ts';
@@ -23,7 +30,14 @@ import { chooseClaimTransport } from './transport-task.ts';
 
 export type ClaimOutput =
   | ({ outcome: 'claimed'; token: string; at: number } & TransportChoice)
-  | { outcome: 'stop'; reason: Exclude<ClaimDecision['type'], 'claim'> | 'not_found' | 'canceled' };
+  | {
+      outcome: 'stop';
+      reason:
+        | Exclude<ClaimDecision['type'], 'claim' | 'abandoned'>
+        | 'redispatched'
+        | 'not_found'
+        | 'canceled';
+    };
 
 /**
  * The claim token is derived from the execution id: a retried Claim task of the same execution
@@ -47,11 +61,15 @@ export async function claim(
       if (m.claim?.token === token) return { result: decision };
       return { next: { ...m, claim: { token, at: now } }, result: decision };
     }
-    if (decision.type === 'stale') {
-      // The previous attempt died after claiming: its provider call may have happened.
-      const recorded = deadAttemptOutcome(m, now, 'a previous attempt died holding the claim');
-      release = recorded.releaseLock;
-      return { next: recorded.message, result: decision };
+    if (decision.type === 'stale' || decision.type === 'abandoned') {
+      // The previous attempt died holding the claim: uncertain if it reached the sending mark, else
+      // released and re-dispatched under the next execution name, minted in this write.
+      const dead = deadClaimOutcome(m, now, 'a previous attempt died holding the claim', (n) =>
+        executionName(m.id, n),
+      );
+      if (dead.type === 'redispatch') return { next: dead.message, result: decision };
+      release = dead.recorded.releaseLock;
+      return { next: dead.recorded.message, result: decision };
     }
     return { result: decision };
   });
@@ -59,6 +77,11 @@ export async function claim(
   const m = out.message;
   if (release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
   if (out.result.type === 'stale') await emitAttemptEnd(deps, m);
+  if (out.result.type === 'abandoned') {
+    if (out.written) await startNamed(deps, m);
+    deps.log.info('claim re-dispatched an abandoned claim', { message_id: input.message_id });
+    return { outcome: 'stop', reason: 'redispatched' };
+  }
   if (out.result.type === 'claim') {
     // seed 000 › Thread lock › Holding: the attempt refreshes the lease to now + 60 s.
     if (m.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
@@ -66,6 +89,23 @@ export async function claim(
   }
   deps.log.info('claim stopped', { message_id: input.message_id, reason: out.result.type });
   return { outcome: 'stop', reason: out.result.type };
+}
+
+/**
+ * Start the Express execution the message names (DESIGN § 6), after the write that named it. If the
+ * start fails the message stays queued with its dispatch time, and the sweeper starts it.
+ */
+export async function startNamed(deps: Deps, m: MessageRecord): Promise<void> {
+  if (m.status !== 'queued' || !m.dispatch) return;
+  try {
+    await deps.dispatcher.start(m.dispatch.execution, {
+      tenant_id: m.tenant_id,
+      identity_id: m.identity_id,
+      message_id: m.id,
+    });
+  } catch (err) {
+    deps.log.error('dispatch failed; the sweeper will retry', { message_id: m.id, ...errorFields(err) });
+  }
 }
 
 /**
@@ -117,10 +157,13 @@ export interface RecordOutput {
 const drawJitter = () => (Math.random() * 2 - 1) * 0.1;
 
 /**
- * Apply the result under our claim; a claim that is no longer ours means someone else decided. A
- * back-off names the execution coming for the message in the same write: the parent Standard
- * execution when there is one (it waits and loops), else a new Standard execution, started by the
- * machine after this task (also when the parent hands off before its history limit).
+ * Apply the result under our claim; a claim that is no longer ours means someone else decided —
+ * unless this is a retry of the Record that cleared it (issue 9): the message keeps the claim token
+ * it recorded and the `next` it answered, and a retry gets that answer again and releases the
+ * thread lock again (a no-op when the first release happened). A back-off names the execution
+ * coming for the message in the same write: the parent Standard execution when there is one (it
+ * waits and loops), else a new Standard execution, started by the machine after this task (also
+ * when the parent hands off before its history limit).
  */
 export async function record(
   deps: Deps,
@@ -138,44 +181,43 @@ export async function record(
   }
   const parent = input.execution?.parent ?? input.parent;
   const handOff = input.execution?.hand_off ?? input.hand_off;
+  const token = input.claim.token;
   const now = deps.clock();
   const jitter = input.jitter ?? drawJitter();
-  let release = false;
-  const out = await mutateMessage<RecordOutput>(deps.db, input.identity_id, input.message_id, (m) => {
-    if (m.claim?.token !== input.claim.token) return { result: { next: 'done' as const } };
-    const recorded = recordOutcome(m, input.result, now, jitter);
-    release = recorded.releaseLock;
-    if (recorded.next.type !== 'wait') return { next: recorded.message, result: { next: 'done' as const } };
-    const at = recorded.message.dispatch!.at;
-    const n = m.dispatch?.n ?? 1;
-    if (parent && !handOff) {
+  const out = await mutateMessage<RecordedClaim['next']>(
+    deps.db,
+    input.identity_id,
+    input.message_id,
+    (m) => {
+      if (m.claim?.token !== token) return { result: m.recorded?.token === token ? m.recorded.next : 'done' };
+      const recorded = recordOutcome(m, input.result, now, jitter);
+      if (recorded.next.type !== 'wait') {
+        return {
+          next: { ...recorded.message, recorded: recordedClaim(token, recorded, 'done') },
+          result: 'done',
+        };
+      }
+      const at = recorded.message.dispatch!.at;
+      const n = m.dispatch?.n ?? 1;
+      if (parent && !handOff) {
+        const dispatch = { execution: parent, at, n };
+        return {
+          next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'wait') },
+          result: 'wait',
+        };
+      }
+      const dispatch = { execution: executionName(m.id, n + 1, 'send'), at, n: n + 1 };
       return {
-        next: { ...recorded.message, dispatch: { execution: parent, at, n } },
-        result: { next: 'wait' as const, seconds: recorded.next.seconds },
+        next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'start') },
+        result: 'start',
       };
-    }
-    const name = executionName(m.id, n + 1, 'send');
-    return {
-      next: { ...recorded.message, dispatch: { execution: name, at, n: n + 1 } },
-      result: {
-        next: 'start' as const,
-        start: {
-          name,
-          input: {
-            tenant_id: input.tenant_id,
-            identity_id: input.identity_id,
-            message_id: input.message_id,
-            send_at: new Date(at).toISOString(),
-          },
-        },
-      },
-    };
-  });
+    },
+  );
   if (!out.found) return { next: 'done' };
   const m = out.message;
-  if (release && out.written) {
-    await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
-  }
+  const mine = m.recorded?.token === token ? m.recorded : undefined;
+  // Also when this Record is a retry: the first one may have written and died before releasing.
+  if (mine?.release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
   // seed 000 › Provider suppressions: pmail's own `provider` suppressions (idempotent, so a retried
   // Record adds nothing twice), for the recipients this attempt's transport reported.
   for (const p of input.result.provider_suppressed ?? []) {
@@ -189,7 +231,28 @@ export async function record(
     status: m.status,
     written: out.written,
   });
-  return { ...out.result, status: m.status };
+  return { ...recordOutput(input, m, mine ? out.result : 'done'), status: m.status };
+}
+
+/** The answer of a Record whose outcome is `next`, built from the message as stored. */
+function recordOutput(input: SendAttemptInput, m: MessageRecord, next: RecordedClaim['next']): RecordOutput {
+  if (next === 'wait' && m.recorded?.seconds !== undefined) return { next, seconds: m.recorded.seconds };
+  // The Standard execution to start is the one the message names, while it still waits for it.
+  if (next === 'start' && m.status === 'queued' && m.dispatch) {
+    return {
+      next,
+      start: {
+        name: m.dispatch.execution,
+        input: {
+          tenant_id: input.tenant_id,
+          identity_id: input.identity_id,
+          message_id: input.message_id,
+          send_at: new Date(m.dispatch.at).toISOString(),
+        },
+      },
+    };
+  }
+  return { next: 'done' };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { domainOf } from '../core/recipients.ts';
+import { senderDomainDecision } from '../core/sender-domain.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { getDomain, getTenant } from '../store/directory.store.ts';
@@ -86,29 +87,50 @@ export async function runTransport(
 }
 
 /**
- * Claim's choice of transport task (the ASL's `ByProvider`): a test tenant sends through the test
- * transports whatever its domain says; a live tenant through its sending domain's transport, which
- * must be deployed.
+ * Claim's choice of transport task (the ASL's `ByProvider`), with the sending domain re-read
+ * (seed 000 › From address and fallback, core/sender-domain.ts): a test tenant sends through the
+ * test transports; a live tenant through its sending domain's transport, which must be deployed.
+ * The platform fallback needs the Cloudflare transport, which this deployment does not have yet,
+ * so a failing domain's sends fail (`domain_failing_no_fallback`) whatever the policy says.
  */
 export async function chooseClaimTransport(
-  deps: Pick<Deps, 'db'>,
+  deps: Pick<Deps, 'db' | 'config'>,
   message: {
     tenant_id: string;
     from: { address: string };
     deliveries?: { address: string; status: string }[];
   },
 ): Promise<TransportChoice> {
-  const [tenant, domain] = await Promise.all([
+  const domainName = domainOf(message.from.address);
+  const [tenant, found] = await Promise.all([
     getTenant(deps.db, message.tenant_id),
-    getDomain(deps.db, domainOf(message.from.address)),
+    getDomain(deps.db, domainName),
   ]);
+  const domain = found && found.tenant_id === message.tenant_id ? found : undefined;
   const queued = (message.deliveries ?? []).filter((d) => d.status === 'queued');
-  if (tenant?.mode !== 'live') return chooseTransport({ transport: 'test' }, queued, DEPLOYED_PROVIDERS);
-  if (!domain || domain.tenant_id !== message.tenant_id || domain.transport === 'test' || !domain.transport) {
+  const live = tenant?.mode === 'live';
+  // Test tenants need no domain; a domain they have still decides (a removed one sends nothing).
+  if (live || domain) {
+    const decision = senderDomainDecision({
+      state: domain?.state,
+      fallbackAllowed: tenant?.policy.domain_fallback === true,
+      fallbackAvailable: DEPLOYED_PROVIDERS.includes('cloudflare'),
+      isPlatformDomain: domainName === deps.config.platformDomain,
+    });
+    if (decision.type === 'stop') return { provider: 'none', result: decision.result };
+    if (decision.type === 'fallback')
+      return chooseTransport({ transport: 'cloudflare' }, queued, DEPLOYED_PROVIDERS);
+  }
+  if (!live) return chooseTransport({ transport: 'test' }, queued, DEPLOYED_PROVIDERS);
+  if (!domain?.transport || domain.transport === 'test') {
     return {
       provider: 'none',
-      reason: 'sender_domain_unavailable',
-      detail: 'the sender address is not on a sending domain of this tenant',
+      result: {
+        type: 'rejected',
+        reason: 'sender_domain_unavailable',
+        code: 'E_NO_TRANSPORT',
+        detail: 'the sending domain has no transport configured',
+      },
     };
   }
   return chooseTransport(domain, queued, DEPLOYED_PROVIDERS);

@@ -350,11 +350,14 @@ export async function listMessages(
   return { data: page, next_cursor: more && page.length > 0 ? page[page.length - 1].id : null };
 }
 
-/** The message a live provider's id names (gsi1), or undefined. */
-export async function findByProviderId(
-  db: Db,
-  providerMessageId: string,
-): Promise<{ identity_id: string; message_id: string } | undefined> {
+export type ProviderIdMatch =
+  | { type: 'none' }
+  | { type: 'one'; identity_id: string; message_id: string }
+  /** Two messages hold the id: routing must not pick one (issue 9); the caller applies nothing. */
+  | { type: 'ambiguous' };
+
+/** The message a live provider's id names (gsi1): none, exactly one, or ambiguous. */
+export async function findByProviderId(db: Db, providerMessageId: string): Promise<ProviderIdMatch> {
   const out = await db.doc.send(
     new QueryCommand({
       TableName: db.table,
@@ -364,11 +367,13 @@ export async function findByProviderId(
       Limit: 2,
     }),
   );
-  const item = out.Items?.[0];
-  if (!item) return undefined;
+  const items = out.Items ?? [];
+  if (items.length === 0) return { type: 'none' };
+  if (items.length > 1) return { type: 'ambiguous' };
   return {
-    identity_id: String(item.pk).slice(2),
-    message_id: String(item.sk).slice(MESSAGE_SK_PREFIX.length),
+    type: 'one',
+    identity_id: String(items[0].pk).slice(2),
+    message_id: String(items[0].sk).slice(MESSAGE_SK_PREFIX.length),
   };
 }
 

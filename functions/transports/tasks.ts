@@ -34,6 +34,14 @@ export const TRANSPORT_TASKS: readonly TransportTaskSpec[] = [
     timeoutSeconds: 60,
   },
   {
+    provider: 'ses',
+    state: 'TransportSes',
+    arn: 'SesTransportFunctionArn',
+    entry: 'functions/transports/ses.handler.ts',
+    // connect 5 s + answer 30 s (ses.transport.ts › SES_CLIENT_DEFAULTS), well inside 50 s.
+    timeoutSeconds: 60,
+  },
+  {
     provider: 'smtp',
     state: 'TransportSmtp',
     arn: 'SmtpTransportFunctionArn',

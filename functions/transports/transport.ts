@@ -70,8 +70,8 @@ export interface Transport {
 
 export type TransportChoice =
   | { provider: TransportProvider }
-  /** No transport can send for this domain: the claim's attempt is rejected without a provider call. */
-  | { provider: 'none'; reason: 'sender_domain_unavailable'; detail: string };
+  /** Nothing can be sent (no transport, a failing or removed domain): Record applies `result`. */
+  | { provider: 'none'; result: Extract<TransportResult, { type: 'rejected' }> };
 
 /**
  * The resolver: which transport sends a message, from the sending domain's `transport`. A `test`
@@ -93,8 +93,12 @@ export function chooseTransport(
   if (!available.includes(provider)) {
     return {
       provider: 'none',
-      reason: 'sender_domain_unavailable',
-      detail: `no ${provider} transport is deployed for this sending domain`,
+      result: {
+        type: 'rejected',
+        reason: 'sender_domain_unavailable',
+        code: 'E_NO_TRANSPORT',
+        detail: `no ${provider} transport is deployed for this sending domain`,
+      },
     };
   }
   return { provider };

@@ -118,10 +118,7 @@ describe('the Lambda tasks of the state machines', () => {
     expect(states.IsClaimed.Choices).toEqual([expect.objectContaining({ Next: 'ByProvider' })]);
     expect(states.ByProvider.Default).toBe('NoTransport');
     expect(endsInRecord(states, 'NoTransport')).toBe(true);
-    expect(states.NoTransport.Parameters).toMatchObject({
-      type: 'rejected',
-      reason: 'sender_domain_unavailable',
-    });
+    expect(states.NoTransport).toMatchObject({ InputPath: '$.claim.result', ResultPath: '$.result' });
   });
 
   describe.each(transportTasks.map((t) => [`${t.file} › ${t.name}`, t] as const))('%s', (_, task) => {

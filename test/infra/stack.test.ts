@@ -35,6 +35,11 @@ const ofType = (type: string): [string, Resource][] =>
   Object.entries(resources).filter(([, r]) => r.Type === type);
 
 /** The actions each function's role may take, with the resources of each action (as JSON). */
+function envOf(fn: PmailFunction): Record<string, unknown> {
+  return (resources[logicalId(fn.fn)].Properties.Environment as { Variables: Record<string, unknown> })
+    .Variables;
+}
+
 function permissionsOf(fn: PmailFunction): Map<string, string[]> {
   const role = logicalId(fn.role);
   const granted = new Map<string, string[]>();
@@ -379,6 +384,7 @@ describe('functions', () => {
     stack.sweeper.fn,
     stack.webhooks.fanOut,
     stack.webhooks.deliverer,
+    stack.domainCheck.fn,
   ];
 
   it('are all ours, each on Node.js 22 on arm64 with active tracing and source maps', () => {
@@ -508,6 +514,53 @@ describe('permissions', () => {
     for (const f of transports().filter((t) => t !== smtp && t !== cloudflare)) {
       expect(permissionsOf(f).get('s3:GetObject')?.join() ?? '', f.node.path).not.toContain('/out/');
     }
+  });
+
+  it('let only the SES transport send through SES: its identities and the stack configuration set, reading the stored copy', () => {
+    const ses = stack.send.transports.ses!;
+    for (const f of [...everyone(), ...transports()]) {
+      expect(permissionsOf(f).has('ses:SendEmail'), f.node.path).toBe(f === ses);
+    }
+    const granted = permissionsOf(ses);
+    const actions = [...granted.keys()]
+      .filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))
+      .sort();
+    expect(actions).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
+      's3:GetObject',
+      's3:ListBucket',
+      'ses:SendEmail',
+    ]);
+    const arns = granted.get('ses:SendEmail')!.join();
+    expect(arns).toContain(':identity/*');
+    expect(arns).toContain(':configuration-set/');
+    expect(arns).not.toContain('"*"');
+    expect(JSON.stringify(envOf(ses).PMAIL_SES_CONFIGURATION_SET)).toContain(
+      logicalId(stack.events.sesConfigurationSet),
+    );
+  });
+
+  it('let only the domains API manage SES identities, and the hourly domain check only read and delete them', () => {
+    const domains = stack.api.functions.domains;
+    const check = stack.domainCheck.fn;
+    const sesActions = (f: PmailFunction) =>
+      [...permissionsOf(f).keys()].filter((a) => a.startsWith('ses:')).sort();
+    expect(sesActions(domains)).toEqual([
+      'ses:CreateEmailIdentity',
+      'ses:DeleteEmailIdentity',
+      'ses:GetEmailIdentity',
+      'ses:PutEmailIdentityMailFromAttributes',
+    ]);
+    expect(sesActions(check)).toEqual(['ses:DeleteEmailIdentity', 'ses:GetEmailIdentity']);
+    for (const f of [...everyone(), ...transports()]) {
+      if (f === domains || f === stack.send.transports.ses) continue;
+      expect(sesActions(f), f.node.path).toEqual([]);
+    }
+    expect(permissionsOf(check).get('ses:GetEmailIdentity')!.join()).toContain(':identity/*');
+    const rule = resources[logicalId(stack.domainCheck.schedule)].Properties;
+    expect(rule.ScheduleExpression).toBe('rate(1 hour)');
   });
 
   it('let only the api and record (loopback copies) read and write blobs', () => {

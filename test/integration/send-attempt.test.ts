@@ -4,6 +4,7 @@ import { localTransports } from '../../functions/local/transports.ts';
 import { claim, claimToken, record } from '../../functions/send/attempt.ts';
 import { runTransport } from '../../functions/send/transport-task.ts';
 import { listEvents } from '../../functions/store/events.store.ts';
+import { markSending } from '../../functions/store/messages.store.ts';
 import { transportTask } from '../../functions/transports/tasks.ts';
 import type { Transport } from '../../functions/transports/transport.ts';
 import { type TestStack, testStack } from '../support/local.ts';
@@ -105,6 +106,9 @@ describe('one Idempotency-Key never makes a second email', () => {
 
   it('calls the provider once when the transport task is invoked twice for one claim', async () => {
     const r = await testStack({ dispatcher: { start: async () => undefined } });
+    // The loopback delivered event arrives after the Record below.
+    const held: Parameters<TestStack['queue']['publish']>[] = [];
+    r.deps.events = { publish: async (...args) => void held.push(args) };
     try {
       const sent = await r.send({ to: [r.peer.address], subject: 'Twice', text: 'x' }, 'dup-transport');
       const input = { tenant_id: r.tenantId, identity_id: r.agent.id, message_id: sent.body.id };
@@ -128,6 +132,7 @@ describe('one Idempotency-Key never makes a second email', () => {
       });
       expect(recorded.status).toBe('uncertain');
       expect((await claim(r.deps, { ...input, execution_id: 'exec-2' })).outcome).toBe('stop');
+      for (const args of held) await r.queue.publish(...args);
       await r.settle();
       expect(loopback.calls).toBe(1);
       // loopback's copy travels in the answer that was lost: the transport itself wrote nothing
@@ -148,6 +153,9 @@ describe('one Idempotency-Key never makes a second email', () => {
         },
       },
     });
+    // The provider's events arrive after the Record here (guarantee.test.ts has them arrive first).
+    const held: Parameters<TestStack['queue']['publish']>[] = [];
+    r.deps.events = { publish: async (...args) => void held.push(args) };
     try {
       // the simulator publishes its delivered event during the call, as a provider does
       const sent = await r.send(
@@ -157,7 +165,9 @@ describe('one Idempotency-Key never makes a second email', () => {
       await r.machine.idle();
       expect(kills).toBe(1);
       const m = await r.message(r.agent.id, sent.body.id);
+      expect(m?.status).toBe('uncertain');
       expect(m?.status_reason).toBe('transport_connection_lost');
+      for (const args of held) await r.queue.publish(...args);
       // another execution for the message finds it decided
       const again = await r.machine.run(`${sent.body.id}-d2`, {
         tenant_id: r.tenantId,
@@ -194,13 +204,15 @@ describe('one Idempotency-Key never makes a second email', () => {
     }
   });
 
-  it('turns a claim left by a dead attempt into uncertain after 5 minutes, and never retries it', async () => {
+  it('turns a claim left by an attempt that died after the sending mark into uncertain after 5 minutes, and never retries it', async () => {
     let now = Date.now();
     const r = await testStack({ clock: () => now, dispatcher: { start: async () => undefined } });
     try {
       const sent = await r.send({ to: [r.peer.address], subject: 'Stale', text: 'x' }, 'stale-1');
       const input = { tenant_id: r.tenantId, identity_id: r.agent.id, message_id: sent.body.id };
       expect((await claim(r.deps, { ...input, execution_id: 'dead' })).outcome).toBe('claimed');
+      // the attempt marks the claim sending (its provider call may follow), then dies
+      expect(await markSending(r.deps.db, r.agent.id, sent.body.id, claimToken('dead'))).toBeTruthy();
       // a second attempt within 5 minutes is turned away
       now += 4 * 60_000;
       expect(await claim(r.deps, { ...input, execution_id: 'second' })).toEqual({

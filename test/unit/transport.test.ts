@@ -26,7 +26,7 @@ describe('chooseTransport (the resolver of the transport port)', () => {
       available,
     );
     expect(choice.provider).toBe(expected);
-    if (choice.provider === 'none') expect(choice.reason).toBe('sender_domain_unavailable');
+    if (choice.provider === 'none') expect(choice.result.reason).toBe('sender_domain_unavailable');
   });
 });
 
