@@ -132,6 +132,8 @@ describe('the way in after cdk deploy', () => {
         'webhooks:read',
         'webhooks:manage',
         'events:read',
+        'domains:read',
+        'domains:write',
       ],
     };
     const minted = await api('POST', '/v1/keys', bootstrap.key, platformBody, {
