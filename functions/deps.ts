@@ -23,8 +23,6 @@ export interface Deps {
   /** Counters and latencies (functions/metrics.ts): EMF in production, in memory locally. */
   metrics: Metrics;
   config: Config;
-  /** Fault injection for tests: called right after a transport's provider call returned. */
-  faults?: { afterProviderCall?: (messageId: string) => void | Promise<void> };
 }
 
 export interface Config {
@@ -55,6 +53,11 @@ export interface Config {
    * it; production never does (functions/env.ts leaves it out).
    */
   webhookAllowLocalHttp?: boolean;
+  /**
+   * PM_TEST_DOMAIN: the domain under which test tenants' identities get their addresses
+   * (`{username}@{tenant slug}.{testDomain}`). Default `pmail.test`.
+   */
+  testDomain?: string;
 }
 
 /** Local defaults. Production reads every value from its environment (functions/env.ts). */

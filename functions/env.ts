@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type Config, type Deps, defaultConfig, ulidFrom } from './deps.ts';
-import { sqsEventSink } from './events/event-sink.ts';
+import { type EventSink, sqsEventSink } from './events/event-sink.ts';
 import { jsonLogger } from './log.ts';
 import { emfMetrics } from './metrics.ts';
 import { stepFunctionsDispatcher } from './send/dispatcher.ts';
+import type { TransportTaskDeps } from './send/transport-task.ts';
 import { s3BlobStore } from './store/blobs.ts';
 import { createDb } from './store/db.ts';
 
@@ -65,6 +66,32 @@ export async function loadCloudflareApiToken(now = Date.now()): Promise<string> 
   return value;
 }
 
+/**
+ * The narrower ports of a transport task (functions/transports/*.handler.ts): the table and the blob
+ * store, and the events queue only where the environment names it (the simulator's). No keys: a
+ * transport Lambda never opens the keys secret.
+ */
+export function loadTransportDeps(
+  service: string,
+): TransportTaskDeps & { events: EventSink; simEventDelaySeconds: number } {
+  const clock = () => Date.now();
+  const queueUrl = process.env.PMAIL_EVENTS_QUEUE_URL;
+  return {
+    db: createDb({ table: required('PMAIL_TABLE') }),
+    blobs: s3BlobStore(required('PMAIL_BLOB_BUCKET')),
+    clock,
+    log: jsonLogger({ service }),
+    events: queueUrl
+      ? sqsEventSink(queueUrl)
+      : {
+          publish: async () => {
+            throw new Error('PMAIL_EVENTS_QUEUE_URL is not set for this function');
+          },
+        },
+    simEventDelaySeconds: Number(process.env.PMAIL_SIM_EVENT_DELAY_S ?? defaultConfig.simEventDelaySeconds),
+  };
+}
+
 /** Build the ports once per container (top-level await in each Lambda entry). */
 export async function loadLambdaDeps(service: string): Promise<Deps> {
   if (deps) return deps;
@@ -96,6 +123,7 @@ export async function loadLambdaDeps(service: string): Promise<Deps> {
       linkTtlHours: Number(process.env.PM_LINK_TTL_HOURS ?? defaultConfig.linkTtlHours),
       eventsSettleMs: defaultConfig.eventsSettleMs,
       platformDomain: (process.env.PM_PLATFORM_DOMAIN || defaultConfig.platformDomain).toLowerCase(),
+      ...(process.env.PM_TEST_DOMAIN ? { testDomain: process.env.PM_TEST_DOMAIN.toLowerCase() } : {}),
     },
   };
   return deps;

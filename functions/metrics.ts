@@ -52,6 +52,10 @@ export const METRICS = {
   delivery_unroutable: count('delivery events whose sender is no pmail address'),
   delivery_unknown_type: count('delivery events of a type pmail cannot read (acked)'),
   delivery_journal_ignored: count('delivery events about journal copies (acked, ignored)'),
+  delivery_ambiguous: count('delivery events whose provider id two messages hold (applied to neither)'),
+  cloudflare_adopt_ambiguous: count(
+    'Cloudflare events matching several REST sends awaiting their id (nothing changed)',
+  ),
   suppressions_created: count('suppressions created, by reason', 'reason'),
   identities_auto_paused: count('identities paused by the abuse threshold'),
   // Webhooks (functions/webhooks).

@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
@@ -11,8 +15,25 @@ import {
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { parse } from 'yaml';
 import { type RouteGroup, routeGroupEntries, routes } from '../functions/api/routes.ts';
-import { PmailFunction } from './defaults.ts';
+import { PmailFunction, REPO_ROOT } from './defaults.ts';
+
+const packageVersion = () =>
+  (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/**
+ * openapi.yaml converted to JSON at synth time, in a temporary file named by its content (so
+ * repeated synths reuse it) that the bundler copies beside the meta function's bundle.
+ */
+function openapiJsonFile(): string {
+  const json = JSON.stringify(parse(readFileSync(join(REPO_ROOT, 'openapi.yaml'), 'utf8')));
+  const dir = join(tmpdir(), 'pmail-openapi');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${createHash('sha256').update(json).digest('hex').slice(0, 16)}.json`);
+  writeFileSync(file, json);
+  return file;
+}
 
 /**
  * One access-log line per request. Route keys, not raw paths or query strings, so that nothing a
@@ -106,8 +127,14 @@ export class PmailApi extends Construct {
         description: `pmail api: ${group}`,
         timeout: props.timeout ?? Duration.seconds(15),
         // Signed links point at this API (PM_API_BASE_URL).
-        environment: { ...props.environment, PM_API_BASE_URL: this.httpApi.apiEndpoint },
+        environment: {
+          ...props.environment,
+          PM_API_BASE_URL: this.httpApi.apiEndpoint,
+          ...(group === 'meta' ? { PMAIL_VERSION: packageVersion() } : {}),
+        },
         logRetention: props.logRetention,
+        // GET /openapi.json serves the contract: openapi.yaml as JSON, beside the bundle.
+        ...(group === 'meta' ? { bundleFiles: { [openapiJsonFile()]: 'openapi.json' } } : {}),
       });
       integrations[group] = new HttpLambdaIntegration(`${name}Integration`, functions[group].fn);
     }

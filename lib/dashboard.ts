@@ -144,6 +144,8 @@ export class PmailDashboard extends Construct {
         pmailMetric('delivery_unroutable'),
         pmailMetric('delivery_unknown_type'),
         pmailMetric('delivery_journal_ignored'),
+        pmailMetric('delivery_ambiguous'),
+        pmailMetric('cloudflare_adopt_ambiguous'),
       ]),
       graph(
         'Cloudflare events pull',

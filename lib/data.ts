@@ -130,6 +130,35 @@ export class PmailData extends Construct {
     );
   }
 
+  /** Read-only access to the stored outbound copies (`t/{ten}/i/{idn}/out/{msg}.eml`): relay transports. */
+  grantOutboundRead(grantee: IGrantable & IConstruct): void {
+    const keys = 't/*/i/*/out/*';
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects(keys)] }),
+    );
+    const bucketId = Stack.of(this).resolve((this.bucket.node.defaultChild as CfnBucket).logicalId);
+    Validations.of(grantee).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${keys}]`,
+      reason: 'The transport reads the stored copy of the message it sends: any outbound key, read-only.',
+    });
+  }
+
+  /** Get of blob objects only (a transport reading the stored .eml), and ListBucket for NoSuchKey. */
+  grantBlobRead(grantee: IGrantable & IConstruct): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.bucket.arnForObjects('*')] }),
+    );
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }),
+    );
+    const bucketId = Stack.of(this).resolve((this.bucket.node.defaultChild as CfnBucket).logicalId);
+    Validations.of(grantee).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,
+      reason:
+        'The stored copies are per tenant, identity and message (t/{ten}/i/{idn}/out/{msg}.eml): any key of the blob bucket.',
+    });
+  }
+
   /** Get/put of blob objects, and ListBucket so that a missing key reads as NoSuchKey. */
   grantBlobReadWrite(grantee: IGrantable & IConstruct): void {
     grantee.grantPrincipal.addToPrincipalPolicy(

@@ -43,6 +43,12 @@ export interface PmailFunctionProps {
   readonly logRemovalPolicy?: RemovalPolicy;
   /** @default - none */
   readonly description?: string;
+  /**
+   * Files to place beside the bundle (absolute source path → name in the bundle directory), for data
+   * the handler reads at start-up.
+   * @default - none
+   */
+  readonly bundleFiles?: Record<string, string>;
 }
 
 /**
@@ -100,6 +106,18 @@ export class PmailFunction extends Construct implements IGrantable {
         // Stack traces need file and line mappings only; dropping the sources keeps the zips small.
         sourcesContent: false,
         externalModules: [],
+        ...(props.bundleFiles
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_input: string, outputDir: string) =>
+                  Object.entries(props.bundleFiles ?? {}).map(
+                    ([from, name]) => `cp ${JSON.stringify(from)} ${JSON.stringify(join(outputDir, name))}`,
+                  ),
+              },
+            }
+          : {}),
       },
     });
 

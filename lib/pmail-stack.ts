@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { alarmSettings, PmailAlarms } from './alarms.ts';
 import { PmailApi } from './api.ts';
@@ -8,7 +9,9 @@ import { PmailDashboard } from './dashboard.ts';
 import { PmailData } from './data.ts';
 import type { PmailFunction } from './defaults.ts';
 import { discover } from './discover.ts';
+import { DomainCheck } from './domains.ts';
 import { DeliveryEvents } from './events.ts';
+import { cloudflareSendingToken, grantSmtpSecretsRead } from './relay-secrets.ts';
 import { SendMachine } from './send-machine.ts';
 import { Sweeper } from './sweeper.ts';
 import { Webhooks } from './webhooks.ts';
@@ -35,12 +38,15 @@ export class PmailStack extends Stack {
   readonly send: SendMachine;
   readonly api: PmailApi;
   readonly sweeper: Sweeper;
+  /** The Cloudflare Email Sending token of the Cloudflare transport (the operator fills it). */
+  readonly cloudflareSendingToken?: Secret;
   /** Present only when the stack is given Cloudflare settings. */
   readonly cloudflare?: CloudflareEvents;
 
   readonly webhooks: Webhooks;
   readonly dashboard: PmailDashboard;
   readonly alarms: PmailAlarms;
+  readonly domainCheck: DomainCheck;
 
   constructor(scope: Construct, id: string, props?: PmailStackProps) {
     super(scope, id, props);
@@ -67,14 +73,63 @@ export class PmailStack extends Stack {
     this.sweeper = new Sweeper(this, 'Sweeper', { environment: startsAttempts });
 
     const apiFunctions = Object.values(this.api.functions);
-    const sendFunctions = [this.send.claim, this.send.transport, this.send.record];
+    const sendFunctions = [this.send.claim, this.send.record];
     const all: PmailFunction[] = [...apiFunctions, ...sendFunctions, this.events.consumer, this.sweeper.fn];
 
     for (const fn of all) {
       this.data.grantTableReadWrite(fn);
       this.data.keys.grantRead(fn);
     }
-    for (const fn of [...apiFunctions, this.send.transport]) this.data.grantBlobReadWrite(fn);
+    // Record writes loopback's inbound copies (functions/send/loopback-delivery.ts).
+    for (const fn of [...apiFunctions, this.send.record]) this.data.grantBlobReadWrite(fn);
+    // Each transport task reads the message, its domain and the directory and sets the sending mark
+    // (functions/send/transport-task.ts); no keys, no blob writes. Provider grants follow per transport.
+    for (const fn of this.send.transportFunctions) {
+      this.data.grantTableItems(fn, ['GetItem', 'BatchGetItem', 'UpdateItem']);
+    }
+    // The SMTP relay transport reads the stored copy it sends and its domains' relay secrets.
+    const smtp = this.send.transports.smtp;
+    if (smtp) {
+      this.data.grantOutboundRead(smtp);
+      grantSmtpSecretsRead(smtp);
+    }
+    // The Cloudflare transport reads the stored copy it sends and, when the stack has Cloudflare
+    // settings, its own sending token (without them it refuses every send: no account, no token).
+    const cfTransport = this.send.transports.cloudflare;
+    const cfSettings = cloudflareSettings(this, props?.cloudflare);
+    if (cfTransport) {
+      this.data.grantOutboundRead(cfTransport);
+      if (cfSettings)
+        this.cloudflareSendingToken = cloudflareSendingToken(this, cfTransport, cfSettings.accountId);
+    }
+    const ses = this.send.transports.ses;
+    if (ses) {
+      // SES sends the stored .eml: it reads that copy, and may send from the account's verified
+      // identities (the tenants' domains, created at runtime) through the stack's configuration set.
+      this.data.grantBlobRead(ses);
+      ses.fn.addEnvironment(
+        'PMAIL_SES_CONFIGURATION_SET',
+        this.events.sesConfigurationSet.configurationSetName,
+      );
+      ses.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: [
+            this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }),
+            this.formatArn({
+              service: 'ses',
+              resource: 'configuration-set',
+              resourceName: this.events.sesConfigurationSet.configurationSetName,
+            }),
+          ],
+        }),
+      );
+      Validations.of(ses).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason:
+          'Sending domains are SES identities created at runtime by the domains API; SendEmail may use any identity of this account and Region, and only through the stack configuration set.',
+      });
+    }
     // The api starts the Express attempt, or the Standard machine for a scheduled send; the sweeper
     // starts attempts and asks whether a named Standard execution still runs.
     for (const fn of [...apiFunctions, this.sweeper.fn]) {
@@ -88,16 +143,69 @@ export class PmailStack extends Stack {
     this.sweeper.fn.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['states:DescribeExecution'], resources: [this.send.sendExecutions] }),
     );
+    // GET /health asks whether both state machines answer.
+    this.api.functions.meta.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['states:DescribeStateMachine'],
+        resources: [this.send.attemptArn, this.send.sendArn],
+      }),
+    );
     Validations.of(this.sweeper.fn).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:${this.stackName}-send:*]`,
       reason:
         'The sweeper asks whether the Standard execution named on a message still runs; execution names are per message, so only the machine-wide prefix can be named.',
     });
-    // Transport and Record emit TransportEvents (simulator, loopback); the consumer re-enqueues.
-    for (const fn of [this.send.transport, this.send.record, this.events.consumer]) {
+    // The simulator and Record (loopback) emit their events; the consumer re-enqueues.
+    const simulator = this.send.transports.simulator;
+    for (const fn of [...(simulator ? [simulator] : []), this.send.record, this.events.consumer]) {
       this.events.queue.grant(fn, 'sqs:SendMessage');
     }
     // sqs:ChangeMessageVisibility (the 30 s NotFound retry) comes with the event source's grant.
+
+    // Sending domains: the domains API creates, reads and deletes SES identities (in the stack's
+    // configuration set); the hourly check reads them and finishes removals.
+    this.domainCheck = new DomainCheck(this, 'DomainCheck', { environment });
+    this.data.grantTableItems(this.domainCheck.fn, ['GetItem', 'Query', 'PutItem']);
+    this.data.keys.grantRead(this.domainCheck.fn);
+    const sesIdentityArn = this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
+    const configurationSetArn = this.formatArn({
+      service: 'ses',
+      resource: 'configuration-set',
+      resourceName: this.events.sesConfigurationSet.configurationSetName,
+    });
+    const domainsApi = this.api.functions.domains;
+    domainsApi.fn.addEnvironment(
+      'PMAIL_SES_CONFIGURATION_SET',
+      this.events.sesConfigurationSet.configurationSetName,
+    );
+    domainsApi.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [
+          'ses:CreateEmailIdentity',
+          'ses:GetEmailIdentity',
+          'ses:DeleteEmailIdentity',
+          'ses:PutEmailIdentityMailFromAttributes',
+        ],
+        resources: [sesIdentityArn],
+      }),
+    );
+    // CreateEmailIdentity with ConfigurationSetName is authorised on the configuration set too.
+    domainsApi.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['ses:CreateEmailIdentity'], resources: [configurationSetArn] }),
+    );
+    this.domainCheck.fn.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['ses:GetEmailIdentity', 'ses:DeleteEmailIdentity'],
+        resources: [sesIdentityArn],
+      }),
+    );
+    for (const fn of [domainsApi, this.domainCheck.fn]) {
+      Validations.of(fn).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason:
+          'Sending domains are SES identities named by tenants at runtime: the domains API and the domain check manage any identity of this account and Region.',
+      });
+    }
 
     // Journal copies (seed 000 › Message-ID strategy B) are recognised on PM_PLATFORM_DOMAIN.
     const platformDomain = this.node.tryGetContext('pmail:platformDomain');

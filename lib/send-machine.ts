@@ -4,6 +4,8 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { TRANSPORT_TASKS } from '../functions/transports/tasks.ts';
+import type { TransportProvider } from '../functions/transports/transport.ts';
 import { PmailFunction, REPO_ROOT } from './defaults.ts';
 
 /** The attempt machine's definition file, under `statemachines/`. */
@@ -13,12 +15,12 @@ export const SEND_ATTEMPT_ASL = 'send-attempt.asl.json';
 export const SEND_ASL = 'send.asl.json';
 
 /** The `${…}` placeholders of send-attempt.asl.json; the construct fills exactly these. */
-export const SEND_ATTEMPT_SUBSTITUTIONS = [
+export const SEND_ATTEMPT_SUBSTITUTIONS: readonly string[] = [
   'ClaimFunctionArn',
-  'TransportFunctionArn',
+  ...TRANSPORT_TASKS.map((t) => t.arn),
   'RecordFunctionArn',
   'SendStateMachineArn',
-] as const;
+];
 
 /** The `${…}` placeholders of send.asl.json. */
 export const SEND_SUBSTITUTIONS = ['SendAttemptStateMachineArn'] as const;
@@ -35,15 +37,17 @@ export const STATE_MACHINE_SUBSTITUTIONS: Readonly<Record<string, readonly strin
 const SEND_ENTRY = 'functions/send/send-attempt.handler.ts';
 
 export interface SendMachineProps {
-  /** Environment of the three task functions (table, bucket, queue). Must not name the machine. */
+  /** Environment of the task functions (table, bucket, queue). Must not name the machine. */
   readonly environment: Record<string, string>;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
 }
 
 /**
- * The Express send-attempt machine (DESIGN § 6): Claim → Transport → Record, one Lambda per task,
- * all from functions/send/send-attempt.handler.ts, and the Standard send machine that waits (a
+ * The Express send-attempt machine (DESIGN § 6): Claim → the provider's transport task → Record, one
+ * Lambda per task: Claim and Record from functions/send/send-attempt.handler.ts, one transport
+ * Lambda per entry of functions/transports/tasks.ts (each granted only its own permissions by the
+ * stack), and the Standard send machine that waits (a
  * scheduled send's `send_at`, a back-off) and runs the attempt synchronously. Each names the other
  * by its fixed name (not by reference), so the two definitions do not depend on each other. Execution
  * logs carry errors only and never the execution data, so message bodies and addresses stay out of
@@ -51,7 +55,8 @@ export interface SendMachineProps {
  */
 export class SendMachine extends Construct {
   readonly claim: PmailFunction;
-  readonly transport: PmailFunction;
+  /** One Lambda per transport task (functions/transports/tasks.ts). */
+  readonly transports: Readonly<Partial<Record<TransportProvider, PmailFunction>>>;
   readonly record: PmailFunction;
   readonly stateMachine: StateMachine;
   readonly logGroup: LogGroup;
@@ -64,11 +69,22 @@ export class SendMachine extends Construct {
   /** Every execution of the Standard machine (DescribeExecution for the sweeper). */
   readonly sendExecutions: string;
 
+  /** The transport Lambdas, in the order of functions/transports/tasks.ts. */
+  get transportFunctions(): PmailFunction[] {
+    return TRANSPORT_TASKS.map((t) => this.transports[t.provider]!);
+  }
+
   constructor(scope: Construct, id: string, props: SendMachineProps) {
     super(scope, id);
-    const task = (name: string, handler: string, timeout: Duration, description: string) =>
+    const task = (
+      name: string,
+      handler: string,
+      timeout: Duration,
+      description: string,
+      entry = SEND_ENTRY,
+    ) =>
       new PmailFunction(this, name, {
-        entry: SEND_ENTRY,
+        entry,
         handler,
         timeout,
         description,
@@ -77,13 +93,18 @@ export class SendMachine extends Construct {
       });
 
     this.claim = task('Claim', 'claim', Duration.seconds(20), 'pmail send-attempt: claim the queued message');
-    // One provider call; the SMTP deadline is 4 min and the ASL task times out at 250 s (DESIGN § 6).
-    this.transport = task(
-      'Transport',
-      'transport',
-      Duration.seconds(260),
-      'pmail send-attempt: one provider call',
-    );
+    // One provider call each; the Lambda outlives its ASL task timeout by 10 s (DESIGN § 6).
+    const transports: Partial<Record<TransportProvider, PmailFunction>> = {};
+    for (const t of TRANSPORT_TASKS) {
+      transports[t.provider] = task(
+        t.state,
+        'handler',
+        Duration.seconds(t.timeoutSeconds + 10),
+        `pmail send-attempt: one ${t.provider} provider call`,
+        t.entry,
+      );
+    }
+    this.transports = transports;
     this.record = task('Record', 'record', Duration.seconds(20), 'pmail send-attempt: record the outcome');
 
     this.logGroup = new LogGroup(this, 'Logs', {
@@ -114,12 +135,12 @@ export class SendMachine extends Construct {
     this.sendExecutions = executionsOf(sendName);
     this.sendArn = machineArn(sendName);
 
-    const substitutions: Record<(typeof SEND_ATTEMPT_SUBSTITUTIONS)[number], string> = {
+    const substitutions: Record<string, string> = {
       ClaimFunctionArn: this.claim.fn.functionArn,
-      TransportFunctionArn: this.transport.fn.functionArn,
       RecordFunctionArn: this.record.fn.functionArn,
       SendStateMachineArn: this.sendArn,
     };
+    for (const t of TRANSPORT_TASKS) substitutions[t.arn] = transports[t.provider]!.fn.functionArn;
 
     this.stateMachine = new StateMachine(this, 'Machine', {
       stateMachineName: attemptName,
@@ -134,7 +155,7 @@ export class SendMachine extends Construct {
     this.stateMachine.addToRolePolicy(
       new PolicyStatement({
         actions: ['lambda:InvokeFunction'],
-        resources: [this.claim.fn.functionArn, this.transport.fn.functionArn, this.record.fn.functionArn],
+        resources: [this.claim, ...this.transportFunctions, this.record].map((f) => f.fn.functionArn),
       }),
     );
     // A back-off without a parent starts the Standard machine (StartStandard).

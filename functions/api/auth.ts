@@ -1,30 +1,56 @@
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import {
+  type KeyScope,
+  LAST_USED_EVERY_MS,
+  type Permission,
+  permissionsOf,
+  scopeOf,
+  secretProblem,
+} from '../core/keys.ts';
 import type { ApiKeyRecord, Identity, Tenant } from '../core/model.ts';
+import type { Deps } from '../deps.ts';
+import { touchLastUsed } from '../store/api-keys.store.ts';
 import type { Db } from '../store/db.ts';
-import { getApiKey, getIdentityAndTenant } from '../store/directory.store.ts';
+import { getApiKey, getIdentity, getIdentityAndTenant, getTenant } from '../store/directory.store.ts';
 
-/** Every permission a tenant key can hold (the local stack's key holds them all). */
-export const TENANT_PERMISSIONS = [
-  'messages:send',
-  'messages:read',
-  'messages:write',
-  'identities:read',
-  'identities:write',
-  'suppressions:manage',
-  'webhooks:read',
-  'webhooks:manage',
-  'events:read',
-] as const;
-export type Permission = (typeof TENANT_PERMISSIONS)[number];
+export type { Permission } from '../core/keys.ts';
 
-/** `Authorization: Bearer <key>`; keys are looked up by their SHA-256 only. */
-export async function authenticate(db: Db, authorization: string | undefined): Promise<ApiKeyRecord> {
+/** Every permission a tenant key can hold (the local stack's tenant key holds them all). */
+export const TENANT_PERMISSIONS = permissionsOf('tenant');
+
+/** The calling key: its stored record and its scope (level, tenant, identity, permissions). */
+export type Caller = ApiKeyRecord & { scope: KeyScope };
+
+/**
+ * `Authorization: Bearer <key>`; keys are looked up by their SHA-256 only. A revoked key is 401
+ * key_revoked, an expired key (or a secret replaced by a rotation, past its overlap) 401 key_expired.
+ * `last_used_at` is written at most once a minute per key and never delays the answer's read path:
+ * the read decides, and the conditional write is skipped within the minute.
+ */
+export async function authenticate(
+  deps: Pick<Deps, 'db' | 'clock' | 'log'>,
+  authorization: string | undefined,
+): Promise<Caller> {
+  const { db, clock, log } = deps;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!m) throw new PmailError('unauthenticated', 'Missing or malformed Authorization header.');
-  const key = await getApiKey(db, sha256Hex(m[1]));
+  const hash = sha256Hex(m[1]);
+  const key = await getApiKey(db, hash);
   if (!key) throw new PmailError('unauthenticated', 'Unknown API key.');
-  return key;
+  const now = clock();
+  const problem = secretProblem(key, now);
+  if (problem === 'key_revoked') throw new PmailError('key_revoked', 'This API key was revoked.');
+  if (problem === 'key_expired') throw new PmailError('key_expired', 'This API key has expired.');
+  if (key.last_used_at === undefined || key.last_used_at < now - LAST_USED_EVERY_MS) {
+    try {
+      await touchLastUsed(db, key.key_id, hash, now, now - LAST_USED_EVERY_MS);
+    } catch (err) {
+      // Bookkeeping only: a failed write never fails the request.
+      log.warn('last_used_at not written', { key_id: key.key_id, error: String(err) });
+    }
+  }
+  return { ...key, scope: scopeOf(key) };
 }
 
 export function requirePermission(key: ApiKeyRecord, permission: Permission): void {
@@ -48,6 +74,13 @@ export async function identityInScope(
     new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
   if (!/^idn_[0-9a-z]{26}$/.test(identityId)) throw notFound();
   if (key.identity_ids && !key.identity_ids.includes(identityId)) throw notFound();
+  if (key.level === 'platform') {
+    const identity = await getIdentity(db, identityId);
+    const tenant = identity && (await getTenant(db, identity.tenant_id));
+    if (!identity || !tenant || identity.status === 'deleted') throw notFound();
+    return { identity, tenant };
+  }
+  if (!key.tenant_id) throw notFound();
   const { identity, tenant } = await getIdentityAndTenant(db, identityId, key.tenant_id);
   if (!identity || !tenant || identity.tenant_id !== key.tenant_id || identity.status === 'deleted')
     throw notFound();

@@ -6,6 +6,7 @@ import { listEvents, type OutboxEvent } from '../store/events.store.ts';
 import { authenticate, requirePermission } from './auth.ts';
 import { header, json, routeGroup } from './http.ts';
 import { parseQuery } from './parse.ts';
+import { ownTenant } from './scope.ts';
 
 /** GET /v1/events query: `after` an event id (exclusive), `limit` 1–100 (default 25). */
 export const listEventsQuerySchema = z.strictObject({
@@ -26,17 +27,18 @@ export function toEventView(e: OutboxEvent) {
  */
 export function eventsApi(deps: Deps) {
   return routeGroup(deps, async ({ event, route, requestId }) => {
-    const key = await authenticate(deps.db, header(event, 'authorization'));
+    const key = await authenticate(deps, header(event, 'authorization'));
     requirePermission(key, 'events:read');
     if (key.identity_ids) {
       throw new PmailError('permission_denied', 'Events need a tenant-level key.', {
         details: { required: 'events:read', reason: 'tenant_key_required' },
       });
     }
+    const tenantId = ownTenant(key, 'The event feed');
     if (route.operation !== 'listEvents') throw new PmailError('route_not_found', 'No such route.');
     const query = parseQuery(event, listEventsQuerySchema);
     const settled = deps.clock() - deps.config.eventsSettleMs;
-    const out = await listEvents(deps.db, key.tenant_id, {
+    const out = await listEvents(deps.db, tenantId, {
       ...query,
       before: `evt_${ulidTime(settled + 1)}`,
     });

@@ -15,6 +15,51 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'Send a valid API key as "Authorization: Bearer <key>".',
   },
+  key_revoked: {
+    status: 401,
+    retryable: false,
+    fix: 'This key was revoked; use another key or mint a new one with POST /v1/keys.',
+  },
+  key_expired: {
+    status: 401,
+    retryable: false,
+    fix: 'This key (or this secret, replaced by a rotation) has expired; use its newest secret or a new key.',
+  },
+  key_not_found: {
+    status: 404,
+    retryable: false,
+    fix: 'Check the key id and that your key reaches it.',
+  },
+  key_scope_exceeded: {
+    status: 403,
+    retryable: false,
+    fix: 'A key can only mint, read, rotate or revoke keys no wider than itself; use a wider key.',
+  },
+  tenant_exists: {
+    status: 409,
+    retryable: false,
+    fix: 'Choose another slug; details.tenant_id names the tenant that has it, when your key reaches it.',
+  },
+  policy_version_conflict: {
+    status: 409,
+    retryable: false,
+    fix: 'Read the policy again (details.policy_version is the current one) and retry your change on it.',
+  },
+  address_taken: {
+    status: 409,
+    retryable: false,
+    fix: 'Choose another username (or domain): this address belongs to another identity or was retired.',
+  },
+  client_id_conflict: {
+    status: 409,
+    retryable: false,
+    fix: 'This client_id made an identity with other fields; resend the same body or use another client_id.',
+  },
+  domain_unavailable: {
+    status: 422,
+    retryable: false,
+    fix: 'Use a sending domain of this tenant that is not being removed (details.reason), or the test domain of a test tenant.',
+  },
   permission_denied: {
     status: 403,
     retryable: false,
@@ -179,6 +224,17 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'Delete an endpoint you no longer use (see details.limit) before adding another.',
   },
+  domain_not_found: {
+    status: 404,
+    retryable: false,
+    fix: 'Check the domain id (GET /v1/tenants/{tenant_id}/domains).',
+  },
+  domain_exists: {
+    status: 409,
+    retryable: false,
+    fix: 'The domain is already a sending domain; remove it there first, or use another name.',
+  },
+
   unavailable: {
     status: 503,
     retryable: true,

@@ -1,25 +1,37 @@
 import { z } from 'zod';
+import { changeIdentity, deleteIdentity } from '../admin/identities.ts';
 import { PmailError } from '../core/errors.ts';
 import { resumeNeedsTenantKey, toIdentityView } from '../core/identity-view.ts';
 import type { Deps } from '../deps.ts';
 import { getIdentity } from '../store/directory.store.ts';
 import { changeIdentityStatus } from '../store/identity-status.store.ts';
 import { authenticate, identityInScope, requirePermission } from './auth.ts';
+import { checkIdentityCap, identityFieldSchemas } from './directory.api.ts';
 import { bodyOf, header, json, routeGroup } from './http.ts';
 import { parseBody } from './parse.ts';
+import { requireLevel } from './scope.ts';
 
-/** PATCH /v1/identities/{identity_id} (openapi.yaml IdentityUpdateRequest): only the status, for now. */
-export const updateIdentitySchema = z.strictObject({ status: z.enum(['active', 'paused']) });
+/** PATCH /v1/identities/{identity_id} (openapi.yaml IdentityUpdateRequest); `null` clears a field. */
+export const updateIdentitySchema = z
+  .strictObject({
+    status: z.enum(['active', 'paused']).optional(),
+    display_name: z.string().max(100).optional(),
+    owner: identityFieldSchemas.owner.nullable().optional(),
+    send_policy: identityFieldSchemas.sendPolicy.nullable().optional(),
+    metadata: identityFieldSchemas.metadata.nullable().optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'name at least one field to change' });
 
 /**
- * The `identities` route group: read an identity, pause it by hand and resume it (seed 000 › Abuse
- * auto-pause: "resume needs a tenant or platform key"). A change writes the identity, its
- * identity.paused / identity.resumed event and an audit entry in one transaction, and only when
- * the status really changed; setting the status it already has answers 200 and writes nothing.
+ * The `identities` route group: read an identity, change its fields, pause it by hand and resume it
+ * (seed 000 › Abuse auto-pause: "resume needs a tenant or platform key"), and delete it (issue 10).
+ * A status change writes the identity, its identity.paused / identity.resumed event and an audit
+ * entry in one transaction, and only when the status really changed; setting the status it already
+ * has writes nothing. Field changes are applied first, then the status.
  */
 export function identitiesApi(deps: Deps) {
   return routeGroup(deps, async ({ event, route, params, requestId }) => {
-    const key = await authenticate(deps.db, header(event, 'authorization'));
+    const key = await authenticate(deps, header(event, 'authorization'));
     switch (route.operation) {
       case 'getIdentity': {
         requirePermission(key, 'identities:read');
@@ -28,9 +40,34 @@ export function identitiesApi(deps: Deps) {
       }
       case 'updateIdentity': {
         requirePermission(key, 'identities:write');
-        const body = parseBody(bodyOf(event), updateIdentitySchema);
-        const { identity } = await identityInScope(deps.db, key, params.identity_id);
-        if (identity.status === body.status) return json(200, toIdentityView(identity), requestId);
+        const { status, ...fields } = parseBody(bodyOf(event), updateIdentitySchema);
+        const found = await identityInScope(deps.db, key, params.identity_id);
+        checkIdentityCap(key, found.tenant, fields.send_policy?.daily_cap);
+        let identity = found.identity;
+        if (
+          status === 'active' &&
+          identity.status === 'paused' &&
+          key.identity_ids &&
+          resumeNeedsTenantKey(identity)
+        ) {
+          throw new PmailError('scope_denied', 'Only a tenant-level key can resume this identity.', {
+            details: { required_level: 'tenant', pause_reason: identity.pause_reason },
+          });
+        }
+        // A status change between the read and the write: read again (a deleted identity is gone).
+        for (let attempt = 0; Object.keys(fields).length > 0; attempt++) {
+          const changed = await changeIdentity(deps, { key: key.scope }, identity, fields, requestId);
+          if (changed) {
+            identity = changed;
+            break;
+          }
+          if (attempt === 2)
+            throw new PmailError('unavailable', 'The identity kept changing; retry.', { retryAfter: 1 });
+          identity = (await identityInScope(deps.db, key, params.identity_id)).identity;
+        }
+        if (status === undefined || identity.status === status)
+          return json(200, toIdentityView(identity), requestId);
+        const body = { status };
         if (identity.status !== 'active' && identity.status !== 'paused') {
           throw new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
         }
@@ -76,6 +113,15 @@ export function identitiesApi(deps: Deps) {
           ),
           requestId,
         );
+      }
+      case 'deleteIdentity': {
+        requirePermission(key, 'identities:write');
+        requireLevel(key, ['platform', 'tenant'], 'Deleting an identity');
+        const { identity } = await identityInScope(deps.db, key, params.identity_id);
+        if (identity.status === 'deleting')
+          throw new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+        const deleted = await deleteIdentity(deps, { key: key.scope }, identity, requestId);
+        return json(200, toIdentityView(deleted), requestId);
       }
       default:
         throw new PmailError('route_not_found', 'No such route.');

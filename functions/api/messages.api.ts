@@ -15,7 +15,7 @@ import { listQuerySchema, resolveBodySchema, zodErrors } from './send.schema.ts'
  */
 export function messagesApi(deps: Deps) {
   return routeGroup(deps, async ({ event, route, params, requestId }) => {
-    const key = await authenticate(deps.db, header(event, 'authorization'));
+    const key = await authenticate(deps, header(event, 'authorization'));
     switch (route.operation) {
       case 'sendMessage':
       case 'replyMessage':

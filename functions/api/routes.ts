@@ -2,7 +2,17 @@
  * The HTTP routes of the API and the Lambda (route group) that serves each. The CDK api construct
  * and the local HTTP server both read this table, so production and `npm start` route alike.
  */
-export type RouteGroup = 'messages' | 'identities' | 'tenants' | 'links' | 'events' | 'webhooks';
+export type RouteGroup =
+  | 'messages'
+  | 'identities'
+  | 'tenants'
+  | 'links'
+  | 'events'
+  | 'webhooks'
+  | 'keys'
+  | 'directory'
+  | 'meta'
+  | 'domains';
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -70,6 +80,49 @@ export const routes: readonly Route[] = [
     operation: 'updateIdentity',
   },
   {
+    method: 'DELETE',
+    path: '/v1/identities/{identity_id}',
+    group: 'identities',
+    operation: 'deleteIdentity',
+  },
+  { method: 'POST', path: '/v1/tenants', group: 'directory', operation: 'createTenant' },
+  { method: 'GET', path: '/v1/tenants', group: 'directory', operation: 'listTenants' },
+  { method: 'GET', path: '/v1/tenants/{tenant_id}', group: 'directory', operation: 'getTenant' },
+  { method: 'PATCH', path: '/v1/tenants/{tenant_id}', group: 'directory', operation: 'updateTenant' },
+  {
+    method: 'GET',
+    path: '/v1/tenants/{tenant_id}/policy',
+    group: 'directory',
+    operation: 'getTenantPolicy',
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/tenants/{tenant_id}/policy',
+    group: 'directory',
+    operation: 'updateTenantPolicy',
+  },
+  {
+    method: 'POST',
+    path: '/v1/tenants/{tenant_id}/identities',
+    group: 'directory',
+    operation: 'createIdentity',
+  },
+  {
+    method: 'GET',
+    path: '/v1/tenants/{tenant_id}/identities',
+    group: 'directory',
+    operation: 'listIdentities',
+  },
+  { method: 'POST', path: '/v1/keys', group: 'keys', operation: 'createKey' },
+  { method: 'GET', path: '/v1/keys', group: 'keys', operation: 'listKeys' },
+  { method: 'GET', path: '/v1/keys/{key_id}', group: 'keys', operation: 'getKey' },
+  { method: 'DELETE', path: '/v1/keys/{key_id}', group: 'keys', operation: 'revokeKey' },
+  { method: 'POST', path: '/v1/keys/{key_id}/rotate', group: 'keys', operation: 'rotateKey' },
+  { method: 'GET', path: '/v1/me', group: 'keys', operation: 'getMe' },
+  { method: 'GET', path: '/v1/audit-events', group: 'keys', operation: 'listAuditEvents' },
+  { method: 'GET', path: '/health', group: 'meta', operation: 'getHealth' },
+  { method: 'GET', path: '/openapi.json', group: 'meta', operation: 'getOpenApi' },
+  {
     method: 'GET',
     path: '/v1/tenants/{tenant_id}/suppressions',
     group: 'tenants',
@@ -117,6 +170,32 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/v1/webhooks', group: 'webhooks', operation: 'listWebhooks' },
   { method: 'GET', path: '/v1/webhooks/{webhook_id}', group: 'webhooks', operation: 'getWebhook' },
   { method: 'DELETE', path: '/v1/webhooks/{webhook_id}', group: 'webhooks', operation: 'deleteWebhook' },
+  { method: 'POST', path: '/v1/tenants/{tenant_id}/domains', group: 'domains', operation: 'createDomain' },
+  { method: 'GET', path: '/v1/tenants/{tenant_id}/domains', group: 'domains', operation: 'listDomains' },
+  {
+    method: 'GET',
+    path: '/v1/tenants/{tenant_id}/domains/{domain_id}',
+    group: 'domains',
+    operation: 'getDomain',
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/tenants/{tenant_id}/domains/{domain_id}',
+    group: 'domains',
+    operation: 'updateDomain',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/tenants/{tenant_id}/domains/{domain_id}',
+    group: 'domains',
+    operation: 'deleteDomain',
+  },
+  {
+    method: 'POST',
+    path: '/v1/tenants/{tenant_id}/domains/{domain_id}/verify',
+    group: 'domains',
+    operation: 'verifyDomain',
+  },
 ];
 
 /** The handler entry of each route group: file under functions/, exported name. */
@@ -127,4 +206,8 @@ export const routeGroupEntries: Record<RouteGroup, { entry: string; handler: str
   links: { entry: 'functions/api/links.handler.ts', handler: 'handler' },
   events: { entry: 'functions/api/events.handler.ts', handler: 'handler' },
   webhooks: { entry: 'functions/api/webhooks.handler.ts', handler: 'handler' },
+  domains: { entry: 'functions/api/domains.handler.ts', handler: 'handler' },
+  keys: { entry: 'functions/api/keys.handler.ts', handler: 'handler' },
+  directory: { entry: 'functions/api/directory.handler.ts', handler: 'handler' },
+  meta: { entry: 'functions/api/meta.handler.ts', handler: 'handler' },
 };

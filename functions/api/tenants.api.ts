@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { PmailError } from '../core/errors.ts';
-import type { ApiKeyRecord } from '../core/model.ts';
 import { normaliseAddress } from '../core/recipients.ts';
 import {
   API_SUPPRESSION_REASONS,
@@ -14,6 +13,7 @@ import {
   toSuppressionView,
 } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
+import type { Db } from '../store/db.ts';
 import { deleteListEntry, getListEntry, listListEntries, putListEntry } from '../store/send-lists.store.ts';
 import {
   deleteSuppression,
@@ -21,9 +21,10 @@ import {
   listSuppressions,
   putSuppressionIfAbsent,
 } from '../store/suppressions.store.ts';
-import { authenticate, requirePermission } from './auth.ts';
+import { authenticate, type Caller, requirePermission } from './auth.ts';
 import { type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
 import { parseBody, parseQuery } from './parse.ts';
+import { tenantInReach } from './scope.ts';
 
 /** POST …/suppressions (openapi.yaml SuppressionCreateRequest). Only manual and unsubscribe via the API. */
 export const createSuppressionSchema = z
@@ -59,8 +60,8 @@ export const listEntriesQuerySchema = z.strictObject(page);
  */
 export function tenantsApi(deps: Deps) {
   return routeGroup(deps, async ({ event, route, params, requestId }) => {
-    const key = await authenticate(deps.db, header(event, 'authorization'));
-    const tenantId = tenantInScope(key, params.tenant_id);
+    const key = await authenticate(deps, header(event, 'authorization'));
+    const tenantId = await tenantInScope(deps.db, key, params.tenant_id);
     const now = deps.clock();
     switch (route.operation) {
       case 'createSuppression': {
@@ -149,19 +150,18 @@ export function tenantsApi(deps: Deps) {
 }
 
 /**
- * suppressions:manage, on a tenant-level key, for the key's own tenant. An identity-scoped key is
- * refused (403); another tenant's id answers as a missing tenant does (404).
+ * suppressions:manage, on a tenant-level key for the key's own tenant or a platform key for any
+ * tenant. An identity-scoped key is refused (403); another tenant's id answers as a missing tenant
+ * does (404).
  */
-function tenantInScope(key: ApiKeyRecord, tenantId: string): string {
+async function tenantInScope(db: Db, key: Caller, tenantId: string): Promise<string> {
   requirePermission(key, 'suppressions:manage');
   if (key.identity_ids) {
     throw new PmailError('permission_denied', 'Suppressions and lists need a tenant-level key.', {
       details: { required: 'suppressions:manage', reason: 'tenant_key_required' },
     });
   }
-  if (tenantId !== key.tenant_id)
-    throw new PmailError('tenant_not_found', 'No tenant with this id is visible to this key.');
-  return tenantId;
+  return (await tenantInReach(db, key, tenantId)).id;
 }
 
 function listKind(direction: string, kind: string): ListKind {

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { PmailError } from '../core/errors.ts';
-import type { ApiKeyRecord } from '../core/model.ts';
 import {
   formatSecret,
   sealSecret,
@@ -14,9 +13,10 @@ import {
 } from '../core/webhooks.ts';
 import type { Deps } from '../deps.ts';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks } from '../store/webhooks.store.ts';
-import { authenticate, type Permission, requirePermission } from './auth.ts';
+import { authenticate, type Caller, type Permission, requirePermission } from './auth.ts';
 import { type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
 import { parseBody } from './parse.ts';
+import { ownTenant } from './scope.ts';
 
 /**
  * POST /v1/webhooks (openapi.yaml WebhookCreateRequest). The URL rule is core/webhooks'; plain
@@ -54,7 +54,7 @@ export function createWebhookSchema(allowLocalHttp: boolean) {
 export function webhooksApi(deps: Deps) {
   const bodySchema = createWebhookSchema(deps.config.webhookAllowLocalHttp === true);
   return routeGroup(deps, async ({ event, route, params, requestId }) => {
-    const key = await authenticate(deps.db, header(event, 'authorization'));
+    const key = await authenticate(deps, header(event, 'authorization'));
     const reads = route.operation === 'listWebhooks' || route.operation === 'getWebhook';
     const tenantId = tenantKey(key, reads ? 'webhooks:read' : 'webhooks:manage');
     switch (route.operation) {
@@ -113,7 +113,7 @@ export function webhooksApi(deps: Deps) {
 const notFound = () => new PmailError('webhook_not_found', 'No webhook endpoint with this id.');
 
 /** The key's tenant, for a tenant-level key holding `permission` (manage includes read). */
-function tenantKey(key: ApiKeyRecord, permission: Permission): string {
+function tenantKey(key: Caller, permission: Permission): string {
   if (!(permission === 'webhooks:read' && key.scopes.includes('webhooks:manage')))
     requirePermission(key, permission);
   if (key.identity_ids) {
@@ -121,5 +121,5 @@ function tenantKey(key: ApiKeyRecord, permission: Permission): string {
       details: { required: permission, reason: 'tenant_key_required' },
     });
   }
-  return key.tenant_id;
+  return ownTenant(key, 'Webhook endpoints');
 }

@@ -160,7 +160,19 @@ export function attemptEndEvent(m: MessageRecord): PendingEvent | undefined {
           ]
         : m.status === 'failed'
           ? ['message.failed', { ...base, reason: m.status_reason ?? 'failed' }]
-          : [undefined, undefined];
+          : m.status === 'suppressed'
+            ? [
+                // seed 000 › Provider suppressions: every recipient turned out suppressed by the provider.
+                'message.suppressed',
+                {
+                  ...base,
+                  recipients: (m.deliveries ?? []).map((d) => ({
+                    address: d.address,
+                    reason: d.smtp_response,
+                  })),
+                },
+              ]
+            : [undefined, undefined];
   if (!type) return undefined;
   return {
     id: derivedEventId(m.status_at, `${m.id}|${type}`, 0),

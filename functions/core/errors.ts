@@ -4,6 +4,15 @@
  */
 export type ErrorCode =
   | 'unauthenticated'
+  | 'key_revoked'
+  | 'key_expired'
+  | 'key_not_found'
+  | 'key_scope_exceeded'
+  | 'tenant_exists'
+  | 'policy_version_conflict'
+  | 'address_taken'
+  | 'client_id_conflict'
+  | 'domain_unavailable'
   | 'permission_denied'
   | 'scope_denied'
   | 'route_not_found'
@@ -44,6 +53,8 @@ export type ErrorCode =
   | 'not_uncertain'
   | 'webhook_not_found'
   | 'webhook_limit_reached'
+  | 'domain_not_found'
+  | 'domain_exists'
   | 'unavailable'
   | 'internal_error';
 

@@ -58,6 +58,19 @@ export interface Claim {
   sending?: boolean;
 }
 
+/**
+ * What the last Record wrote under a claim (issue 9): a retried Record of the same claim finds its
+ * claim gone and replays this instead — the back-off's `next` and the thread-lock release.
+ */
+export interface RecordedClaim {
+  token: string;
+  next: 'done' | 'wait' | 'start';
+  /** `wait`: the back-off seconds the parent execution waits. */
+  seconds?: number;
+  /** The message held its thread's lock and this Record released it. */
+  release?: boolean;
+}
+
 /** DESIGN § 6: the execution that is coming for this message, and nothing else. */
 export interface Dispatch {
   execution: string;
@@ -109,7 +122,15 @@ export interface MessageRecord {
   deliveries?: Delivery[];
   dispatch?: Dispatch;
   claim?: Claim;
+  /** The outcome the last Record wrote, replayed to a retry of that Record (RecordedClaim). */
+  recorded?: RecordedClaim;
   backoff?: { n: number; first_at: number };
+  /**
+   * The tenant-local day (YYYY-MM-DD) whose daily send count this message took at submit; cancel
+   * gives the count back to exactly this day. Absent when no daily count was taken (fully
+   * suppressed) and on messages stored before issue 9 (cancel then falls back to created_at's day).
+   */
+  quota_day?: string;
   /** A scheduled send: not attempted before this time (epoch ms). */
   send_at?: number;
   /** Inbound copies made by loopback name the outbound message they copy. */
@@ -123,10 +144,22 @@ export interface Tenant {
   name: string;
   timezone: string;
   policy: TenantPolicy;
+  /** Unique, lower case; names the tenant's test domain (`{slug}.{testDomain}`). */
+  slug?: string;
+  /** Compare-and-set counter of the policy (PATCH /v1/tenants/{tenant_id}/policy); absent = 0. */
+  policy_version?: number;
+  suspended_at?: number;
+  created_at?: number;
+  updated_at?: number;
 }
 
 /** The tenant policy fields the send path reads (DESIGN § 8); absent fields take the defaults. */
 export interface TenantPolicy {
+  /**
+   * seed 000 › From address and fallback: a failing or suspended sending domain sends from the
+   * identity's platform address instead (default false: such sends fail).
+   */
+  domain_fallback?: boolean;
   /** Default 10, never above 49. */
   max_recipients?: number;
   /** Sends per local day for the tenant (default 10,000). */
@@ -145,14 +178,87 @@ export interface TenantPolicy {
   auto_reply?: { enabled?: boolean; max_automatic_exchanges?: number };
 }
 
-/** A sending domain (DESIGN § 4 `D#{domain}`); domain onboarding comes later (DESIGN § 9). */
+export type DomainState =
+  | 'pending'
+  | 'verifying'
+  | 'healthy'
+  | 'degraded'
+  | 'failing'
+  | 'suspended'
+  | 'removing'
+  | 'removed';
+
+/** A sending domain (DESIGN § 4 `D#{domain}`). */
 export interface DomainRecord {
   domain: string;
   tenant_id: string;
-  state: 'pending' | 'verifying' | 'healthy' | 'degraded' | 'failing' | 'suspended' | 'removing' | 'removed';
+  state: DomainState;
   /** How mail from it leaves; `test` = the simulator/loopback of test tenants. */
   transport?: 'cloudflare' | 'ses' | 'smtp' | 'test';
   reply_token: 'subaddress' | 'none';
+  /** `dom_{ulid}` for domains added through the API (seeded test domains have none). */
+  id?: string;
+  /** Why the domain is in its state (a stable code, e.g. `dkim_pending`, `dkim_failed`). */
+  state_reason?: string;
+  /** When the state was last checked against the provider (epoch ms). */
+  checked_at?: number;
+  /** The custom MAIL FROM domain (`pm-bounce.{domain}` style), when set. */
+  mail_from?: string;
+  /** The DNS records to publish, as onboarding answered them. */
+  dns_records?: DnsRecord[];
+  created_at?: number;
+  updated_at?: number;
+  /** Settings of the `ses` transport. */
+  ses?: SesDomainSettings;
+  /** Settings of the `smtp` transport (the relay adapter). */
+  smtp?: SmtpDomainSettings;
+  /** Settings of the `cloudflare` transport. */
+  cloudflare?: CloudflareDomainSettings;
+}
+
+export interface DnsRecord {
+  type: 'CNAME' | 'MX' | 'TXT';
+  name: string;
+  value: string;
+  /** What the record is for: `dkim`, `mail_from_mx`, `mail_from_spf`, `dmarc`. */
+  purpose: 'dkim' | 'mail_from_mx' | 'mail_from_spf' | 'dmarc';
+  /** False for a suggestion pmail does not check (DMARC). */
+  required: boolean;
+}
+
+/** How the SES adapter sends for one domain (functions/transports/ses.transport.ts). */
+export interface SesDomainSettings {
+  /** The SES region of the identity; default: the deployment's region. */
+  region?: string;
+  /** The configuration set whose event destination feeds the delivery-events queue. */
+  configuration_set?: string;
+  /** A custom SES endpoint (`npm start`'s local SES); never set in AWS. */
+  endpoint?: string;
+}
+
+/** How the SMTP relay adapter sends for one domain (functions/transports/smtp.transport.ts). */
+export interface SmtpDomainSettings {
+  /** The relay's host name (resolved and checked against the SSRF rules at every connection). */
+  host: string;
+  /** 465 (implicit TLS), or 587 / 25 / 2525 with STARTTLS required. */
+  port: number;
+  /** `implicit`: TLS from the first byte; `starttls`: STARTTLS required. Default: implicit on 465 only. */
+  tls?: 'implicit' | 'starttls';
+  /** The AUTH user; no AUTH when absent. */
+  username?: string;
+  /** `password`: AUTH PLAIN/LOGIN; `xoauth2`: AUTH XOAUTH2 with a bearer token. Default `password`. */
+  auth?: 'password' | 'xoauth2';
+  /**
+   * The Secrets Manager secret holding `{ "password" }` or `{ "access_token" }` (write-only: the
+   * API stores it and never returns it; only the SMTP transport Lambda may read it).
+   */
+  secret_ref?: string;
+}
+
+/** How the Cloudflare Email Sending adapter sends for one domain (functions/transports/cloudflare.transport.ts). */
+export interface CloudflareDomainSettings {
+  /** The Cloudflare account that owns the sending domain; default: the deployment's PM_CF_ACCOUNT_ID. */
+  account_id?: string;
 }
 
 export interface Identity {
@@ -171,6 +277,11 @@ export interface Identity {
   signature_text?: string;
   signature_html?: string;
   send_policy?: { require_known_recipient?: boolean; daily_cap?: number };
+  metadata?: Record<string, string>;
+  /** Makes POST /v1/tenants/{tenant_id}/identities idempotent. */
+  client_id?: string;
+  created_at?: number;
+  updated_at?: number;
 }
 
 export interface AddressRecord {
@@ -181,10 +292,48 @@ export interface AddressRecord {
   status: 'active' | 'retiring' | 'retired';
 }
 
+export type KeyLevel = 'platform' | 'tenant' | 'identity';
+
+/**
+ * What authentication reads: the `K#{sha256(secret)}` item of one secret of a key. Keys made before
+ * levels existed have no `level`: an identity key then has `identity_ids`, a tenant key not.
+ */
 export interface ApiKeyRecord {
   key_id: string;
-  tenant_id: string;
+  /** Absent on platform keys only. */
+  tenant_id?: string;
+  /** The key's permissions. */
   scopes: string[];
   /** Identity ids the key may act for; absent = every identity of the tenant. */
   identity_ids?: string[];
+  level?: KeyLevel;
+  name?: string;
+  identity_id?: string;
+  mode?: 'live' | 'test';
+  expires_at?: number;
+  revoked_at?: number;
+  /** A secret replaced by a rotation works until this time. */
+  secret_expires_at?: number;
+  last_used_at?: number;
+  created_at?: number;
+}
+
+/** The key itself (`KEY#{key_id}`): one per key, whatever the number of its secrets. */
+export interface ApiKeyDefinition {
+  key_id: string;
+  name: string;
+  level: KeyLevel;
+  tenant_id?: string;
+  identity_id?: string;
+  scopes: string[];
+  mode: 'live' | 'test';
+  expires_at?: number;
+  revoked_at?: number;
+  last_used_at?: number;
+  created_at: number;
+  /** key_id of the key that minted it, or `bootstrap` / `local-seed`. */
+  created_by: string;
+  /** sha256 of each secret that may still authenticate (the newest last). */
+  secrets: string[];
+  version: number;
 }

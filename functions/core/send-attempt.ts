@@ -1,5 +1,5 @@
 import { rollUp } from './deliveries.ts';
-import type { Delivery, MessageRecord } from './model.ts';
+import type { Delivery, MessageRecord, RecordedClaim } from './model.ts';
 import type { RetryClass, TransportResult } from './transport-result.ts';
 
 /** seed 000 › The outbound consumer: a claim older than this belongs to a dead attempt. */
@@ -9,19 +9,59 @@ export type ClaimDecision =
   | { type: 'claim' }
   | { type: 'not_queued' }
   | { type: 'already_claimed' }
-  /** The previous attempt died after claiming: its outcome is unknown, record uncertain. */
-  | { type: 'stale'; token: string };
+  /** The previous attempt died after the `sending` mark: its provider call may have happened. */
+  | { type: 'stale'; token: string }
+  /** The previous attempt died before the `sending` mark: the provider was never called. */
+  | { type: 'abandoned'; token: string };
 
 /**
  * DESIGN § 5.2 Claim: a queued message with no claim, or with our own claim (a retried Claim task),
- * is ours. A foreign claim younger than 5 minutes stops this attempt; an older one is a dead attempt.
+ * is ours. A foreign claim younger than 5 minutes stops this attempt; an older one is a dead attempt:
+ * `stale` when it holds the `sending` mark, else `abandoned` (issue 9: the mark is written before the
+ * one provider call, so a dead claim without it proves the provider was never called).
  */
 export function decideClaim(message: MessageRecord, token: string, now: number): ClaimDecision {
   if (message.status !== 'queued') return { type: 'not_queued' };
   const claim = message.claim;
   if (!claim || claim.token === token) return { type: 'claim' };
   if (now - claim.at < CLAIM_STALE_MS) return { type: 'already_claimed' };
-  return { type: 'stale', token: claim.token };
+  return claim.sending ? { type: 'stale', token: claim.token } : { type: 'abandoned', token: claim.token };
+}
+
+/**
+ * DESIGN § 6: the message queued again under the next execution name, minted in this write (the
+ * caller starts that execution after it). Any claim goes: only a claim that never reached the
+ * `sending` mark, or no claim at all, may be re-dispatched. `executionFor(n)` names the n-th dispatch.
+ */
+export function redispatch(
+  message: MessageRecord,
+  now: number,
+  executionFor: (n: number) => string,
+): MessageRecord {
+  const n = (message.dispatch?.n ?? 0) + 1;
+  return {
+    ...message,
+    claim: undefined,
+    dispatch: { execution: executionFor(n), at: now, n },
+    updated_at: now,
+  };
+}
+
+/**
+ * A claim whose attempt died (older than 5 minutes), for Claim and the sweeper alike: with the
+ * `sending` mark the provider may have been called, so the message becomes uncertain and is never
+ * retried; without it the provider certainly was not, so the claim is released and the message
+ * re-dispatched under a new execution name.
+ */
+export function deadClaimOutcome(
+  message: MessageRecord,
+  now: number,
+  detail: string,
+  executionFor: (n: number) => string,
+): { type: 'uncertain'; recorded: RecordedOutcome } | { type: 'redispatch'; message: MessageRecord } {
+  if (message.claim?.sending)
+    return { type: 'uncertain', recorded: deadAttemptOutcome(message, now, detail) };
+  return { type: 'redispatch', message: redispatch(message, now, executionFor) };
 }
 
 export interface RecordedOutcome {
@@ -58,7 +98,7 @@ export function recordOutcome(
   now: number,
   jitter = 0,
 ): RecordedOutcome {
-  const out = applyResult(message, result, now, jitter);
+  const out = applyResult(withProviderSuppressions(message, result, now), result, now, jitter);
   // seed 000 › Back-off bookkeeping: backoff is cleared when the message leaves queued.
   if (out.message.status !== 'queued') {
     out.message = { ...out.message, backoff: undefined, dispatch: undefined };
@@ -70,15 +110,65 @@ export function recordOutcome(
 }
 
 /**
- * A claim whose attempt died (seed 000 › Claim: stale after 5 minutes): its provider call may have
- * happened, so the message becomes uncertain, never retried. Claim and the sweeper both use it.
+ * seed 000 › Provider suppressions and resending, step 2: the recipients the provider suppressed
+ * leave the attempt as `suppressed` ("provider: suppressed ({reason})"); the outcome applies to the
+ * others. (Record also adds pmail's `provider` suppressions: functions/send/attempt.ts.)
+ */
+function withProviderSuppressions(
+  message: MessageRecord,
+  result: TransportResult,
+  now: number,
+): MessageRecord {
+  const list = result.provider_suppressed;
+  if (!list?.length) return message;
+  const by = new Map(list.map((p) => [p.address.toLowerCase(), p]));
+  return {
+    ...message,
+    deliveries: (message.deliveries ?? []).map((d): Delivery => {
+      const p = d.status === 'queued' ? by.get(d.address.toLowerCase()) : undefined;
+      if (!p) return d;
+      return {
+        ...d,
+        status: 'suppressed',
+        smtp_response: `provider: suppressed (${p.reason ?? 'unknown'})`,
+        updated_at: now,
+      };
+    }),
+  };
+}
+
+/**
+ * A claim whose attempt died after the `sending` mark (seed 000 › Claim: stale after 5 minutes): its
+ * provider call may have happened, so the message becomes uncertain, never retried.
  */
 export function deadAttemptOutcome(message: MessageRecord, now: number, detail: string): RecordedOutcome {
   return recordOutcome(message, { type: 'unknown', reason: 'transport_connection_lost', detail }, now);
 }
 
+/**
+ * What a Record keeps on the message for a retry of itself (issue 9): the claim it recorded, the
+ * `next` it answered, and whether it released the thread lock.
+ */
+export function recordedClaim(
+  token: string,
+  out: RecordedOutcome,
+  next: RecordedClaim['next'],
+): RecordedClaim {
+  return {
+    token,
+    next,
+    ...(out.next.type === 'wait' && next === 'wait' ? { seconds: out.next.seconds } : {}),
+    ...(out.releaseLock ? { release: true } : {}),
+  };
+}
+
 /** The statuses an attempt's outcome can end a message in, each announced by an event. */
-export const ATTEMPT_END_STATUSES: ReadonlySet<string> = new Set(['uncertain', 'rejected', 'failed']);
+export const ATTEMPT_END_STATUSES: ReadonlySet<string> = new Set([
+  'uncertain',
+  'rejected',
+  'failed',
+  'suppressed',
+]);
 
 /** seed 000 › Back-off bookkeeping: every back-off ends 24 hours after submit. */
 export const BACKOFF_END_MS = 24 * 3600 * 1000;
@@ -172,12 +262,15 @@ function applyResult(
       return { message: { ...sent, status }, next: { type: 'done' } };
     }
     case 'rejected': {
-      const next = settleQueued(deliveries, 'rejected', now, result.detail);
+      const status = result.status ?? 'rejected';
+      const next = settleQueued(deliveries, status, now, result.detail);
+      // seed 000 › Provider suppressions, step 4: no recipient left → the message ends suppressed.
+      const allSuppressed = next.length > 0 && next.every((d) => d.status === 'suppressed');
       return {
         message: {
           ...base,
           deliveries: next,
-          status: rollUp('rejected', next),
+          status: allSuppressed ? 'suppressed' : rollUp(status, next),
           status_reason: result.reason,
           status_detail: `${result.code}: ${result.detail}`.slice(0, 512),
         },
@@ -185,6 +278,11 @@ function applyResult(
       };
     }
     case 'unknown': {
+      // Events overtook the record and settled every recipient (issue 9): they say what the
+      // provider did, so the message keeps the status they rolled up to.
+      if (!deliveries.some((d) => d.status === 'queued')) {
+        return { message: { ...base, status: rollUp(message.status, deliveries) }, next: { type: 'done' } };
+      }
       // seed 000 › Uncertain sends: never resent automatically; deliveries uncertain as of now.
       const next = settleQueued(deliveries, 'uncertain', now);
       return {

@@ -8,14 +8,38 @@ export interface RecipientRefusal {
   detail: string;
 }
 
+/** seed 000 › Loopback: one recipient's mailbox that receives the composed message as inbound mail. */
+export interface LoopbackCopy {
+  recipient: string;
+  tenant_id: string;
+  identity_id: string;
+}
+
 export type RejectReason =
   | 'provider_validation'
+  | 'domain_failing_no_fallback'
   | 'sender_domain_unavailable'
   | 'recipient_suppressed_by_provider';
 export type RetryClass = 'RateLimit' | 'Quota' | 'Paused' | 'Relay';
 export type UncertainReason = 'transport_timeout' | 'transport_connection_lost';
 
-export type TransportResult =
+/**
+ * seed 000 › Provider suppressions and resending: a recipient the provider refused to send to
+ * because it is on the provider's own suppression list. The transport only reports it; Record marks
+ * the delivery `suppressed` and adds pmail's suppression with reason `provider`.
+ */
+export interface ProviderSuppression {
+  address: string;
+  /** The provider's reason (`hard_bounce`, `complaint`, `manual`, `policy`, …), if it said. */
+  reason?: string;
+}
+
+export type TransportResult = TransportOutcome & {
+  /** Recipients the provider suppressed (Cloudflare's rounds); the outcome covers the others. */
+  provider_suppressed?: ProviderSuppression[];
+};
+
+type TransportOutcome =
   | {
       type: 'accepted';
       provider: string;
@@ -24,7 +48,17 @@ export type TransportResult =
       refused: RecipientRefusal[];
       /** SMTP only: recipients answered 4xx to RCPT TO; they stay queued for a retry. */
       deferred: string[];
+      /** Loopback only: the inbound copies to deliver (written by Record, never by the transport). */
+      loopback?: LoopbackCopy[];
     }
-  | { type: 'rejected'; provider?: string; reason: RejectReason; code: string; detail: string }
+  | {
+      type: 'rejected';
+      provider?: string;
+      reason: RejectReason;
+      code: string;
+      detail: string;
+      /** Definitely not sent; `failed` when nothing was wrong with the message (a failing domain). */
+      status?: 'rejected' | 'failed';
+    }
   | { type: 'retry_later'; provider?: string; class: RetryClass; code: string; refused: RecipientRefusal[] }
   | { type: 'unknown'; provider?: string; reason: UncertainReason; detail: string };

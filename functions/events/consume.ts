@@ -15,17 +15,27 @@ import {
 import { sha256Hex } from '../core/fingerprint.ts';
 import { isJournalAddress } from '../core/journal.ts';
 import type { AddressRecord, MessageRecord } from '../core/model.ts';
-import { reconcile, reconcileCandidates } from '../core/reconcile.ts';
+import { adopt, adoptCandidates, reconcilable, reconcile, reconcileCandidates } from '../core/reconcile.ts';
 import { addressHash, addressHint, type SuppressionReason } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { getAddress, getTenant } from '../store/directory.store.ts';
 import { appendEvent, eventPutItem } from '../store/events.store.ts';
-import { findByProviderId, listUncertain, mutateMessage } from '../store/messages.store.ts';
+import {
+  findByProviderId,
+  listCfPending,
+  listUncertain,
+  mutateMessage,
+  type ProviderIdMatch,
+} from '../store/messages.store.ts';
 import { autoPauseIdentity, updateOutcomeWindow } from '../store/outcomes.store.ts';
 import { putSuppressionIfAbsent } from '../store/suppressions.store.ts';
 import { applySendEvent, sesFromBody } from './ses.ts';
 
-/** seed 000 › The delivery consumer: NotFound is retried by age, not by attempts (G8). */
+/**
+ * seed 000 › The delivery consumer: NotFound is retried by age, not by attempts (G8). Reconciliation
+ * starts at RECONCILE_MIN_AGE_MS (300 s, core/reconcile.ts), so at least the attempt at this age
+ * tries it before the event is acked as orphaned.
+ */
 export const ORPHAN_AGE_MS = 330_000;
 export const NOT_FOUND_RETRY_SECONDS = 30;
 
@@ -35,6 +45,7 @@ export type ConsumeOutcome =
   | 'duplicate'
   | 'ignored'
   | 'unroutable'
+  | 'ambiguous'
   | 'unknown_type'
   | 'retry'
   | 'orphaned';
@@ -91,14 +102,11 @@ function unknownType(deps: Deps, type: string): ConsumeOutcome {
 }
 
 /** The message an event names: test ids name it directly, live provider ids go through gsi1. */
-async function locate(
-  deps: Deps,
-  address: AddressRecord,
-  event: DeliveryEvent,
-): Promise<{ identity_id: string; message_id: string } | undefined> {
+async function locate(deps: Deps, address: AddressRecord, event: DeliveryEvent): Promise<ProviderIdMatch> {
   const pid = event.provider_message_id;
-  if (!pid) return undefined;
-  if (pid.startsWith('test-')) return { identity_id: address.identity_id, message_id: `msg_${pid.slice(5)}` };
+  if (!pid) return { type: 'none' };
+  if (pid.startsWith('test-'))
+    return { type: 'one', identity_id: address.identity_id, message_id: `msg_${pid.slice(5)}` };
   return findByProviderId(deps.db, pid);
 }
 
@@ -115,7 +123,7 @@ async function applyTo(
   identityId: string,
   messageId: string,
   event: DeliveryEvent,
-  opts: { reconcile?: boolean } = {},
+  opts: { reconcile?: boolean; adopt?: boolean } = {},
 ): Promise<Applied | 'not_found' | 'not_candidate'> {
   const now = deps.clock();
   let extra: { outcome?: AbuseOutcome; suppress: boolean } = { suppress: false };
@@ -126,6 +134,11 @@ async function applyTo(
       // Re-checked under the version condition: another event may have reconciled it meanwhile.
       if (reconcileCandidates([m], event).length !== 1) return { result: 'not_candidate' as const };
       base = reconcile(m, event);
+    }
+    if (opts.adopt) {
+      // Re-checked under the version condition: an earlier event may have adopted an id meanwhile.
+      if (adoptCandidates([m], event).length !== 1) return { result: 'not_candidate' as const };
+      base = adopt(m, event);
     }
     const applied = applyDeliveryEvent(base, event, now);
     if (applied.type !== 'applied') {
@@ -179,9 +192,21 @@ async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutc
     return 'unroutable';
   }
   const target = await locate(deps, address, event);
-  let applied = target ? await applyTo(deps, target.identity_id, target.message_id, event) : 'not_found';
-  if (applied === 'not_found' || applied === 'not_candidate')
+  if (target.type === 'ambiguous') {
+    // Two messages hold the provider id: applying to either could be wrong (issue 9), so neither.
+    deps.metrics.add('delivery_ambiguous');
+    deps.log.warn('delivery event for a provider id two messages hold: nothing changed', {
+      event: hashed(event.event_id),
+    });
+    return 'ambiguous';
+  }
+  let applied =
+    target.type === 'one' ? await applyTo(deps, target.identity_id, target.message_id, event) : 'not_found';
+  // Reconcile only an id no message holds, and only once the send that owns the event can no
+  // longer be recording it (issue 9): then gsi1 shows every holder, and none is given a second one.
+  if (target.type === 'none' && reconcilable(event, deps.clock()))
     applied = await tryReconcile(deps, address, event);
+  if (applied === 'not_found' || applied === 'not_candidate') applied = await tryAdopt(deps, address, event);
   if (applied === 'not_found' || applied === 'not_candidate') {
     return notFound(deps, event);
   }
@@ -190,6 +215,27 @@ async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutc
   if (applied.suppress) await suppress(deps, applied.message, event);
   if (applied.outcome) await recordOutcome(deps, applied.message, applied.outcome);
   return applied.result;
+}
+
+/** A Cloudflare REST send learns Cloudflare's messageId from its first event (core/reconcile.ts). */
+async function tryAdopt(
+  deps: Deps,
+  address: AddressRecord,
+  event: DeliveryEvent,
+): Promise<Applied | 'not_found' | 'not_candidate'> {
+  if (event.source !== 'cloudflare') return 'not_found';
+  const candidates = adoptCandidates(await listCfPending(deps.db, address.identity_id), event);
+  if (candidates.length !== 1) {
+    if (candidates.length > 1) {
+      deps.metrics.add('cloudflare_adopt_ambiguous');
+      deps.log.warn('ambiguous Cloudflare id adoption: nothing changed', {
+        event: hashed(event.event_id),
+        candidates: candidates.length,
+      });
+    }
+    return 'not_found';
+  }
+  return applyTo(deps, address.identity_id, candidates[0]!.id, event, { adopt: true });
 }
 
 /** seed 000 › Uncertain sends and reconciliation: exactly one candidate, else nothing changes. */
@@ -245,13 +291,27 @@ function notFound(
 async function suppress(deps: Deps, message: MessageRecord, event: DeliveryEvent): Promise<void> {
   const reason: SuppressionReason =
     event.kind === 'complained' ? 'complaint' : event.provider_suppressed ? 'provider' : 'hard_bounce';
-  const hash = addressHash(deps.config.hashKey, event.recipient);
+  await addSuppression(deps, message, event.recipient, reason);
+}
+
+/**
+ * One permanent suppression of `recipient` caused by `message` (the seed's INSERT OR IGNORE), and
+ * its suppression.created event when this message created it. Also used by Record for the
+ * recipients a provider reported suppressed (seed 000 › Provider suppressions and resending).
+ */
+export async function addSuppression(
+  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'metrics'>,
+  message: Pick<MessageRecord, 'id' | 'tenant_id'>,
+  recipient: string,
+  reason: SuppressionReason,
+): Promise<void> {
+  const hash = addressHash(deps.config.hashKey, recipient);
   const { suppression } = await putSuppressionIfAbsent(
     deps.db,
     message.tenant_id,
     {
       address_hash: hash,
-      address_hint: addressHint(event.recipient),
+      address_hint: addressHint(recipient),
       reason,
       created_at: deps.clock(),
       source_message_id: message.id,

@@ -21,7 +21,13 @@ export async function applySendEvent(
   send: Extract<SesNormalised, { type: 'send' }>,
 ): Promise<boolean> {
   const target = await findByProviderId(deps.db, send.provider_message_id);
-  if (!target) return false;
+  if (target.type === 'none') return false;
+  if (target.type === 'ambiguous') {
+    // Two messages hold the id: neither is given the other's Message-ID (issue 9).
+    deps.metrics.add('delivery_ambiguous');
+    deps.log.warn('SES send event for a provider id two messages hold: nothing changed');
+    return true;
+  }
   const rfc = send.rfc_message_id;
   if (!rfc) return true;
   const rfcId = rfc.startsWith('<') ? rfc : `<${rfc}>`;

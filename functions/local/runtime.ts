@@ -1,21 +1,30 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { directoryApi } from '../api/directory.api.ts';
+import { domainsApi } from '../api/domains.api.ts';
 import { eventsApi } from '../api/events.api.ts';
 import type { ApiEvent, ApiResult } from '../api/http.ts';
 import { identitiesApi } from '../api/identities.api.ts';
+import { keysApi } from '../api/keys.api.ts';
 import { linksApi } from '../api/links.api.ts';
 import { messagesApi } from '../api/messages.api.ts';
+import { type MetaPorts, metaApi } from '../api/meta.api.ts';
 import type { RouteGroup } from '../api/routes.ts';
 import { tenantsApi } from '../api/tenants.api.ts';
 import { webhooksApi } from '../api/webhooks.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
+import { autoVerifyingIdentities, type SesIdentities } from '../domains/ses-identities.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { type MemoryMetrics, memoryMetrics } from '../metrics.ts';
 import { folderBlobStore } from '../store/blobs.ts';
 import { createDb } from '../store/db.ts';
+import { folderSecretStore, type SecretStore } from '../store/relay-secrets.store.ts';
 import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
+import type { SmtpSettings } from '../transports/smtp.transport.ts';
 import { LocalQueue } from './queue.ts';
-import { LocalSendMachine } from './state-machine.ts';
+import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
 import { ensureTable } from './table.ts';
+import type { LocalTransportOptions } from './transports.ts';
 import { localWebhooks } from './webhooks.ts';
 
 export interface LocalRuntimeOptions {
@@ -29,7 +38,8 @@ export interface LocalRuntimeOptions {
   queueSecondsToMs?: number;
   /** Keep unacked queue messages in `{stateDir}/queue` across restarts (`npm start`). */
   durableQueue?: boolean;
-  faults?: Deps['faults'];
+  /** Test-only faults of the transport tasks (functions/local/state-machine.ts › LocalFaults). */
+  faults?: LocalFaults;
   dispatcher?: Deps['dispatcher'];
   /** Milliseconds of the Standard machine's Wait states (tests: 0, with the clock moved instead). */
   waitTimeOverrides?: Record<string, number>;
@@ -41,8 +51,20 @@ export interface LocalRuntimeOptions {
    * stream would deliver every tenant's events once more.
    */
   webhooks?: boolean;
+  /**
+   * The SES control plane of the domains API (no local engine implements it): default
+   * `autoVerifyingIdentities` (every domain verifies at once); tests pass `sesIdentities` over a
+   * client mocked with aws-sdk-client-mock.
+   */
+  sesIdentities?: SesIdentities;
+  /** The SES endpoint live domains created here send through (`npm start`: its aws-ses-v2-local). */
+  sesEndpoint?: string;
   /** Multiplies the webhook retry schedule (tests: 0.001, so 30 s becomes 30 ms). */
   webhookScheduleScale?: number;
+  /** SMTP relay adapter settings (the SSRF opt-out is on locally; tests add a relay's CA). */
+  smtp?: SmtpSettings;
+  /** Cloudflare adapter settings (functions/local/transports.ts). */
+  cloudflare?: LocalTransportOptions['cloudflare'];
 }
 
 export interface LocalRuntime {
@@ -54,6 +76,8 @@ export interface LocalRuntime {
   /** The webhook-deliveries queue (its consumer is the deliverer). */
   webhookQueue: LocalQueue;
   groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>;
+  /** The relays' secrets (`{stateDir}/secrets`; Secrets Manager in AWS). */
+  secrets: SecretStore;
   /** One pass of the sweeper (functions/sweeper), as the schedule runs it. */
   sweep(): Promise<SweepReport>;
   /** Wait until no execution runs and the queue is empty. */
@@ -78,10 +102,23 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     log: opts.log ?? jsonLogger({ service: 'local' }),
     metrics,
     config: { ...defaultConfig, webhookAllowLocalHttp: true, ...opts.config },
-    faults: opts.faults,
   };
   await ensureTable(deps.db);
-  const machine = new LocalSendMachine(deps, {}, { waitTimeOverrides: opts.waitTimeOverrides });
+  const secrets = folderSecretStore(join(opts.stateDir, 'secrets'));
+  const machine = new LocalSendMachine(
+    deps,
+    {},
+    {
+      waitTimeOverrides: opts.waitTimeOverrides,
+      faults: opts.faults,
+      transportOptions: {
+        secrets,
+        smtp: opts.smtp,
+        cloudflare: opts.cloudflare,
+        sesEndpoint: opts.sesEndpoint,
+      },
+    },
+  );
   const queue = new LocalQueue(deps, {
     secondsToMs: opts.queueSecondsToMs ?? 1000,
     dir: opts.durableQueue ? join(opts.stateDir, 'queue') : undefined,
@@ -115,6 +152,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     deps,
     metrics,
     machine,
+    secrets,
     sweep: () => sweep(deps),
     queue,
     webhookQueue: webhooks.queue,
@@ -125,6 +163,13 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       links: linksApi(deps),
       events: eventsApi(deps),
       webhooks: webhooksApi(deps),
+      domains: domainsApi(deps, {
+        identities: opts.sesIdentities ?? autoVerifyingIdentities(),
+        sesEndpoint: opts.sesEndpoint,
+      }),
+      keys: keysApi(deps),
+      directory: directoryApi(deps),
+      meta: metaApi(deps, localMetaPorts()),
     },
     settle,
     close: async () => {
@@ -135,5 +180,19 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       await webhooks.close();
       deps.db.doc.destroy();
     },
+  };
+}
+
+/** `/health` and `/openapi.json` locally: the repository's openapi.yaml, the in-process machines. */
+function localMetaPorts(): MetaPorts {
+  const root = new URL('../../', import.meta.url);
+  const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { version: string };
+  return {
+    version: pkg.version,
+    openapi: async () => {
+      const { parse } = await import('yaml');
+      return JSON.stringify(parse(readFileSync(new URL('openapi.yaml', root), 'utf8')));
+    },
+    stateMachines: async () => 'ok',
   };
 }

@@ -1,9 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { TENANT_PERMISSIONS } from '../api/auth.ts';
-import { sha256Hex } from '../core/fingerprint.ts';
-import type { Identity, Tenant } from '../core/model.ts';
+import { createIdentity } from '../admin/identities.ts';
+import { mintKey } from '../admin/keys.ts';
+import { createTenant } from '../admin/tenants.ts';
+import { permissionsOf } from '../core/keys.ts';
+import type { DomainRecord, Identity, Tenant } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
-import { putAddress, putApiKey, putDomain, putIdentity, putTenant } from '../store/directory.store.ts';
+import { putDomain } from '../store/directory.store.ts';
+import { updateIdentityFields } from '../store/identities.store.ts';
 
 export interface SeededTenant {
   tenantId: string;
@@ -11,9 +13,13 @@ export interface SeededTenant {
   identities: { name: string; id: string; address: string }[];
 }
 
+const SEED = { system: 'local-seed' } as const;
+
 /**
  * A test-mode tenant with the named identities (each with one address on `domain` and an accountable
- * owner) and a tenant API key holding every permission a tenant key can hold. Tests call it once per
+ * owner) and a tenant API key holding every permission a tenant key can hold. It goes through the
+ * same use cases as the API (functions/admin), so `npm start` and the tests run what a deployment
+ * runs; only the domain item is written directly, as domain onboarding would. Tests call it once per
  * test for isolation; `npm start` calls it on first start.
  */
 export async function seedTestTenant(
@@ -26,49 +32,56 @@ export async function seedTestTenant(
     timezone?: string;
     identity?: Partial<Identity>;
     replyToken?: 'subaddress' | 'none';
+    /** The sending domain's transport (default `test`) and its SES settings. */
+    transport?: DomainRecord['transport'];
+    ses?: DomainRecord['ses'];
   } = {},
 ): Promise<SeededTenant> {
-  const tenantId = `ten_${deps.newId()}`;
-  const domain = opts.domain ?? `t${tenantId.slice(-8)}.pmail.test`;
-  await putTenant(deps.db, {
-    id: tenantId,
-    status: 'active',
-    mode: opts.mode ?? 'test',
+  const tenant = await createTenant(deps, SEED, {
+    slug: `local-${deps.newId().slice(-12)}`,
     name: 'Local test tenant',
+    mode: opts.mode ?? 'test',
     timezone: opts.timezone ?? 'UTC',
     policy: opts.policy ?? {},
   });
+  const domain = opts.domain ?? `t${tenant.id.slice(-8)}.pmail.test`;
   await putDomain(deps.db, {
     domain,
-    tenant_id: tenantId,
+    tenant_id: tenant.id,
     state: 'healthy',
-    transport: 'test',
+    transport: opts.transport ?? 'test',
     reply_token: opts.replyToken ?? 'none',
+    ...(opts.ses ? { ses: opts.ses } : {}),
   });
   const identities: SeededTenant['identities'] = [];
+  const { send_policy, display_name, ...rest } = opts.identity ?? {};
   for (const name of opts.names ?? ['agent', 'peer']) {
-    const id = `idn_${deps.newId()}`;
-    const address = `${name}@${domain}`;
-    await putIdentity(deps.db, {
-      id,
-      tenant_id: tenantId,
-      name,
-      status: 'active',
-      display_name: name[0].toUpperCase() + name.slice(1),
-      owner_name: 'Local Developer',
-      owner_email: 'owner@example.com',
-      primary_address: address,
-      addresses: [address],
-      ...opts.identity,
+    const { identity } = await createIdentity(deps, SEED, tenant, {
+      username: name,
+      display_name: display_name ?? name[0].toUpperCase() + name.slice(1),
+      owner: { name: 'Local Developer', email: 'owner@example.com' },
+      domain,
+      ...(send_policy ? { send_policy } : {}),
     });
-    await putAddress(deps.db, { address, identity_id: id, tenant_id: tenantId, domain, status: 'active' });
-    identities.push({ name, id, address });
+    // Fields no API request sets (a test's fixture) are written as they are.
+    if (Object.keys(rest).length > 0) await updateIdentityFields(deps.db, identity, rest, [], deps.clock());
+    identities.push({ name, id: identity.id, address: identity.primary_address });
   }
-  const apiKey = `pm_test_${randomBytes(24).toString('base64url')}`;
-  await putApiKey(deps.db, sha256Hex(apiKey), {
-    key_id: `key_${deps.newId()}`,
-    tenant_id: tenantId,
-    scopes: [...TENANT_PERMISSIONS],
+  const { secret } = await mintKey(deps, SEED, {
+    name: 'local-tenant',
+    level: 'tenant',
+    tenant_id: tenant.id,
+    permissions: permissionsOf('tenant'),
   });
-  return { tenantId, apiKey, identities };
+  return { tenantId: tenant.id, apiKey: secret, identities };
+}
+
+/** The local stack's platform key (`npm start` writes it into .pmail/local.json): every platform permission. */
+export async function seedPlatformKey(deps: Deps): Promise<{ keyId: string; apiKey: string }> {
+  const { definition, secret } = await mintKey(deps, SEED, {
+    name: 'local-platform',
+    level: 'platform',
+    permissions: permissionsOf('platform'),
+  });
+  return { keyId: definition.key_id, apiKey: secret };
 }

@@ -3,10 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { StateMachine } from 'aws-local-stepfunctions';
+import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import type { Dispatcher, MachineKind, SendAttemptInput, SendInput } from '../send/dispatcher.ts';
 import { sendAttemptTasks } from '../send/tasks.ts';
+import { TRANSPORT_TASKS } from '../transports/tasks.ts';
+import type { Transport, TransportProvider } from '../transports/transport.ts';
+import { type LocalTransportOptions, localTransports } from './transports.ts';
 
 const ASL = fileURLToPath(new URL('../../statemachines/send-attempt.asl.json', import.meta.url));
 const SEND_ASL = fileURLToPath(new URL('../../statemachines/send.asl.json', import.meta.url));
@@ -14,10 +18,12 @@ const SEND_ASL = fileURLToPath(new URL('../../statemachines/send.asl.json', impo
 /** The ARNs the CDK substitutes; locally any well-formed ARN will do, the tasks run in-process. */
 const LOCAL_ARNS: Record<string, string> = {
   ClaimFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:pmail-claim',
-  TransportFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:pmail-transport',
   RecordFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:pmail-record',
   SendStateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:pmail-send',
   SendAttemptStateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:pmail-send-attempt',
+  ...Object.fromEntries(
+    TRANSPORT_TASKS.map((t) => [t.arn, `arn:aws:lambda:us-east-1:000000000000:function:pmail-${t.provider}`]),
+  ),
 };
 
 export function loadDefinition(file = ASL, arns = LOCAL_ARNS): object {
@@ -32,6 +38,19 @@ export interface LocalMachineOptions {
   waitTimeOverrides?: Record<string, number>;
   /** Called with every state event of a Standard execution (measurements of its history). */
   onStandardEvent?: (execution: string, type: string) => void;
+  /** The adapters of the transport tasks; default: functions/local/transports.ts. */
+  transports?: Partial<Record<TransportProvider, Transport>>;
+  /** Options of the default adapters (the relays' secrets, SMTP settings). */
+  transportOptions?: LocalTransportOptions;
+  faults?: LocalFaults;
+}
+
+/**
+ * Test-only faults, outside the production ports: `afterProviderCall` runs when a transport task's
+ * adapter has answered; throwing there loses the answer, as a Lambda killed after the provider call.
+ */
+export interface LocalFaults {
+  afterProviderCall?: (messageId: string) => void | Promise<void>;
 }
 
 /**
@@ -84,7 +103,7 @@ export class LocalSendMachine implements Dispatcher {
   async run(name: string, input: SendAttemptInput): Promise<unknown> {
     const handlers: Handlers = {
       Claim: sendAttemptTasks.Claim(this.deps) as Handlers[string],
-      Transport: sendAttemptTasks.Transport(this.deps) as Handlers[string],
+      ...this.transportHandlers(),
       Record: sendAttemptTasks.Record(this.deps) as Handlers[string],
       StartStandard: (async (p: { Name: string; Input: SendInput }) => {
         await this.start(p.Name, p.Input, 'send');
@@ -108,6 +127,24 @@ export class LocalSendMachine implements Dispatcher {
       } as never,
     });
     return execution.result;
+  }
+
+  /** One handler per transport task state (functions/transports/tasks.ts), with the test faults. */
+  private transportHandlers(): Handlers {
+    const transports = this.opts.transports ?? localTransports(this.deps, this.opts.transportOptions);
+    const faults = this.opts.faults;
+    const out: Handlers = {};
+    for (const spec of TRANSPORT_TASKS) {
+      const transport = transports[spec.provider];
+      if (!transport) continue;
+      const task = sendAttemptTasks.Transport(transport, spec)(this.deps);
+      out[spec.state] = (async (input: Parameters<typeof task>[0]): Promise<TransportResult> => {
+        const result = await task(input);
+        await faults?.afterProviderCall?.(input.message_id);
+        return result;
+      }) as Handlers[string];
+    }
+    return out;
   }
 
   /** Run one execution of the Standard send machine to its end. */

@@ -98,7 +98,9 @@ export async function cancelSend(
   );
   if (before.holds_lock) await releaseThreadLock(deps.db, before.identity_id, before.thread_id, before.id);
   try {
-    const day = localDay(before.created_at, args.tenant.timezone || 'UTC');
+    // Exactly the day whose count submit took (a send near midnight may have been counted on the
+    // day after its created_at); messages stored before quota_day existed fall back to created_at.
+    const day = before.quota_day ?? localDay(before.created_at, args.tenant.timezone || 'UTC');
     await releaseSend(deps.db, {
       tenantId: args.tenant.id,
       identityId: before.identity_id,

@@ -1,24 +1,44 @@
 import { attemptEndEvent } from '../core/delivery-outbox.ts';
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
-import type { MessageRecord } from '../core/model.ts';
-import { type ClaimDecision, deadAttemptOutcome, decideClaim, recordOutcome } from '../core/send-attempt.ts';
+import type { MessageRecord, RecordedClaim } from '../core/model.ts';
+import {
+  type ClaimDecision,
+  deadClaimOutcome,
+  decideClaim,
+  recordedClaim,
+  recordOutcome,
+} from '../core/send-attempt.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
+import { addSuppression } from '../events/consume.ts';
+import { errorFields } from '../log.ts';
 import { countAttempt } from '../metrics.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
 import { appendEvent } from '../store/events.store.ts';
-import { getMessage, markSending, mutateMessage } from '../store/messages.store.ts';
+import { getMessage, mutateMessage } from '../store/messages.store.ts';
 import { refreshThreadLock, releaseThreadLock } from '../store/threads.store.ts';
-import { sendTest } from '../transports/test.transport.ts';
+import type { TransportChoice } from '../transports/transport.ts';
 import { cancelSend } from './actions.ts';
 import { executionName, type SendAttemptInput } from './dispatcher.ts';
+import { deliverLoopback } from './loopback-delivery.ts';
+import { chooseClaimTransport } from './transport-task.ts';
 
-/** The tasks of statemachines/send-attempt.asl.json (DESIGN § 5.2): Claim → Transport → Record. */
+/**
+ * The tasks of statemachines/send-attempt.asl.json (DESIGN § 5.2): Claim → the provider's transport
+ * task (functions/send/transport-task.ts, chosen by `ByProvider`) → Record.
+ */
 
 export type ClaimOutput =
-  | { outcome: 'claimed'; token: string; at: number }
-  | { outcome: 'stop'; reason: Exclude<ClaimDecision['type'], 'claim'> | 'not_found' | 'canceled' };
+  | ({ outcome: 'claimed'; token: string; at: number } & TransportChoice)
+  | {
+      outcome: 'stop';
+      reason:
+        | Exclude<ClaimDecision['type'], 'claim' | 'abandoned'>
+        | 'redispatched'
+        | 'not_found'
+        | 'canceled';
+    };
 
 /**
  * The claim token is derived from the execution id: a retried Claim task of the same execution
@@ -42,11 +62,15 @@ export async function claim(
       if (m.claim?.token === token) return { result: decision };
       return { next: { ...m, claim: { token, at: now } }, result: decision };
     }
-    if (decision.type === 'stale') {
-      // The previous attempt died after claiming: its provider call may have happened.
-      const recorded = deadAttemptOutcome(m, now, 'a previous attempt died holding the claim');
-      release = recorded.releaseLock;
-      return { next: recorded.message, result: decision };
+    if (decision.type === 'stale' || decision.type === 'abandoned') {
+      // The previous attempt died holding the claim: uncertain if it reached the sending mark, else
+      // released and re-dispatched under the next execution name, minted in this write.
+      const dead = deadClaimOutcome(m, now, 'a previous attempt died holding the claim', (n) =>
+        executionName(m.id, n),
+      );
+      if (dead.type === 'redispatch') return { next: dead.message, result: decision };
+      release = dead.recorded.releaseLock;
+      return { next: dead.recorded.message, result: decision };
     }
     return { result: decision };
   });
@@ -55,13 +79,35 @@ export async function claim(
   if (release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
   if (out.result.type === 'stale') deps.metrics.add('stale_claims', { by: 'claim' });
   if (out.result.type === 'stale') await emitAttemptEnd(deps, m);
+  if (out.result.type === 'abandoned') {
+    if (out.written) await startNamed(deps, m);
+    deps.log.info('claim re-dispatched an abandoned claim', { message_id: input.message_id });
+    return { outcome: 'stop', reason: 'redispatched' };
+  }
   if (out.result.type === 'claim') {
     // seed 000 › Thread lock › Holding: the attempt refreshes the lease to now + 60 s.
     if (m.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
-    return { outcome: 'claimed', token, at: m.claim!.at };
+    return { outcome: 'claimed', token, at: m.claim!.at, ...(await chooseClaimTransport(deps, m)) };
   }
   deps.log.info('claim stopped', { message_id: input.message_id, reason: out.result.type });
   return { outcome: 'stop', reason: out.result.type };
+}
+
+/**
+ * Start the Express execution the message names (DESIGN § 6), after the write that named it. If the
+ * start fails the message stays queued with its dispatch time, and the sweeper starts it.
+ */
+export async function startNamed(deps: Deps, m: MessageRecord): Promise<void> {
+  if (m.status !== 'queued' || !m.dispatch) return;
+  try {
+    await deps.dispatcher.start(m.dispatch.execution, {
+      tenant_id: m.tenant_id,
+      identity_id: m.identity_id,
+      message_id: m.id,
+    });
+  } catch (err) {
+    deps.log.error('dispatch failed; the sweeper will retry', { message_id: m.id, ...errorFields(err) });
+  }
 }
 
 /**
@@ -97,37 +143,6 @@ async function recheckSender(deps: Deps, input: SendAttemptInput): Promise<boole
   }
 }
 
-/**
- * One provider call per claim: mark `sending` first; a second invocation for the same claim finds
- * the mark and reports unknown without calling the provider (provider-outcomes.md, rule 2).
- */
-export async function transport(
-  deps: Deps,
-  input: SendAttemptInput & { claim: { token: string } },
-): Promise<TransportResult> {
-  const message = await markSending(deps.db, input.identity_id, input.message_id, input.claim.token);
-  if (!message) {
-    deps.log.warn('transport found the claim already sending or gone; provider not called', {
-      message_id: input.message_id,
-    });
-    return {
-      type: 'unknown',
-      reason: 'transport_connection_lost',
-      detail:
-        'the claim was already sending: a repeated transport invocation did not call the provider again',
-    };
-  }
-  const tenant = await getTenant(deps.db, input.tenant_id);
-  if (tenant?.mode === 'test') return sendTest(deps, message);
-  // Live transports (Cloudflare, SES, SMTP) come with the domains work; nothing was sent.
-  return {
-    type: 'rejected',
-    reason: 'sender_domain_unavailable',
-    code: 'E_NO_TRANSPORT',
-    detail: 'no transport is configured for this sending domain',
-  };
-}
-
 export interface RecordOutput {
   /** `wait`: the parent execution waits `seconds` and loops; `start`: a Standard execution must start. */
   next: 'done' | 'wait' | 'start';
@@ -144,10 +159,13 @@ export interface RecordOutput {
 const drawJitter = () => (Math.random() * 2 - 1) * 0.1;
 
 /**
- * Apply the result under our claim; a claim that is no longer ours means someone else decided. A
- * back-off names the execution coming for the message in the same write: the parent Standard
- * execution when there is one (it waits and loops), else a new Standard execution, started by the
- * machine after this task (also when the parent hands off before its history limit).
+ * Apply the result under our claim; a claim that is no longer ours means someone else decided —
+ * unless this is a retry of the Record that cleared it (issue 9): the message keeps the claim token
+ * it recorded and the `next` it answered, and a retry gets that answer again and releases the
+ * thread lock again (a no-op when the first release happened). A back-off names the execution
+ * coming for the message in the same write: the parent Standard execution when there is one (it
+ * waits and loops), else a new Standard execution, started by the machine after this task (also
+ * when the parent hands off before its history limit).
  */
 export async function record(
   deps: Deps,
@@ -159,45 +177,53 @@ export async function record(
     jitter?: number;
   },
 ): Promise<RecordOutput> {
+  if (input.result.type === 'accepted' && input.result.loopback?.length) {
+    const sent = await getMessage(deps.db, input.identity_id, input.message_id, true);
+    if (sent) await deliverLoopback(deps, sent, input.result.provider_message_id, input.result.loopback);
+  }
   const parent = input.execution?.parent ?? input.parent;
   const handOff = input.execution?.hand_off ?? input.hand_off;
+  const token = input.claim.token;
   const now = deps.clock();
   const jitter = input.jitter ?? drawJitter();
-  let release = false;
-  const out = await mutateMessage<RecordOutput>(deps.db, input.identity_id, input.message_id, (m) => {
-    if (m.claim?.token !== input.claim.token) return { result: { next: 'done' as const } };
-    const recorded = recordOutcome(m, input.result, now, jitter);
-    release = recorded.releaseLock;
-    if (recorded.next.type !== 'wait') return { next: recorded.message, result: { next: 'done' as const } };
-    const at = recorded.message.dispatch!.at;
-    const n = m.dispatch?.n ?? 1;
-    if (parent && !handOff) {
+  const out = await mutateMessage<RecordedClaim['next']>(
+    deps.db,
+    input.identity_id,
+    input.message_id,
+    (m) => {
+      if (m.claim?.token !== token) return { result: m.recorded?.token === token ? m.recorded.next : 'done' };
+      const recorded = recordOutcome(m, input.result, now, jitter);
+      if (recorded.next.type !== 'wait') {
+        return {
+          next: { ...recorded.message, recorded: recordedClaim(token, recorded, 'done') },
+          result: 'done',
+        };
+      }
+      const at = recorded.message.dispatch!.at;
+      const n = m.dispatch?.n ?? 1;
+      if (parent && !handOff) {
+        const dispatch = { execution: parent, at, n };
+        return {
+          next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'wait') },
+          result: 'wait',
+        };
+      }
+      const dispatch = { execution: executionName(m.id, n + 1, 'send'), at, n: n + 1 };
       return {
-        next: { ...recorded.message, dispatch: { execution: parent, at, n } },
-        result: { next: 'wait' as const, seconds: recorded.next.seconds },
+        next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'start') },
+        result: 'start',
       };
-    }
-    const name = executionName(m.id, n + 1, 'send');
-    return {
-      next: { ...recorded.message, dispatch: { execution: name, at, n: n + 1 } },
-      result: {
-        next: 'start' as const,
-        start: {
-          name,
-          input: {
-            tenant_id: input.tenant_id,
-            identity_id: input.identity_id,
-            message_id: input.message_id,
-            send_at: new Date(at).toISOString(),
-          },
-        },
-      },
-    };
-  });
+    },
+  );
   if (!out.found) return { next: 'done' };
   const m = out.message;
-  if (release && out.written) {
-    await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
+  const mine = m.recorded?.token === token ? m.recorded : undefined;
+  // Also when this Record is a retry: the first one may have written and died before releasing.
+  if (mine?.release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
+  // seed 000 › Provider suppressions: pmail's own `provider` suppressions (idempotent, so a retried
+  // Record adds nothing twice), for the recipients this attempt's transport reported.
+  for (const p of input.result.provider_suppressed ?? []) {
+    await addSuppression(deps, m, p.address, 'provider');
   }
   if (out.written) countAttempt(deps.metrics, input.result, m, now);
   // Also when this Record found its write already done (a retry): the event may be what was lost.
@@ -208,7 +234,28 @@ export async function record(
     status: m.status,
     written: out.written,
   });
-  return { ...out.result, status: m.status };
+  return { ...recordOutput(input, m, mine ? out.result : 'done'), status: m.status };
+}
+
+/** The answer of a Record whose outcome is `next`, built from the message as stored. */
+function recordOutput(input: SendAttemptInput, m: MessageRecord, next: RecordedClaim['next']): RecordOutput {
+  if (next === 'wait' && m.recorded?.seconds !== undefined) return { next, seconds: m.recorded.seconds };
+  // The Standard execution to start is the one the message names, while it still waits for it.
+  if (next === 'start' && m.status === 'queued' && m.dispatch) {
+    return {
+      next,
+      start: {
+        name: m.dispatch.execution,
+        input: {
+          tenant_id: input.tenant_id,
+          identity_id: input.identity_id,
+          message_id: input.message_id,
+          send_at: new Date(m.dispatch.at).toISOString(),
+        },
+      },
+    };
+  }
+  return { next: 'done' };
 }
 
 /**

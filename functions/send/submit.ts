@@ -291,7 +291,6 @@ async function store(deps: Deps, args: StoreArgs): Promise<Stored> {
   const { tenant, identity } = args;
   const prepared = args.prepared;
   const started = deps.clock();
-  const startedReal = Date.now();
   const suppressedAll = prepared.decisions.every((d) => d.status === 'suppressed');
   const day = localDay(started, tenant.timezone || 'UTC');
   const resetsAt = nextLocalMidnight(started, tenant.timezone || 'UTC');
@@ -310,13 +309,14 @@ async function store(deps: Deps, args: StoreArgs): Promise<Stored> {
   });
   if (!reserved.ok) {
     if (reserved.refused === 'rate') throw rateLimited(rateRetryAfter(started));
-    throw capReached(reserved.refused, prepared.caps, resetsAt);
+    throw capReached(reserved.refused, prepared.caps, resetsAt, started);
   }
   try {
     return await storeReserved(
       deps,
       { ...args, prepared },
-      { started, startedReal, suppressedAll },
+      // The day counted is stored on the message: cancel gives the count back to exactly that day.
+      { started, suppressedAll, quotaDay: suppressedAll ? undefined : day },
       suppressedAll ? undefined : reserved.before,
     );
   } catch (err) {
@@ -336,11 +336,11 @@ async function store(deps: Deps, args: StoreArgs): Promise<Stored> {
 async function storeReserved(
   deps: Deps,
   args: StoreArgs,
-  t: { started: number; startedReal: number; suppressedAll: boolean },
+  t: { started: number; suppressedAll: boolean; quotaDay?: string },
   countsBefore?: { tenant: number; identity: number },
 ): Promise<Stored> {
   const { tenant, identity } = args;
-  const { started, startedReal, suppressedAll } = t;
+  const { started, suppressedAll } = t;
   let prepared = args.prepared;
   for (let attempt = 0; ; attempt++) {
     const now = deps.clock();
@@ -349,7 +349,8 @@ async function storeReserved(
     if (prepared.threaded) {
       const thread = await getThread(deps.db, identity.id, prepared.threadId);
       if (lockedByOther(thread, prepared.messageId, now)) {
-        const waited = Math.max(deps.clock() - started, Date.now() - startedReal);
+        // The attempt count bounds the wait too, should the injected clock stand still.
+        const waited = deps.clock() - started;
         if (waited + LOCK_RETRY_MS > LOCK_WAIT_MAX_MS || attempt >= LOCK_WAIT_MAX_MS / LOCK_RETRY_MS) {
           const retryAfter = Math.min(60, Math.max(1, Math.ceil(((thread!.lock_until ?? now) - now) / 1000)));
           throw new PmailError('thread_busy', 'Another message of this thread is being sent.', {
@@ -374,7 +375,7 @@ async function storeReserved(
       }
     }
 
-    const message = buildMessage(deps, args, prepared, now, suppressedAll);
+    const message = buildMessage(deps, args, prepared, now, suppressedAll, t.quotaDay);
     // seed 000 › Composition: objects first, so the row never points to a missing object.
     for (const l of prepared.links) await deps.blobs.put(l.key, l.bytes, l.metadata, l.contentType);
     await deps.blobs.put(message.raw_key, prepared.mime, {
@@ -443,11 +444,14 @@ async function storeReserved(
       );
       return { message, prepared, countsBefore };
     } catch (err) {
-      // Nothing of a refused send stays behind: its objects go with it.
+      // A commit whose answer was lost (a timeout, a 5xx) may have happened: the stored message
+      // would point at its objects, so they stay (an orphaned object costs storage; a message
+      // without its MIME would become uncertain). Only a cancelled transaction, which certainly
+      // wrote nothing, takes its objects with it — as the counts are handled in store().
+      if (!isTransactionCanceled(err)) throw err;
       await Promise.all(
         [message.raw_key, ...prepared.links.map((l) => l.key)].map((k) => deps.blobs.delete(k)),
       ).catch((e) => deps.log.error('blob clean-up failed', { message_id: message.id, ...errorFields(e) }));
-      if (!isTransactionCanceled(err)) throw err;
       // CancellationReasons line up with [message, ...items].
       const failed = (err.CancellationReasons ?? [])
         .map((r, i) =>
@@ -460,9 +464,14 @@ async function storeReserved(
   }
 }
 
-function capReached(scope: 'identity' | 'tenant', caps: Prepared['caps'], resetsAt: number): PmailError {
+function capReached(
+  scope: 'identity' | 'tenant',
+  caps: Prepared['caps'],
+  resetsAt: number,
+  now: number,
+): PmailError {
   return new PmailError('daily_cap_reached', `The ${scope}'s daily send cap is reached.`, {
-    retryAfter: Math.max(1, Math.ceil((resetsAt - Date.now()) / 1000)),
+    retryAfter: Math.max(1, Math.ceil((resetsAt - now) / 1000)),
     details: {
       cap: scope,
       limit: scope === 'identity' ? caps.identity : caps.tenant,
@@ -477,6 +486,7 @@ function buildMessage(
   p: Prepared,
   now: number,
   suppressedAll: boolean,
+  quotaDay: string | undefined,
 ): MessageRecord {
   const { tenant, identity, body } = args;
   const byField = (f: 'to' | 'cc' | 'bcc') =>
@@ -525,6 +535,7 @@ function buildMessage(
           };
     }),
     ...(body.send_at ? { send_at: Date.parse(body.send_at) } : {}),
+    ...(quotaDay ? { quota_day: quotaDay } : {}),
     // DESIGN § 6: the execution coming for this message is named in the write that queues it; a
     // scheduled send waits in the Standard machine, dispatched for its send_at.
     ...(suppressedAll

@@ -5,6 +5,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { isCfRestProviderId } from '../core/cf-outcome.ts';
 import type { MessageRecord } from '../core/model.ts';
 import { inboundKey, outboundKey } from './blobs.ts';
 import type { Db } from './db.ts';
@@ -114,6 +115,12 @@ function indexKeys(m: MessageRecord) {
   Object.assign(out, dispatchIndex(m));
   if (m.status === 'uncertain' && !pid) {
     out.gsi2pk = `U#${m.identity_id}`;
+    out.gsi2sk = `M#${m.id}`;
+  }
+  // A Cloudflare REST send waits for its first event to learn Cloudflare's messageId
+  // (core/reconcile.ts › adoptCandidates): listed per identity until then.
+  if (isCfRestProviderId(pid) && m.status !== 'queued') {
+    out.gsi2pk = `C#${m.identity_id}`;
     out.gsi2sk = `M#${m.id}`;
   }
   return out;
@@ -343,11 +350,14 @@ export async function listMessages(
   return { data: page, next_cursor: more && page.length > 0 ? page[page.length - 1].id : null };
 }
 
-/** The message a live provider's id names (gsi1), or undefined. */
-export async function findByProviderId(
-  db: Db,
-  providerMessageId: string,
-): Promise<{ identity_id: string; message_id: string } | undefined> {
+export type ProviderIdMatch =
+  | { type: 'none' }
+  | { type: 'one'; identity_id: string; message_id: string }
+  /** Two messages hold the id: routing must not pick one (issue 9); the caller applies nothing. */
+  | { type: 'ambiguous' };
+
+/** The message a live provider's id names (gsi1): none, exactly one, or ambiguous. */
+export async function findByProviderId(db: Db, providerMessageId: string): Promise<ProviderIdMatch> {
   const out = await db.doc.send(
     new QueryCommand({
       TableName: db.table,
@@ -357,22 +367,38 @@ export async function findByProviderId(
       Limit: 2,
     }),
   );
-  const item = out.Items?.[0];
-  if (!item) return undefined;
+  const items = out.Items ?? [];
+  if (items.length === 0) return { type: 'none' };
+  if (items.length > 1) return { type: 'ambiguous' };
   return {
-    identity_id: String(item.pk).slice(2),
-    message_id: String(item.sk).slice(MESSAGE_SK_PREFIX.length),
+    type: 'one',
+    identity_id: String(items[0].pk).slice(2),
+    message_id: String(items[0].sk).slice(MESSAGE_SK_PREFIX.length),
   };
 }
 
 /** The identity's uncertain messages without a provider id (gsi2), newest first, at most `limit`. */
 export async function listUncertain(db: Db, identityId: string, limit = 50): Promise<MessageRecord[]> {
+  return listByIndexPrefix(db, identityId, 'U', limit);
+}
+
+/** The identity's Cloudflare REST sends still without Cloudflare's messageId (gsi2), newest first. */
+export async function listCfPending(db: Db, identityId: string, limit = 50): Promise<MessageRecord[]> {
+  return listByIndexPrefix(db, identityId, 'C', limit);
+}
+
+async function listByIndexPrefix(
+  db: Db,
+  identityId: string,
+  prefix: 'U' | 'C',
+  limit: number,
+): Promise<MessageRecord[]> {
   const out = await db.doc.send(
     new QueryCommand({
       TableName: db.table,
       IndexName: UNCERTAIN_INDEX,
       KeyConditionExpression: 'gsi2pk = :u',
-      ExpressionAttributeValues: { ':u': `U#${identityId}` },
+      ExpressionAttributeValues: { ':u': `${prefix}#${identityId}` },
       ScanIndexForward: false,
       Limit: limit,
     }),

@@ -1,4 +1,5 @@
-import { CLAIM_STALE_MS, deadAttemptOutcome } from '../core/send-attempt.ts';
+import type { MessageRecord } from '../core/model.ts';
+import { CLAIM_STALE_MS, deadClaimOutcome, redispatch } from '../core/send-attempt.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { emitAttemptEnd } from '../send/attempt.ts';
@@ -19,8 +20,10 @@ export interface SweepReport {
 /**
  * The sweeper (DESIGN § 6; seed 002's one rule): for every queued message whose dispatch time is
  * more than 5 minutes old —
- * - a claim older than 5 minutes belongs to a dead attempt: the message becomes `uncertain`
- *   (`transport_connection_lost`) and is never retried; a younger claim is left alone;
+ * - a claim older than 5 minutes belongs to a dead attempt: with the `sending` mark (the provider
+ *   may have been called) the message becomes `uncertain` (`transport_connection_lost`) and is never
+ *   retried; without it (the provider was never called) the claim is released and the message
+ *   re-dispatched like a lost dispatch, below; a younger claim is left alone;
  * - a named Standard execution that still runs is left alone; an Express execution older than
  *   5 minutes is dead;
  * - otherwise the next execution name is minted on the message in one conditional write, and the
@@ -63,16 +66,20 @@ async function sweepOne(
     if (now - seen.claim.at < CLAIM_STALE_MS) return;
     let release = false;
     const out = await mutateMessage(deps.db, identityId, messageId, (m) => {
-      if (m.status !== 'queued' || m.claim?.token !== seen.claim?.token) return { result: false };
-      const recorded = deadAttemptOutcome(m, now, 'the attempt holding the claim never recorded an outcome');
-      release = recorded.releaseLock;
-      return { next: recorded.message, result: true };
+      if (m.status !== 'queued' || m.claim?.token !== seen.claim?.token) return { result: '' as const };
+      const dead = deadClaimOutcome(m, now, 'the attempt holding the claim never recorded an outcome', (n) =>
+        executionName(m.id, n),
+      );
+      if (dead.type === 'redispatch') return { next: dead.message, result: dead.type };
+      release = dead.recorded.releaseLock;
+      return { next: dead.recorded.message, result: dead.type };
     });
-    if (out.found && out.written) {
-      report.uncertain.push(messageId);
-      if (release) await releaseThreadLock(deps.db, identityId, out.message.thread_id, messageId);
-      await emitAttemptEnd(deps, out.message);
-    }
+    if (!out.found || !out.written) return;
+    if (out.result === 'redispatch') return start(deps, out.message, report);
+    // (Events may already have settled every recipient: the message then keeps their status.)
+    if (out.message.status === 'uncertain') report.uncertain.push(messageId);
+    if (release) await releaseThreadLock(deps.db, identityId, out.message.thread_id, messageId);
+    await emitAttemptEnd(deps, out.message);
     return;
   }
   const current = seen.dispatch.execution;
@@ -81,16 +88,18 @@ async function sweepOne(
     return;
   }
   const out = await mutateMessage(deps.db, identityId, messageId, (m) => {
-    if (m.status !== 'queued' || m.claim || m.dispatch?.execution !== current) return { result: '' };
-    const n = (m.dispatch?.n ?? 0) + 1;
-    const name = executionName(m.id, n);
-    return { next: { ...m, dispatch: { execution: name, at: now, n }, updated_at: now }, result: name };
+    if (m.status !== 'queued' || m.claim || m.dispatch?.execution !== current) return { result: false };
+    return { next: redispatch(m, now, (n) => executionName(m.id, n)), result: true };
   });
-  if (!out.found || !out.written) return;
-  report.redispatched.push(messageId);
-  await deps.dispatcher.start(out.result, {
-    tenant_id: out.message.tenant_id,
-    identity_id: identityId,
-    message_id: messageId,
+  if (out.found && out.written) await start(deps, out.message, report);
+}
+
+/** Start the execution the sweeper just named on the message. */
+async function start(deps: Deps, m: MessageRecord, report: SweepReport): Promise<void> {
+  report.redispatched.push(m.id);
+  await deps.dispatcher.start(m.dispatch!.execution, {
+    tenant_id: m.tenant_id,
+    identity_id: m.identity_id,
+    message_id: m.id,
   });
 }

@@ -20,10 +20,15 @@ afterAll(() => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-async function startStack(port: number) {
+async function startStack(port: number, sesPort: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/pmail-cli.ts', 'start'], {
     cwd: ROOT,
-    env: { ...process.env, PMAIL_STATE_DIR: stateDir, PMAIL_PORT: String(port) },
+    env: {
+      ...process.env,
+      PMAIL_STATE_DIR: stateDir,
+      PMAIL_PORT: String(port),
+      PMAIL_SES_PORT: String(sesPort),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -72,7 +77,8 @@ async function portOpen(port: number): Promise<boolean> {
 describe('npm start', () => {
   it('brings the stack up, sends the first email, survives a restart with its webhook, and stops DynamoDB Local', async () => {
     const port = await freePort();
-    const first = await startStack(port);
+    const sesPort = await freePort();
+    const first = await startStack(port, sesPort);
     const localFile = join(stateDir, 'local.json');
     expect(existsSync(localFile)).toBe(true);
     const local = JSON.parse(readFileSync(localFile, 'utf8'));
@@ -129,13 +135,47 @@ describe('npm start', () => {
       await new Promise((r) => setTimeout(r, 200));
     expect((await inbox()).map((m) => m.subject)).toEqual(['Hello']);
 
+    // Live mode: the live tenant's send leaves through the SES adapter to the local SES.
+    expect(local.live.ses).toBe(`http://127.0.0.1:${sesPort}`);
+    const liveSent = await fetch(`${local.api}/v1/identities/${local.live.identity.id}/messages`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${local.live.apiKey}`,
+        'idempotency-key': 'first-live',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        to: ['someone@example.net'],
+        subject: 'Through SES',
+        text: 'Sent through SES.',
+      }),
+    });
+    expect(liveSent.status).toBe(202);
+    const liveId = ((await liveSent.json()) as { id: string }).id;
+    const liveStatus = async () =>
+      (await (
+        await fetch(`${local.api}/v1/identities/${local.live.identity.id}/messages/${liveId}`, {
+          headers: { authorization: `Bearer ${local.live.apiKey}` },
+        })
+      ).json()) as { status: string };
+    const liveDeadline = Date.now() + 20_000;
+    while ((await liveStatus()).status === 'queued' && Date.now() < liveDeadline)
+      await new Promise((r) => setTimeout(r, 200));
+    expect((await liveStatus()).status).toBe('submitted');
+    const store = (await (await fetch(`${local.live.ses}/store`)).json()) as {
+      emails: { subject: string; destination: { to: string[] } }[];
+    };
+    expect(store.emails.filter((e) => e.subject === 'Through SES').map((e) => e.destination.to)).toEqual([
+      ['someone@example.net'],
+    ]);
+
     // Stop before the delivered event (queued ~1 s after the send) is applied: it must survive.
     await stop(first.child);
     expect(await portOpen(first.dynamoPort)).toBe(false);
     // On exit it prints the metrics it counted (the names production writes as EMF).
     expect(first.output()).toMatch(/metrics since start[^\n]*\n( {2}.+\n)* {2}sends_accepted 1\n/);
 
-    const second = await startStack(port);
+    const second = await startStack(port, sesPort);
     try {
       expect(JSON.parse(readFileSync(localFile, 'utf8')).apiKey).toBe(local.apiKey);
       const status = async () =>

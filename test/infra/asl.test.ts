@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import validator from 'asl-validator';
 import { describe, expect, it } from 'vitest';
+import { TRANSPORT_TASKS } from '../../functions/transports/tasks.ts';
 import { REPO_ROOT } from '../../lib/defaults.ts';
 import { SEND_ASL, SEND_ATTEMPT_ASL, STATE_MACHINE_SUBSTITUTIONS } from '../../lib/send-machine.ts';
 
@@ -77,8 +78,9 @@ const lambdaTasks = files.flatMap((file) =>
       .map(([name, state]) => ({ file, name, state, states, lambda: lambdaOf(state) as string })),
   ),
 );
-const transportTasks = lambdaTasks.filter((t) => t.lambda === 'TransportFunctionArn');
-const otherLambdaTasks = lambdaTasks.filter((t) => t.lambda !== 'TransportFunctionArn');
+const isTransport = (lambda: string) => lambda.endsWith('TransportFunctionArn');
+const transportTasks = lambdaTasks.filter((t) => isTransport(t.lambda));
+const otherLambdaTasks = lambdaTasks.filter((t) => !isTransport(t.lambda));
 
 describe.each(files)('%s', (file) => {
   it('validates as Amazon States Language', () => {
@@ -94,11 +96,29 @@ describe.each(files)('%s', (file) => {
 });
 
 describe('the Lambda tasks of the state machines', () => {
-  it('include the Claim, Transport and Record tasks of the send attempt', () => {
-    const inAttempt = lambdaTasks.filter((t) => t.file === SEND_ATTEMPT_ASL).map((t) => t.lambda);
-    expect(inAttempt).toEqual(
-      expect.arrayContaining(['ClaimFunctionArn', 'TransportFunctionArn', 'RecordFunctionArn']),
+  it('include the Claim and Record tasks and one transport task per entry of the transport list', () => {
+    const inAttempt = lambdaTasks.filter((t) => t.file === SEND_ATTEMPT_ASL);
+    expect(inAttempt.map((t) => t.lambda)).toEqual(
+      expect.arrayContaining(['ClaimFunctionArn', 'RecordFunctionArn']),
     );
+    expect(inAttempt.filter((t) => isTransport(t.lambda)).map((t) => [t.name, t.lambda])).toEqual(
+      TRANSPORT_TASKS.map((t) => [t.state, t.arn]),
+    );
+    for (const t of TRANSPORT_TASKS) {
+      expect(inAttempt.find((x) => x.name === t.state)?.state.TimeoutSeconds, t.state).toBe(t.timeoutSeconds);
+    }
+  });
+
+  it('choose the transport task by the provider Claim chose, and record a claim without one as rejected', () => {
+    const states = JSON.parse(read(SEND_ATTEMPT_ASL)).States as States;
+    const choices = states.ByProvider.Choices as { Variable: string; StringEquals: string; Next: string }[];
+    expect(choices).toEqual(
+      TRANSPORT_TASKS.map((t) => ({ Variable: '$.claim.provider', StringEquals: t.provider, Next: t.state })),
+    );
+    expect(states.IsClaimed.Choices).toEqual([expect.objectContaining({ Next: 'ByProvider' })]);
+    expect(states.ByProvider.Default).toBe('NoTransport');
+    expect(endsInRecord(states, 'NoTransport')).toBe(true);
+    expect(states.NoTransport).toMatchObject({ InputPath: '$.claim.result', ResultPath: '$.result' });
   });
 
   describe.each(transportTasks.map((t) => [`${t.file} › ${t.name}`, t] as const))('%s', (_, task) => {

@@ -87,9 +87,27 @@ describe('Cloudflare events in the stack', () => {
       );
     });
 
+    it('gives the Cloudflare transport its own sending token, read by it alone, and the account', () => {
+      const transport = stack.send.transports.cloudflare!;
+      const tokenId = logicalId(stack, stack.cloudflareSendingToken!);
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: {
+          Variables: Match.objectLike({
+            PM_CF_ACCOUNT_ID: SETTINGS[CLOUDFLARE_CONTEXT.accountId],
+            PMAIL_CF_API_TOKEN_SECRET_ARN: { Ref: tokenId },
+          }),
+        },
+      });
+      const readers = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+        JSON.stringify(p.Properties.PolicyDocument).includes(`"Ref":"${tokenId}"`),
+      );
+      expect(readers.map((p) => p.Properties.Roles)).toEqual([[{ Ref: logicalId(stack, transport.role) }]]);
+    });
+
     it('keeps the token secret on removal and names it in an output', () => {
       template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
-      template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+      // The keys, the pull consumer's token and the Cloudflare transport's sending token.
+      template.resourceCountIs('AWS::SecretsManager::Secret', 3);
       expect(
         Object.values(template.toJSON().Outputs).map((o) => JSON.stringify((o as { Value: unknown }).Value)),
       ).toContain(JSON.stringify({ Ref: secretId }));

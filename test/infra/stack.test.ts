@@ -5,6 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeGroupEntries, routes } from '../../functions/api/routes.ts';
+import { TRANSPORT_TASKS } from '../../functions/transports/tasks.ts';
 import { OUTBOX_INSERT_FILTER } from '../../functions/webhooks/fan-out.ts';
 import { createPmailApp } from '../../lib/app.ts';
 import { ESM_REQUIRE_BANNER, type PmailFunction } from '../../lib/defaults.ts';
@@ -34,6 +35,11 @@ const ofType = (type: string): [string, Resource][] =>
   Object.entries(resources).filter(([, r]) => r.Type === type);
 
 /** The actions each function's role may take, with the resources of each action (as JSON). */
+function envOf(fn: PmailFunction): Record<string, unknown> {
+  return (resources[logicalId(fn.fn)].Properties.Environment as { Variables: Record<string, unknown> })
+    .Variables;
+}
+
 function permissionsOf(fn: PmailFunction): Map<string, string[]> {
   const role = logicalId(fn.role);
   const granted = new Map<string, string[]>();
@@ -209,12 +215,14 @@ describe('send-attempt machine', () => {
     expect(JSON.stringify(rule.Targets)).toContain(logicalId(stack.sweeper.fn.fn));
   });
 
-  it('has its three task functions substituted into the definition, with no placeholder left', () => {
+  it('has its task functions (one per transport) substituted into the definition, with no placeholder left', () => {
     const text = deployedDefinition();
     expect(text).not.toContain('${');
     const states = JSON.parse(text).States as Record<string, { Resource?: string }>;
     expect(states.Claim.Resource).toBe(`arn:test:${logicalId(stack.send.claim.fn)}`);
-    expect(states.Transport.Resource).toBe(`arn:test:${logicalId(stack.send.transport.fn)}`);
+    for (const t of TRANSPORT_TASKS) {
+      expect(states[t.state].Resource).toBe(`arn:test:${logicalId(stack.send.transports[t.provider]!.fn)}`);
+    }
     expect(states.Record.Resource).toBe(`arn:test:${logicalId(stack.send.record.fn)}`);
   });
 
@@ -228,7 +236,7 @@ describe('send-attempt machine', () => {
     });
   });
 
-  it('may invoke exactly its three task functions', () => {
+  it('may invoke exactly its task functions', () => {
     const machineRole = logicalId(stack.send.stateMachine.role);
     const invoke = ofType('AWS::IAM::Policy')
       .filter(([, p]) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === machineRole))
@@ -239,17 +247,20 @@ describe('send-attempt machine', () => {
       .filter((s) => [s.Action].flat().includes('lambda:InvokeFunction'))
       .flatMap((s) => [s.Resource].flat());
     expect(invoke).toEqual(
-      [stack.send.claim, stack.send.transport, stack.send.record].map((f) => ({
+      [stack.send.claim, ...stack.send.transportFunctions, stack.send.record].map((f) => ({
         'Fn::GetAtt': [logicalId(f.fn), 'Arn'],
       })),
     );
   });
 
-  it('gives the transport task more time than claim and record, below five minutes', () => {
+  it('gives each transport Lambda 10 s more than its ASL task, below five minutes', () => {
     const timeout = (f: PmailFunction) => resources[logicalId(f.fn)].Properties.Timeout;
     expect(timeout(stack.send.claim)).toBe(20);
     expect(timeout(stack.send.record)).toBe(20);
-    expect(timeout(stack.send.transport)).toBe(260);
+    for (const t of TRANSPORT_TASKS) {
+      expect(timeout(stack.send.transports[t.provider]!)).toBe(t.timeoutSeconds + 10);
+      expect(t.timeoutSeconds + 10).toBeLessThan(300);
+    }
   });
 });
 
@@ -367,12 +378,13 @@ describe('functions', () => {
   const all = (): PmailFunction[] => [
     ...Object.values(stack.api.functions),
     stack.send.claim,
-    stack.send.transport,
+    ...stack.send.transportFunctions,
     stack.send.record,
     stack.events.consumer,
     stack.sweeper.fn,
     stack.webhooks.fanOut,
     stack.webhooks.deliverer,
+    stack.domainCheck.fn,
   ];
 
   it('are all ours, each on Node.js 22 on arm64 with active tracing and source maps', () => {
@@ -441,10 +453,11 @@ describe('functions', () => {
 
 describe('permissions', () => {
   const api = () => Object.values(stack.api.functions);
+  const transports = () => stack.send.transportFunctions;
+  /** The functions with the table's item-level read/write (every transport has less). */
   const everyone = () => [
     ...api(),
     stack.send.claim,
-    stack.send.transport,
     stack.send.record,
     stack.events.consumer,
     stack.sweeper.fn,
@@ -468,9 +481,91 @@ describe('permissions', () => {
     }
   });
 
-  it('let only the api and the transport read and write blobs', () => {
+  it('let each transport task read the message, its domain and the directory and set the mark, and nothing else on the table', () => {
+    for (const f of transports()) {
+      const granted = permissionsOf(f);
+      const table = [...granted.keys()].filter((a) => a.startsWith('dynamodb:')).sort();
+      expect(table, f.node.path).toEqual([
+        'dynamodb:BatchGetItem',
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+      ]);
+      expect(granted.get('dynamodb:UpdateItem')?.join()).not.toContain('/index/');
+      expect(granted.has('s3:PutObject'), f.node.path).toBe(false);
+    }
+  });
+
+  it('let only the SMTP transport read the relays’ secrets (its prefix only) and the stored outbound copies', () => {
+    const smtp = stack.send.transports.smtp!;
+    for (const f of [...everyone(), ...transports()]) {
+      const granted = permissionsOf(f);
+      const secrets = granted.get('secretsmanager:GetSecretValue')?.join() ?? '';
+      expect(secrets.includes(':secret:Pmail/smtp/*'), f.node.path).toBe(f === smtp);
+      expect(granted.has('secretsmanager:PutSecretValue'), f.node.path).toBe(false);
+    }
+    const smtpGrants = permissionsOf(smtp);
+    expect(smtpGrants.get('secretsmanager:GetSecretValue')).toHaveLength(1);
+    expect(smtpGrants.get('s3:GetObject')?.join()).toContain('/t/*/i/*/out/*');
+    expect(smtpGrants.has('s3:PutObject')).toBe(false);
+    expect(smtpGrants.has('sqs:SendMessage')).toBe(false);
+    expect(smtpGrants.has('ses:SendEmail')).toBe(false);
+    const cloudflare = stack.send.transports.cloudflare!;
+    expect(permissionsOf(cloudflare).get('s3:GetObject')?.join()).toContain('/t/*/i/*/out/*');
+    for (const f of transports().filter((t) => t !== smtp && t !== cloudflare)) {
+      expect(permissionsOf(f).get('s3:GetObject')?.join() ?? '', f.node.path).not.toContain('/out/');
+    }
+  });
+
+  it('let only the SES transport send through SES: its identities and the stack configuration set, reading the stored copy', () => {
+    const ses = stack.send.transports.ses!;
+    for (const f of [...everyone(), ...transports()]) {
+      expect(permissionsOf(f).has('ses:SendEmail'), f.node.path).toBe(f === ses);
+    }
+    const granted = permissionsOf(ses);
+    const actions = [...granted.keys()]
+      .filter((a) => !a.startsWith('logs:') && !a.startsWith('xray:'))
+      .sort();
+    expect(actions).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
+      's3:GetObject',
+      's3:ListBucket',
+      'ses:SendEmail',
+    ]);
+    const arns = granted.get('ses:SendEmail')!.join();
+    expect(arns).toContain(':identity/*');
+    expect(arns).toContain(':configuration-set/');
+    expect(arns).not.toContain('"*"');
+    expect(JSON.stringify(envOf(ses).PMAIL_SES_CONFIGURATION_SET)).toContain(
+      logicalId(stack.events.sesConfigurationSet),
+    );
+  });
+
+  it('let only the domains API manage SES identities, and the hourly domain check only read and delete them', () => {
+    const domains = stack.api.functions.domains;
+    const check = stack.domainCheck.fn;
+    const sesActions = (f: PmailFunction) =>
+      [...permissionsOf(f).keys()].filter((a) => a.startsWith('ses:')).sort();
+    expect(sesActions(domains)).toEqual([
+      'ses:CreateEmailIdentity',
+      'ses:DeleteEmailIdentity',
+      'ses:GetEmailIdentity',
+      'ses:PutEmailIdentityMailFromAttributes',
+    ]);
+    expect(sesActions(check)).toEqual(['ses:DeleteEmailIdentity', 'ses:GetEmailIdentity']);
+    for (const f of [...everyone(), ...transports()]) {
+      if (f === domains || f === stack.send.transports.ses) continue;
+      expect(sesActions(f), f.node.path).toEqual([]);
+    }
+    expect(permissionsOf(check).get('ses:GetEmailIdentity')!.join()).toContain(':identity/*');
+    const rule = resources[logicalId(stack.domainCheck.schedule)].Properties;
+    expect(rule.ScheduleExpression).toBe('rate(1 hour)');
+  });
+
+  it('let only the api and record (loopback copies) read and write blobs', () => {
     for (const f of everyone()) {
-      const expected = api().includes(f) || f === stack.send.transport;
+      const expected = api().includes(f) || f === stack.send.record;
       expect(permissionsOf(f).has('s3:PutObject'), f.node.path).toBe(expected);
       expect(permissionsOf(f).has('s3:GetObject'), f.node.path).toBe(expected);
     }
@@ -489,10 +584,10 @@ describe('permissions', () => {
     }
   });
 
-  it('let transport, record and the events consumer send to the events queue, and the consumer change visibility', () => {
+  it('let the simulator, record and the events consumer send to the events queue, and the consumer change visibility', () => {
     const queue = logicalId(stack.events.queue);
-    const senders = [stack.send.transport, stack.send.record, stack.events.consumer];
-    for (const f of everyone()) {
+    const senders = [stack.send.transports.simulator, stack.send.record, stack.events.consumer];
+    for (const f of [...everyone(), ...transports()]) {
       const granted = permissionsOf(f);
       expect(granted.has('sqs:SendMessage'), f.node.path).toBe(senders.includes(f));
       if (senders.includes(f)) expect(granted.get('sqs:SendMessage')?.join()).toContain(queue);

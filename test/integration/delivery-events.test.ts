@@ -1,5 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { RECONCILE_MIN_AGE_MS } from '../../functions/core/reconcile.ts';
 import { addressHash } from '../../functions/core/suppressions.ts';
 import { consumeDeliveryEvent } from '../../functions/events/consume.ts';
 import { getIdentity } from '../../functions/store/directory.store.ts';
@@ -280,7 +281,8 @@ describe('abuse auto-pause', () => {
 
 describe('reconciliation of uncertain sends', () => {
   it('follows the seed sequence: timeout, uncertain, deduplicated retry, then a delivered event reconciles', async () => {
-    const s = await stack();
+    let now = Date.now();
+    const s = await stack({ clock: () => now });
     const body = { to: ['timeout@simulator.invalid'], subject: 'Booking bk-2291 confirmed', text: 'x' };
     const first = await s.send(body, 'bk-2291-confirm');
     expect(first.status).toBe(202);
@@ -300,8 +302,13 @@ describe('reconciliation of uncertain sends', () => {
       from: s.agent.address,
       to: ['timeout@simulator.invalid'],
       subject: body.subject,
-      at: Date.now(),
+      at: now,
     };
+    // Young, the event is retried: the send that owns it could still be in flight (issue 9).
+    expect(await consumeDeliveryEvent(s.deps, envelope(ses.delivery(facts)))).toBe('retry');
+    expect((await s.message(s.agent.id, first.body.id))!.status).toBe('uncertain');
+    // Past Record's worst case it reconciles.
+    now += RECONCILE_MIN_AGE_MS;
     await feed(s, envelope(ses.delivery(facts)));
     const after = (await s.message(s.agent.id, first.body.id))!;
     expect(after).toMatchObject({ status: 'delivered', provider_message_id: facts.messageId });
@@ -328,7 +335,8 @@ describe('reconciliation of uncertain sends', () => {
   });
 
   it('changes nothing when two uncertain messages match, and never reconciles an event without a subject', async () => {
-    const s = await stack();
+    let now = Date.now();
+    const s = await stack({ clock: () => now });
     const body = { to: ['timeout@simulator.invalid'], subject: 'Same subject', text: 'x' };
     const a = await s.send(body, 'a');
     const b = await s.send(body, 'b');
@@ -338,8 +346,10 @@ describe('reconciliation of uncertain sends', () => {
       from: s.agent.address,
       to: ['timeout@simulator.invalid'],
       subject: 'Same subject',
-      at: Date.now(),
+      at: now,
     };
+    // old enough to reconcile, young enough not to be orphaned: ambiguous is NotFound, retried
+    now += RECONCILE_MIN_AGE_MS + 10_000;
     expect(await consumeDeliveryEvent(s.deps, envelope(ses.delivery(facts)))).toBe('retry');
     for (const id of [a.body.id, b.body.id]) {
       const m = (await s.message(s.agent.id, id))!;
@@ -347,10 +357,16 @@ describe('reconciliation of uncertain sends', () => {
       expect(m.provider_message_id).toBeUndefined();
     }
 
-    const c = await stack();
+    const c = await stack({ clock: () => now });
     const one = await c.send({ to: ['timeout@simulator.invalid'], subject: 'Only one', text: 'x' }, 'one');
     await c.settle();
-    const noSubject = ses.delivery({ ...facts, from: c.agent.address, subject: undefined });
+    now += RECONCILE_MIN_AGE_MS + 10_000;
+    const noSubject = ses.delivery({
+      ...facts,
+      from: c.agent.address,
+      subject: undefined,
+      at: now - RECONCILE_MIN_AGE_MS - 10_000,
+    });
     expect(await consumeDeliveryEvent(c.deps, envelope(noSubject))).toBe('retry');
     expect((await c.message(c.agent.id, one.body.id))!.status).toBe('uncertain');
   });

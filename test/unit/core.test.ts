@@ -143,11 +143,14 @@ const queued = (): MessageRecord => ({
 });
 
 describe('claim and record (DESIGN § 5.2)', () => {
-  it('admits a queued message once: its own claim again, a foreign young claim never, an old one as stale', () => {
+  it('admits a queued message once: its own claim again, a foreign young claim never, an old one as dead', () => {
     expect(decideClaim({ ...queued(), claim: undefined }, 't', 0).type).toBe('claim');
     expect(decideClaim(queued(), 'mine', 200).type).toBe('claim');
     expect(decideClaim(queued(), 'other', 100 + 299_999).type).toBe('already_claimed');
-    expect(decideClaim(queued(), 'other', 100 + 300_000)).toEqual({ type: 'stale', token: 'mine' });
+    // dead: abandoned before the sending mark, stale after it (issue 9)
+    expect(decideClaim(queued(), 'other', 100 + 300_000)).toEqual({ type: 'abandoned', token: 'mine' });
+    const marked = { ...queued(), claim: { token: 'mine', at: 100, sending: true } };
+    expect(decideClaim(marked, 'other', 100 + 300_000)).toEqual({ type: 'stale', token: 'mine' });
     expect(decideClaim({ ...queued(), status: 'submitted' }, 'mine', 0).type).toBe('not_queued');
   });
 
@@ -266,7 +269,15 @@ describe('cancel and resolve (seed 000 › Cancel, DESIGN § 8 › Resolve)', ()
     const sent = resolveMessage(uncertain, 'sent', 6);
     expect(sent.status).toBe('submitted');
     expect(sent.deliveries!.map((d) => d.status)).toEqual(['submitted', 'delivered']);
-    const notSent = resolveMessage(uncertain, 'not_sent', 6);
+    // a delivered recipient says the provider took it: not_sent would contradict it (issue 9)
+    expect(() => resolveMessage(uncertain, 'not_sent', 6)).toThrow(
+      expect.objectContaining({
+        code: 'not_uncertain',
+        details: { status: 'uncertain', provider_reported: true },
+      }),
+    );
+    const alone = { ...uncertain, deliveries: [uncertain.deliveries![0]] };
+    const notSent = resolveMessage(alone, 'not_sent', 6);
     expect(notSent).toMatchObject({ status: 'failed', status_reason: 'resolved_not_sent' });
     expect(() => resolveMessage(sent, 'sent', 7)).toThrow(/uncertain/);
   });

@@ -2,8 +2,24 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import {
+  createIdentitySchema,
+  createTenantSchema,
+  listIdentitiesQuerySchema,
+  listTenantsQuerySchema,
+  POLICY_DEFAULTS,
+  policyPatchSchema,
+  updateTenantSchema,
+} from '../../functions/api/directory.api.ts';
+import { createDomainSchema, updateDomainSchema } from '../../functions/api/domains.api.ts';
 import { ERRORS, errorResponse, matchRoute } from '../../functions/api/http.ts';
 import { updateIdentitySchema } from '../../functions/api/identities.api.ts';
+import {
+  createKeySchema,
+  listAuditQuerySchema,
+  listKeysQuerySchema,
+  rotateKeySchema,
+} from '../../functions/api/keys.api.ts';
 import { routes } from '../../functions/api/routes.ts';
 import {
   forwardBodySchema,
@@ -13,6 +29,8 @@ import {
   sendBodySchema,
 } from '../../functions/api/send.schema.ts';
 import { createWebhookSchema } from '../../functions/api/webhooks.api.ts';
+import { effectivePolicy, toAuditView, toKeyView, toTenantView } from '../../functions/core/admin-views.ts';
+import { toDomainView } from '../../functions/core/domains.ts';
 import { PmailError } from '../../functions/core/errors.ts';
 import { toIdentityView } from '../../functions/core/identity-view.ts';
 import { toApiMessage } from '../../functions/core/message-view.ts';
@@ -274,16 +292,27 @@ const jsonSchemaOf = (response: Response): JsonSchema => {
 };
 
 /** Operations that take no API key, their own token being the authority: `security: []`. */
-const PUBLIC_OPERATIONS = ['getLink'];
+const PUBLIC_OPERATIONS = ['getLink', 'getHealth', 'getOpenApi'];
+/** Operations that take a key but need no permission (any key may describe itself). */
+const ANY_KEY_OPERATIONS = ['getMe'];
 const isPublic = (operationId: string) => PUBLIC_OPERATIONS.includes(operationId);
 
 /** The code an operation answers when the identity or tenant its path names is not the key's. */
 const SCOPE_CODES = [
   ['/v1/identities/', 'identity_not_found'],
   ['/v1/tenants/', 'tenant_not_found'],
+  ['/v1/keys/', 'key_not_found'],
 ] as const;
 /** Paths that act on the key's own tenant, named by no id, so no scope code applies. */
-const KEY_TENANT_PATHS = ['/v1/events', '/v1/webhooks', '/v1/webhooks/{webhook_id}'];
+const KEY_TENANT_PATHS = [
+  '/v1/events',
+  '/v1/webhooks',
+  '/v1/webhooks/{webhook_id}',
+  '/v1/keys',
+  '/v1/me',
+  '/v1/audit-events',
+  '/v1/tenants',
+];
 
 /** The four operations of the submit path, with the document's request schema and zod's. */
 const SEND_OPERATIONS = [
@@ -301,6 +330,8 @@ const SEND_IDS = SEND_OPERATIONS.map(([id]) => id);
  */
 const SUBMIT_PIPELINE = [
   'unauthenticated',
+  'key_revoked',
+  'key_expired',
   'permission_denied',
   'identity_not_found',
   'rate_limited',
@@ -439,7 +470,11 @@ describe('openapi.yaml errors', () => {
         expect(codes, op.operationId).not.toContain('permission_denied');
       } else {
         expect(codes, op.operationId).toEqual(
-          expect.arrayContaining(['unauthenticated', 'permission_denied']),
+          expect.arrayContaining(
+            ANY_KEY_OPERATIONS.includes(op.operationId)
+              ? ['unauthenticated', 'key_revoked', 'key_expired']
+              : ['unauthenticated', 'key_revoked', 'key_expired', 'permission_denied'],
+          ),
         );
       }
     }
@@ -618,6 +653,112 @@ describe('openapi.yaml request schemas', () => {
     ]) {
       expect(violations(doc.components.schemas.Identity, view)).toEqual([]);
       expect(sorted(Object.keys(view))).toEqual(sorted(requiredNames(doc.components.schemas.Identity)));
+    }
+  });
+
+  it.each([
+    ['createKey', 'KeyCreateRequest', createKeySchema, true],
+    ['rotateKey', 'KeyRotateRequest', rotateKeySchema, false],
+    ['createTenant', 'TenantCreateRequest', createTenantSchema, true],
+    ['updateTenant', 'TenantUpdateRequest', updateTenantSchema, true],
+    ['updateTenantPolicy', 'PolicyPatchRequest', policyPatchSchema, true],
+    ['createIdentity', 'IdentityCreateRequest', createIdentitySchema, true],
+  ] as const)(
+    'describes %s with %s, as its zod schema, with an example it accepts',
+    (id, name, schema, required) => {
+      const body = operation(id).op.requestBody!;
+      expect(body.required ?? false).toBe(required);
+      const media = body.content['application/json'];
+      expect(media.schema).toEqual({ $ref: `#/components/schemas/${name}` });
+      const expected = z.toJSONSchema(schema, { io: 'input' }) as JsonSchema;
+      expect(schemaDrift(expected, doc.components.schemas[name], '')).toEqual([]);
+      expect(schema.safeParse(media.example).success).toBe(true);
+    },
+  );
+
+  it.each([
+    ['listKeys', listKeysQuerySchema],
+    ['listAuditEvents', listAuditQuerySchema],
+    ['listTenants', listTenantsQuerySchema],
+    ['listIdentities', listIdentitiesQuerySchema],
+  ] as const)('describes the same %s query parameters as its zod schema', (id, schema) => {
+    const query = z.toJSONSchema(schema, { io: 'input' }) as JsonSchema;
+    const documented = parametersOf(id).filter((p) => p.in === 'query');
+    expect(sorted(documented.map((p) => p.name))).toEqual(sorted(Object.keys(query.properties ?? {})));
+    for (const p of documented) expect(schemaDrift(query.properties![p.name], p.schema, p.name)).toEqual([]);
+  });
+
+  it('declares exactly the fields of the key, tenant, policy and audit views', () => {
+    const now = Date.parse('2026-12-03T00:00:00Z');
+    const key = toKeyView(
+      {
+        key_id: 'key_01jd0000000000000000000000',
+        name: 'agent',
+        level: 'identity',
+        tenant_id: 'ten_01jd0000000000000000000000',
+        identity_id: 'idn_01jd0000000000000000000000',
+        scopes: ['messages:send'],
+        mode: 'test',
+        created_at: now,
+        created_by: 'key_01jd0000000000000000000001',
+        secrets: ['x'],
+        version: 1,
+      },
+      now,
+    );
+    expect(violations(doc.components.schemas.Key, key)).toEqual([]);
+    expect(sorted(Object.keys(key))).toEqual(requiredNames(doc.components.schemas.Key));
+    const tenant = {
+      id: 'ten_01jd0000000000000000000000',
+      status: 'active' as const,
+      mode: 'live' as const,
+      name: 'Acme',
+      timezone: 'UTC',
+      policy: { max_recipients: 20 },
+      slug: 'acme',
+      created_at: now,
+      updated_at: now,
+    };
+    const policy = effectivePolicy(tenant.policy, POLICY_DEFAULTS);
+    const tenantView = toTenantView(tenant, policy);
+    expect(violations(doc.components.schemas.Tenant, tenantView)).toEqual([]);
+    expect(sorted(Object.keys(tenantView))).toEqual(requiredNames(doc.components.schemas.Tenant));
+    expect(sorted(Object.keys(policy))).toEqual(
+      propertyNames(doc.components.schemas.EffectivePolicy).filter((n) => n !== 'ai_disclosure'),
+    );
+    for (const item of [
+      {
+        pk: 'T#ten_01jd0000000000000000000000',
+        sk: 'AU#01jd0000000000000000000000',
+        action: 'key.create',
+        actor: 'bootstrap',
+        target_type: 'api_key',
+        target_id: 'key_01jd0000000000000000000000',
+        details: {},
+        created_at: now,
+      },
+      {
+        pk: 'T#ten_01jd0000000000000000000000',
+        sk: 'AU#01jd0000000000000000000001',
+        action: 'message.cancel',
+        actor: 'system',
+        message_id: 'msg_01jd0000000000000000000000',
+        details: {},
+        at: now,
+      },
+      {
+        pk: 'PLATFORM',
+        sk: 'AU#01jd0000000000000000000002',
+        action: 'identity.pause',
+        actor: 'key_x',
+        identity_id: 'idn_01jd0000000000000000000000',
+        details: {},
+        created_at: now,
+      },
+    ]) {
+      const view = toAuditView(item);
+      expect(violations(doc.components.schemas.AuditEvent, view)).toEqual([]);
+      expect(sorted(Object.keys(view))).toEqual(requiredNames(doc.components.schemas.AuditEvent));
     }
   });
 
@@ -972,6 +1113,24 @@ describe('openapi.yaml webhooks', () => {
     status: 'disabled',
     disabled_reason: 'gone',
   };
+
+  it.each([
+    ['createDomain', 'DomainCreateRequest', createDomainSchema],
+    ['updateDomain', 'DomainUpdateRequest', updateDomainSchema],
+  ] as const)('describes %s with the same body as its zod schema', (id, name, schema) => {
+    const body = operation(id).op.requestBody!.content['application/json'];
+    expect(body.schema).toEqual({ $ref: `#/components/schemas/${name}` });
+    const expected = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+    expect(schemaDrift(expected, doc.components.schemas[name], '')).toEqual([]);
+    expect(schema.safeParse(body.example).success).toBe(true);
+  });
+
+  it('declares exactly the fields toDomainView returns', () => {
+    const view = toDomainView({ domain: 'a.example', tenant_id: 't', state: 'healthy', reply_token: 'none' });
+    const keys = sorted(Object.keys(view));
+    expect(propertyNames(doc.components.schemas.Domain)).toEqual(keys);
+    expect(requiredNames(doc.components.schemas.Domain)).toEqual(keys);
+  });
 
   it('describes createWebhook with the same body as createWebhookSchema', () => {
     const body = operation('createWebhook').op.requestBody!.content['application/json'];

@@ -1,0 +1,64 @@
+import { canonicalJson } from '../core/canonical-json.ts';
+import { PmailError } from '../core/errors.ts';
+import { sha256Hex } from '../core/fingerprint.ts';
+import type { Deps } from '../deps.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../send/submit.ts';
+import {
+  type ControlIdempotency,
+  completeControlUpdate,
+  releaseControl,
+  reserveControl,
+} from '../store/control-idempotency.store.ts';
+import type { Caller } from './auth.ts';
+import { type ApiEvent, type ApiResult, header, json } from './http.ts';
+
+/**
+ * Optional Idempotency-Key on control-plane POSTs (issue 10): the same key and request replays the
+ * first answer (`Idempotent-Replayed: true`), without any secret it carried (`secret_replayed:
+ * false`); another request with the key is 409 idempotency_conflict; one still running is 409
+ * request_in_progress. `run` receives `finish(status, replayBody)`, the transaction item that
+ * records the answer, to write with its change.
+ */
+export type Finish = (status: number, replayBody: unknown) => ReturnType<typeof completeControlUpdate>[];
+
+export async function idempotentControl(
+  deps: Pick<Deps, 'db' | 'clock' | 'newId'>,
+  key: Caller,
+  event: ApiEvent,
+  operation: string,
+  body: unknown,
+  requestId: string,
+  run: (finish: Finish | undefined) => Promise<ApiResult>,
+): Promise<ApiResult> {
+  const raw = header(event, 'idempotency-key');
+  if (raw === undefined) return run(undefined);
+  if (!IDEMPOTENCY_KEY_PATTERN.test(raw))
+    throw new PmailError('invalid_idempotency_key', 'The Idempotency-Key is not valid.');
+  const c: ControlIdempotency = {
+    callerKeyId: key.key_id,
+    keyHash: sha256Hex(raw),
+    fingerprint: sha256Hex(`${operation}\n${event.rawPath}\n${canonicalJson(body ?? {})}`),
+    owner: deps.newId(),
+    now: deps.clock(),
+  };
+  const found = await reserveControl(deps.db, c);
+  if (found.type === 'replay')
+    return json(found.status, JSON.parse(found.body), requestId, { 'idempotent-replayed': 'true' });
+  if (found.type === 'conflict')
+    throw new PmailError('idempotency_conflict', 'This Idempotency-Key was used with another request.');
+  if (found.type === 'in_progress')
+    throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
+  let used = false;
+  try {
+    const out = await run((status, replayBody) => {
+      used = true;
+      return [completeControlUpdate(deps.db, c, status, JSON.stringify(replayBody))];
+    });
+    // Nothing was written with the record (e.g. an existing identity answered): give the key back.
+    if (!used) await releaseControl(deps.db, c);
+    return out;
+  } catch (err) {
+    await releaseControl(deps.db, c);
+    throw err;
+  }
+}

@@ -1,0 +1,35 @@
+import { PmailError } from '../core/errors.ts';
+import type { KeyLevel, Tenant } from '../core/model.ts';
+import type { Db } from '../store/db.ts';
+import { getTenant } from '../store/directory.store.ts';
+import type { Caller } from './auth.ts';
+
+/** Level and tenant scope of the calling key, for routes beyond the send path (issue 10). */
+
+/** 403 scope_denied unless the key's level is one of `levels`. */
+export function requireLevel(key: Caller, levels: readonly KeyLevel[], what: string): void {
+  if (!levels.includes(key.scope.level)) {
+    throw new PmailError('scope_denied', `${what} needs a ${levels.join(' or ')} key.`, {
+      details: { required_level: levels[levels.length - 1] },
+    });
+  }
+}
+
+/** The tenant of a tenant or identity key (routes that act on "the key's own tenant"). */
+export function ownTenant(key: Caller, what: string): string {
+  requireLevel(key, ['tenant', 'identity'], what);
+  return key.tenant_id!;
+}
+
+/**
+ * The tenant named in a path, if the key may reach it: a platform key any existing tenant, a tenant
+ * key only its own. A missing and a foreign tenant answer the same 404.
+ */
+export async function tenantInReach(db: Db, key: Caller, tenantId: string): Promise<Tenant> {
+  const notFound = () => new PmailError('tenant_not_found', 'No tenant with this id is visible to this key.');
+  if (!/^ten_[0-9a-z]{26}$/.test(tenantId)) throw notFound();
+  if (key.scope.level !== 'platform' && key.tenant_id !== tenantId) throw notFound();
+  const tenant = await getTenant(db, tenantId);
+  if (!tenant) throw notFound();
+  return tenant;
+}

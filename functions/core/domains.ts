@@ -1,0 +1,134 @@
+import type { DnsRecord, DomainRecord, DomainState } from './model.ts';
+
+/**
+ * Sending domains (seed 000 › Identities, addresses and domains; Amazon SES › Identities): the
+ * DNS records onboarding answers, the state a provider check moves a domain to, and the API view.
+ */
+
+/** A lower-case DNS name of at least two labels (no trailing dot, no IP literal). */
+export const DOMAIN_NAME_PATTERN = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+export const DOMAIN_ID_PATTERN = /^dom_[0-9a-z]{26}$/;
+
+/** States a provider check may move; `suspended` is the operator's, `removing`/`removed` DELETE's. */
+export const CHECKED_STATES: ReadonlySet<DomainState> = new Set([
+  'pending',
+  'verifying',
+  'healthy',
+  'degraded',
+  'failing',
+]);
+
+/**
+ * The records to publish for an SES domain identity (Easy DKIM): three CNAMEs
+ * `{token}._domainkey.{domain}` → `{token}.{SigningHostedZone}`, the custom MAIL FROM MX and SPF
+ * records when `mail_from` is set, and a DMARC suggestion. Sources: SES "Easy DKIM" —
+ * https://docs.aws.amazon.com/ses/latest/dg/send-email-authentication-dkim-easy.html; custom MAIL
+ * FROM — https://docs.aws.amazon.com/ses/latest/dg/mail-from.html.
+ */
+export function sesDnsRecords(input: {
+  domain: string;
+  tokens: string[];
+  signingHostedZone: string;
+  region: string;
+  mailFrom?: string;
+}): DnsRecord[] {
+  const records: DnsRecord[] = input.tokens.map((t) => ({
+    type: 'CNAME',
+    name: `${t}._domainkey.${input.domain}`,
+    value: `${t}.${input.signingHostedZone}`,
+    purpose: 'dkim',
+    required: true,
+  }));
+  if (input.mailFrom) {
+    records.push(
+      {
+        type: 'MX',
+        name: input.mailFrom,
+        value: `10 feedback-smtp.${input.region}.amazonses.com`,
+        purpose: 'mail_from_mx',
+        required: true,
+      },
+      {
+        type: 'TXT',
+        name: input.mailFrom,
+        value: 'v=spf1 include:amazonses.com ~all',
+        purpose: 'mail_from_spf',
+        required: true,
+      },
+    );
+  }
+  records.push({
+    type: 'TXT',
+    name: `_dmarc.${input.domain}`,
+    value: `v=DMARC1; p=none; rua=mailto:postmaster@${input.domain}`,
+    purpose: 'dmarc',
+    required: false,
+  });
+  return records;
+}
+
+/** What GetEmailIdentity said about the identity (functions/domains/ses-identities.ts). */
+export type IdentityStatus =
+  | { found: false }
+  | {
+      found: true;
+      verified: boolean;
+      /** DkimAttributes.Status: PENDING | SUCCESS | FAILED | TEMPORARY_FAILURE | NOT_STARTED. */
+      dkim: string;
+      /** MailFromAttributes.MailFromDomainStatus, when a MAIL FROM domain is set. */
+      mail_from?: string;
+    };
+
+/**
+ * The state a check moves a domain to (seed 000 › Amazon SES; N11): verified with DKIM → healthy,
+ * or degraded when the custom MAIL FROM fails (SES falls back to its own MAIL FROM: DKIM still
+ * aligns); DKIM not yet found → verifying for a domain never healthy, failing for one that was;
+ * DKIM failed, or the identity gone at SES → failing. A temporary DKIM failure degrades a healthy
+ * domain and keeps a verifying one verifying. Suspended, removing and removed are left alone.
+ */
+export function nextDomainState(
+  current: Pick<DomainRecord, 'state'>,
+  identity: IdentityStatus,
+): { state: DomainState; state_reason?: string } {
+  if (!CHECKED_STATES.has(current.state)) return { state: current.state };
+  const wasVerified =
+    current.state === 'healthy' || current.state === 'degraded' || current.state === 'failing';
+  if (!identity.found) return { state: 'failing', state_reason: 'ses_identity_missing' };
+  switch (identity.dkim) {
+    case 'SUCCESS':
+      if (!identity.verified)
+        return { state: wasVerified ? 'failing' : 'verifying', state_reason: 'not_verified' };
+      if (identity.mail_from === 'FAILED' || identity.mail_from === 'TEMPORARY_FAILURE')
+        return { state: 'degraded', state_reason: 'mail_from_failed' };
+      return { state: 'healthy' };
+    case 'TEMPORARY_FAILURE':
+      return wasVerified
+        ? { state: 'degraded', state_reason: 'dkim_temporary_failure' }
+        : { state: 'verifying', state_reason: 'dkim_temporary_failure' };
+    case 'FAILED':
+      return { state: 'failing', state_reason: 'dkim_failed' };
+    default:
+      return wasVerified
+        ? { state: 'failing', state_reason: 'dkim_pending' }
+        : { state: 'verifying', state_reason: 'dkim_pending' };
+  }
+}
+
+/** The API view of a domain (openapi.yaml Domain). */
+export function toDomainView(d: DomainRecord) {
+  const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
+  return {
+    id: d.id ?? null,
+    name: d.domain,
+    transport: d.transport ?? 'test',
+    reply_token: d.reply_token,
+    state: d.state,
+    state_reason: d.state_reason ?? null,
+    checked_at: iso(d.checked_at),
+    mail_from: d.mail_from ?? null,
+    ses: d.ses ? { region: d.ses.region ?? null, configuration_set: d.ses.configuration_set ?? null } : null,
+    dns_records: d.dns_records ?? [],
+    created_at: iso(d.created_at),
+    updated_at: iso(d.updated_at),
+  };
+}

@@ -1,0 +1,203 @@
+import type { RecipientRefusal, TransportResult } from './transport-result.ts';
+
+/**
+ * The SMTP relay's outcome table (seed 000 › SMTP relay; provider-outcomes.md › SMTP relay; RFC 5321
+ * § 4.5.3.2 timeouts and § 6.1 "the duplicate after the final dot"). The adapter
+ * (functions/transports/smtp.transport.ts) drives one SMTP session and reports what ended it as an
+ * `SmtpEnd`; this function alone decides what that means for the message. The rule that matters
+ * most: once the final dot may have reached the relay, a missing answer is `unknown` (never
+ * resent); before it, nothing was sent and the attempt is retried later as `Relay`.
+ */
+
+/** The SMTP commands a session goes through, in order (no pipelining). */
+export type SmtpStage = 'greeting' | 'ehlo' | 'starttls' | 'auth' | 'mail' | 'rcpt' | 'data';
+
+/** One recipient's reply to RCPT TO that was not 2xx. */
+export interface SmtpRcptReply {
+  address: string;
+  code: number;
+  text: string;
+}
+
+export type SmtpEnd =
+  /** The relay answered the final dot (any code). */
+  | { type: 'dot_reply'; code: number; text: string }
+  /** A non-2xx/3xx reply before the final dot (RCPT TO replies travel in `rcpt` instead). */
+  | { type: 'reply'; stage: SmtpStage; code: number; text: string }
+  /** Every RCPT TO was refused: no DATA was sent (the replies are in `rcpt`). */
+  | { type: 'no_recipient' }
+  /** Port 587 and the server offered no STARTTLS: credentials were never sent. */
+  | { type: 'no_starttls' }
+  /** The relay host or port broke the SSRF rules (core/relay-address.ts): nothing was connected. */
+  | { type: 'target_refused'; detail: string }
+  /**
+   * No answer: a connection error, a reset, a timeout, the 4-minute deadline. `dot_written`: the
+   * adapter had handed the final dot (the end of the message) to the socket.
+   */
+  | { type: 'no_answer'; dot_written: boolean; timed_out: boolean; detail: string };
+
+export interface SmtpOutcomeInput {
+  /** The relay host name as configured (in the provider id). */
+  host: string;
+  /** The composed Message-ID as stored (brackets, if any, are left out of the provider id). */
+  rfc_message_id: string;
+  /** Non-2xx replies to RCPT TO, one per refused recipient. */
+  rcpt: SmtpRcptReply[];
+  end: SmtpEnd;
+}
+
+/** The domain issues the relay's answers can raise (the domains API reports them; seed 000). */
+export type SmtpDomainIssue = 'smtp_tls_required' | 'smtp_auth_failed' | 'smtp_unreachable';
+
+/** seed 000 › Status after 250: the provider id of a relay send. */
+export const smtpProviderMessageId = (host: string, rfcMessageId: string): string =>
+  `smtp:${host.toLowerCase()}:${rfcMessageId.replace(/^<|>$/g, '')}`;
+
+/** The step timeouts of seed 000 › SMTP relay › Timeouts (milliseconds). */
+export const SMTP_TIMEOUTS = {
+  connect: 10_000,
+  command: 30_000,
+  dotReply: 60_000,
+  total: 240_000,
+} as const;
+
+/** The relay ports a domain may name (25, 465 implicit TLS, 587 STARTTLS, 2525). */
+export const SMTP_ALLOWED_PORTS: readonly number[] = [25, 465, 587, 2525];
+
+/** Port 465 is TLS from the first byte; every other port upgrades with STARTTLS (required). */
+export const smtpImplicitTls = (port: number, tls?: 'implicit' | 'starttls'): boolean =>
+  tls ? tls === 'implicit' : port === 465;
+
+const line = (code: number, text: string) => `${code} ${text}`.trim().slice(0, 512);
+const refusal = (r: SmtpRcptReply): RecipientRefusal => ({
+  address: r.address,
+  code: String(r.code),
+  detail: line(r.code, r.text),
+});
+const is4xx = (code: number) => code >= 400 && code < 500;
+const is5xx = (code: number) => code >= 500 && code < 600;
+
+/** The domain issue an outcome raises, if any (the domain's health check records it). */
+export function smtpDomainIssue(end: SmtpEnd): SmtpDomainIssue | undefined {
+  if (end.type === 'no_starttls') return 'smtp_tls_required';
+  if (end.type === 'reply' && end.stage === 'auth' && is5xx(end.code)) return 'smtp_auth_failed';
+  return undefined;
+}
+
+export function classifySmtp(input: SmtpOutcomeInput): TransportResult {
+  const provider = 'smtp';
+  const refused = input.rcpt.filter((r) => is5xx(r.code)).map(refusal);
+  // A RCPT answer that is neither 4xx nor 5xx is no refusal we can read: keep it queued (4xx rule).
+  const deferred = input.rcpt.filter((r) => !is5xx(r.code)).map((r) => r.address);
+  const end = input.end;
+  switch (end.type) {
+    case 'dot_reply': {
+      if (end.code >= 200 && end.code < 300) {
+        return {
+          type: 'accepted',
+          provider,
+          provider_message_id: smtpProviderMessageId(input.host, input.rfc_message_id),
+          rfc_message_id: input.rfc_message_id,
+          refused,
+          deferred,
+        };
+      }
+      if (is5xx(end.code)) {
+        return {
+          type: 'rejected',
+          provider,
+          reason: 'provider_validation',
+          code: `smtp_${end.code}`,
+          detail: line(end.code, end.text),
+        };
+      }
+      if (is4xx(end.code))
+        return { type: 'retry_later', provider, class: 'Relay', code: `smtp_${end.code}`, refused };
+      // Any other reply to the dot is no answer we can read: the message may have been taken.
+      return {
+        type: 'unknown',
+        provider,
+        reason: 'transport_connection_lost',
+        detail: line(end.code, end.text),
+      };
+    }
+    case 'no_starttls':
+      return {
+        type: 'rejected',
+        provider,
+        reason: 'sender_domain_unavailable',
+        code: 'smtp_tls_required',
+        detail: 'the relay offered no STARTTLS on a port that requires it; credentials were not sent',
+      };
+    case 'target_refused':
+      return {
+        type: 'rejected',
+        provider,
+        reason: 'sender_domain_unavailable',
+        code: 'smtp_relay_address_refused',
+        detail: end.detail,
+      };
+    case 'no_recipient': {
+      // Every RCPT refused: all 5xx → rejected; any 4xx among them → retry those later.
+      if (deferred.length === 0) {
+        return {
+          type: 'rejected',
+          provider,
+          reason: 'provider_validation',
+          code: `smtp_${input.rcpt[0]?.code ?? 550}`,
+          detail:
+            refused
+              .map((r) => r.detail)
+              .join('; ')
+              .slice(0, 512) || 'every recipient was refused',
+        };
+      }
+      return { type: 'retry_later', provider, class: 'Relay', code: 'smtp_rcpt_4xx', refused };
+    }
+    case 'reply': {
+      if (is5xx(end.code) && end.stage === 'auth') {
+        return {
+          type: 'rejected',
+          provider,
+          reason: 'sender_domain_unavailable',
+          code: 'smtp_auth_failed',
+          detail: line(end.code, end.text),
+        };
+      }
+      if (is5xx(end.code) && (end.stage === 'mail' || end.stage === 'data')) {
+        return {
+          type: 'rejected',
+          provider,
+          reason: 'provider_validation',
+          code: `smtp_${end.code}`,
+          detail: line(end.code, end.text),
+        };
+      }
+      // Greeting, EHLO, STARTTLS, a 4xx anywhere before the dot: nothing was sent.
+      return {
+        type: 'retry_later',
+        provider,
+        class: 'Relay',
+        code: `smtp_${end.stage}_${end.code}`,
+        refused,
+      };
+    }
+    case 'no_answer': {
+      if (!end.dot_written) {
+        return {
+          type: 'retry_later',
+          provider,
+          class: 'Relay',
+          code: end.timed_out ? 'smtp_timeout' : 'smtp_connection',
+          refused,
+        };
+      }
+      return {
+        type: 'unknown',
+        provider,
+        reason: end.timed_out ? 'transport_timeout' : 'transport_connection_lost',
+        detail: `no reply to the end of the message: ${end.detail}`.slice(0, 512),
+      };
+    }
+  }
+}

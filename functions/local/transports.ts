@@ -1,0 +1,77 @@
+import type { Deps } from '../deps.ts';
+import { loadCloudflareApiToken } from '../env.ts';
+import { getAddresses } from '../store/directory.store.ts';
+import { type SecretStore, smtpCredentials } from '../store/relay-secrets.store.ts';
+import { type CloudflareSendSettings, cloudflareTransport } from '../transports/cloudflare.transport.ts';
+import { loopbackTransport } from '../transports/loopback.transport.ts';
+import { sesClients, sesTransport } from '../transports/ses.transport.ts';
+import { simulatorTransport } from '../transports/simulator.transport.ts';
+import { type SmtpSettings, smtpTransport } from '../transports/smtp.transport.ts';
+import type { Transport, TransportProvider } from '../transports/transport.ts';
+
+/** The secret prefix of the local runtime (the stack name in AWS). */
+export const LOCAL_SECRET_PREFIX = 'pmail';
+
+export interface LocalTransportOptions {
+  /** Where the relays' secrets live locally (functions/store/relay-secrets.store.ts). */
+  secrets?: SecretStore;
+  /**
+   * The SMTP adapter's settings. Locally the SSRF opt-out is on by default (`allowLocalRelays`), so
+   * a live tenant's domain can point at a capture server on the machine; never in a Lambda.
+   */
+  smtp?: SmtpSettings;
+  /**
+   * The Cloudflare adapter's settings and token (tests point `apiBase` at a local server). Default:
+   * PM_CF_API_TOKEN and PM_CF_ACCOUNT_ID from the environment.
+   */
+  cloudflare?: CloudflareSendSettings & { apiToken?: string; fetch?: typeof fetch };
+  /** `npm start`'s local SES (aws-ses-v2-local): every SES domain sends there when set. */
+  sesEndpoint?: string;
+}
+
+export const LOCAL_SES_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/**
+ * The adapters `npm start` and the tests bind to the transport tasks: the same adapters the Lambda
+ * entries build (functions/transports/*.handler.ts), on the local ports.
+ */
+export function localTransports(
+  deps: Deps,
+  opts: LocalTransportOptions = {},
+): Partial<Record<TransportProvider, Transport>> {
+  const addresses = (a: string[]) => getAddresses(deps.db, a);
+  const secrets = opts.secrets;
+  const clients = sesClients({ region: 'us-east-1', credentials: LOCAL_SES_CREDENTIALS });
+  return {
+    // Locally every SES domain sends to the local SES: `npm start`'s (`sesEndpoint`, which wins, so a
+    // restart on another port still finds it) or the one the domain names (tests).
+    ses: sesTransport({
+      client: (settings) => clients({ ...settings, endpoint: opts.sesEndpoint ?? settings?.endpoint }),
+      defaultConfigurationSet: undefined,
+      log: deps.log,
+    }),
+    loopback: loopbackTransport({ addresses }),
+    simulator: simulatorTransport({
+      addresses,
+      // Read at publish time: the runtime puts its events queue into `deps` after building these.
+      events: { publish: (events, delaySeconds) => deps.events.publish(events, delaySeconds) },
+      clock: deps.clock,
+      eventDelaySeconds: deps.config.simEventDelaySeconds,
+    }),
+    smtp: smtpTransport(
+      {
+        credentials: secrets ? smtpCredentials(secrets, LOCAL_SECRET_PREFIX) : async () => undefined,
+        log: deps.log,
+      },
+      { allowLocalRelays: true, ...opts.smtp },
+    ),
+    cloudflare: cloudflareTransport(
+      {
+        apiToken: async () => opts.cloudflare?.apiToken ?? loadCloudflareApiToken(),
+        fetch: opts.cloudflare?.fetch,
+        log: deps.log,
+      },
+      { accountId: process.env.PM_CF_ACCOUNT_ID || undefined, ...opts.cloudflare },
+    ),
+  };
+}

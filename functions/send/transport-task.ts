@@ -1,0 +1,137 @@
+import { domainOf } from '../core/recipients.ts';
+import { senderDomainDecision } from '../core/sender-domain.ts';
+import type { TransportResult } from '../core/transport-result.ts';
+import type { Deps } from '../deps.ts';
+import { getDomain, getTenant } from '../store/directory.store.ts';
+import { markSending } from '../store/messages.store.ts';
+import { adapterBudgetMs, DEPLOYED_PROVIDERS, type TransportTaskSpec } from '../transports/tasks.ts';
+import {
+  chooseTransport,
+  type Transport,
+  type TransportChoice,
+  type TransportDomain,
+  type TransportRequest,
+} from '../transports/transport.ts';
+import type { SendAttemptInput } from './dispatcher.ts';
+
+/** What a transport task reads and marks: the message, its domain and its stored copy. */
+export type TransportTaskDeps = Pick<Deps, 'db' | 'blobs' | 'clock' | 'log'>;
+
+export type TransportTaskInput = SendAttemptInput & { claim: { token: string } };
+
+/**
+ * One transport task of the send-attempt machine (one Lambda per provider). The two rules of
+ * provider-outcomes.md: the conditional `sending` mark comes before the single provider call, and a
+ * second invocation for the same claim finds the mark and reports unknown without calling the
+ * provider. The adapter gets a deadline inside the task's timeout and an abort signal at it.
+ */
+export async function runTransport(
+  deps: TransportTaskDeps,
+  transport: Transport,
+  spec: TransportTaskSpec,
+  input: TransportTaskInput,
+): Promise<TransportResult> {
+  const message = await markSending(deps.db, input.identity_id, input.message_id, input.claim.token);
+  if (!message) {
+    deps.log.warn('transport found the claim already sending or gone; provider not called', {
+      message_id: input.message_id,
+    });
+    return {
+      type: 'unknown',
+      reason: 'transport_connection_lost',
+      detail:
+        'the claim was already sending: a repeated transport invocation did not call the provider again',
+    };
+  }
+  const domainName = domainOf(message.from.address);
+  const domain: TransportDomain = (await getDomain(deps.db, domainName)) ?? {
+    domain: domainName,
+    tenant_id: message.tenant_id,
+    transport: 'test',
+  };
+  const budget = adapterBudgetMs(spec);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('transport deadline')), budget);
+  const request: TransportRequest = {
+    tenant_id: message.tenant_id,
+    identity_id: message.identity_id,
+    message_id: message.id,
+    claim_token: input.claim.token,
+    attempt: (message.backoff?.n ?? 0) + 1,
+    mime: {
+      key: message.raw_key,
+      size: message.raw_size,
+      load: async () => {
+        const raw = await deps.blobs.get(message.raw_key);
+        if (!raw) throw new Error(`the stored copy of ${message.id} is missing`);
+        return raw.body;
+      },
+    },
+    rfc_message_id: message.rfc_message_id,
+    subject: message.subject,
+    kind: message.kind,
+    from: message.from.address,
+    envelope_from: message.from.address,
+    recipients: (message.deliveries ?? [])
+      .filter((d) => d.status === 'queued')
+      .map((d) => ({ address: d.address, field: d.field })),
+    domain,
+    deadline: deps.clock() + budget,
+    signal: controller.signal,
+  };
+  try {
+    return await transport.send(request);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Claim's choice of transport task (the ASL's `ByProvider`), with the sending domain re-read
+ * (seed 000 › From address and fallback, core/sender-domain.ts): a test tenant sends through the
+ * test transports; a live tenant through its sending domain's transport, which must be deployed.
+ * The platform fallback needs the Cloudflare transport, which this deployment does not have yet,
+ * so a failing domain's sends fail (`domain_failing_no_fallback`) whatever the policy says.
+ */
+export async function chooseClaimTransport(
+  deps: Pick<Deps, 'db' | 'config'>,
+  message: {
+    tenant_id: string;
+    from: { address: string };
+    deliveries?: { address: string; status: string }[];
+  },
+): Promise<TransportChoice> {
+  const domainName = domainOf(message.from.address);
+  const [tenant, found] = await Promise.all([
+    getTenant(deps.db, message.tenant_id),
+    getDomain(deps.db, domainName),
+  ]);
+  const domain = found && found.tenant_id === message.tenant_id ? found : undefined;
+  const queued = (message.deliveries ?? []).filter((d) => d.status === 'queued');
+  const live = tenant?.mode === 'live';
+  // Test tenants need no domain; a domain they have still decides (a removed one sends nothing).
+  if (live || domain) {
+    const decision = senderDomainDecision({
+      state: domain?.state,
+      fallbackAllowed: tenant?.policy.domain_fallback === true,
+      fallbackAvailable: DEPLOYED_PROVIDERS.includes('cloudflare'),
+      isPlatformDomain: domainName === deps.config.platformDomain,
+    });
+    if (decision.type === 'stop') return { provider: 'none', result: decision.result };
+    if (decision.type === 'fallback')
+      return chooseTransport({ transport: 'cloudflare' }, queued, DEPLOYED_PROVIDERS);
+  }
+  if (!live) return chooseTransport({ transport: 'test' }, queued, DEPLOYED_PROVIDERS);
+  if (!domain?.transport || domain.transport === 'test') {
+    return {
+      provider: 'none',
+      result: {
+        type: 'rejected',
+        reason: 'sender_domain_unavailable',
+        code: 'E_NO_TRANSPORT',
+        detail: 'the sending domain has no transport configured',
+      },
+    };
+  }
+  return chooseTransport(domain, queued, DEPLOYED_PROVIDERS);
+}

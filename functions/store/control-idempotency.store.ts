@@ -1,0 +1,98 @@
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type Db, isConditionFailed, oldItem } from './db.ts';
+import { KEEP_MS, LEASE_MS, ttlOf } from './idempotency.store.ts';
+
+/**
+ * Idempotency-Key on control-plane POSTs (keys, rotations, tenants, identities): scoped to the calling
+ * key (`CK#{key_id}` / `IK#{sha256(key)}`), kept 30 days. The reservation is an `in_progress` item
+ * with a lease; the change's own transaction completes it with the response to replay, so a change
+ * and its replay record are written together or not at all. A response that carried a secret is
+ * stored without it.
+ */
+export interface ControlIdempotency {
+  callerKeyId: string;
+  keyHash: string;
+  fingerprint: string;
+  owner: string;
+  now: number;
+}
+
+export type ControlLookup =
+  | { type: 'reserved' }
+  | { type: 'replay'; status: number; body: string }
+  | { type: 'conflict' }
+  | { type: 'in_progress' };
+
+const itemKey = (c: Pick<ControlIdempotency, 'callerKeyId' | 'keyHash'>) => ({
+  pk: `CK#${c.callerKeyId}`,
+  sk: `IK#${c.keyHash}`,
+});
+
+export async function reserveControl(db: Db, c: ControlIdempotency): Promise<ControlLookup> {
+  try {
+    await db.doc.send(
+      new PutCommand({
+        TableName: db.table,
+        Item: {
+          ...itemKey(c),
+          type: 'control_idempotency',
+          state: 'in_progress',
+          owner: c.owner,
+          lease_until: c.now + LEASE_MS,
+          fingerprint: c.fingerprint,
+          expires_at: c.now + KEEP_MS,
+          ttl: ttlOf(c.now + KEEP_MS),
+        },
+        ConditionExpression:
+          'attribute_not_exists(pk) OR expires_at <= :now OR (#state = :in_progress AND lease_until <= :now)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':now': c.now, ':in_progress': 'in_progress' },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { type: 'reserved' };
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err;
+    const old = oldItem<{ state: string; fingerprint: string; status?: number; body?: string }>(err);
+    if (!old || old.state !== 'completed') return { type: 'in_progress' };
+    if (old.fingerprint !== c.fingerprint) return { type: 'conflict' };
+    return { type: 'replay', status: old.status ?? 200, body: old.body ?? '{}' };
+  }
+}
+
+/** The transaction item that completes the reservation with what a replay answers. */
+export function completeControlUpdate(db: Db, c: ControlIdempotency, status: number, replayBody: string) {
+  return {
+    Update: {
+      TableName: db.table,
+      Key: itemKey(c),
+      UpdateExpression: 'SET #state = :completed, #status = :status, body = :body REMOVE lease_until, #owner',
+      ConditionExpression: '#owner = :owner AND #state = :in_progress',
+      ExpressionAttributeNames: { '#state': 'state', '#owner': 'owner', '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':completed': 'completed',
+        ':in_progress': 'in_progress',
+        ':owner': c.owner,
+        ':status': status,
+        ':body': replayBody,
+      },
+    },
+  };
+}
+
+/** Any failure after the reservation gives the key back (only if it is still ours). */
+export async function releaseControl(db: Db, c: ControlIdempotency): Promise<void> {
+  try {
+    await db.doc.send(
+      new DeleteCommand({
+        TableName: db.table,
+        Key: itemKey(c),
+        ConditionExpression: '#owner = :owner AND #state = :in_progress',
+        ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+        ExpressionAttributeValues: { ':owner': c.owner, ':in_progress': 'in_progress' },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err;
+  }
+}

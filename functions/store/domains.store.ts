@@ -1,0 +1,150 @@
+import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { DomainRecord } from '../core/model.ts';
+import { type Db, isConditionFailed, isTransactionCanceled } from './db.ts';
+import { getDomain } from './directory.store.ts';
+import { keys } from './keys.ts';
+
+/**
+ * Sending domains written by the domains API (functions/api/domains.api.ts). The domain item itself
+ * stays `D#{domain}` (read by the send path: directory.store.ts › getDomain); beside it, a reference
+ * under the tenant (`T#{tenant}` / `DOM#{id}`, for GET and list by id) and one in the registry the
+ * scheduled check reads (`DOMAINS` / `{domain}`), so neither needs a scan.
+ */
+const tenantRef = (tenantId: string, domainId: string) => ({ pk: `T#${tenantId}`, sk: `DOM#${domainId}` });
+const registryRef = (domain: string) => ({ pk: 'DOMAINS', sk: domain.toLowerCase() });
+
+const item = (d: DomainRecord) => ({
+  ...keys.domain(d.domain),
+  type: 'domain',
+  ...d,
+  domain: d.domain.toLowerCase(),
+});
+
+/** A new domain; a name held by a domain that is not `removed` is taken (any tenant). */
+export async function createDomain(db: Db, d: DomainRecord & { id: string }): Promise<'created' | 'exists'> {
+  try {
+    await db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: db.table,
+              Item: item(d),
+              ConditionExpression: 'attribute_not_exists(pk) OR #state = :removed',
+              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeValues: { ':removed': 'removed' },
+            },
+          },
+          {
+            Put: {
+              TableName: db.table,
+              Item: { ...tenantRef(d.tenant_id, d.id), type: 'domain_ref', domain: d.domain.toLowerCase() },
+            },
+          },
+          {
+            Put: {
+              TableName: db.table,
+              Item: { ...registryRef(d.domain), type: 'domain_registry', tenant_id: d.tenant_id, id: d.id },
+            },
+          },
+        ],
+      }),
+    );
+    return 'created';
+  } catch (err) {
+    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
+      return 'exists';
+    throw err;
+  }
+}
+
+/** The tenant's domain with this id (another tenant's, or a name re-added since, is absent). */
+export async function getTenantDomain(
+  db: Db,
+  tenantId: string,
+  domainId: string,
+): Promise<DomainRecord | undefined> {
+  const ref = await db.doc.send(
+    new QueryCommand({
+      TableName: db.table,
+      KeyConditionExpression: 'pk = :pk AND sk = :sk',
+      ExpressionAttributeValues: {
+        ':pk': tenantRef(tenantId, domainId).pk,
+        ':sk': tenantRef(tenantId, domainId).sk,
+      },
+      ConsistentRead: true,
+    }),
+  );
+  const name = ref.Items?.[0]?.domain as string | undefined;
+  if (!name) return undefined;
+  const d = await getDomain(db, name);
+  return d && d.tenant_id === tenantId && d.id === domainId ? d : undefined;
+}
+
+/** The tenant's domains, newest first. */
+export async function listTenantDomains(db: Db, tenantId: string): Promise<DomainRecord[]> {
+  const refs = await db.doc.send(
+    new QueryCommand({
+      TableName: db.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':p': 'DOM#' },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    }),
+  );
+  const out: DomainRecord[] = [];
+  for (const r of refs.Items ?? []) {
+    const d = await getDomain(db, r.domain as string);
+    if (d && d.tenant_id === tenantId && `DOM#${d.id}` === r.sk) out.push(d);
+  }
+  return out;
+}
+
+/**
+ * Write the domain back if nobody changed it since it was read (`updated_at` unchanged). False when
+ * someone did: the caller reads again.
+ */
+export async function saveDomain(
+  db: Db,
+  d: DomainRecord,
+  readUpdatedAt: number | undefined,
+): Promise<boolean> {
+  try {
+    await db.doc.send(
+      new PutCommand({
+        TableName: db.table,
+        Item: item(d),
+        ConditionExpression:
+          readUpdatedAt === undefined
+            ? 'tenant_id = :t AND attribute_not_exists(updated_at)'
+            : 'tenant_id = :t AND updated_at = :u',
+        ExpressionAttributeValues: {
+          ':t': d.tenant_id,
+          ...(readUpdatedAt === undefined ? {} : { ':u': readUpdatedAt }),
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionFailed(err)) return false;
+    throw err;
+  }
+}
+
+/** Every domain the scheduled check visits (the registry), a page at a time. */
+export async function listRegisteredDomains(
+  db: Db,
+  after?: string,
+  limit = 100,
+): Promise<{ domains: string[]; next?: string }> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.table,
+      KeyConditionExpression: after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'DOMAINS', ...(after ? { ':after': after } : {}) },
+      Limit: limit,
+    }),
+  );
+  const domains = (out.Items ?? []).map((i) => i.sk as string);
+  return { domains, next: out.LastEvaluatedKey ? domains.at(-1) : undefined };
+}

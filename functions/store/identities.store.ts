@@ -1,0 +1,199 @@
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { AddressRecord, Identity } from '../core/model.ts';
+import { type Db, isTransactionCanceled } from './db.ts';
+import { keys } from './keys.ts';
+
+/**
+ * Identities created through the API (issue 10): the identity item `I#{id}` / `I` (listed per tenant
+ * through gsi1 `TI#{tenant}`), its address `A#{address}`, and for a `client_id` the claim
+ * `T#{tenant}` / `IC#{client_id}`, all in one transaction. An address is never reused: a retired
+ * address keeps its item.
+ */
+type TransactItem = NonNullable<
+  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
+>[number];
+
+const clientKey = (tenantId: string, clientId: string) => ({ pk: `T#${tenantId}`, sk: `IC#${clientId}` });
+
+export async function createIdentity(
+  db: Db,
+  i: Identity,
+  address: AddressRecord,
+  client: { fingerprint: string } | undefined,
+  extra: TransactItem[] = [],
+): Promise<'created' | 'address_taken' | 'client_id_taken'> {
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: db.table,
+        Item: { ...keys.identity(i.id), type: 'identity', gsi1pk: `TI#${i.tenant_id}`, gsi1sk: i.id, ...i },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: db.table,
+        Item: {
+          ...keys.address(address.address),
+          type: 'address',
+          ...address,
+          address: address.address.toLowerCase(),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+  if (client && i.client_id) {
+    items.push({
+      Put: {
+        TableName: db.table,
+        Item: {
+          ...clientKey(i.tenant_id, i.client_id),
+          type: 'identity_client_id',
+          identity_id: i.id,
+          fingerprint: client.fingerprint,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    });
+  }
+  try {
+    await db.doc.send(new TransactWriteCommand({ TransactItems: [...items, ...extra] }));
+    return 'created';
+  } catch (err) {
+    if (!isTransactionCanceled(err)) throw err;
+    const reasons = err.CancellationReasons ?? [];
+    if (client && reasons[2]?.Code === 'ConditionalCheckFailed') return 'client_id_taken';
+    if (reasons[1]?.Code === 'ConditionalCheckFailed') return 'address_taken';
+    throw err;
+  }
+}
+
+export async function getClientIdClaim(
+  db: Db,
+  tenantId: string,
+  clientId: string,
+): Promise<{ identity_id: string; fingerprint: string } | undefined> {
+  const out = await db.doc.send(
+    new GetCommand({ TableName: db.table, Key: clientKey(tenantId, clientId), ConsistentRead: true }),
+  );
+  return out.Item as { identity_id: string; fingerprint: string } | undefined;
+}
+
+const strip = (item: Record<string, unknown>): Identity => {
+  const { pk: _p, sk: _s, type: _t, gsi1pk: _g, gsi1sk: _h, ...rest } = item;
+  return rest as unknown as Identity;
+};
+
+/** A tenant's identities newest first; `after` is the id of the last identity seen. */
+export async function listIdentities(
+  db: Db,
+  tenantId: string,
+  opts: { limit: number; after?: string },
+): Promise<{ data: Identity[]; next?: string }> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.table,
+      IndexName: 'gsi1',
+      KeyConditionExpression: opts.after ? 'gsi1pk = :pk AND gsi1sk < :after' : 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': `TI#${tenantId}`, ...(opts.after ? { ':after': opts.after } : {}) },
+      ScanIndexForward: false,
+      Limit: opts.limit + 1,
+    }),
+  );
+  const ids = (out.Items ?? []).map((i) => String(i.gsi1sk));
+  const page = ids.slice(0, opts.limit);
+  const found = new Map<string, Identity>();
+  if (page.length > 0) {
+    const got = await db.doc.send(
+      new BatchGetCommand({ RequestItems: { [db.table]: { Keys: page.map((id) => keys.identity(id)) } } }),
+    );
+    for (const item of got.Responses?.[db.table] ?? []) {
+      const i = strip(item);
+      found.set(i.id, i);
+    }
+  }
+  return {
+    data: page.map((id) => found.get(id)).filter((i): i is Identity => i !== undefined),
+    next: ids.length > opts.limit ? page[page.length - 1] : undefined,
+  };
+}
+
+/**
+ * Sets and removes identity fields, plus `extra`, in one transaction conditioned on the status the
+ * caller read (so a change never lands on an identity deleted meanwhile).
+ */
+export async function updateIdentityFields(
+  db: Db,
+  i: Identity,
+  set: Record<string, unknown>,
+  remove: string[],
+  now: number,
+  extra: TransactItem[] = [],
+): Promise<boolean> {
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = { ':now': now, ':from': i.status };
+  const sets = ['updated_at = :now'];
+  Object.entries(set).forEach(([k, v], n) => {
+    names[`#f${n}`] = k;
+    values[`:v${n}`] = v;
+    sets.push(`#f${n} = :v${n}`);
+  });
+  const removes = remove.map((k, n) => {
+    names[`#r${n}`] = k;
+    return `#r${n}`;
+  });
+  return transact(db, [
+    {
+      Update: {
+        TableName: db.table,
+        Key: keys.identity(i.id),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: '#status = :from',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    ...extra,
+  ]);
+}
+
+/** Deletion: the identity becomes `deleted` and each of its addresses `retired`, for good. */
+export async function deleteIdentity(db: Db, i: Identity, now: number, extra: TransactItem[] = []) {
+  return transact(db, [
+    {
+      Update: {
+        TableName: db.table,
+        Key: keys.identity(i.id),
+        UpdateExpression: 'SET #status = :deleted, updated_at = :now REMOVE pause_reason',
+        ConditionExpression: '#status = :from',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':deleted': 'deleted', ':now': now, ':from': i.status },
+      },
+    },
+    ...(i.addresses ?? [i.primary_address]).map(
+      (a): TransactItem => ({
+        Update: {
+          TableName: db.table,
+          Key: keys.address(a),
+          UpdateExpression: 'SET #status = :retired',
+          ConditionExpression: 'attribute_exists(pk) AND identity_id = :id',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':retired': 'retired', ':id': i.id },
+        },
+      }),
+    ),
+    ...extra,
+  ]);
+}
+
+async function transact(db: Db, items: TransactItem[]): Promise<boolean> {
+  try {
+    await db.doc.send(new TransactWriteCommand({ TransactItems: items }));
+    return true;
+  } catch (err) {
+    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
+      return false;
+    throw err;
+  }
+}

@@ -1,0 +1,188 @@
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Tenant, TenantPolicy } from '../core/model.ts';
+import { type Db, isTransactionCanceled } from './db.ts';
+import { keys } from './keys.ts';
+
+/**
+ * Tenants (issue 10): the tenant item `T#{id}` / `T` (listed through gsi1 `TENANTS`) and its slug
+ * claim `TS#{slug}` / `TS`, written together, so two tenants never share a slug.
+ */
+type TransactItem = NonNullable<
+  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
+>[number];
+
+export const TENANTS_INDEX_PK = 'TENANTS';
+const slugKey = (slug: string) => ({ pk: `TS#${slug}`, sk: 'TS' });
+
+export async function createTenant(
+  db: Db,
+  t: Tenant,
+  extra: TransactItem[] = [],
+): Promise<'created' | 'slug_taken'> {
+  try {
+    await db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: db.table,
+              Item: { ...keys.tenant(t.id), type: 'tenant', gsi1pk: TENANTS_INDEX_PK, gsi1sk: t.id, ...t },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: db.table,
+              Item: { ...slugKey(t.slug!), type: 'tenant_slug', tenant_id: t.id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          ...extra,
+        ],
+      }),
+    );
+    return 'created';
+  } catch (err) {
+    if (isTransactionCanceled(err) && err.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed')
+      return 'slug_taken';
+    throw err;
+  }
+}
+
+export async function tenantIdOfSlug(db: Db, slug: string): Promise<string | undefined> {
+  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug) }));
+  return out.Item?.tenant_id as string | undefined;
+}
+
+const stripTenant = (item: Record<string, unknown>): Tenant => {
+  const { pk: _p, sk: _s, type: _t, gsi1pk: _g, gsi1sk: _h, ...rest } = item;
+  return rest as unknown as Tenant;
+};
+
+export async function getTenantConsistent(db: Db, id: string): Promise<Tenant | undefined> {
+  if (!/^ten_[0-9a-z]{26}$/.test(id)) return undefined;
+  const out = await db.doc.send(
+    new GetCommand({ TableName: db.table, Key: keys.tenant(id), ConsistentRead: true }),
+  );
+  return out.Item ? stripTenant(out.Item) : undefined;
+}
+
+/** Tenants newest first; `after` is the id of the last tenant seen. */
+export async function listTenants(
+  db: Db,
+  opts: { limit: number; after?: string },
+): Promise<{ data: Tenant[]; next?: string }> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.table,
+      IndexName: 'gsi1',
+      KeyConditionExpression: opts.after ? 'gsi1pk = :pk AND gsi1sk < :after' : 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': TENANTS_INDEX_PK, ...(opts.after ? { ':after': opts.after } : {}) },
+      ScanIndexForward: false,
+      Limit: opts.limit + 1,
+    }),
+  );
+  const ids = (out.Items ?? []).map((i) => String(i.gsi1sk));
+  const page = ids.slice(0, opts.limit);
+  const found = new Map<string, Tenant>();
+  if (page.length > 0) {
+    const got = await db.doc.send(
+      new BatchGetCommand({ RequestItems: { [db.table]: { Keys: page.map((id) => keys.tenant(id)) } } }),
+    );
+    for (const item of got.Responses?.[db.table] ?? []) {
+      const t = stripTenant(item);
+      found.set(t.id, t);
+    }
+  }
+  return {
+    data: page.map((id) => found.get(id)).filter((t): t is Tenant => t !== undefined),
+    next: ids.length > opts.limit ? page[page.length - 1] : undefined,
+  };
+}
+
+/**
+ * Changes name, timezone and status (with `suspended_at`), plus `extra`, in one transaction
+ * conditioned on the tenant existing at the status read.
+ */
+export async function updateTenant(
+  db: Db,
+  t: Tenant,
+  change: { name?: string; timezone?: string; status?: Tenant['status'] },
+  now: number,
+  extra: TransactItem[] = [],
+): Promise<boolean> {
+  const sets = ['updated_at = :now'];
+  const removes: string[] = [];
+  const values: Record<string, unknown> = { ':now': now, ':from': t.status };
+  const names: Record<string, string> = { '#status': 'status' };
+  if (change.name !== undefined) {
+    sets.push('#name = :name');
+    names['#name'] = 'name';
+    values[':name'] = change.name;
+  }
+  if (change.timezone !== undefined) {
+    sets.push('timezone = :tz');
+    values[':tz'] = change.timezone;
+  }
+  if (change.status !== undefined && change.status !== t.status) {
+    sets.push('#status = :status');
+    values[':status'] = change.status;
+    if (change.status === 'suspended') sets.push('suspended_at = :now');
+    else removes.push('suspended_at');
+  }
+  return transact(db, [
+    {
+      Update: {
+        TableName: db.table,
+        Key: keys.tenant(t.id),
+        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+        ConditionExpression: 'attribute_exists(pk) AND #status = :from',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    ...extra,
+  ]);
+}
+
+/** The policy compare-and-set: written only while the stored policy_version is `fromVersion`. */
+export async function updateTenantPolicy(
+  db: Db,
+  tenantId: string,
+  policy: TenantPolicy,
+  fromVersion: number,
+  now: number,
+  extra: TransactItem[] = [],
+): Promise<boolean> {
+  return transact(db, [
+    {
+      Update: {
+        TableName: db.table,
+        Key: keys.tenant(tenantId),
+        UpdateExpression: 'SET policy = :policy, policy_version = :next, updated_at = :now',
+        ConditionExpression:
+          fromVersion === 0
+            ? 'attribute_exists(pk) AND (attribute_not_exists(policy_version) OR policy_version = :v)'
+            : 'attribute_exists(pk) AND policy_version = :v',
+        ExpressionAttributeValues: {
+          ':policy': policy,
+          ':next': fromVersion + 1,
+          ':now': now,
+          ':v': fromVersion,
+        },
+      },
+    },
+    ...extra,
+  ]);
+}
+
+async function transact(db: Db, items: TransactItem[]): Promise<boolean> {
+  try {
+    await db.doc.send(new TransactWriteCommand({ TransactItems: items }));
+    return true;
+  } catch (err) {
+    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
+      return false;
+    throw err;
+  }
+}

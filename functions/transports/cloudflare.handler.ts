@@ -1,0 +1,19 @@
+import { loadCloudflareApiToken, loadTransportDeps } from '../env.ts';
+import { sendAttemptTasks } from '../send/tasks.ts';
+import { cloudflareTransport } from './cloudflare.transport.ts';
+import { transportTask } from './tasks.ts';
+
+/**
+ * Lambda entry of the Cloudflare Email Sending transport task. It alone reads the sending token's
+ * secret (PMAIL_CF_API_TOKEN_SECRET_ARN, read by the same loader as the events pull consumer's);
+ * the account is PM_CF_ACCOUNT_ID unless the domain names its own.
+ */
+const deps = loadTransportDeps('transport-cloudflare');
+
+export const handler = sendAttemptTasks.Transport(
+  cloudflareTransport(
+    { apiToken: () => loadCloudflareApiToken(), log: deps.log },
+    { accountId: process.env.PM_CF_ACCOUNT_ID || undefined },
+  ),
+  transportTask('cloudflare'),
+)(deps);

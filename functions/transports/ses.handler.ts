@@ -1,0 +1,19 @@
+import { loadTransportDeps } from '../env.ts';
+import { sendAttemptTasks } from '../send/tasks.ts';
+import { sesClients, sesTransport } from './ses.transport.ts';
+import { transportTask } from './tasks.ts';
+
+/**
+ * Lambda entry of the SES transport task. Its role may read the message and its stored copy, set
+ * the sending mark and call ses:SendEmail — nothing else (lib/pmail-stack.ts).
+ */
+const deps = loadTransportDeps('transport-ses');
+
+export const handler = sendAttemptTasks.Transport(
+  sesTransport({
+    client: sesClients({ region: process.env.AWS_REGION }),
+    defaultConfigurationSet: process.env.PMAIL_SES_CONFIGURATION_SET,
+    log: deps.log,
+  }),
+  transportTask('ses'),
+)(deps);

@@ -1,0 +1,99 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SmtpDomainSettings } from '../../functions/core/model.ts';
+import { LOCAL_SECRET_PREFIX } from '../../functions/local/transports.ts';
+import { writeSmtpSecret } from '../../functions/store/relay-secrets.store.ts';
+import { makeLive } from '../support/live-domain.ts';
+import { stackPerTest, type TestStack } from '../support/local.ts';
+import {
+  RELAY_PASSWORD,
+  RELAY_USER,
+  type Relay,
+  type RelayScript,
+  startRelay,
+} from '../support/smtp-relay.ts';
+
+/**
+ * End to end through the local send-attempt machine: a live tenant whose sending domain uses
+ * transport `smtp`, pointing at a local smtp-server (the local runtime's SSRF opt-out), with the
+ * password in the relay secret store. The relay counts the copies it took.
+ */
+const relays: Relay[] = [];
+afterEach(async () => {
+  await Promise.all(relays.splice(0).map((r) => r.close()));
+});
+
+const stackFor = stackPerTest();
+
+async function liveSmtpStack(script: RelayScript = {}): Promise<{ s: TestStack; relay: Relay }> {
+  const relay = await startRelay(script);
+  relays.push(relay);
+  const s = await stackFor({ smtp: { tlsCa: [relay.cert] } });
+  const domain = s.agent.address.split('@')[1]!;
+  const secretRef = await writeSmtpSecret(s.secrets, LOCAL_SECRET_PREFIX, domain, {
+    password: RELAY_PASSWORD,
+  });
+  const smtp: SmtpDomainSettings = {
+    host: 'localhost',
+    port: relay.port,
+    username: RELAY_USER,
+    secret_ref: secretRef,
+  };
+  await makeLive(s, { transport: 'smtp', smtp });
+  return { s, relay };
+}
+
+describe('a live tenant sending through its SMTP relay (local state machine)', () => {
+  it('submits the message through the relay once, with its Message-ID, Bcc only in the envelope', async () => {
+    const { s, relay } = await liveSmtpStack();
+    const res = await s.send({
+      to: ['ann@dest.example'],
+      bcc: ['hidden@dest.example'],
+      subject: 'Through the relay',
+      text: 'Hello from the relay test.',
+    });
+    expect(res.status).toBe(202);
+    await s.settle();
+    const m = await s.message(s.agent.id, res.body.id);
+    expect(m?.status).toBe('submitted');
+    expect(m?.provider).toBe('smtp');
+    const bare = m?.rfc_message_id.replace(/^<|>$/g, '');
+    expect(m?.provider_message_id).toBe(`smtp:localhost:${bare}`);
+    expect(m?.deliveries?.map((d) => d.status)).toEqual(['submitted', 'submitted']);
+    expect(relay.messages).toHaveLength(1);
+    expect(relay.messages[0]?.to).toEqual(['ann@dest.example', 'hidden@dest.example']);
+    expect(relay.messages[0]?.raw).toContain(`Message-ID: <${bare}>`);
+    expect(relay.messages[0]?.raw).not.toMatch(/^bcc:/im);
+  });
+
+  it('a relay that drops the connection after the final dot leaves the message uncertain, one copy, no retry', async () => {
+    const { s, relay } = await liveSmtpStack({ afterDot: 'drop' });
+    const body = { to: ['ann@dest.example'], subject: 'Lost answer', text: 'x' };
+    const res = await s.send(body, 'lost-answer');
+    expect(res.status).toBe(202);
+    await s.settle();
+    const m = await s.message(s.agent.id, res.body.id);
+    expect(m?.status).toBe('uncertain');
+    expect(m?.status_reason).toBe('transport_connection_lost');
+    // The same Idempotency-Key again answers the same message and sends nothing more.
+    const again = await s.send(body, 'lost-answer');
+    expect(again.body.id).toBe(res.body.id);
+    await s.settle();
+    expect(relay.messages).toHaveLength(1);
+  });
+
+  it('550 to one recipient rejects that delivery and submits the other', async () => {
+    const { s, relay } = await liveSmtpStack({ rcpt: { 'gone@dest.example': 550 } });
+    const res = await s.send({
+      to: ['ann@dest.example', 'gone@dest.example'],
+      subject: 'Partly refused',
+      text: 'x',
+    });
+    await s.settle();
+    const m = await s.message(s.agent.id, res.body.id);
+    expect(m?.deliveries?.map((d) => [d.address, d.status])).toEqual([
+      ['ann@dest.example', 'submitted'],
+      ['gone@dest.example', 'rejected'],
+    ]);
+    expect(relay.messages).toHaveLength(1);
+  });
+});

@@ -1,0 +1,229 @@
+import { describe, expect, it } from 'vitest';
+import { relayAddressAllowed, relayTargetAllowed } from '../../functions/core/relay-address.ts';
+import {
+  classifySmtp,
+  type SmtpEnd,
+  type SmtpRcptReply,
+  smtpDomainIssue,
+  smtpImplicitTls,
+} from '../../functions/core/smtp-outcome.ts';
+
+const run = (end: SmtpEnd, rcpt: SmtpRcptReply[] = []) =>
+  classifySmtp({ host: 'Relay.Example', rfc_message_id: 'id@acme.example', rcpt, end });
+
+const beforeDot = (timed_out: boolean): SmtpEnd => ({
+  type: 'no_answer',
+  dot_written: false,
+  timed_out,
+  detail: 'x',
+});
+const afterDot = (timed_out: boolean): SmtpEnd => ({
+  type: 'no_answer',
+  dot_written: true,
+  timed_out,
+  detail: 'x',
+});
+
+/** One row per SMTP line of provider-outcomes.md › SMTP relay. */
+describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
+  it.each<[string, SmtpEnd, SmtpRcptReply[], Record<string, unknown>]>([
+    // Row 1: anything before the final dot is written → RetryLater (Relay).
+    ['connect timeout', beforeDot(true), [], { type: 'retry_later', class: 'Relay', code: 'smtp_timeout' }],
+    ['dropped connection before the dot', beforeDot(false), [], { type: 'retry_later', class: 'Relay' }],
+    [
+      'greeting 421',
+      { type: 'reply', stage: 'greeting', code: 421, text: 'busy' },
+      [],
+      { type: 'retry_later' },
+    ],
+    [
+      'greeting 554',
+      { type: 'reply', stage: 'greeting', code: 554, text: 'no service' },
+      [],
+      { type: 'retry_later' },
+    ],
+    ['EHLO 5xx', { type: 'reply', stage: 'ehlo', code: 502, text: 'no' }, [], { type: 'retry_later' }],
+    [
+      'STARTTLS 454',
+      { type: 'reply', stage: 'starttls', code: 454, text: 'tls later' },
+      [],
+      { type: 'retry_later' },
+    ],
+    [
+      '4xx to AUTH',
+      { type: 'reply', stage: 'auth', code: 454, text: 'temp' },
+      [],
+      { type: 'retry_later', class: 'Relay' },
+    ],
+    [
+      '4xx to MAIL FROM',
+      { type: 'reply', stage: 'mail', code: 451, text: 'later' },
+      [],
+      { type: 'retry_later' },
+    ],
+    // Row 2: no STARTTLS advertised.
+    [
+      'no STARTTLS offered',
+      { type: 'no_starttls' },
+      [],
+      { type: 'rejected', reason: 'sender_domain_unavailable', code: 'smtp_tls_required' },
+    ],
+    // Row 3: 535 (or another 5xx) to AUTH.
+    [
+      '535 to AUTH',
+      { type: 'reply', stage: 'auth', code: 535, text: 'bad credentials' },
+      [],
+      { type: 'rejected', reason: 'sender_domain_unavailable', code: 'smtp_auth_failed' },
+    ],
+    ['534 to AUTH', { type: 'reply', stage: 'auth', code: 534, text: 'x' }, [], { code: 'smtp_auth_failed' }],
+    // Row 4: 5xx to MAIL FROM.
+    [
+      '5xx to MAIL FROM',
+      { type: 'reply', stage: 'mail', code: 550, text: 'sender refused' },
+      [],
+      { type: 'rejected', reason: 'provider_validation', code: 'smtp_550' },
+    ],
+    // Row 5: 5xx to one RCPT → refused[], the rest continue; every RCPT 5xx → Rejected.
+    [
+      '5xx to one RCPT',
+      { type: 'dot_reply', code: 250, text: 'ok' },
+      [{ address: 'gone@x', code: 550, text: 'no such user' }],
+      {
+        type: 'accepted',
+        refused: [{ address: 'gone@x', code: '550', detail: '550 no such user' }],
+        deferred: [],
+      },
+    ],
+    [
+      'every RCPT 5xx',
+      { type: 'no_recipient' },
+      [
+        { address: 'a@x', code: 550, text: 'no' },
+        { address: 'b@x', code: 553, text: 'no' },
+      ],
+      { type: 'rejected', reason: 'provider_validation' },
+    ],
+    // Row 6: 4xx to one RCPT → deferred[]; every RCPT 4xx → RetryLater (Relay).
+    [
+      '4xx to one RCPT',
+      { type: 'dot_reply', code: 250, text: 'ok' },
+      [{ address: 'busy@x', code: 450, text: 'busy' }],
+      { type: 'accepted', refused: [], deferred: ['busy@x'] },
+    ],
+    [
+      'every RCPT 4xx',
+      { type: 'no_recipient' },
+      [
+        { address: 'a@x', code: 450, text: 'busy' },
+        { address: 'b@x', code: 451, text: 'later' },
+      ],
+      { type: 'retry_later', class: 'Relay', refused: [] },
+    ],
+    [
+      'every RCPT refused, one 5xx and one 4xx',
+      { type: 'no_recipient' },
+      [
+        { address: 'a@x', code: 550, text: 'no' },
+        { address: 'b@x', code: 451, text: 'later' },
+      ],
+      { type: 'retry_later', class: 'Relay', refused: [{ address: 'a@x', code: '550', detail: '550 no' }] },
+    ],
+    // Row 7: 250 to the final dot.
+    [
+      '250 to the final dot',
+      { type: 'dot_reply', code: 250, text: '2.0.0 queued as ABC' },
+      [],
+      {
+        type: 'accepted',
+        provider: 'smtp',
+        provider_message_id: 'smtp:relay.example:id@acme.example',
+        rfc_message_id: 'id@acme.example',
+      },
+    ],
+    // Row 8: 4xx / 5xx to the final dot.
+    [
+      '451 to the final dot',
+      { type: 'dot_reply', code: 451, text: 'later' },
+      [],
+      { type: 'retry_later', class: 'Relay' },
+    ],
+    [
+      '554 to the final dot',
+      { type: 'dot_reply', code: 554, text: 'spam' },
+      [],
+      { type: 'rejected', reason: 'provider_validation', code: 'smtp_554' },
+    ],
+    // Row 9: final dot written, then a drop, no reply within 60 s, or the deadline → Unknown.
+    ['drop after the dot', afterDot(false), [], { type: 'unknown', reason: 'transport_connection_lost' }],
+    [
+      'no reply within 60 s / the deadline after the dot',
+      afterDot(true),
+      [],
+      { type: 'unknown', reason: 'transport_timeout' },
+    ],
+  ])('%s', (_, end, rcpt, expected) => {
+    expect(run(end, rcpt)).toMatchObject(expected);
+  });
+
+  it('a 5xx to DATA (the command) is definitive: nothing was sent', () => {
+    expect(run({ type: 'reply', stage: 'data', code: 554, text: 'no valid recipients' })).toMatchObject({
+      type: 'rejected',
+      reason: 'provider_validation',
+    });
+  });
+
+  it('raises the domain issues of the seed', () => {
+    expect(smtpDomainIssue({ type: 'no_starttls' })).toBe('smtp_tls_required');
+    expect(smtpDomainIssue({ type: 'reply', stage: 'auth', code: 535, text: '' })).toBe('smtp_auth_failed');
+    expect(smtpDomainIssue({ type: 'reply', stage: 'auth', code: 454, text: '' })).toBeUndefined();
+  });
+
+  it('uses implicit TLS on 465 only, unless the domain says otherwise', () => {
+    expect([465, 587, 25, 2525].map((p) => smtpImplicitTls(p))).toEqual([true, false, false, false]);
+    expect(smtpImplicitTls(2525, 'implicit')).toBe(true);
+  });
+});
+
+describe('relay SSRF rules', () => {
+  it.each([
+    '127.0.0.1',
+    '10.0.0.1',
+    '172.16.5.4',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '192.0.2.10',
+    '198.51.100.1',
+    '203.0.113.7',
+    '198.18.0.1',
+    '224.0.0.5',
+    '255.255.255.255',
+    '0.0.0.0',
+    '240.0.0.1',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '2001:db8::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '64:ff9b::a9fe:a9fe',
+    'not-an-ip',
+  ])('refuses %s', (ip) => {
+    expect(relayAddressAllowed(ip).ok).toBe(false);
+  });
+
+  it.each(['8.8.8.8', '1.1.1.1', '2a00:1450:4001:81c::201a', '::ffff:8.8.4.4'])('allows %s', (ip) => {
+    expect(relayAddressAllowed(ip).ok).toBe(true);
+  });
+
+  it('allows only ports 25, 465, 587, 2525, and refuses a host with any refused address', () => {
+    for (const p of [25, 465, 587, 2525]) expect(relayTargetAllowed(p, ['8.8.8.8']).ok).toBe(true);
+    for (const p of [26, 2526, 80, 443, 0]) expect(relayTargetAllowed(p, ['8.8.8.8']).ok).toBe(false);
+    expect(relayTargetAllowed(587, ['8.8.8.8', '10.0.0.1']).ok).toBe(false);
+    expect(relayTargetAllowed(587, []).ok).toBe(false);
+  });
+});
