@@ -172,8 +172,10 @@ describe('npm start', () => {
     // Stop before the delivered event (queued ~1 s after the send) is applied: it must survive.
     await stop(first.child);
     expect(await portOpen(first.dynamoPort)).toBe(false);
-    // On exit it prints the metrics it counted (the names production writes as EMF).
-    expect(first.output()).toMatch(/metrics since start[^\n]*\n( {2}.+\n)* {2}sends_accepted 1\n/);
+    // On exit it prints the metrics it counted (the names production writes as EMF): the first
+    // email and the live one.
+    expect(first.output()).toMatch(/metrics since start[^\n]*\n( {2}.+\n)* {2}sends_accepted 2\n/);
+    expect(first.output()).toMatch(/ {2}attempts\{transport=ses,outcome=accepted\} 1\n/);
 
     const second = await startStack(port, sesPort);
     try {

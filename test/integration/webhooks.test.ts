@@ -317,7 +317,11 @@ describe('webhook deliveries', () => {
 });
 
 describe('the local table stream', () => {
-  it('is enabled on a table kept from an older version, and carries outbox inserts to the poller', async () => {
+  // Creating an old table and adding its indexes one at a time (each waited ACTIVE) takes DynamoDB
+  // Local many seconds on a loaded 2-core machine: it once passed the default 30 s in a full run.
+  it('is enabled on a table kept from an older version, and carries outbox inserts to the poller', {
+    timeout: 90_000,
+  }, async () => {
     const db = { ...s.deps.db, table: `old-${s.deps.newId()}` };
     await createOldTable(db);
     await ensureTable(db);
