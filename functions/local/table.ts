@@ -87,26 +87,37 @@ async function addMissingIndexes(db: Db, present: string[]): Promise<void> {
   for (const index of spec.GlobalSecondaryIndexes ?? []) {
     if (present.includes(index.IndexName!)) continue;
     const names = index.KeySchema!.map((k) => k.AttributeName);
-    await db.doc.send(
-      new UpdateTableCommand({
-        TableName: db.table,
-        AttributeDefinitions: spec.AttributeDefinitions!.filter((a) => names.includes(a.AttributeName)),
-        GlobalSecondaryIndexUpdates: [
-          {
-            Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection },
-          },
-        ],
-      }),
-    );
-    // DynamoDB (Local too) builds one new index at a time: wait for it before asking for the next.
-    for (let i = 0; i < 600; i++) {
+    const create = new UpdateTableCommand({
+      TableName: db.table,
+      AttributeDefinitions: spec.AttributeDefinitions!.filter((a) => names.includes(a.AttributeName)),
+      GlobalSecondaryIndexUpdates: [
+        { Create: { IndexName: index.IndexName, KeySchema: index.KeySchema, Projection: index.Projection } },
+      ],
+    });
+    // DynamoDB (Local too) builds one new index at a time, and a loaded DynamoDB Local can take
+    // tens of seconds: wait for each (by time, not by a count of polls) before asking for the next,
+    // and ask again while the previous build still holds the table.
+    const deadline = Date.now() + INDEX_BUILD_WAIT_MS;
+    for (;;) {
+      try {
+        await db.doc.send(create);
+        break;
+      } catch (err) {
+        if ((err as Error).name !== 'LimitExceededException' || Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    while (Date.now() < deadline) {
       const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
       const built = out.Table?.GlobalSecondaryIndexes?.find((g) => g.IndexName === index.IndexName);
       if (built?.IndexStatus === 'ACTIVE') break;
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 100));
     }
   }
 }
+
+/** How long adding one index to a kept table may take before start-up gives up. */
+const INDEX_BUILD_WAIT_MS = 180_000;
 
 /**
  * A table kept from a version before webhooks gains its stream. The update is refused while the

@@ -427,7 +427,10 @@ describe('duplicate executions', () => {
 });
 
 describe('the local table', () => {
-  it('gains the dispatch index when a table kept from an older version lacks it', async () => {
+  // Index builds on a loaded DynamoDB Local take tens of seconds (functions/local/table.ts).
+  it('gains the dispatch index when a table kept from an older version lacks it', {
+    timeout: 200_000,
+  }, async () => {
     const { DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
     const { ensureTable } = await import('../../functions/local/table.ts');
     const s = await testStack();
