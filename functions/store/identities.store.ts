@@ -1,6 +1,7 @@
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AddressRecord, Identity } from '../core/model.ts';
 import { type Db, isTransactionCanceled } from './db.ts';
+import { pageByIndex } from './index-page.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -91,32 +92,7 @@ export async function listIdentities(
   tenantId: string,
   opts: { limit: number; after?: string },
 ): Promise<{ data: Identity[]; next?: string }> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      IndexName: 'gsi1',
-      KeyConditionExpression: opts.after ? 'gsi1pk = :pk AND gsi1sk < :after' : 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': `TI#${tenantId}`, ...(opts.after ? { ':after': opts.after } : {}) },
-      ScanIndexForward: false,
-      Limit: opts.limit + 1,
-    }),
-  );
-  const ids = (out.Items ?? []).map((i) => String(i.gsi1sk));
-  const page = ids.slice(0, opts.limit);
-  const found = new Map<string, Identity>();
-  if (page.length > 0) {
-    const got = await db.doc.send(
-      new BatchGetCommand({ RequestItems: { [db.table]: { Keys: page.map((id) => keys.identity(id)) } } }),
-    );
-    for (const item of got.Responses?.[db.table] ?? []) {
-      const i = strip(item);
-      found.set(i.id, i);
-    }
-  }
-  return {
-    data: page.map((id) => found.get(id)).filter((i): i is Identity => i !== undefined),
-    next: ids.length > opts.limit ? page[page.length - 1] : undefined,
-  };
+  return pageByIndex(db, `TI#${tenantId}`, (id) => keys.identity(id), strip, opts);
 }
 
 /**

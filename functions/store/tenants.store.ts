@@ -1,6 +1,7 @@
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Tenant, TenantPolicy } from '../core/model.ts';
 import { type Db, isTransactionCanceled } from './db.ts';
+import { pageByIndex } from './index-page.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -72,32 +73,7 @@ export async function listTenants(
   db: Db,
   opts: { limit: number; after?: string },
 ): Promise<{ data: Tenant[]; next?: string }> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      IndexName: 'gsi1',
-      KeyConditionExpression: opts.after ? 'gsi1pk = :pk AND gsi1sk < :after' : 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': TENANTS_INDEX_PK, ...(opts.after ? { ':after': opts.after } : {}) },
-      ScanIndexForward: false,
-      Limit: opts.limit + 1,
-    }),
-  );
-  const ids = (out.Items ?? []).map((i) => String(i.gsi1sk));
-  const page = ids.slice(0, opts.limit);
-  const found = new Map<string, Tenant>();
-  if (page.length > 0) {
-    const got = await db.doc.send(
-      new BatchGetCommand({ RequestItems: { [db.table]: { Keys: page.map((id) => keys.tenant(id)) } } }),
-    );
-    for (const item of got.Responses?.[db.table] ?? []) {
-      const t = stripTenant(item);
-      found.set(t.id, t);
-    }
-  }
-  return {
-    data: page.map((id) => found.get(id)).filter((t): t is Tenant => t !== undefined),
-    next: ids.length > opts.limit ? page[page.length - 1] : undefined,
-  };
+  return pageByIndex(db, TENANTS_INDEX_PK, (id) => keys.tenant(id), stripTenant, opts);
 }
 
 /**
