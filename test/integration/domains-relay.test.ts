@@ -7,7 +7,7 @@ import { autoVerifyingIdentities } from '../../functions/domains/ses-identities.
 import { localSmtpProbe } from '../../functions/domains/smtp-probe.ts';
 import { localSmtpPorts, localSmtpSettings } from '../../functions/local/transports.ts';
 import type { Logger } from '../../functions/log.ts';
-import { getDomain, putAddress, putIdentity } from '../../functions/store/directory.store.ts';
+import { getDomain } from '../../functions/store/directory.store.ts';
 import { keys } from '../../functions/store/keys.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 import { RELAY_PASSWORD, RELAY_TOKEN, RELAY_USER, type Relay, startRelay } from '../support/smtp-relay.ts';
@@ -73,21 +73,14 @@ const freshName = () => `r${Date.now().toString(36)}${++n}.example.com`;
 const base = () => `/v1/tenants/${s.tenantId}/domains`;
 const CF_ACCOUNT = '0123456789abcdef0123456789abcdef';
 
+/** An identity on `domain`, created through the identities API as the README walkthrough does. */
 async function identityOn(domain: string) {
-  const id = `idn_${s.deps.newId()}`;
-  const address = `agent@${domain}`;
-  await putIdentity(s.deps.db, {
-    id,
-    tenant_id: s.tenantId,
-    name: `relay-agent-${++n}`,
-    status: 'active',
-    owner_name: 'Owner',
-    owner_email: 'owner@example.com',
-    primary_address: address,
-    addresses: [address],
+  const res = await s.call('POST', `/v1/tenants/${s.tenantId}/identities`, {
+    body: { username: `agent${++n}`, owner: { name: 'Owner', email: 'owner@example.com' }, domain },
+    headers: { 'idempotency-key': `idn-${domain}-${n}` },
   });
-  await putAddress(s.deps.db, { address, identity_id: id, tenant_id: s.tenantId, domain, status: 'active' });
-  return { id, address };
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return { id: res.body.id as string, address: res.body.primary_address as string };
 }
 
 const sendFrom = (identityId: string, key: string, subject: string) =>
