@@ -112,12 +112,10 @@ describe('invokeSmtpProbe: the domains side of the probe in AWS (Lambda Invoke, 
 
   it('invokes the SMTP function with a { probe } event naming only the domain, and returns its answer', async () => {
     lambda.reset();
-    lambda
-      .on(InvokeCommand)
-      .resolves({
-        StatusCode: 200,
-        Payload: payload({ ok: false, issue: 'smtp_tls_required', detail: 'x' }),
-      });
+    lambda.on(InvokeCommand).resolves({
+      StatusCode: 200,
+      Payload: payload({ ok: false, issue: 'smtp_tls_required', detail: 'x' }),
+    });
     const probe = invokeSmtpProbe('pmail-smtp', client);
     await expect(probe({ domain: 'r.example' }, 20_000)).resolves.toEqual({
       ok: false,
