@@ -2,7 +2,7 @@ import type { RelayProbe } from '../core/domains.ts';
 import type { DomainRecord } from '../core/model.ts';
 import { SMTP_TIMEOUTS } from '../core/smtp-outcome.ts';
 import type { Db } from '../store/db.ts';
-import { getDomain } from '../store/directory.store.ts';
+import { readDomainNow } from '../store/domains.store.ts';
 import { probeSmtpRelay, type SmtpPorts, type SmtpSettings } from '../transports/smtp.transport.ts';
 
 /**
@@ -43,8 +43,8 @@ export async function probeDomainRelay(
   name: string,
   timeoutMs: number = PROBE_TIMEOUT_MS.api,
 ): Promise<RelayProbe> {
-  const d = await getDomain(db, name);
-  if (!d || d.transport !== 'smtp')
+  const d = await readDomainNow(db, name);
+  if (d?.transport !== 'smtp')
     return { ok: false, issue: 'smtp_unreachable', detail: 'not a domain with transport smtp' };
   const result = await probeSmtpRelay(
     ports,
