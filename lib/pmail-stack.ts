@@ -11,7 +11,7 @@ import type { PmailFunction } from './defaults.ts';
 import { discover } from './discover.ts';
 import { DomainCheck } from './domains.ts';
 import { DeliveryEvents } from './events.ts';
-import { cloudflareSendingToken, grantSmtpSecretsRead } from './relay-secrets.ts';
+import { cloudflareSendingToken, grantSmtpSecretsRead, grantSmtpSecretsWrite } from './relay-secrets.ts';
 import { SendMachine } from './send-machine.ts';
 import { Sweeper } from './sweeper.ts';
 import { Webhooks } from './webhooks.ts';
@@ -205,6 +205,19 @@ export class PmailStack extends Stack {
         reason:
           'Sending domains are SES identities named by tenants at runtime: the domains API and the domain check manage any identity of this account and Region.',
       });
+    }
+
+    // SMTP relay domains: the domains API alone writes their credentials (write-only: it never reads
+    // them); the SMTP transport alone reads them, so the relay probe runs there — the domains API and
+    // the domain check may invoke that one function (a `{ probe }` event; functions/domains/smtp-probe.ts).
+    grantSmtpSecretsWrite(domainsApi);
+    if (smtp) {
+      for (const fn of [domainsApi, this.domainCheck.fn]) {
+        fn.grantPrincipal.addToPrincipalPolicy(
+          new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [smtp.fn.functionArn] }),
+        );
+        fn.addEnvironment({ PMAIL_SMTP_PROBE_FUNCTION: smtp.fn.functionName });
+      }
     }
 
     // Journal copies (seed 000 › Message-ID strategy B) are recognised on PM_PLATFORM_DOMAIN.

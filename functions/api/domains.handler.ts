@@ -1,13 +1,24 @@
 import middy from '@middy/core';
 import { sesIdentities } from '../domains/ses-identities.ts';
+import { invokeSmtpProbe } from '../domains/smtp-probe-invoke.ts';
 import { loadLambdaDeps } from '../env.ts';
+import { secretsManagerStore } from '../store/relay-secrets.store.ts';
 import { domainsApi } from './domains.api.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 
-/** Lambda entry of the `domains` route group (functions/api/routes.ts). */
+/**
+ * Lambda entry of the `domains` route group (functions/api/routes.ts). It writes `smtp` domains'
+ * credentials (never reads them) and has the SMTP transport Lambda run the relay probe
+ * (PMAIL_SMTP_PROBE_FUNCTION), since only that function may read them.
+ */
+const probeFunction = process.env.PMAIL_SMTP_PROBE_FUNCTION;
+
 export const handler = middy<ApiEvent, ApiResult>().handler(
   domainsApi(await loadLambdaDeps('api-domains'), {
     identities: sesIdentities({ region: process.env.AWS_REGION ?? 'us-east-1' }),
     configurationSet: process.env.PMAIL_SES_CONFIGURATION_SET,
+    secrets: secretsManagerStore(),
+    secretPrefix: process.env.PMAIL_SMTP_SECRET_PREFIX ?? 'pmail',
+    ...(probeFunction ? { probeSmtp: invokeSmtpProbe(probeFunction) } : {}),
   }),
 );

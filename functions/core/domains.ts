@@ -114,7 +114,38 @@ export function nextDomainState(
   }
 }
 
-/** The API view of a domain (openapi.yaml Domain). */
+/** What an SMTP relay probe answered (functions/domains/smtp-probe.ts › probeSmtpRelay). */
+export type RelayProbe = { ok: true } | { ok: false; issue: string; detail: string };
+
+/** The reason of an `smtp` domain no probe has passed yet (created, or its relay changed). */
+export const SMTP_PROBE_PENDING = 'smtp_probe_pending';
+
+/**
+ * The reason a `cloudflare` domain carries: Cloudflare's sending-domain status is per zone
+ * (`GET /zones/{zone_id}/email/sending/subdomains`, which needs a zone id and a zone-scoped token
+ * pmail does not hold), so pmail does not check it; the domain is `healthy` on creation and a send
+ * from a domain Cloudflare has not onboarded is refused by Cloudflare (`sender_domain_unavailable`).
+ */
+export const CLOUDFLARE_UNCHECKED = 'cloudflare_unchecked';
+
+/**
+ * The state an SMTP relay probe moves a domain to (seed 000 › SMTP relay › probe gate): a passing
+ * probe → healthy; a failing one keeps a never-verified domain `verifying` and makes a verified one
+ * `failing`, with the probe's issue (`smtp_tls_required`, `smtp_auth_failed`, `smtp_unreachable`,
+ * `smtp_relay_address_refused`) as the reason. Suspended, removing and removed are left alone.
+ */
+export function nextRelayDomainState(
+  current: Pick<DomainRecord, 'state'>,
+  probe: RelayProbe,
+): { state: DomainState; state_reason?: string } {
+  if (!CHECKED_STATES.has(current.state)) return { state: current.state };
+  if (probe.ok) return { state: 'healthy' };
+  const wasVerified =
+    current.state === 'healthy' || current.state === 'degraded' || current.state === 'failing';
+  return { state: wasVerified ? 'failing' : 'verifying', state_reason: probe.issue };
+}
+
+/** The API view of a domain (openapi.yaml Domain). Relay credentials never appear in it. */
 export function toDomainView(d: DomainRecord) {
   const iso = (t: number | undefined) => (t === undefined ? null : new Date(t).toISOString());
   return {
@@ -127,6 +158,19 @@ export function toDomainView(d: DomainRecord) {
     checked_at: iso(d.checked_at),
     mail_from: d.mail_from ?? null,
     ses: d.ses ? { region: d.ses.region ?? null, configuration_set: d.ses.configuration_set ?? null } : null,
+    smtp: d.smtp
+      ? {
+          host: d.smtp.host,
+          port: d.smtp.port,
+          tls: d.smtp.tls ?? null,
+          username: d.smtp.username ?? null,
+          auth: d.smtp.auth ?? 'password',
+          /** Whether a secret is stored (its value is write-only). */
+          credentials_stored: Boolean(d.smtp.secret_ref),
+        }
+      : null,
+    cloudflare:
+      d.transport === 'cloudflare' || d.cloudflare ? { account_id: d.cloudflare?.account_id ?? null } : null,
     dns_records: d.dns_records ?? [],
     created_at: iso(d.created_at),
     updated_at: iso(d.updated_at),

@@ -11,6 +11,10 @@ import { SMTP_ALLOWED_PORTS } from './smtp-outcome.ts';
  * judged by the IPv4 address inside it. Anything that does not parse is refused (fail closed).
  * Ranges are ipaddr.js's `range()` (IANA special-purpose registries).
  */
+/** A relay host as a domain may name it: a DNS name (one label or more) or a dotted IPv4 address. */
+export const RELAY_HOST_PATTERN =
+  /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
 export type RelayTargetCheck = { ok: true } | { ok: false; detail: string };
 
 export function relayAddressAllowed(ip: string): RelayTargetCheck {

@@ -1,11 +1,22 @@
 import { loadLambdaDeps } from '../env.ts';
 import { checkAllDomains } from './lifecycle.ts';
 import { sesIdentities } from './ses-identities.ts';
+import { PROBE_TIMEOUT_MS } from './smtp-probe.ts';
+import { invokeSmtpProbe } from './smtp-probe-invoke.ts';
 
-/** Lambda entry of the scheduled domain check (lib/domains.ts: an EventBridge rule). */
+/**
+ * Lambda entry of the scheduled domain check (lib/domains.ts: an EventBridge rule). `smtp` domains
+ * are probed by the SMTP transport Lambda (PMAIL_SMTP_PROBE_FUNCTION), which alone reads relay
+ * credentials.
+ */
 const deps = await loadLambdaDeps('domain-check');
 const identities = sesIdentities({ region: process.env.AWS_REGION ?? 'us-east-1' });
+const probeFunction = process.env.PMAIL_SMTP_PROBE_FUNCTION;
 
 export async function handler(): Promise<{ checked: number; failed: number }> {
-  return checkAllDomains(deps, identities);
+  return checkAllDomains(deps, {
+    identities,
+    ...(probeFunction ? { probeSmtp: invokeSmtpProbe(probeFunction) } : {}),
+    probeTimeoutMs: PROBE_TIMEOUT_MS.check,
+  });
 }

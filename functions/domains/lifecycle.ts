@@ -1,20 +1,40 @@
-import { nextDomainState } from '../core/domains.ts';
+import { CLOUDFLARE_UNCHECKED, nextDomainState, nextRelayDomainState } from '../core/domains.ts';
 import { PmailError } from '../core/errors.ts';
 import type { DomainRecord } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
 import { getDomain } from '../store/directory.store.ts';
 import { listRegisteredDomains, saveDomain } from '../store/domains.store.ts';
+import type { SecretStore } from '../store/relay-secrets.store.ts';
 import type { SesIdentities } from './ses-identities.ts';
+import { PROBE_TIMEOUT_MS, type SmtpProbe } from './smtp-probe.ts';
 
-/** Read the SES identity and move the domain's state (seed 000 › core/domains.ts › nextDomainState). */
+/**
+ * What a domain check reads per transport: the SES identity (`ses`), the SMTP relay probe (`smtp`;
+ * the SMTP transport Lambda in AWS), nothing for `cloudflare` (core/domains.ts ›
+ * CLOUDFLARE_UNCHECKED). `secrets`: where DELETE removes an `smtp` domain's credentials (the domains
+ * API only; the scheduled check cannot write secrets and leaves them).
+ */
+export interface DomainCheckPorts {
+  identities: SesIdentities;
+  probeSmtp?: SmtpProbe;
+  secrets?: SecretStore;
+  /** How long a probe may take here. @default PROBE_TIMEOUT_MS.api */
+  probeTimeoutMs?: number;
+}
+
+/**
+ * Check the domain with its provider and move its state: the SES identity (core/domains.ts ›
+ * nextDomainState), the SMTP relay probe (nextRelayDomainState); a `cloudflare` domain is not
+ * checked (CLOUDFLARE_UNCHECKED) and a `test` one is left as it is.
+ */
 export async function checkDomain(
   deps: Pick<Deps, 'db' | 'clock' | 'log'>,
-  identities: SesIdentities,
+  ports: DomainCheckPorts,
   d: DomainRecord,
 ): Promise<DomainRecord> {
-  if (d.state === 'removing') return removeDomain(deps, identities, d);
-  const status = await identities.get(d.domain, d.ses?.region);
-  const moved = nextDomainState(d, status);
+  if (d.state === 'removing') return removeDomain(deps, ports, d);
+  const moved = await checkWithProvider(ports, d);
+  if (!moved) return d;
   const now = deps.clock();
   const next: DomainRecord = {
     ...d,
@@ -35,6 +55,28 @@ export async function checkDomain(
   return next;
 }
 
+async function checkWithProvider(
+  ports: DomainCheckPorts,
+  d: DomainRecord,
+): Promise<{ state: DomainRecord['state']; state_reason?: string } | undefined> {
+  switch (d.transport) {
+    case 'ses':
+      return nextDomainState(d, await ports.identities.get(d.domain, d.ses?.region));
+    case 'smtp': {
+      if (!ports.probeSmtp)
+        throw new PmailError('unavailable', 'The SMTP relay probe is not available here.');
+      const probe = await ports.probeSmtp(d, ports.probeTimeoutMs ?? PROBE_TIMEOUT_MS.api);
+      return nextRelayDomainState(d, probe);
+    }
+    case 'cloudflare':
+      return d.state === 'suspended' || d.state === 'removed'
+        ? undefined
+        : { state: 'healthy', state_reason: CLOUDFLARE_UNCHECKED };
+    default:
+      return undefined;
+  }
+}
+
 /**
  * DELETE: `removing` first (sends from it stop at once: the claim reads the state), then the SES
  * identity is deleted and the domain is `removed`. A failure in between leaves it `removing`, which
@@ -42,7 +84,7 @@ export async function checkDomain(
  */
 export async function removeDomain(
   deps: Pick<Deps, 'db' | 'clock'>,
-  identities: SesIdentities,
+  ports: DomainCheckPorts,
   d: DomainRecord,
 ): Promise<DomainRecord> {
   if (d.state === 'removed') return d;
@@ -57,7 +99,9 @@ export async function removeDomain(
     if (!(await saveDomain(deps.db, removing, current.updated_at))) throw busy();
     current = removing;
   }
-  if (current.transport === 'ses') await identities.delete(current.domain, current.ses?.region);
+  if (current.transport === 'ses') await ports.identities.delete(current.domain, current.ses?.region);
+  if (current.transport === 'smtp' && current.smtp?.secret_ref && ports.secrets)
+    await ports.secrets.remove(current.smtp.secret_ref);
   const removed: DomainRecord = {
     ...current,
     state: 'removed',
@@ -73,29 +117,38 @@ export const busy = () =>
   });
 
 /**
- * The scheduled check (EventBridge, lib/domains.ts): every registered domain not suspended or
- * removed is read back from SES and its state moved; a `removing` one is finished. One domain's
+ * The scheduled check (EventBridge, lib/domains.ts): every registered `ses` or `smtp` domain not
+ * suspended or removed is read back from SES or probed, and its state moved; a `removing` one (any
+ * transport) is finished. One domain's
  * failure does not stop the others.
  */
+/** Domains the scheduled check works on at once. */
+const CHECK_CONCURRENCY = 8;
+
 export async function checkAllDomains(
   deps: Pick<Deps, 'db' | 'clock' | 'log'>,
-  identities: SesIdentities,
+  ports: DomainCheckPorts,
 ): Promise<{ checked: number; failed: number }> {
   let after: string | undefined;
   let checked = 0;
   let failed = 0;
+  const checkOne = async (name: string) => {
+    const d = await getDomain(deps.db, name);
+    if (!d || d.state === 'removed' || d.state === 'suspended') return;
+    if (d.transport !== 'ses' && d.transport !== 'smtp' && d.state !== 'removing') return;
+    try {
+      await checkDomain(deps, ports, d);
+      checked++;
+    } catch (err) {
+      failed++;
+      deps.log.warn('domain check failed', { domain_id: d.id, error: String(err).slice(0, 200) });
+    }
+  };
   do {
     const page = await listRegisteredDomains(deps.db, after);
-    for (const name of page.domains) {
-      const d = await getDomain(deps.db, name);
-      if (!d || d.state === 'removed' || d.state === 'suspended' || d.transport !== 'ses') continue;
-      try {
-        await checkDomain(deps, identities, d);
-        checked++;
-      } catch (err) {
-        failed++;
-        deps.log.warn('domain check failed', { domain_id: d.id, error: String(err).slice(0, 200) });
-      }
+    // A few at a time: one relay that stalls for its whole probe budget does not hold up the rest.
+    for (let i = 0; i < page.domains.length; i += CHECK_CONCURRENCY) {
+      await Promise.all(page.domains.slice(i, i + CHECK_CONCURRENCY).map(checkOne));
     }
     after = page.next;
   } while (after);

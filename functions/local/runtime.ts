@@ -14,6 +14,7 @@ import { tenantsApi } from '../api/tenants.api.ts';
 import { webhooksApi } from '../api/webhooks.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { autoVerifyingIdentities, type SesIdentities } from '../domains/ses-identities.ts';
+import { localSmtpProbe } from '../domains/smtp-probe.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { type MemoryMetrics, memoryMetrics } from '../metrics.ts';
 import { folderBlobStore } from '../store/blobs.ts';
@@ -24,7 +25,12 @@ import type { SmtpSettings } from '../transports/smtp.transport.ts';
 import { LocalQueue } from './queue.ts';
 import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
 import { ensureTable } from './table.ts';
-import type { LocalTransportOptions } from './transports.ts';
+import {
+  LOCAL_SECRET_PREFIX,
+  type LocalTransportOptions,
+  localSmtpPorts,
+  localSmtpSettings,
+} from './transports.ts';
 import { localWebhooks } from './webhooks.ts';
 
 export interface LocalRuntimeOptions {
@@ -105,6 +111,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   };
   await ensureTable(deps.db);
   const secrets = folderSecretStore(join(opts.stateDir, 'secrets'));
+  const smtpOptions = { secrets, smtp: opts.smtp };
   const machine = new LocalSendMachine(
     deps,
     {},
@@ -166,6 +173,11 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       domains: domainsApi(deps, {
         identities: opts.sesIdentities ?? autoVerifyingIdentities(),
         sesEndpoint: opts.sesEndpoint,
+        // The relay credentials and the probe: the same ports as the local SMTP adapter's.
+        secrets,
+        secretPrefix: LOCAL_SECRET_PREFIX,
+        probeSmtp: localSmtpProbe(deps.db, localSmtpPorts(deps, smtpOptions), localSmtpSettings(smtpOptions)),
+        allowLocalRelays: localSmtpSettings(smtpOptions).allowLocalRelays,
       }),
       keys: keysApi(deps),
       directory: directoryApi(deps),

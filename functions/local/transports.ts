@@ -6,7 +6,7 @@ import { type CloudflareSendSettings, cloudflareTransport } from '../transports/
 import { loopbackTransport } from '../transports/loopback.transport.ts';
 import { sesClients, sesTransport } from '../transports/ses.transport.ts';
 import { simulatorTransport } from '../transports/simulator.transport.ts';
-import { type SmtpSettings, smtpTransport } from '../transports/smtp.transport.ts';
+import { type SmtpPorts, type SmtpSettings, smtpTransport } from '../transports/smtp.transport.ts';
 import type { Transport, TransportProvider } from '../transports/transport.ts';
 
 /** The secret prefix of the local runtime (the stack name in AWS). */
@@ -29,6 +29,21 @@ export interface LocalTransportOptions {
   sesEndpoint?: string;
 }
 
+/** The SMTP adapter's ports locally (the relay probe of the domains API uses the same). */
+export function localSmtpPorts(deps: Pick<Deps, 'log'>, opts: LocalTransportOptions): SmtpPorts {
+  const secrets = opts.secrets;
+  return {
+    credentials: secrets ? smtpCredentials(secrets, LOCAL_SECRET_PREFIX) : async () => undefined,
+    log: deps.log,
+  };
+}
+
+/** The SMTP adapter's settings locally: the SSRF opt-out on, unless the options say otherwise. */
+export const localSmtpSettings = (opts: LocalTransportOptions): SmtpSettings => ({
+  allowLocalRelays: true,
+  ...opts.smtp,
+});
+
 export const LOCAL_SES_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 /**
@@ -40,7 +55,6 @@ export function localTransports(
   opts: LocalTransportOptions = {},
 ): Partial<Record<TransportProvider, Transport>> {
   const addresses = (a: string[]) => getAddresses(deps.db, a);
-  const secrets = opts.secrets;
   const clients = sesClients({ region: 'us-east-1', credentials: LOCAL_SES_CREDENTIALS });
   return {
     // Locally every SES domain sends to the local SES: `npm start`'s (`sesEndpoint`, which wins, so a
@@ -58,13 +72,7 @@ export function localTransports(
       clock: deps.clock,
       eventDelaySeconds: deps.config.simEventDelaySeconds,
     }),
-    smtp: smtpTransport(
-      {
-        credentials: secrets ? smtpCredentials(secrets, LOCAL_SECRET_PREFIX) : async () => undefined,
-        log: deps.log,
-      },
-      { allowLocalRelays: true, ...opts.smtp },
-    ),
+    smtp: smtpTransport(localSmtpPorts(deps, opts), localSmtpSettings(opts)),
     cloudflare: cloudflareTransport(
       {
         apiToken: async () => opts.cloudflare?.apiToken ?? loadCloudflareApiToken(),

@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainRecord } from '../core/model.ts';
 import { type Db, isConditionFailed, isTransactionCanceled } from './db.ts';
 import { getDomain } from './directory.store.ts';
@@ -56,6 +56,19 @@ export async function createDomain(db: Db, d: DomainRecord & { id: string }): Pr
       return 'exists';
     throw err;
   }
+}
+
+/**
+ * The domain as last written (a strongly consistent read): the SMTP relay probe reads the settings
+ * a PATCH has just written, never the ones before it.
+ */
+export async function readDomainNow(db: Db, domain: string): Promise<DomainRecord | undefined> {
+  const out = await db.doc.send(
+    new GetCommand({ TableName: db.table, Key: keys.domain(domain), ConsistentRead: true }),
+  );
+  if (!out.Item) return undefined;
+  const { pk: _pk, sk: _sk, type: _type, ...d } = out.Item;
+  return d as DomainRecord;
 }
 
 /** The tenant's domain with this id (another tenant's, or a name re-added since, is absent). */

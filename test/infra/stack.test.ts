@@ -501,7 +501,9 @@ describe('permissions', () => {
       const granted = permissionsOf(f);
       const secrets = granted.get('secretsmanager:GetSecretValue')?.join() ?? '';
       expect(secrets.includes(':secret:Pmail/smtp/*'), f.node.path).toBe(f === smtp);
-      expect(granted.has('secretsmanager:PutSecretValue'), f.node.path).toBe(false);
+      expect(granted.has('secretsmanager:PutSecretValue'), f.node.path).toBe(
+        f === stack.api.functions.domains,
+      );
     }
     const smtpGrants = permissionsOf(smtp);
     expect(smtpGrants.get('secretsmanager:GetSecretValue')).toHaveLength(1);
@@ -513,6 +515,41 @@ describe('permissions', () => {
     expect(permissionsOf(cloudflare).get('s3:GetObject')?.join()).toContain('/t/*/i/*/out/*');
     for (const f of transports().filter((t) => t !== smtp && t !== cloudflare)) {
       expect(permissionsOf(f).get('s3:GetObject')?.join() ?? '', f.node.path).not.toContain('/out/');
+    }
+  });
+
+  it('let only the domains API write the relays’ secrets (never read them), and only it and the domain check invoke the SMTP transport (its probe)', () => {
+    const smtp = stack.send.transports.smtp!;
+    const domainsApi = stack.api.functions.domains;
+    const all = [
+      ...everyone(),
+      ...transports(),
+      stack.domainCheck.fn,
+      stack.webhooks.fanOut,
+      stack.webhooks.deliverer,
+    ].filter((f, i, list) => f && list.indexOf(f) === i);
+    for (const f of all) {
+      const granted = permissionsOf(f);
+      for (const action of [
+        'secretsmanager:CreateSecret',
+        'secretsmanager:PutSecretValue',
+        'secretsmanager:DeleteSecret',
+      ]) {
+        const on = granted.get(action)?.join() ?? '';
+        expect(on.includes(':secret:Pmail/smtp/*'), `${f.node.path} ${action}`).toBe(f === domainsApi);
+      }
+      const readsRelaySecrets = (granted.get('secretsmanager:GetSecretValue')?.join() ?? '').includes(
+        ':secret:Pmail/smtp/*',
+      );
+      expect(readsRelaySecrets, f.node.path).toBe(f === smtp);
+      const invokes = JSON.stringify(granted.get('lambda:InvokeFunction') ?? []);
+      expect(invokes.includes(logicalId(smtp.fn)), f.node.path).toBe(
+        f === domainsApi || f === stack.domainCheck.fn,
+      );
+    }
+    for (const f of [domainsApi, stack.domainCheck.fn]) {
+      expect(permissionsOf(f).get('lambda:InvokeFunction'), f.node.path).toHaveLength(1);
+      expect(JSON.stringify(envOf(f).PMAIL_SMTP_PROBE_FUNCTION)).toContain(logicalId(smtp.fn));
     }
   });
 

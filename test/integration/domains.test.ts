@@ -178,7 +178,7 @@ describe('sending domains', () => {
     expect(v.body).toMatchObject({ state: 'healthy', state_reason: null });
 
     verified('FAILED');
-    await checkAllDomains(s.deps, identities);
+    await checkAllDomains(s.deps, { identities });
     expect((await s.call('GET', `${base()}/${created.id}`)).body).toMatchObject({
       state: 'degraded',
       state_reason: 'mail_from_failed',
@@ -187,7 +187,7 @@ describe('sending domains', () => {
     sesControl
       .on(GetEmailIdentityCommand)
       .rejects(new NotFoundException({ message: 'gone', $metadata: { httpStatusCode: 404 } }));
-    await checkAllDomains(s.deps, identities);
+    await checkAllDomains(s.deps, { identities });
     expect((await s.call('GET', `${base()}/${created.id}`)).body).toMatchObject({
       state: 'failing',
       state_reason: 'ses_identity_missing',
@@ -237,7 +237,7 @@ describe('sending domains', () => {
     sesControl
       .on(GetEmailIdentityCommand)
       .resolves({ VerifiedForSendingStatus: true, DkimAttributes: { Status: 'FAILED' } });
-    await checkAllDomains(s.deps, identities);
+    await checkAllDomains(s.deps, { identities });
     const before = localSesServer.requests.length;
     const sent = await s.call('POST', `/v1/identities/${agent.id}/messages`, {
       body: { to: ['jo@example.net'], subject: 'From a failing domain', text: 'x' },
