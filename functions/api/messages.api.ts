@@ -1,4 +1,5 @@
 import { PmailError } from '../core/errors.ts';
+import { checkIdempotencyKey } from '../core/limits.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { Deps } from '../deps.ts';
 import { cancelSend, resolveSend } from '../send/actions.ts';
@@ -7,7 +8,7 @@ import { submit } from '../send/submit.ts';
 import { getMessage, listMessages } from '../store/messages.store.ts';
 import { authenticate, identityInScope, requirePermission } from './auth.ts';
 import { bodyOf, header, json, routeGroup } from './http.ts';
-import { listQuerySchema, resolveBodySchema, zodErrors } from './send.schema.ts';
+import { listQuerySchema, parseSendBody, resolveBodySchema, zodErrors } from './send.schema.ts';
 
 /**
  * The `messages` route group: POST/GET …/messages, GET …/messages/{id}, and cancel and resolve. Thin: parse, call the
@@ -29,16 +30,24 @@ export function messagesApi(deps: Deps) {
             details: { errors: [{ path: 'dry_run', message: 'true or false' }] },
           });
         }
-        const out = await submit(deps, {
-          tenant,
-          identity,
-          operation: OPERATIONS[route.operation],
-          targetMessageId: params.message_id,
-          idempotencyKey: header(event, 'idempotency-key'),
-          body: bodyOf(event),
-          requestId,
-          dryRun: dryRun === 'true',
-        }).catch(countRefusal(deps));
+        const operation = OPERATIONS[route.operation];
+        const out = await (async () => {
+          // seed 000 › Handler steps 3–4, here so the use case gets a typed command. On a dry run the
+          // key is optional and never looked up or recorded.
+          const idempotencyKey =
+            dryRun === 'true' ? undefined : checkIdempotencyKey(header(event, 'idempotency-key'), true);
+          const request = parseSendBody(operation, bodyOf(event));
+          return submit(deps, {
+            tenant,
+            identity,
+            operation,
+            targetMessageId: params.message_id,
+            idempotencyKey,
+            request,
+            requestId,
+            dryRun: dryRun === 'true',
+          });
+        })().catch(countRefusal(deps));
         deps.metrics.add(
           out.type === 'dry_run'
             ? 'sends_dry_run'
@@ -74,14 +83,7 @@ export function messagesApi(deps: Deps) {
             details: { errors: zodErrors(body.error) },
           });
         }
-        const idempotencyKey = header(event, 'idempotency-key');
-        if (idempotencyKey !== undefined && !/^[\x20-\x7E]{1,255}$/.test(idempotencyKey)) {
-          throw new PmailError(
-            'invalid_idempotency_key',
-            'The Idempotency-Key must be 1–255 printable ASCII characters.',
-            { details: { pattern: '^[\\x20-\\x7E]{1,255}$' } },
-          );
-        }
+        const idempotencyKey = checkIdempotencyKey(header(event, 'idempotency-key'), false);
         const out = await resolveSend(deps, {
           identityId: identity.id,
           messageId: params.message_id,

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
 import { simpleParser } from 'mailparser';
-import type { AnyBody } from '../api/send.schema.ts';
 import {
   type AttachmentInput,
   appendHtml,
@@ -13,6 +12,7 @@ import {
 } from '../core/compose.ts';
 import { PmailError } from '../core/errors.ts';
 import { validateCustomHeaders } from '../core/headers.ts';
+import { MAX_MIME_BYTES } from '../core/limits.ts';
 import { attachmentLink, type LinkCandidate, linkBlobMetadata, planLinks } from '../core/links.ts';
 import type { AddressRecord, DomainRecord, Identity, Mailbox, MessageRecord, Tenant } from '../core/model.ts';
 import { checkSender } from '../core/policy.ts';
@@ -25,6 +25,7 @@ import {
   type Recipient,
 } from '../core/recipients.ts';
 import { replyAllRecipients, replyRecipients, replyTarget, threadReferences } from '../core/reply.ts';
+import type { SendCommand } from '../core/send-command.ts';
 import { isSimulatorAddress } from '../core/simulator.ts';
 import { type FilterDecision, filterRecipients } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
@@ -38,8 +39,6 @@ import { buildMime } from './mime.ts';
 
 export type Operation = 'send' | 'reply' | 'reply_all' | 'forward';
 
-/** seed 000 › Attachments and size: 5 MiB less 8 KiB kept for the headers a transport adds. */
-export const MAX_MIME_BYTES = 5_242_880 - 8_192;
 /** D6: consecutive automatic replies allowed in a thread, unless policy says otherwise. */
 export const DEFAULT_MAX_AUTOMATIC_EXCHANGES = 2;
 
@@ -49,7 +48,7 @@ export interface PrepareInput {
   operation: Operation;
   /** reply, reply_all, forward: the message answered or forwarded. */
   targetMessageId?: string;
-  body: AnyBody;
+  body: SendCommand;
   /** The new message's ULID (its id is `msg_{ulid}`). */
   ulid: string;
 }

@@ -1,17 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
-import {
-  type AnyBody,
-  forwardBodySchema,
-  replyBodySchema,
-  sendBodySchema,
-  zodErrors,
-} from '../api/send.schema.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
+import { MAX_SCHEDULE_MS } from '../core/limits.ts';
 import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
 import { crossedThresholds, localDay, nextLocalMidnight } from '../core/quota.ts';
+import type { ParsedSend, SendCommand } from '../core/send-command.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { outboundKey } from '../store/blobs.ts';
@@ -31,11 +25,6 @@ import { getThread, lockedByOther, threadSendItem } from '../store/threads.store
 import { executionName } from './dispatcher.ts';
 import { composeMime, type Operation, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
 
-/** seed 000 › Handler step 3: printable ASCII, 1–255 bytes. The pattern openapi.yaml states. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
-/** seed 000 › Handler step 4. */
-export const MAX_BODY_BYTES = 7 * 1024 * 1024;
-export { MAX_MIME_BYTES } from './prepare.ts';
 /** seed 000 › Thread lock: wait 250 ms between tries, for at most 10 s. */
 export const LOCK_RETRY_MS = 250;
 export const LOCK_WAIT_MAX_MS = 10_000;
@@ -46,9 +35,10 @@ export interface SubmitInput {
   operation: Operation;
   /** reply, reply_all, forward: the message answered or forwarded. */
   targetMessageId?: string;
+  /** Checked by the handler (seed 000 › Handler step 3): present unless this is a dry run. */
   idempotencyKey: string | undefined;
-  /** The raw request body (the fingerprint hashes its parsed JSON). */
-  body: string;
+  /** The body, parsed and validated by the handler (step 4); `raw` is what the fingerprint hashes. */
+  request: ParsedSend;
   requestId: string;
   dryRun?: boolean;
 }
@@ -61,13 +51,6 @@ export interface DryRunResult {
   would_send: true;
   recipients: { address: string; field: string; status: 'queued' | 'suppressed'; reason?: string }[];
 }
-
-const SCHEMAS: Record<Operation, z.ZodType<AnyBody>> = {
-  send: sendBodySchema as z.ZodType<AnyBody>,
-  reply: replyBodySchema as z.ZodType<AnyBody>,
-  reply_all: replyBodySchema as z.ZodType<AnyBody>,
-  forward: forwardBodySchema as z.ZodType<AnyBody>,
-};
 
 /**
  * POST …/messages, …/reply, …/reply-all, …/forward: seed 000 › Handler steps 2–8 with the
@@ -86,24 +69,9 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   });
   if (peek.full) throw rateLimited(rateRetryAfter(peekedAt));
 
-  // 3. Idempotency-Key (optional on a dry run, and then never looked up or recorded).
+  // 3–4 (the Idempotency-Key header and the body) were checked by the handler.
   const key = input.idempotencyKey;
-  if (!input.dryRun) {
-    if (key === undefined)
-      throw new PmailError('idempotency_key_required', 'A send needs an Idempotency-Key header.');
-    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-      throw new PmailError(
-        'invalid_idempotency_key',
-        'The Idempotency-Key must be 1–255 printable ASCII characters.',
-        {
-          details: { pattern: '^[\\x20-\\x7E]{1,255}$' },
-        },
-      );
-    }
-  }
-
-  // 4. Body.
-  const { raw, body } = parseBody(input.body, SCHEMAS[operation]);
+  const { raw, body } = input.request;
 
   // Steps 1 (the rest), 5–17: the policy pipeline and the composition, nothing written.
   const prepare = () =>
@@ -174,8 +142,6 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   return { type: 'accepted', message: toApiMessage(stored.message), deduplicated: false };
 }
 
-export const MAX_SCHEDULE_MS = 30 * 24 * 3600 * 1000;
-
 function checkSendAt(sendAt: string | undefined, now: number): void {
   if (sendAt === undefined) return;
   const at = Date.parse(sendAt);
@@ -183,29 +149,6 @@ function checkSendAt(sendAt: string | undefined, now: number): void {
   throw new PmailError('invalid_request', 'send_at must be in the future and at most 30 days ahead.', {
     details: { errors: [{ path: 'send_at', message: 'in the future, at most 30 days ahead' }] },
   });
-}
-
-function parseBody(text: string, schema: z.ZodType<AnyBody>): { raw: unknown; body: AnyBody } {
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
-      details: { max_bytes: MAX_BODY_BYTES },
-    });
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
-      details: { errors: [{ path: '', message: 'not valid JSON' }] },
-    });
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new PmailError('invalid_request', 'The request body is not valid.', {
-      details: { errors: zodErrors(parsed.error) },
-    });
-  }
-  return { raw, body: parsed.data };
 }
 
 function rateLimited(retryAfter: number): PmailError {
@@ -264,7 +207,7 @@ function dryRunResult(p: Prepared): DryRunResult {
 interface StoreArgs {
   tenant: Tenant;
   identity: Identity;
-  body: AnyBody;
+  body: SendCommand;
   prepared: Prepared;
   keyHash: string;
   fingerprint: string;
