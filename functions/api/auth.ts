@@ -1,5 +1,6 @@
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import { isId } from '../core/ids.ts';
 import {
   type KeyScope,
   LAST_USED_EVERY_MS,
@@ -72,7 +73,7 @@ export async function identityInScope(
 ): Promise<{ identity: Identity; tenant: Tenant }> {
   const notFound = () =>
     new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
-  if (!/^idn_[0-9a-z]{26}$/.test(identityId)) throw notFound();
+  if (!isId('identity', identityId)) throw notFound();
   if (key.identity_ids && !key.identity_ids.includes(identityId)) throw notFound();
   if (key.level === 'platform') {
     const identity = await getIdentity(db, identityId);

@@ -1,4 +1,5 @@
 import { PmailError } from '../core/errors.ts';
+import { isId } from '../core/ids.ts';
 import { checkIdempotencyKey } from '../core/limits.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { Deps } from '../deps.ts';
@@ -98,7 +99,7 @@ export function messagesApi(deps: Deps) {
       case 'getMessage': {
         requirePermission(key, 'messages:read');
         const { identity } = await identityInScope(deps.db, key, params.identity_id);
-        const m = /^msg_[0-9a-z]{26}$/.test(params.message_id)
+        const m = isId('message', params.message_id)
           ? await getMessage(deps.db, identity.id, params.message_id)
           : undefined;
         if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
@@ -162,7 +163,7 @@ const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('bas
 
 function decodeCursor(cursor: string): string {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^msg_[0-9a-z]{26}$/.test(id)) {
+  if (!isId('message', id)) {
     throw new PmailError('invalid_request', 'The cursor is not valid.', {
       details: { errors: [{ path: 'cursor', message: 'use next_cursor from a previous page' }] },
     });

@@ -1,6 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import { isId } from '../core/ids.ts';
 import { cancelMessage, resolveMessage } from '../core/message-actions.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { MessageRecord, Tenant } from '../core/model.ts';
@@ -33,7 +34,7 @@ async function transition(
   extra: (before: MessageRecord, after: MessageRecord, now: number) => unknown[],
 ): Promise<{ before: MessageRecord; after: MessageRecord }> {
   for (let i = 0; i < 8; i++) {
-    const before = /^msg_[0-9a-z]{26}$/.test(messageId)
+    const before = isId('message', messageId)
       ? await getMessage(deps.db, identityId, messageId, true)
       : undefined;
     if (before?.direction !== 'outbound') {

@@ -12,6 +12,7 @@ import {
 } from '../core/compose.ts';
 import { PmailError } from '../core/errors.ts';
 import { validateCustomHeaders } from '../core/headers.ts';
+import { isId } from '../core/ids.ts';
 import { MAX_MIME_BYTES } from '../core/limits.ts';
 import { attachmentLink, type LinkCandidate, linkBlobMetadata, planLinks } from '../core/links.ts';
 import type { AddressRecord, DomainRecord, Identity, Mailbox, MessageRecord, Tenant } from '../core/model.ts';
@@ -417,7 +418,7 @@ async function loadMessage(
   identityId: string,
   messageId: string,
 ): Promise<MessageRecord | undefined> {
-  if (!/^msg_[0-9a-z]{26}$/.test(messageId)) return undefined;
+  if (!isId('message', messageId)) return undefined;
   return getMessage(deps.db, identityId, messageId, true);
 }
 
@@ -427,7 +428,7 @@ async function loadThreadRoot(
   identityId: string,
   threadId: string,
 ): Promise<MessageRecord | undefined> {
-  if (!/^thr_[0-9a-z]{26}$/.test(threadId)) return undefined;
+  if (!isId('thread', threadId)) return undefined;
   const root = await getMessage(deps.db, identityId, `msg_${threadId.slice(4)}`, true);
   return root?.thread_id === threadId ? root : undefined;
 }
