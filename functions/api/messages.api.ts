@@ -1,13 +1,24 @@
 import { PmailError } from '../core/errors.ts';
+import { sha256Hex } from '../core/fingerprint.ts';
 import { isId } from '../core/ids.ts';
-import { checkIdempotencyKey } from '../core/limits.ts';
+import { checkIdempotencyKey, IDEMPOTENCY_KEY_PATTERN } from '../core/limits.ts';
 import { toApiMessage } from '../core/message-view.ts';
+import { possibleLocalDays } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { cancelSend, resolveSend } from '../send/actions.ts';
 import type { Operation } from '../send/prepare.ts';
-import { submit } from '../send/submit.ts';
+import { decideOnFirstRead, submit } from '../send/submit.ts';
 import { getMessage, listMessages } from '../store/messages.store.ts';
-import { authenticate, identityInScope, requirePermission } from './auth.ts';
+import { readFirst } from '../store/submit-read.store.ts';
+import {
+  admitCaller,
+  authenticate,
+  bearerHash,
+  identityInScope,
+  identityVisible,
+  requirePermission,
+  tenantOfIdentity,
+} from './auth.ts';
 import { bodyOf, header, json, routeGroup } from './http.ts';
 import { listQuerySchema, parseSendBody, resolveBodySchema, zodErrors } from './send.schema.ts';
 
@@ -17,53 +28,64 @@ import { listQuerySchema, parseSendBody, resolveBodySchema, zodErrors } from './
  */
 export function messagesApi(deps: Deps) {
   return routeGroup(deps, async ({ event, route, params, requestId }) => {
-    const key = await authenticate(deps, header(event, 'authorization'));
-    switch (route.operation) {
-      case 'sendMessage':
-      case 'replyMessage':
-      case 'replyAllMessage':
-      case 'forwardMessage': {
+    if (SEND_OPERATIONS.has(route.operation)) {
+      const dryRun = event.queryStringParameters?.dry_run;
+      const operation = OPERATIONS[route.operation];
+      const out = await (async () => {
+        // The first read (one BatchGetItem): the key, the identity, the Idempotency-Key's item and
+        // the rate window. A duplicate is answered from it; a new send reads its tenant next.
+        const hash = bearerHash(header(event, 'authorization'));
+        const rawKey = dryRun === 'true' ? undefined : header(event, 'idempotency-key');
+        const now = deps.clock();
+        const first = await readFirst(deps.db, {
+          apiKeyHash: hash,
+          identityId: isId('identity', params.identity_id) ? params.identity_id : undefined,
+          idempotencyKeyHash:
+            rawKey !== undefined && IDEMPOTENCY_KEY_PATTERN.test(rawKey) ? sha256Hex(rawKey) : undefined,
+          days: possibleLocalDays(now),
+          now,
+        });
+        const key = await admitCaller(deps, first.apiKey, hash);
         requirePermission(key, 'messages:send');
-        const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
-        const dryRun = event.queryStringParameters?.dry_run;
+        const identity = identityVisible(key, params.identity_id, first.identity);
         if (dryRun !== undefined && dryRun !== 'true' && dryRun !== 'false') {
           throw new PmailError('invalid_request', 'dry_run must be true or false.', {
             details: { errors: [{ path: 'dry_run', message: 'true or false' }] },
           });
         }
-        const operation = OPERATIONS[route.operation];
-        const out = await (async () => {
-          // seed 000 › Handler steps 3–4, here so the use case gets a typed command. On a dry run the
-          // key is optional and never looked up or recorded.
-          const idempotencyKey =
-            dryRun === 'true' ? undefined : checkIdempotencyKey(header(event, 'idempotency-key'), true);
-          const request = parseSendBody(operation, bodyOf(event));
-          return submit(deps, {
-            tenant,
-            identity,
-            operation,
-            targetMessageId: params.message_id,
-            idempotencyKey,
-            request,
-            requestId,
-            dryRun: dryRun === 'true',
-          });
-        })().catch(countRefusal(deps));
-        deps.metrics.add(
-          out.type === 'dry_run'
-            ? 'sends_dry_run'
-            : out.deduplicated
-              ? 'sends_deduplicated'
-              : 'sends_accepted',
-        );
-        if (out.type === 'dry_run') return json(200, out.result, requestId);
-        return json(
-          202,
-          { ...out.message, deduplicated: out.deduplicated },
+        // seed 000 › Handler steps 3–4, here so the use case gets a typed command. On a dry run the
+        // key is optional and never looked up or recorded.
+        const command = {
+          operation,
+          identityId: identity.id,
+          targetMessageId: params.message_id,
+          idempotencyKey: dryRun === 'true' ? undefined : checkIdempotencyKey(rawKey, true),
+          request: parseSendBody(operation, bodyOf(event)),
+          dryRun: dryRun === 'true',
+        };
+        const early = decideOnFirstRead(command, first, now);
+        if (early) return early;
+        return submit(deps, {
+          ...command,
+          tenant: await tenantOfIdentity(deps.db, identity),
+          identity,
           requestId,
-          out.deduplicated ? { 'idempotent-replayed': 'true' } : {},
-        );
-      }
+          firstRead: true,
+        });
+      })().catch(countRefusal(deps));
+      deps.metrics.add(
+        out.type === 'dry_run' ? 'sends_dry_run' : out.deduplicated ? 'sends_deduplicated' : 'sends_accepted',
+      );
+      if (out.type === 'dry_run') return json(200, out.result, requestId);
+      return json(
+        202,
+        { ...out.message, deduplicated: out.deduplicated },
+        requestId,
+        out.deduplicated ? { 'idempotent-replayed': 'true' } : {},
+      );
+    }
+    const key = await authenticate(deps, header(event, 'authorization'));
+    switch (route.operation) {
       case 'cancelMessage': {
         requirePermission(key, 'messages:send');
         const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
@@ -141,6 +163,8 @@ const countRefusal =
     if (err instanceof PmailError) deps.metrics.add('sends_refused', { code: err.code });
     throw err;
   };
+
+const SEND_OPERATIONS = new Set(['sendMessage', 'replyMessage', 'replyAllMessage', 'forwardMessage']);
 
 const OPERATIONS: Record<string, Operation> = {
   sendMessage: 'send',

@@ -43,3 +43,12 @@ export function nextLocalMidnight(now: number, timeZone: string): number {
 export function crossedThresholds(before: number, after: number, cap: number): number[] {
   return WARNING_THRESHOLDS.filter((t) => before * 100 < t * cap && after * 100 >= t * cap);
 }
+
+/**
+ * Every local day `now` can fall on, whatever the tenant's time zone (UTC−12 to UTC+14): the
+ * counter items a request may read before it knows the tenant. Local midnights fall on whole
+ * minutes, so of these days' items at most one holds the current minute's rate window.
+ */
+export function possibleLocalDays(now: number): string[] {
+  return [...new Set([now - 12 * 3600_000, now, now + 14 * 3600_000].map((t) => localDay(t, 'UTC')))];
+}

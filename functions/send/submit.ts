@@ -10,19 +10,14 @@ import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { outboundKey } from '../store/blobs.ts';
 import { contactCountUpdates } from '../store/contacts.store.ts';
-import { isTransactionCanceled } from '../store/db.ts';
+import { failedConditions, isTransactionCanceled } from '../store/db.ts';
 import { appendEvent, eventPutItem } from '../store/events.store.ts';
-import {
-  completeIdempotencyUpdate,
-  type Lookup,
-  lookupIdempotency,
-  releaseIdempotency,
-  reserveIdempotency,
-} from '../store/idempotency.store.ts';
+import { completeIdempotencyUpdate, evaluate, type IdempotencyItem } from '../store/idempotency.store.ts';
 import { CommitLost, commitAccepted } from '../store/messages.store.ts';
 import { markWarned, peekSendRate, rateRetryAfter, releaseSend, reserveSend } from '../store/quota.store.ts';
 import { getThread, lockedByOther, threadSendItem } from '../store/threads.store.ts';
 import { executionName } from './dispatcher.ts';
+import { lookupKey, releaseKey, reserveKey, storedAnswer } from './idempotency.ts';
 import { composeMime, type Operation, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
 
 /** seed 000 › Thread lock: wait 250 ms between tries, for at most 10 s. */
@@ -41,6 +36,41 @@ export interface SubmitInput {
   request: ParsedSend;
   requestId: string;
   dryRun?: boolean;
+  /**
+   * What the handler's first read found (functions/store/submit-read.store.ts), already decided on
+   * by `decideOnFirstRead`: the rate window was not full and the key was free, so neither is read
+   * again.
+   */
+  firstRead?: boolean;
+}
+
+/** The part of a send the first read can decide: the rate window, and a duplicate's stored answer. */
+export interface FirstReadFacts {
+  rateFull: boolean;
+  idempotency?: IdempotencyItem;
+}
+
+/**
+ * seed 000 › Handler step 2 and reservation step 1 on the first read alone: 429 rate_limited when
+ * the identity's window is full (replays included, as the seed orders it), the stored answer of a
+ * duplicate (or 409 for a conflict or a request still running); undefined when the send goes on.
+ */
+export function decideOnFirstRead(
+  input: Pick<SubmitInput, 'operation' | 'targetMessageId' | 'idempotencyKey' | 'request' | 'dryRun'> & {
+    identityId: string;
+  },
+  first: FirstReadFacts,
+  now: number,
+): SubmitResult | undefined {
+  if (first.rateFull) throw rateLimited(rateRetryAfter(now));
+  if (input.dryRun || input.idempotencyKey === undefined) return undefined;
+  const fingerprint = sendFingerprint(
+    input.operation,
+    sendTarget(input.operation, input.identityId, input.targetMessageId),
+    input.request.raw,
+  );
+  const seen = storedAnswer(evaluate(first.idempotency, fingerprint, now));
+  return seen === undefined ? undefined : replayed(seen);
 }
 
 export type SubmitResult =
@@ -60,14 +90,17 @@ export interface DryRunResult {
 export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
   const { identity, tenant, operation } = input;
 
-  // 2. Rate limit — a read here; counted with the daily caps (step 18) only for a new send.
-  const peekedAt = deps.clock();
-  const peek = await peekSendRate(deps.db, {
-    identityId: identity.id,
-    day: localDay(peekedAt, tenant.timezone || 'UTC'),
-    now: peekedAt,
-  });
-  if (peek.full) throw rateLimited(rateRetryAfter(peekedAt));
+  // 2. Rate limit — a read here (or in the first read); counted with the daily caps (step 18) only
+  // for a new send.
+  if (!input.firstRead) {
+    const peekedAt = deps.clock();
+    const peek = await peekSendRate(deps.db, {
+      identityId: identity.id,
+      day: localDay(peekedAt, tenant.timezone || 'UTC'),
+      now: peekedAt,
+    });
+    if (peek.full) throw rateLimited(rateRetryAfter(peekedAt));
+  }
 
   // 3–4 (the Idempotency-Key header and the body) were checked by the handler.
   const key = input.idempotencyKey;
@@ -95,8 +128,11 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   const keyHash = sha256Hex(key!);
 
   // Reservation step 1: the stored answer wins over everything that follows.
-  const seen = await lookupIdempotency(deps.db, identity.id, keyHash, fingerprint, deps.clock());
-  if (seen.type !== 'absent') return answerFromLookup(seen);
+  const ref = { identityId: identity.id, keyHash, fingerprint };
+  if (!input.firstRead) {
+    const seen = await lookupKey(deps, ref);
+    if (seen !== undefined) return replayed(seen);
+  }
 
   // A scheduled send: in the future, at most 30 days ahead (checked after the replay: a stored
   // answer is replayed even once its send_at has passed).
@@ -104,18 +140,8 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
 
   // Reservation step 2.
   const owner = input.requestId;
-  const reserved = await reserveIdempotency(deps.db, {
-    identityId: identity.id,
-    keyHash,
-    fingerprint,
-    operation,
-    owner,
-    now: deps.clock(),
-  });
-  if (reserved.type === 'absent') {
-    throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
-  }
-  if (reserved.type !== 'reserved') return answerFromLookup(reserved);
+  const raced = await reserveKey(deps, { ...ref, operation, owner });
+  if (raced !== undefined) return replayed(raced);
 
   let stored: {
     message: MessageRecord;
@@ -127,12 +153,10 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
     stored = await store(deps, { tenant, identity, body, prepared, keyHash, fingerprint, owner, operation });
   } catch (err) {
     // Step 5: only accepted sends are recorded; give the key back so a retry re-evaluates.
-    await releaseIdempotency(deps.db, identity.id, keyHash, owner).catch((e) =>
-      deps.log.error('idempotency release failed', { identity_id: identity.id, ...errorFields(e) }),
-    );
+    await releaseKey(deps, ref, owner);
     if (err instanceof CommitLost) {
-      const after = await lookupIdempotency(deps.db, identity.id, keyHash, fingerprint, deps.clock());
-      if (after.type !== 'absent') return answerFromLookup(after);
+      const after = await lookupKey(deps, ref);
+      if (after !== undefined) return replayed(after);
       throw new PmailError('request_in_progress', 'Another request with this Idempotency-Key is running.');
     }
     throw err;
@@ -162,17 +186,8 @@ function rateLimited(retryAfter: number): PmailError {
   );
 }
 
-function answerFromLookup(lookup: Exclude<Lookup, { type: 'absent' }>): SubmitResult {
-  switch (lookup.type) {
-    case 'replay':
-      return { type: 'accepted', message: JSON.parse(lookup.response) as ApiMessage, deduplicated: true };
-    case 'conflict':
-      throw new PmailError('idempotency_conflict', 'This Idempotency-Key was used for a different request.', {
-        details: lookup.message_id ? { original_message_id: lookup.message_id } : {},
-      });
-    case 'in_progress':
-      throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
-  }
+function replayed(response: string): SubmitResult {
+  return { type: 'accepted', message: JSON.parse(response) as ApiMessage, deduplicated: true };
 }
 
 /**
@@ -395,13 +410,9 @@ async function storeReserved(
       await Promise.all(
         [message.raw_key, ...prepared.links.map((l) => l.key)].map((k) => deps.blobs.delete(k)),
       ).catch((e) => deps.log.error('blob clean-up failed', { message_id: message.id, ...errorFields(e) }));
-      // CancellationReasons line up with [message, ...items].
-      const failed = (err.CancellationReasons ?? [])
-        .map((r, i) =>
-          r.Code === 'ConditionalCheckFailed' ? (i === 0 ? 'message' : items[i - 1].kind) : undefined,
-        )
-        .filter(Boolean);
-      if (failed.includes('thread') && !failed.includes('other') && !failed.includes('message')) continue;
+      // The transaction is [message, ...items]; a lost race on the thread's lock alone is retried.
+      const failed = failedConditions(err, ['message', ...items.map((i) => i.kind)]);
+      if (failed.has('thread') && !failed.has('other') && !failed.has('message')) continue;
       throw err;
     }
   }

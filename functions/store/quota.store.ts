@@ -49,12 +49,19 @@ export async function peekSendRate(
   db: Db,
   args: Pick<SendCounters, 'identityId' | 'day' | 'now' | 'rate'>,
 ): Promise<{ full: boolean }> {
-  const w = args.rate ?? RL_SEND;
   const out = await db.doc.send(
     new GetCommand({ TableName: db.table, Key: identityKey(args.identityId, args.day) }),
   );
-  const inWindow = out.Item?.rm === windowStart(args.now, w);
-  return { full: inWindow && ((out.Item?.rn as number | undefined) ?? 0) >= w.limit };
+  return { full: rateWindowFull(out.Item, args.now, args.rate) };
+}
+
+/** Whether an identity's counter item holds the current rate window, full. */
+export function rateWindowFull(
+  item: Record<string, unknown> | undefined,
+  now: number,
+  w: RateWindow = RL_SEND,
+): boolean {
+  return item?.rm === windowStart(now, w) && ((item?.rn as number | undefined) ?? 0) >= w.limit;
 }
 
 export async function readDailyCounts(
