@@ -67,7 +67,7 @@ export function messagesApi(deps: Deps) {
         if (early) return early;
         return submit(deps, {
           ...command,
-          tenant: await tenantOfIdentity(deps.db, identity),
+          tenant: () => tenantOfIdentity(deps.db, identity),
           identity,
           requestId,
           firstRead: true,

@@ -108,9 +108,13 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
     throw new PmailError('thread_not_found', 'No thread with this id in this identity.');
   const threadId = target?.thread_id ?? threadIdRequested ?? `thr_${input.ulid}`;
   const threaded = !!(target || threadIdRequested);
-  const [thread, identityAddresses] = await Promise.all([
+  // The sending domain is read with them, for the From the send most likely has (step 13 decides;
+  // another From's domain is read then).
+  const likelyDomain = domainOf(body.from_address ?? identity.primary_address);
+  const [thread, identityAddresses, prefetchedDomain] = await Promise.all([
     threaded ? getThread(deps.db, identity.id, threadId) : undefined,
     getAddresses(deps.db, identity.addresses ?? [identity.primary_address]),
+    getDomain(deps.db, likelyDomain),
   ]);
 
   // 6: recipients.
@@ -236,7 +240,10 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
   const from = chooseFrom(identity, identityAddresses, body.from_address, { threaded, thread, target });
 
   // 14–15: the sending domain is ready and has a transport.
-  const domain = await getDomain(deps.db, domainOf(from.address));
+  const domain =
+    domainOf(from.address) === likelyDomain
+      ? prefetchedDomain
+      : await getDomain(deps.db, domainOf(from.address));
   checkDomain(tenant, domain, body.kind === 'marketing');
 
   // 16: recipient filters (suppressions, send-block, allowlist-only, require-known-recipient).

@@ -25,7 +25,8 @@ export const LOCK_RETRY_MS = 250;
 export const LOCK_WAIT_MAX_MS = 10_000;
 
 export interface SubmitInput {
-  tenant: Tenant;
+  /** The tenant, or how to read it (then read beside the reservation, in one round trip). */
+  tenant: Tenant | (() => Promise<Tenant>);
   identity: Identity;
   operation: Operation;
   /** reply, reply_all, forward: the message answered or forwarded. */
@@ -88,7 +89,13 @@ export interface DryRunResult {
  * identity's scope (step 1) are the caller's. A dry run runs steps 1–17 and writes nothing.
  */
 export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
-  const { identity, tenant, operation } = input;
+  const { identity, operation } = input;
+  const given = input.tenant;
+  let known: Tenant | undefined = typeof given === 'function' ? undefined : given;
+  const loadTenant = async () => {
+    known ??= await (given as () => Promise<Tenant>)();
+    return known;
+  };
 
   // 2. Rate limit — a read here (or in the first read); counted with the daily caps (step 18) only
   // for a new send.
@@ -96,7 +103,7 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
     const peekedAt = deps.clock();
     const peek = await peekSendRate(deps.db, {
       identityId: identity.id,
-      day: localDay(peekedAt, tenant.timezone || 'UTC'),
+      day: localDay(peekedAt, (await loadTenant()).timezone || 'UTC'),
       now: peekedAt,
     });
     if (peek.full) throw rateLimited(rateRetryAfter(peekedAt));
@@ -107,9 +114,9 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   const { raw, body } = input.request;
 
   // Steps 1 (the rest), 5–17: the policy pipeline and the composition, nothing written.
-  const prepare = () =>
+  const prepare = async () =>
     prepareSubmit(deps, {
-      tenant,
+      tenant: await loadTenant(),
       identity,
       operation,
       targetMessageId: input.targetMessageId,
@@ -138,10 +145,19 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   // answer is replayed even once its send_at has passed).
   checkSendAt(body.send_at, deps.clock());
 
-  // Reservation step 2.
+  // Reservation step 2, with the tenant's read when the handler left it to us (one round trip).
   const owner = input.requestId;
-  const raced = await reserveKey(deps, { ...ref, operation, owner });
-  if (raced !== undefined) return replayed(raced);
+  const [loaded, reservation] = await Promise.allSettled([
+    loadTenant(),
+    reserveKey(deps, { ...ref, operation, owner }),
+  ]);
+  if (reservation.status === 'rejected') throw reservation.reason;
+  if (reservation.value !== undefined) return replayed(reservation.value);
+  if (loaded.status === 'rejected') {
+    await releaseKey(deps, ref, owner);
+    throw loaded.reason;
+  }
+  const tenant = loaded.value;
 
   let stored: {
     message: MessageRecord;
