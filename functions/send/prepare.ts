@@ -111,6 +111,15 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
   // The sending domain is read with them, for the From the send most likely has (step 13 decides;
   // another From's domain is read then).
   const likelyDomain = domainOf(body.from_address ?? identity.primary_address);
+  // A send or forward names its recipients in the body: their filter items (step 16) are read in
+  // the same round trip (a settled promise, so a check that refuses first leaves nothing pending).
+  const named = operation === 'send' || operation === 'forward' ? namedRecipients(body) : undefined;
+  const prefetchedFilters = named?.length
+    ? recipientFilters(deps, tenant, identity, named).then(
+        (v) => ({ ok: true as const, v }),
+        (e: unknown) => ({ ok: false as const, e }),
+      )
+    : undefined;
   const [thread, identityAddresses, prefetchedDomain] = await Promise.all([
     threaded ? getThread(deps.db, identity.id, threadId) : undefined,
     getAddresses(deps.db, identity.addresses ?? [identity.primary_address]),
@@ -248,11 +257,11 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
 
   // 16: recipient filters (suppressions, send-block, allowlist-only, require-known-recipient).
   const addrs = recipients.map((r) => r.address);
-  const [suppressions, lists, contacts] = await Promise.all([
-    getSuppressionsFor(deps.db, tenant.id, deps.config.hashKey, addrs),
-    getSendListMatches(deps.db, tenant.id, addrs),
-    identity.send_policy?.require_known_recipient ? getContacts(deps.db, identity.id, addrs) : new Map(),
-  ]);
+  const early = prefetchedFilters && sameList(named!, addrs) ? await prefetchedFilters : undefined;
+  if (early && !early.ok) throw early.e;
+  const [suppressions, lists, contacts] = early?.ok
+    ? early.v
+    : await recipientFilters(deps, tenant, identity, addrs);
   const decisions = filterRecipients(recipients, {
     now,
     // seed 002: only marketing mail is elective by default; transactional mail still reaches
@@ -571,3 +580,25 @@ async function loadForwarded(deps: Deps, original: MessageRecord, includeAttachm
     attachments,
   };
 }
+
+/** The items step 16 filters on: suppressions, send lists, and contacts when the identity needs them. */
+function recipientFilters(deps: Deps, tenant: Tenant, identity: Identity, addrs: string[]) {
+  return Promise.all([
+    getSuppressionsFor(deps.db, tenant.id, deps.config.hashKey, addrs),
+    getSendListMatches(deps.db, tenant.id, addrs),
+    identity.send_policy?.require_known_recipient
+      ? getContacts(deps.db, identity.id, addrs)
+      : Promise.resolve(new Map()),
+  ]);
+}
+
+/** The body's recipients as step 6 will normalise them; undefined when step 6 will refuse them. */
+function namedRecipients(body: SendCommand): string[] | undefined {
+  try {
+    return normaliseRecipients({ to: body.to, cc: body.cc, bcc: body.bcc }).map((r) => r.address);
+  } catch {
+    return undefined;
+  }
+}
+
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
