@@ -28,7 +28,7 @@ import {
 import { replyAllRecipients, replyRecipients, replyTarget, threadReferences } from '../core/reply.ts';
 import type { SendCommand } from '../core/send-command.ts';
 import { isSimulatorAddress } from '../core/simulator.ts';
-import { type FilterDecision, filterRecipients } from '../core/suppressions.ts';
+import { type ContactCounts, type FilterDecision, filterRecipients } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { getContacts } from '../store/contacts.store.ts';
 import { getAddresses, getDomain } from '../store/directory.store.ts';
@@ -77,6 +77,8 @@ export interface Prepared {
   links: { key: string; bytes: Buffer; metadata: Record<string, string>; contentType: string }[];
   /** Quotas and policy the storage step needs. */
   caps: { tenant: number; identity: number };
+  /** The recipients' contacts as read at step 16 (by canonical address): who is already known. */
+  contacts: Map<string, ContactCounts>;
 }
 
 /**
@@ -332,6 +334,7 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
     inReplyTo,
     references: refs.length ? refs : undefined,
     mime,
+    contacts,
     caps: {
       tenant: policy.daily_send_cap ?? 10_000,
       identity: identity.send_policy?.daily_cap ?? policy.identity_daily_send_cap ?? 1_000,
@@ -581,14 +584,15 @@ async function loadForwarded(deps: Deps, original: MessageRecord, includeAttachm
   };
 }
 
-/** The items step 16 filters on: suppressions, send lists, and contacts when the identity needs them. */
+/**
+ * The items step 16 filters on: suppressions, send lists and the recipients' contacts (read by
+ * require_known_recipient, and after the commit: a contact already known is not written again).
+ */
 function recipientFilters(deps: Deps, tenant: Tenant, identity: Identity, addrs: string[]) {
   return Promise.all([
     getSuppressionsFor(deps.db, tenant.id, deps.config.hashKey, addrs),
     getSendListMatches(deps.db, tenant.id, addrs),
-    identity.send_policy?.require_known_recipient
-      ? getContacts(deps.db, identity.id, addrs)
-      : Promise.resolve(new Map()),
+    getContacts(deps.db, identity.id, addrs),
   ]);
 }
 

@@ -6,6 +6,7 @@ import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
 import { crossedThresholds, localDay, nextLocalMidnight } from '../core/quota.ts';
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
+import { canonicalAddress } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { outboundKey } from '../store/blobs.ts';
@@ -557,7 +558,12 @@ async function afterCommit(
       });
     }
   }
-  const queued = (message.deliveries ?? []).filter((d) => d.status === 'queued').map((d) => d.address);
+  // A contact is written when it changes: a recipient already known (outbound_count > 0, read at
+  // step 16) is not written again; only whether one was ever sent to is read.
+  const queued = (message.deliveries ?? [])
+    .filter((d) => d.status === 'queued')
+    .map((d) => d.address)
+    .filter((a) => (prepared.contacts.get(canonicalAddress(a))?.outbound_count ?? 0) <= 0);
   const side: Promise<unknown>[] = contactCountUpdates(deps.db, identity.id, queued, message.created_at).map(
     (u) =>
       deps.db.doc.send(
