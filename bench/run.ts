@@ -15,6 +15,8 @@ import { sha256Hex } from '../functions/core/fingerprint.ts';
 import { getMessage } from '../functions/store/messages.store.ts';
 import { itemBytes, itemName, type Tally, type Totals, totals } from './capacity.ts';
 import { dynamoDbLocalLine, machineLine } from './env.ts';
+import { costPerThousand, PRICES } from './prices.ts';
+import { RoundTrips } from './round-trips.ts';
 import { type BenchStack, startBenchStack } from './stack.ts';
 import { fixed, pool, ratio, summarize, table } from './stats.ts';
 
@@ -31,6 +33,14 @@ const WARMUP_PUTS = 600;
 /** The target pmail holds itself to (informational, never asserted). */
 const TARGET_WCU_PER_SEND = 10;
 const TARGET_WCU_PER_REPLAY = 0;
+/** Issue 12's goals, printed beside the figures (never asserted). */
+const GOAL_ROUND_TRIPS = 6;
+const GOAL_CPU_MS = 8;
+const GOAL_REPLAY_RATIO = 1.5;
+const GOAL_THROUGHPUT_RATIO = 0.3;
+const GOAL_SES_SHARE = 0.1;
+/** Sequential sends (executions held) whose DynamoDB round trips are counted. */
+const ROUND_TRIP_SENDS = 5;
 
 const BODY = JSON.stringify({ to: ['delivered@simulator.invalid'], subject: 'bench', text: 'hello' });
 /** The rate limit is 120 sends per minute per identity: spread the load so no window fills. */
@@ -104,6 +114,8 @@ async function main(stack: BenchStack, names: string[]) {
   const byName = new Map(tenant.identities.map((i) => [i.name, i.id]));
   const load = names.filter((n) => n.startsWith('load')).map((n) => byName.get(n)!);
   const client = new Client(stack, load);
+  const trips = new RoundTrips();
+  trips.install(db.doc);
   print(`dynamodb  ${dynamoDbLocalLine()}`);
   print(
     `load      ${SENDS} sends x ${ROUNDS} round(s) at ${CONCURRENCY} in flight over ${LOAD_IDENTITIES} identities; ` +
@@ -240,6 +252,26 @@ async function main(stack: BenchStack, names: string[]) {
       `Drain after the live run: ${fixed(drainMs / ROUNDS, 0)} ms.`,
   );
 
+  // ── Round trips on the submit critical path: sequential sends, executions held ───────────────
+  const tripCounts: number[] = [];
+  let tripShape = '';
+  {
+    const hold = stack.holdExecutions();
+    stack.setPhase('submit');
+    for (let i = 0; i < ROUND_TRIP_SENDS; i++) {
+      trips.take();
+      trips.recording = true;
+      await client.fresh('trips');
+      trips.recording = false;
+      const waves = trips.take();
+      tripCounts.push(waves.length);
+      tripShape = waves.map((w) => w.join('+')).join(' -> ');
+    }
+    stack.setPhase('idle');
+    await hold.release();
+    meter.collect();
+  }
+
   // ── 3. Capacity: sequential sends, settled after each, transactions accounted exactly ────────
   meter.exactTransactions = true;
   const capacityId = byName.get('capacity')!;
@@ -288,6 +320,13 @@ async function main(stack: BenchStack, names: string[]) {
   const replay = () => client.send(replayId, replayKey);
   await pool(60, CONCURRENCY, replay);
   await pool(60, CONCURRENCY, bareGet);
+  meter.collect();
+
+  trips.take();
+  trips.recording = true;
+  await replay();
+  trips.recording = false;
+  const replayWaves = trips.take();
   meter.collect();
 
   stack.setPhase('replay');
@@ -412,6 +451,71 @@ async function main(stack: BenchStack, names: string[]) {
     print(
       `   note: ${stray.reduce((s, x) => s + x.calls, 0)} calls ran outside any stage during the capacity run.`,
     );
+
+  // ── The figures issue 12 moves, with their goals ───────────────────────────────────────────
+  const heldBest = Math.max(...heldRates);
+  const rSeqP50 = summarize(rSeq.latencies).p50;
+  const gSeqP50 = summarize(gSeq.latencies).p50;
+  const wcuPerSend = e2e.wcuCorrected / CAPACITY_SENDS;
+  const rcuPerSend = e2e.rcuCorrected / CAPACITY_SENDS;
+  const costs = costPerThousand(wcuPerSend, rcuPerSend);
+  const dynamoCost = costs[0].perThousand + costs[1].perThousand;
+  const allCost = costs.reduce((sum, c) => sum + c.perThousand, 0);
+  const tripsMax = Math.max(...tripCounts);
+  const cpu = Math.min(...heldCpu);
+  const yes = (ok: boolean) => (ok ? 'PASS' : 'OVER');
+  print('\nsummary (issue 12: figure, goal, verdict)');
+  print(
+    table(
+      ['measure', 'figure', 'goal', 'verdict'],
+      [
+        [
+          'WCU per accepted one-recipient send, end to end, billed',
+          fixed(wcuPerSend, 2),
+          `<= ${TARGET_WCU_PER_SEND}`,
+          yes(wcuPerSend <= TARGET_WCU_PER_SEND + 1e-9),
+        ],
+        [
+          `duplicate replay p50 vs one consistent GetItem (${replayWaves.length} round trip(s))`,
+          ratio(rSeqP50, gSeqP50),
+          `<= ${GOAL_REPLAY_RATIO}x`,
+          yes(rSeqP50 / gSeqP50 <= GOAL_REPLAY_RATIO),
+        ],
+        [
+          'sequential DynamoDB round trips on the submit critical path',
+          String(tripsMax),
+          `<= ${GOAL_ROUND_TRIPS}`,
+          yes(tripsMax <= GOAL_ROUND_TRIPS),
+        ],
+        [
+          `node CPU per submit, ms (bare put ${fixed(Math.min(...putCpu), 2)})`,
+          fixed(cpu, 2),
+          `<= ${GOAL_CPU_MS}`,
+          yes(cpu <= GOAL_CPU_MS),
+        ],
+        [
+          `submit throughput at ${CONCURRENCY} in flight, executions held, vs bare put`,
+          ratio(heldBest, bestPut),
+          `>= ${GOAL_THROUGHPUT_RATIO}x`,
+          yes(heldBest / bestPut >= GOAL_THROUGHPUT_RATIO),
+        ],
+        [
+          "$ per 1,000 sends, DynamoDB from counted units, vs SES's $0.10",
+          `$${dynamoCost.toFixed(4)} (${fixed((100 * dynamoCost) / PRICES.sesPerThousand, 1)} %)`,
+          `<= ${100 * GOAL_SES_SHARE} %`,
+          yes(dynamoCost <= GOAL_SES_SHARE * PRICES.sesPerThousand),
+        ],
+      ],
+      [1],
+    ),
+  );
+  print(`   submit round trips per send: ${tripCounts.join(', ')}; the last: ${tripShape}`);
+  print(`   replay round trips: ${replayWaves.map((w) => w.join('+')).join(' -> ')}`);
+  print('   $ per 1,000 one-recipient sends, all in (bench/prices.ts: us-east-1 on-demand list prices):');
+  for (const c of costs) print(`     ${c.what.padEnd(58)} $${c.perThousand.toFixed(4)}`);
+  print(
+    `     ${'total'.padEnd(58)} $${allCost.toFixed(4)} = ${fixed((100 * allCost) / PRICES.sesPerThousand, 1)} % of SES's $${PRICES.sesPerThousand.toFixed(2)}`,
+  );
 
   // ── Checks ─────────────────────────────────────────────────────────────────────────────────
   print('\nchecks');

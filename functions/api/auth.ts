@@ -1,5 +1,6 @@
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import { isId } from '../core/ids.ts';
 import {
   type KeyScope,
   LAST_USED_EVERY_MS,
@@ -32,11 +33,28 @@ export async function authenticate(
   deps: Pick<Deps, 'db' | 'clock' | 'log'>,
   authorization: string | undefined,
 ): Promise<Caller> {
-  const { db, clock, log } = deps;
+  const hash = bearerHash(authorization);
+  return admitCaller(deps, await getApiKey(deps.db, hash), hash);
+}
+
+/** The SHA-256 of the bearer secret (what the `K#{sha256}` item is keyed by); 401 when malformed. */
+export function bearerHash(authorization: string | undefined): string {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!m) throw new PmailError('unauthenticated', 'Missing or malformed Authorization header.');
-  const hash = sha256Hex(m[1]);
-  const key = await getApiKey(db, hash);
+  return sha256Hex(m[1]);
+}
+
+/**
+ * The rest of authentication on the key's item, however it was read (alone, or in the send's first
+ * BatchGetItem): unknown, revoked or expired keys are 401; `last_used_at` is written at most once a
+ * minute.
+ */
+export async function admitCaller(
+  deps: Pick<Deps, 'db' | 'clock' | 'log'>,
+  key: ApiKeyRecord | undefined,
+  hash: string,
+): Promise<Caller> {
+  const { db, clock, log } = deps;
   if (!key) throw new PmailError('unauthenticated', 'Unknown API key.');
   const now = clock();
   const problem = secretProblem(key, now);
@@ -65,6 +83,31 @@ export function requirePermission(key: ApiKeyRecord, permission: Permission): vo
  * The identity, if the key may act for it. Outside the key's scope is `identity_not_found`, exactly
  * as for a missing identity (seed 000 › Handler step 1).
  */
+/**
+ * The identity as `identityInScope` admits it, on an identity item already read (the send's first
+ * read); the tenant is read by the caller when it needs it (`tenantOfIdentity`).
+ */
+export function identityVisible(
+  key: ApiKeyRecord,
+  identityId: string,
+  identity: Identity | undefined,
+): Identity {
+  const notFound = () =>
+    new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+  if (!isId('identity', identityId)) throw notFound();
+  if (key.identity_ids && !key.identity_ids.includes(identityId)) throw notFound();
+  if (key.level !== 'platform' && (!key.tenant_id || identity?.tenant_id !== key.tenant_id)) throw notFound();
+  if (!identity || identity.status === 'deleted') throw notFound();
+  return identity;
+}
+
+/** The tenant of a visible identity; 404 identity_not_found when it is gone. */
+export async function tenantOfIdentity(db: Db, identity: Identity): Promise<Tenant> {
+  const tenant = await getTenant(db, identity.tenant_id);
+  if (!tenant) throw new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+  return tenant;
+}
+
 export async function identityInScope(
   db: Db,
   key: ApiKeyRecord,
@@ -72,7 +115,7 @@ export async function identityInScope(
 ): Promise<{ identity: Identity; tenant: Tenant }> {
   const notFound = () =>
     new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
-  if (!/^idn_[0-9a-z]{26}$/.test(identityId)) throw notFound();
+  if (!isId('identity', identityId)) throw notFound();
   if (key.identity_ids && !key.identity_ids.includes(identityId)) throw notFound();
   if (key.level === 'platform') {
     const identity = await getIdentity(db, identityId);

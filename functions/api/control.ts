@@ -1,8 +1,8 @@
 import { canonicalJson } from '../core/canonical-json.ts';
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import { checkIdempotencyKey } from '../core/limits.ts';
 import type { Deps } from '../deps.ts';
-import { IDEMPOTENCY_KEY_PATTERN } from '../send/submit.ts';
 import {
   type ControlIdempotency,
   completeControlUpdate,
@@ -30,10 +30,8 @@ export async function idempotentControl(
   requestId: string,
   run: (finish: Finish | undefined) => Promise<ApiResult>,
 ): Promise<ApiResult> {
-  const raw = header(event, 'idempotency-key');
+  const raw = checkIdempotencyKey(header(event, 'idempotency-key'), false);
   if (raw === undefined) return run(undefined);
-  if (!IDEMPOTENCY_KEY_PATTERN.test(raw))
-    throw new PmailError('invalid_idempotency_key', 'The Idempotency-Key is not valid.');
   const c: ControlIdempotency = {
     callerKeyId: key.key_id,
     keyHash: sha256Hex(raw),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ulidTime } from '../core/delivery-outbox.ts';
 import { PmailError } from '../core/errors.ts';
+import { ID_PATTERNS } from '../core/ids.ts';
 import type { Deps } from '../deps.ts';
 import { listEvents, type OutboxEvent } from '../store/events.store.ts';
 import { authenticate, requirePermission } from './auth.ts';
@@ -10,10 +11,7 @@ import { ownTenant } from './scope.ts';
 
 /** GET /v1/events query: `after` an event id (exclusive), `limit` 1–100 (default 25). */
 export const listEventsQuerySchema = z.strictObject({
-  after: z
-    .string()
-    .regex(/^evt_[0-9a-z]{26}$/)
-    .optional(),
+  after: z.string().regex(ID_PATTERNS.event).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
 });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { keyInReach, mintKey, revokeKey, rotateKey } from '../admin/keys.ts';
 import { toAuditView, toKeyView } from '../core/admin-views.ts';
 import { PmailError } from '../core/errors.ts';
+import { ID_PATTERNS } from '../core/ids.ts';
 import { KEY_LEVELS, MAX_OVERLAP_HOURS, notWider, PERMISSIONS, reaches, scopeOf } from '../core/keys.ts';
 import type { Deps } from '../deps.ts';
 import { listApiKeyDefinitions } from '../store/api-keys.store.ts';
@@ -12,9 +13,9 @@ import { type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
 import { parseBody, parseQuery } from './parse.ts';
 import { requireLevel, tenantInReach } from './scope.ts';
 
-const KEY_ID = /^key_[0-9a-z]{26}$/;
-const TENANT_ID = /^ten_[0-9a-z]{26}$/;
-const IDENTITY_ID = /^idn_[0-9a-z]{26}$/;
+const KEY_ID = ID_PATTERNS.key;
+const TENANT_ID = ID_PATTERNS.tenant;
+const IDENTITY_ID = ID_PATTERNS.identity;
 
 /** POST /v1/keys (openapi.yaml KeyCreateRequest). */
 export const createKeySchema = z.strictObject({

@@ -1,13 +1,26 @@
 import { PmailError } from '../core/errors.ts';
+import { sha256Hex } from '../core/fingerprint.ts';
+import { isId } from '../core/ids.ts';
+import { checkIdempotencyKey, IDEMPOTENCY_KEY_PATTERN } from '../core/limits.ts';
 import { toApiMessage } from '../core/message-view.ts';
+import { possibleLocalDays } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { cancelSend, resolveSend } from '../send/actions.ts';
 import type { Operation } from '../send/prepare.ts';
-import { submit } from '../send/submit.ts';
+import { decideOnFirstRead, submit } from '../send/submit.ts';
 import { getMessage, listMessages } from '../store/messages.store.ts';
-import { authenticate, identityInScope, requirePermission } from './auth.ts';
+import { readFirst } from '../store/submit-read.store.ts';
+import {
+  admitCaller,
+  authenticate,
+  bearerHash,
+  identityInScope,
+  identityVisible,
+  requirePermission,
+  tenantOfIdentity,
+} from './auth.ts';
 import { bodyOf, header, json, routeGroup } from './http.ts';
-import { listQuerySchema, resolveBodySchema, zodErrors } from './send.schema.ts';
+import { listQuerySchema, parseSendBody, resolveBodySchema, zodErrors } from './send.schema.ts';
 
 /**
  * The `messages` route group: POST/GET …/messages, GET …/messages/{id}, and cancel and resolve. Thin: parse, call the
@@ -15,45 +28,64 @@ import { listQuerySchema, resolveBodySchema, zodErrors } from './send.schema.ts'
  */
 export function messagesApi(deps: Deps) {
   return routeGroup(deps, async ({ event, route, params, requestId }) => {
-    const key = await authenticate(deps, header(event, 'authorization'));
-    switch (route.operation) {
-      case 'sendMessage':
-      case 'replyMessage':
-      case 'replyAllMessage':
-      case 'forwardMessage': {
+    if (SEND_OPERATIONS.has(route.operation)) {
+      const dryRun = event.queryStringParameters?.dry_run;
+      const operation = OPERATIONS[route.operation];
+      const out = await (async () => {
+        // The first read (one BatchGetItem): the key, the identity, the Idempotency-Key's item and
+        // the rate window. A duplicate is answered from it; a new send reads its tenant next.
+        const hash = bearerHash(header(event, 'authorization'));
+        const rawKey = dryRun === 'true' ? undefined : header(event, 'idempotency-key');
+        const now = deps.clock();
+        const first = await readFirst(deps.db, {
+          apiKeyHash: hash,
+          identityId: isId('identity', params.identity_id) ? params.identity_id : undefined,
+          idempotencyKeyHash:
+            rawKey !== undefined && IDEMPOTENCY_KEY_PATTERN.test(rawKey) ? sha256Hex(rawKey) : undefined,
+          days: possibleLocalDays(now),
+          now,
+        });
+        const key = await admitCaller(deps, first.apiKey, hash);
         requirePermission(key, 'messages:send');
-        const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
-        const dryRun = event.queryStringParameters?.dry_run;
+        const identity = identityVisible(key, params.identity_id, first.identity);
         if (dryRun !== undefined && dryRun !== 'true' && dryRun !== 'false') {
           throw new PmailError('invalid_request', 'dry_run must be true or false.', {
             details: { errors: [{ path: 'dry_run', message: 'true or false' }] },
           });
         }
-        const out = await submit(deps, {
-          tenant,
-          identity,
-          operation: OPERATIONS[route.operation],
+        // seed 000 › Handler steps 3–4, here so the use case gets a typed command. On a dry run the
+        // key is optional and never looked up or recorded.
+        const command = {
+          operation,
+          identityId: identity.id,
           targetMessageId: params.message_id,
-          idempotencyKey: header(event, 'idempotency-key'),
-          body: bodyOf(event),
-          requestId,
+          idempotencyKey: dryRun === 'true' ? undefined : checkIdempotencyKey(rawKey, true),
+          request: parseSendBody(operation, bodyOf(event)),
           dryRun: dryRun === 'true',
-        }).catch(countRefusal(deps));
-        deps.metrics.add(
-          out.type === 'dry_run'
-            ? 'sends_dry_run'
-            : out.deduplicated
-              ? 'sends_deduplicated'
-              : 'sends_accepted',
-        );
-        if (out.type === 'dry_run') return json(200, out.result, requestId);
-        return json(
-          202,
-          { ...out.message, deduplicated: out.deduplicated },
+        };
+        const early = decideOnFirstRead(command, first, now);
+        if (early) return early;
+        return submit(deps, {
+          ...command,
+          tenant: () => tenantOfIdentity(deps.db, identity),
+          identity,
           requestId,
-          out.deduplicated ? { 'idempotent-replayed': 'true' } : {},
-        );
-      }
+          firstRead: true,
+        });
+      })().catch(countRefusal(deps));
+      deps.metrics.add(
+        out.type === 'dry_run' ? 'sends_dry_run' : out.deduplicated ? 'sends_deduplicated' : 'sends_accepted',
+      );
+      if (out.type === 'dry_run') return json(200, out.result, requestId);
+      return json(
+        202,
+        { ...out.message, deduplicated: out.deduplicated },
+        requestId,
+        out.deduplicated ? { 'idempotent-replayed': 'true' } : {},
+      );
+    }
+    const key = await authenticate(deps, header(event, 'authorization'));
+    switch (route.operation) {
       case 'cancelMessage': {
         requirePermission(key, 'messages:send');
         const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
@@ -74,14 +106,7 @@ export function messagesApi(deps: Deps) {
             details: { errors: zodErrors(body.error) },
           });
         }
-        const idempotencyKey = header(event, 'idempotency-key');
-        if (idempotencyKey !== undefined && !/^[\x20-\x7E]{1,255}$/.test(idempotencyKey)) {
-          throw new PmailError(
-            'invalid_idempotency_key',
-            'The Idempotency-Key must be 1–255 printable ASCII characters.',
-            { details: { pattern: '^[\\x20-\\x7E]{1,255}$' } },
-          );
-        }
+        const idempotencyKey = checkIdempotencyKey(header(event, 'idempotency-key'), false);
         const out = await resolveSend(deps, {
           identityId: identity.id,
           messageId: params.message_id,
@@ -96,7 +121,7 @@ export function messagesApi(deps: Deps) {
       case 'getMessage': {
         requirePermission(key, 'messages:read');
         const { identity } = await identityInScope(deps.db, key, params.identity_id);
-        const m = /^msg_[0-9a-z]{26}$/.test(params.message_id)
+        const m = isId('message', params.message_id)
           ? await getMessage(deps.db, identity.id, params.message_id)
           : undefined;
         if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
@@ -139,6 +164,8 @@ const countRefusal =
     throw err;
   };
 
+const SEND_OPERATIONS = new Set(['sendMessage', 'replyMessage', 'replyAllMessage', 'forwardMessage']);
+
 const OPERATIONS: Record<string, Operation> = {
   sendMessage: 'send',
   replyMessage: 'reply',
@@ -160,7 +187,7 @@ const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('bas
 
 function decodeCursor(cursor: string): string {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^msg_[0-9a-z]{26}$/.test(id)) {
+  if (!isId('message', id)) {
     throw new PmailError('invalid_request', 'The cursor is not valid.', {
       details: { errors: [{ path: 'cursor', message: 'use next_cursor from a previous page' }] },
     });

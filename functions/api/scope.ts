@@ -1,4 +1,5 @@
 import { PmailError } from '../core/errors.ts';
+import { isId } from '../core/ids.ts';
 import type { KeyLevel, Tenant } from '../core/model.ts';
 import type { Db } from '../store/db.ts';
 import { getTenant } from '../store/directory.store.ts';
@@ -27,7 +28,7 @@ export function ownTenant(key: Caller, what: string): string {
  */
 export async function tenantInReach(db: Db, key: Caller, tenantId: string): Promise<Tenant> {
   const notFound = () => new PmailError('tenant_not_found', 'No tenant with this id is visible to this key.');
-  if (!/^ten_[0-9a-z]{26}$/.test(tenantId)) throw notFound();
+  if (!isId('tenant', tenantId)) throw notFound();
   if (key.scope.level !== 'platform' && key.tenant_id !== tenantId) throw notFound();
   const tenant = await getTenant(db, tenantId);
   if (!tenant) throw notFound();

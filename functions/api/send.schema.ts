@@ -1,4 +1,24 @@
 import { z } from 'zod';
+import { PmailError } from '../core/errors.ts';
+import {
+  BASE64_PATTERN,
+  MAX_ADDRESS_CHARS,
+  MAX_ATTACHMENTS,
+  MAX_BODY_BYTES,
+  MAX_CONTENT_ID_CHARS,
+  MAX_DISPLAY_NAME_CHARS,
+  MAX_FILENAME_BYTES,
+  MAX_LABEL_CHARS,
+  MAX_LABELS,
+  MAX_METADATA_KEY_CHARS,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE_CHARS,
+  MAX_RECIPIENTS_PER_FIELD,
+  MAX_SUBJECT_CHARS,
+  MAX_THREAD_ID_CHARS,
+  MAX_UNSUBSCRIBE_URL_CHARS,
+} from '../core/limits.ts';
+import type { ParsedSend, SendCommand } from '../core/send-command.ts';
 
 /**
  * The bodies of send, reply, reply-all and forward (DESIGN § 3a). Strict: an unknown field is a 400,
@@ -6,18 +26,19 @@ import { z } from 'zod';
  * openapi.yaml describes the same shapes (test/unit/openapi.test.ts).
  */
 const recipient = z.union([
-  z.string().min(3).max(320),
-  z.strictObject({ address: z.string().min(3).max(320), name: z.string().max(256).optional() }),
+  z.string().min(3).max(MAX_ADDRESS_CHARS),
+  z.strictObject({
+    address: z.string().min(3).max(MAX_ADDRESS_CHARS),
+    name: z.string().max(MAX_DISPLAY_NAME_CHARS).optional(),
+  }),
 ]);
-
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 export const attachmentSchema = z
   .strictObject({
     filename: z
       .string()
       .min(1)
-      .refine((s) => Buffer.byteLength(s) <= 255, 'at most 255 bytes')
+      .refine((s) => Buffer.byteLength(s) <= MAX_FILENAME_BYTES, `at most ${MAX_FILENAME_BYTES} bytes`)
       // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters
       .refine((s) => !/[\x00-\x1f\x7f/\\]/.test(s), 'no path separators or control characters'),
     content_type: z
@@ -26,22 +47,25 @@ export const attachmentSchema = z
     content_base64: z
       .string()
       .transform((s) => s.replace(/\s+/g, ''))
-      .refine((s) => s.length % 4 === 0 && BASE64.test(s), 'not valid base64'),
+      .refine((s) => s.length % 4 === 0 && BASE64_PATTERN.test(s), 'not valid base64'),
     disposition: z.enum(['attachment', 'inline']).optional(),
-    content_id: z.string().min(1).max(250).optional(),
+    content_id: z.string().min(1).max(MAX_CONTENT_ID_CHARS).optional(),
   })
   .refine((a) => a.disposition !== 'inline' || a.content_id, {
     message: 'an inline attachment needs content_id',
     path: ['content_id'],
   });
 
-const labels = z.array(z.string().min(1).max(64)).max(20);
+const labels = z.array(z.string().min(1).max(MAX_LABEL_CHARS)).max(MAX_LABELS);
 const metadata = z
-  .record(z.string().max(64), z.string().max(512))
-  .refine((m) => Object.keys(m).length <= 20, 'at most 20 keys');
+  .record(z.string().max(MAX_METADATA_KEY_CHARS), z.string().max(MAX_METADATA_VALUE_CHARS))
+  .refine((m) => Object.keys(m).length <= MAX_METADATA_KEYS, `at most ${MAX_METADATA_KEYS} keys`);
 const headers = z.record(z.string().min(1).max(200), z.string());
 const kind = z.enum(['transactional', 'marketing', 'auto_reply']).default('transactional');
-const unsubscribe = z.strictObject({ url: z.string().max(2048), mailto: z.string().max(320).optional() });
+const unsubscribe = z.strictObject({
+  url: z.string().max(MAX_UNSUBSCRIBE_URL_CHARS),
+  mailto: z.string().max(MAX_ADDRESS_CHARS).optional(),
+});
 const consent = z.strictObject({
   basis: z.string().min(1).max(64),
   recorded_at: z.iso.datetime().optional(),
@@ -60,7 +84,7 @@ const hasBody = (b: { text?: string; html?: string }) => b.text !== undefined ||
 const replyFields = {
   text: z.string().optional(),
   html: z.string().optional(),
-  attachments: z.array(attachmentSchema).max(32).optional(),
+  attachments: z.array(attachmentSchema).max(MAX_ATTACHMENTS).optional(),
   kind,
   labels: labels.optional(),
   headers: headers.optional(),
@@ -69,21 +93,21 @@ const replyFields = {
 };
 
 const recipientFields = {
-  to: z.array(recipient).max(100).optional(),
-  cc: z.array(recipient).max(100).optional(),
-  bcc: z.array(recipient).max(100).optional(),
+  to: z.array(recipient).max(MAX_RECIPIENTS_PER_FIELD).optional(),
+  cc: z.array(recipient).max(MAX_RECIPIENTS_PER_FIELD).optional(),
+  bcc: z.array(recipient).max(MAX_RECIPIENTS_PER_FIELD).optional(),
 };
 
 /** POST …/messages (operation `send`). */
 export const sendBodySchema = z
   .strictObject({
     ...recipientFields,
-    subject: z.string().max(998).default(''),
+    subject: z.string().max(MAX_SUBJECT_CHARS).default(''),
     ...replyFields,
     unsubscribe: unsubscribe.optional(),
     consent: consent.optional(),
-    thread_id: z.string().max(40).optional(),
-    from_address: z.string().max(320).optional(),
+    thread_id: z.string().max(MAX_THREAD_ID_CHARS).optional(),
+    from_address: z.string().max(MAX_ADDRESS_CHARS).optional(),
   })
   .refine(hasBody, textOrHtml);
 
@@ -95,11 +119,48 @@ export const forwardBodySchema = z
   .strictObject({ ...recipientFields, ...replyFields, include_attachments: z.boolean().default(true) })
   .refine(hasBody, textOrHtml);
 
-export type SendBody = z.output<typeof sendBodySchema>;
-export type ReplyBody = z.output<typeof replyBodySchema>;
-export type ForwardBody = z.output<typeof forwardBodySchema>;
-/** The fields any operation may carry, as the submit path reads them. */
-export type AnyBody = Partial<SendBody> & Partial<ForwardBody> & Pick<SendBody, 'kind'>;
+// Compile-time: each schema's output is a SendCommand (core's type, what the use case reads).
+type Is<T extends SendCommand> = T;
+export type SendBody = Is<z.output<typeof sendBodySchema>>;
+export type ReplyBody = Is<z.output<typeof replyBodySchema>>;
+export type ForwardBody = Is<z.output<typeof forwardBodySchema>>;
+
+/** The operations whose bodies these schemas parse. */
+export type SendOperation = 'send' | 'reply' | 'reply_all' | 'forward';
+
+const SEND_SCHEMAS: Record<SendOperation, z.ZodType<SendCommand>> = {
+  send: sendBodySchema as z.ZodType<SendCommand>,
+  reply: replyBodySchema as z.ZodType<SendCommand>,
+  reply_all: replyBodySchema as z.ZodType<SendCommand>,
+  forward: forwardBodySchema as z.ZodType<SendCommand>,
+};
+
+/**
+ * seed 000 › Handler step 4: the body of a send, at most 7 MiB of JSON matching the operation's
+ * schema; 413 payload_too_large or 400 invalid_request (every field error listed).
+ */
+export function parseSendBody(operation: SendOperation, text: string): ParsedSend {
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+    throw new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
+      details: { max_bytes: MAX_BODY_BYTES },
+    });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
+      details: { errors: [{ path: '', message: 'not valid JSON' }] },
+    });
+  }
+  const parsed = SEND_SCHEMAS[operation].safeParse(raw);
+  if (!parsed.success) {
+    throw new PmailError('invalid_request', 'The request body is not valid.', {
+      details: { errors: zodErrors(parsed.error) },
+    });
+  }
+  return { raw, body: parsed.data };
+}
 
 /** POST …/messages/{id}/resolve (DESIGN § 8). */
 export const resolveBodySchema = z.strictObject({ outcome: z.enum(['sent', 'not_sent']) });

@@ -1,4 +1,14 @@
 import { type FieldError, PmailError } from './errors.ts';
+import {
+  BASE64_PATTERN,
+  MAX_ATTACHMENTS,
+  MAX_LABEL_CHARS,
+  MAX_LABELS,
+  MAX_METADATA_KEY_CHARS,
+  MAX_METADATA_KEYS,
+  MAX_METADATA_VALUE_CHARS,
+  MAX_SUBJECT_CHARS,
+} from './limits.ts';
 import type { Mailbox } from './model.ts';
 import type { Recipient } from './recipients.ts';
 import { angleId, forwardSubject, replySubject, trimReferences, utf8Length } from './reply.ts';
@@ -335,15 +345,6 @@ export function htmlToText(html: string): string {
 
 // ---- Policy step 12: content limits ----
 
-export const MAX_ATTACHMENTS = 32;
-export const MAX_LABELS = 20;
-export const MAX_LABEL_CHARS = 64;
-export const MAX_METADATA_KEYS = 20;
-export const MAX_METADATA_KEY_CHARS = 64;
-export const MAX_METADATA_VALUE_CHARS = 512;
-const SUBJECT_MAX = 998;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
 export interface ContentInput {
   text?: string;
   html?: string;
@@ -364,8 +365,8 @@ export function checkContent(input: ContentInput): void {
   if (input.text === undefined && input.html === undefined) {
     errors.push({ path: 'text', message: 'text or html is required' });
   }
-  if ((input.subject ?? '').length > SUBJECT_MAX) {
-    errors.push({ path: 'subject', message: `at most ${SUBJECT_MAX} characters` });
+  if ((input.subject ?? '').length > MAX_SUBJECT_CHARS) {
+    errors.push({ path: 'subject', message: `at most ${MAX_SUBJECT_CHARS} characters` });
   }
   const attachments = input.attachments ?? [];
   if (attachments.length > MAX_ATTACHMENTS) {
@@ -373,7 +374,7 @@ export function checkContent(input: ContentInput): void {
   }
   attachments.forEach((a, i) => {
     const b64 = a.content_base64.replace(/\s+/g, '');
-    if (b64.length % 4 !== 0 || !BASE64.test(b64)) {
+    if (b64.length % 4 !== 0 || !BASE64_PATTERN.test(b64)) {
       errors.push({ path: `attachments[${i}].content_base64`, message: 'not valid base64' });
     }
     if (a.disposition === 'inline' && !a.content_id) {

@@ -337,3 +337,17 @@ export interface ApiKeyDefinition {
   secrets: string[];
   version: number;
 }
+
+/** The sending domain as a transport sees it: its name, its transport and that transport's settings. */
+export type TransportDomain = Pick<
+  DomainRecord,
+  'domain' | 'tenant_id' | 'transport' | 'ses' | 'smtp' | 'cloudflare'
+>;
+
+/** What an SMTP relay's secret holds (Secrets Manager, one secret per domain; see smtp.handler.ts). */
+export interface SmtpSecret {
+  /** AUTH PLAIN/LOGIN password. */
+  password?: string;
+  /** XOAUTH2 bearer token (seed 003 › XOAUTH2): the domain's `auth` is `xoauth2`. */
+  access_token?: string;
+}

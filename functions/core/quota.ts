@@ -6,17 +6,24 @@ export const DEFAULT_TENANT_DAILY_CAP = 10_000;
 export const DEFAULT_IDENTITY_DAILY_CAP = 1_000;
 export const WARNING_THRESHOLDS = [80, 100] as const;
 
+/** One formatter per time zone: building an Intl.DateTimeFormat costs far more than using one. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
 function parts(now: number, timeZone: string) {
-  const f = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-    hourCycle: 'h23',
-  });
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    });
+    formatters.set(timeZone, f);
+  }
   const p = Object.fromEntries(f.formatToParts(new Date(now)).map((x) => [x.type, x.value]));
   return { y: +p.year, m: +p.month, d: +p.day, h: +p.hour, min: +p.minute, s: +p.second };
 }
@@ -42,4 +49,14 @@ export function nextLocalMidnight(now: number, timeZone: string): number {
 /** Thresholds crossed by going from `before` to `after` sends against `cap` (80 % and 100 %). */
 export function crossedThresholds(before: number, after: number, cap: number): number[] {
   return WARNING_THRESHOLDS.filter((t) => before * 100 < t * cap && after * 100 >= t * cap);
+}
+
+/**
+ * Every local day `now` can fall on, whatever the tenant's time zone (UTC−12 to UTC+14): the
+ * counter items a request may read before it knows the tenant. Local midnights fall on whole
+ * minutes, so of these days' items at most one holds the current minute's rate window.
+ */
+export function possibleLocalDays(now: number): string[] {
+  const utcDay = (t: number) => new Date(t).toISOString().slice(0, 10);
+  return [...new Set([now - 12 * 3600_000, now, now + 14 * 3600_000].map(utcDay))];
 }

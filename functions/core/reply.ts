@@ -1,3 +1,4 @@
+import { MAX_SUBJECT_CHARS } from './limits.ts';
 import type { Mailbox } from './model.ts';
 
 /**
@@ -16,9 +17,6 @@ export interface RepliedMessage {
   /** Never read: listed so a caller can pass a whole message and see that bcc is ignored (A10). */
   bcc?: readonly Mailbox[];
 }
-
-/** The longest subject line pmail writes (RFC 5322 line limit); a prefixed subject is cut here. */
-export const MAX_SUBJECT_CHARS = 998;
 
 // "Re:" in any case, with optional space before the colon and an optional counter ("Re[2]:", "RE (3):").
 const REPLY_PREFIX = /^\s*re\s*(?:\[\d{1,4}\]|\(\d{1,4}\))?\s*:/i;

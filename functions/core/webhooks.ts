@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { ID_PATTERNS } from './ids.ts';
 
 /**
  * Webhooks (issue 5): the Standard Webhooks signature, the retry schedule, the envelope, the URL
@@ -12,7 +13,7 @@ export const WEBHOOK_API_VERSION = '2026-10-01';
 export const WEBHOOK_TIMEOUT_MS = 15_000;
 /** Endpoints per tenant; the next one is refused with `webhook_limit_reached`. */
 export const WEBHOOK_LIMIT = 20;
-export const WEBHOOK_ID_PATTERN = /^whk_[0-9a-z]{26}$/;
+export const WEBHOOK_ID_PATTERN = ID_PATTERNS.webhook;
 const SECRET_PREFIX = 'whsec_';
 
 /**

@@ -1,6 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import { isId } from '../core/ids.ts';
 import { cancelMessage, resolveMessage } from '../core/message-actions.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { MessageRecord, Tenant } from '../core/model.ts';
@@ -8,18 +9,13 @@ import { localDay } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { auditPutItem } from '../store/audit.store.ts';
-import { isTransactionCanceled } from '../store/db.ts';
+import { failedConditions } from '../store/db.ts';
 import { eventPutItem } from '../store/events.store.ts';
-import {
-  completeIdempotencyUpdate,
-  type Lookup,
-  lookupIdempotency,
-  releaseIdempotency,
-  reserveIdempotency,
-} from '../store/idempotency.store.ts';
+import { completeIdempotencyUpdate } from '../store/idempotency.store.ts';
 import { getMessage, messagePutItem } from '../store/messages.store.ts';
 import { releaseSend } from '../store/quota.store.ts';
 import { releaseThreadLock } from '../store/threads.store.ts';
+import { lookupKey, releaseKey, reserveKey } from './idempotency.ts';
 
 /**
  * Read the message, decide with `decide` (pure; throws the API error), and write the result with its
@@ -33,7 +29,7 @@ async function transition(
   extra: (before: MessageRecord, after: MessageRecord, now: number) => unknown[],
 ): Promise<{ before: MessageRecord; after: MessageRecord }> {
   for (let i = 0; i < 8; i++) {
-    const before = /^msg_[0-9a-z]{26}$/.test(messageId)
+    const before = isId('message', messageId)
       ? await getMessage(deps.db, identityId, messageId, true)
       : undefined;
     if (before?.direction !== 'outbound') {
@@ -52,8 +48,8 @@ async function transition(
       );
       return { before, after };
     } catch (err) {
-      if (!isTransactionCanceled(err) || err.CancellationReasons?.[0]?.Code !== 'ConditionalCheckFailed')
-        throw err;
+      // [message, ...extra]: only a lost race on the message's version is retried.
+      if (!failedConditions(err, ['message'] as const).has('message')) throw err;
     }
   }
   throw new Error(`message ${messageId} kept changing`);
@@ -138,21 +134,12 @@ export async function resolveSend(
   const fingerprint = sha256Hex(`resolve\n${args.messageId}\n${args.outcome}`);
   const keyHash = args.idempotencyKey === undefined ? undefined : resolveKeyHash(args.idempotencyKey);
   const owner = args.requestId;
-  if (keyHash) {
-    const seen = await lookupIdempotency(deps.db, args.identityId, keyHash, fingerprint, deps.clock());
-    if (seen.type !== 'absent') return fromLookup(seen);
-    const reserved = await reserveIdempotency(deps.db, {
-      identityId: args.identityId,
-      keyHash,
-      fingerprint,
-      operation: 'resolve',
-      owner,
-      now: deps.clock(),
-    });
-    if (reserved.type === 'absent') {
-      throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
-    }
-    if (reserved.type !== 'reserved') return fromLookup(reserved);
+  const ref = keyHash ? { identityId: args.identityId, keyHash, fingerprint } : undefined;
+  if (ref) {
+    const seen = await lookupKey(deps, ref);
+    if (seen !== undefined) return { body: JSON.parse(seen), replayed: true };
+    const raced = await reserveKey(deps, { ...ref, operation: 'resolve', owner });
+    if (raced !== undefined) return { body: JSON.parse(raced), replayed: true };
   }
   try {
     const { after } = await transition(
@@ -196,24 +183,7 @@ export async function resolveSend(
     );
     return { body: toApiMessage(after), replayed: false };
   } catch (err) {
-    if (keyHash) {
-      await releaseIdempotency(deps.db, args.identityId, keyHash, owner).catch((e) =>
-        deps.log.error('idempotency release failed', errorFields(e)),
-      );
-    }
+    if (ref) await releaseKey(deps, ref, owner);
     throw err;
-  }
-}
-
-function fromLookup(lookup: Exclude<Lookup, { type: 'absent' }>): ResolveAnswer {
-  switch (lookup.type) {
-    case 'replay':
-      return { body: JSON.parse(lookup.response), replayed: true };
-    case 'conflict':
-      throw new PmailError('idempotency_conflict', 'This Idempotency-Key was used for a different request.', {
-        details: lookup.message_id ? { original_message_id: lookup.message_id } : {},
-      });
-    case 'in_progress':
-      throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
   }
 }

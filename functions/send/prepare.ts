@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
 import { simpleParser } from 'mailparser';
-import type { AnyBody } from '../api/send.schema.ts';
 import {
   type AttachmentInput,
   appendHtml,
@@ -13,6 +12,8 @@ import {
 } from '../core/compose.ts';
 import { PmailError } from '../core/errors.ts';
 import { validateCustomHeaders } from '../core/headers.ts';
+import { isId } from '../core/ids.ts';
+import { MAX_MIME_BYTES } from '../core/limits.ts';
 import { attachmentLink, type LinkCandidate, linkBlobMetadata, planLinks } from '../core/links.ts';
 import type { AddressRecord, DomainRecord, Identity, Mailbox, MessageRecord, Tenant } from '../core/model.ts';
 import { checkSender } from '../core/policy.ts';
@@ -25,8 +26,9 @@ import {
   type Recipient,
 } from '../core/recipients.ts';
 import { replyAllRecipients, replyRecipients, replyTarget, threadReferences } from '../core/reply.ts';
+import type { SendCommand } from '../core/send-command.ts';
 import { isSimulatorAddress } from '../core/simulator.ts';
-import { type FilterDecision, filterRecipients } from '../core/suppressions.ts';
+import { type ContactCounts, type FilterDecision, filterRecipients } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { getContacts } from '../store/contacts.store.ts';
 import { getAddresses, getDomain } from '../store/directory.store.ts';
@@ -38,8 +40,6 @@ import { buildMime } from './mime.ts';
 
 export type Operation = 'send' | 'reply' | 'reply_all' | 'forward';
 
-/** seed 000 › Attachments and size: 5 MiB less 8 KiB kept for the headers a transport adds. */
-export const MAX_MIME_BYTES = 5_242_880 - 8_192;
 /** D6: consecutive automatic replies allowed in a thread, unless policy says otherwise. */
 export const DEFAULT_MAX_AUTOMATIC_EXCHANGES = 2;
 
@@ -49,7 +49,7 @@ export interface PrepareInput {
   operation: Operation;
   /** reply, reply_all, forward: the message answered or forwarded. */
   targetMessageId?: string;
-  body: AnyBody;
+  body: SendCommand;
   /** The new message's ULID (its id is `msg_{ulid}`). */
   ulid: string;
 }
@@ -77,6 +77,8 @@ export interface Prepared {
   links: { key: string; bytes: Buffer; metadata: Record<string, string>; contentType: string }[];
   /** Quotas and policy the storage step needs. */
   caps: { tenant: number; identity: number };
+  /** The recipients' contacts as read at step 16 (by canonical address): who is already known. */
+  contacts: Map<string, ContactCounts>;
 }
 
 /**
@@ -108,9 +110,22 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
     throw new PmailError('thread_not_found', 'No thread with this id in this identity.');
   const threadId = target?.thread_id ?? threadIdRequested ?? `thr_${input.ulid}`;
   const threaded = !!(target || threadIdRequested);
-  const [thread, identityAddresses] = await Promise.all([
+  // The sending domain is read with them, for the From the send most likely has (step 13 decides;
+  // another From's domain is read then).
+  const likelyDomain = domainOf(body.from_address ?? identity.primary_address);
+  // A send or forward names its recipients in the body: their filter items (step 16) are read in
+  // the same round trip (a settled promise, so a check that refuses first leaves nothing pending).
+  const named = operation === 'send' || operation === 'forward' ? namedRecipients(body) : undefined;
+  const prefetchedFilters = named?.length
+    ? recipientFilters(deps, tenant, identity, named).then(
+        (v) => ({ ok: true as const, v }),
+        (e: unknown) => ({ ok: false as const, e }),
+      )
+    : undefined;
+  const [thread, identityAddresses, prefetchedDomain] = await Promise.all([
     threaded ? getThread(deps.db, identity.id, threadId) : undefined,
     getAddresses(deps.db, identity.addresses ?? [identity.primary_address]),
+    getDomain(deps.db, likelyDomain),
   ]);
 
   // 6: recipients.
@@ -236,16 +251,19 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
   const from = chooseFrom(identity, identityAddresses, body.from_address, { threaded, thread, target });
 
   // 14–15: the sending domain is ready and has a transport.
-  const domain = await getDomain(deps.db, domainOf(from.address));
+  const domain =
+    domainOf(from.address) === likelyDomain
+      ? prefetchedDomain
+      : await getDomain(deps.db, domainOf(from.address));
   checkDomain(tenant, domain, body.kind === 'marketing');
 
   // 16: recipient filters (suppressions, send-block, allowlist-only, require-known-recipient).
   const addrs = recipients.map((r) => r.address);
-  const [suppressions, lists, contacts] = await Promise.all([
-    getSuppressionsFor(deps.db, tenant.id, deps.config.hashKey, addrs),
-    getSendListMatches(deps.db, tenant.id, addrs),
-    identity.send_policy?.require_known_recipient ? getContacts(deps.db, identity.id, addrs) : new Map(),
-  ]);
+  const early = prefetchedFilters && sameList(named!, addrs) ? await prefetchedFilters : undefined;
+  if (early && !early.ok) throw early.e;
+  const [suppressions, lists, contacts] = early?.ok
+    ? early.v
+    : await recipientFilters(deps, tenant, identity, addrs);
   const decisions = filterRecipients(recipients, {
     now,
     // seed 002: only marketing mail is elective by default; transactional mail still reaches
@@ -316,6 +334,7 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
     inReplyTo,
     references: refs.length ? refs : undefined,
     mime,
+    contacts,
     caps: {
       tenant: policy.daily_send_cap ?? 10_000,
       identity: identity.send_policy?.daily_cap ?? policy.identity_daily_send_cap ?? 1_000,
@@ -418,7 +437,7 @@ async function loadMessage(
   identityId: string,
   messageId: string,
 ): Promise<MessageRecord | undefined> {
-  if (!/^msg_[0-9a-z]{26}$/.test(messageId)) return undefined;
+  if (!isId('message', messageId)) return undefined;
   return getMessage(deps.db, identityId, messageId, true);
 }
 
@@ -428,7 +447,7 @@ async function loadThreadRoot(
   identityId: string,
   threadId: string,
 ): Promise<MessageRecord | undefined> {
-  if (!/^thr_[0-9a-z]{26}$/.test(threadId)) return undefined;
+  if (!isId('thread', threadId)) return undefined;
   const root = await getMessage(deps.db, identityId, `msg_${threadId.slice(4)}`, true);
   return root?.thread_id === threadId ? root : undefined;
 }
@@ -564,3 +583,26 @@ async function loadForwarded(deps: Deps, original: MessageRecord, includeAttachm
     attachments,
   };
 }
+
+/**
+ * The items step 16 filters on: suppressions, send lists and the recipients' contacts (read by
+ * require_known_recipient, and after the commit: a contact already known is not written again).
+ */
+function recipientFilters(deps: Deps, tenant: Tenant, identity: Identity, addrs: string[]) {
+  return Promise.all([
+    getSuppressionsFor(deps.db, tenant.id, deps.config.hashKey, addrs),
+    getSendListMatches(deps.db, tenant.id, addrs),
+    getContacts(deps.db, identity.id, addrs),
+  ]);
+}
+
+/** The body's recipients as step 6 will normalise them; undefined when step 6 will refuse them. */
+function namedRecipients(body: SendCommand): string[] | undefined {
+  try {
+    return normaliseRecipients({ to: body.to, cc: body.cc, bcc: body.bcc }).map((r) => r.address);
+  } catch {
+    return undefined;
+  }
+}
+
+const sameList = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);

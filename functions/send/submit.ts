@@ -1,56 +1,78 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
-import {
-  type AnyBody,
-  forwardBodySchema,
-  replyBodySchema,
-  sendBodySchema,
-  zodErrors,
-} from '../api/send.schema.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
+import { MAX_SCHEDULE_MS } from '../core/limits.ts';
 import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
 import { crossedThresholds, localDay, nextLocalMidnight } from '../core/quota.ts';
+import type { ParsedSend, SendCommand } from '../core/send-command.ts';
+import { canonicalAddress } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { outboundKey } from '../store/blobs.ts';
 import { contactCountUpdates } from '../store/contacts.store.ts';
-import { isTransactionCanceled } from '../store/db.ts';
+import { failedConditions, isTransactionCanceled } from '../store/db.ts';
 import { appendEvent, eventPutItem } from '../store/events.store.ts';
-import {
-  completeIdempotencyUpdate,
-  type Lookup,
-  lookupIdempotency,
-  releaseIdempotency,
-  reserveIdempotency,
-} from '../store/idempotency.store.ts';
+import { completeIdempotencyUpdate, evaluate, type IdempotencyItem } from '../store/idempotency.store.ts';
 import { CommitLost, commitAccepted } from '../store/messages.store.ts';
 import { markWarned, peekSendRate, rateRetryAfter, releaseSend, reserveSend } from '../store/quota.store.ts';
 import { getThread, lockedByOther, threadSendItem } from '../store/threads.store.ts';
 import { executionName } from './dispatcher.ts';
+import { lookupKey, releaseKey, reserveKey, storedAnswer } from './idempotency.ts';
 import { composeMime, type Operation, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
 
-/** seed 000 › Handler step 3: printable ASCII, 1–255 bytes. The pattern openapi.yaml states. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
-/** seed 000 › Handler step 4. */
-export const MAX_BODY_BYTES = 7 * 1024 * 1024;
-export { MAX_MIME_BYTES } from './prepare.ts';
 /** seed 000 › Thread lock: wait 250 ms between tries, for at most 10 s. */
 export const LOCK_RETRY_MS = 250;
 export const LOCK_WAIT_MAX_MS = 10_000;
 
 export interface SubmitInput {
-  tenant: Tenant;
+  /** The tenant, or how to read it (then read beside the reservation, in one round trip). */
+  tenant: Tenant | (() => Promise<Tenant>);
   identity: Identity;
   operation: Operation;
   /** reply, reply_all, forward: the message answered or forwarded. */
   targetMessageId?: string;
+  /** Checked by the handler (seed 000 › Handler step 3): present unless this is a dry run. */
   idempotencyKey: string | undefined;
-  /** The raw request body (the fingerprint hashes its parsed JSON). */
-  body: string;
+  /** The body, parsed and validated by the handler (step 4); `raw` is what the fingerprint hashes. */
+  request: ParsedSend;
   requestId: string;
   dryRun?: boolean;
+  /**
+   * What the handler's first read found (functions/store/submit-read.store.ts), already decided on
+   * by `decideOnFirstRead`: the rate window was not full and the key was free, so neither is read
+   * again.
+   */
+  firstRead?: boolean;
+}
+
+/** The part of a send the first read can decide: the rate window, and a duplicate's stored answer. */
+export interface FirstReadFacts {
+  rateFull: boolean;
+  idempotency?: IdempotencyItem;
+}
+
+/**
+ * seed 000 › Handler step 2 and reservation step 1 on the first read alone: 429 rate_limited when
+ * the identity's window is full (replays included, as the seed orders it), the stored answer of a
+ * duplicate (or 409 for a conflict or a request still running); undefined when the send goes on.
+ */
+export function decideOnFirstRead(
+  input: Pick<SubmitInput, 'operation' | 'targetMessageId' | 'idempotencyKey' | 'request' | 'dryRun'> & {
+    identityId: string;
+  },
+  first: FirstReadFacts,
+  now: number,
+): SubmitResult | undefined {
+  if (first.rateFull) throw rateLimited(rateRetryAfter(now));
+  if (input.dryRun || input.idempotencyKey === undefined) return undefined;
+  const fingerprint = sendFingerprint(
+    input.operation,
+    sendTarget(input.operation, input.identityId, input.targetMessageId),
+    input.request.raw,
+  );
+  const seen = storedAnswer(evaluate(first.idempotency, fingerprint, now));
+  return seen === undefined ? undefined : replayed(seen);
 }
 
 export type SubmitResult =
@@ -62,53 +84,40 @@ export interface DryRunResult {
   recipients: { address: string; field: string; status: 'queued' | 'suppressed'; reason?: string }[];
 }
 
-const SCHEMAS: Record<Operation, z.ZodType<AnyBody>> = {
-  send: sendBodySchema as z.ZodType<AnyBody>,
-  reply: replyBodySchema as z.ZodType<AnyBody>,
-  reply_all: replyBodySchema as z.ZodType<AnyBody>,
-  forward: forwardBodySchema as z.ZodType<AnyBody>,
-};
-
 /**
  * POST …/messages, …/reply, …/reply-all, …/forward: seed 000 › Handler steps 2–8 with the
  * reservation protocol of DESIGN § 5.1 and the policy pipeline of DESIGN § 8. Authentication and the
  * identity's scope (step 1) are the caller's. A dry run runs steps 1–17 and writes nothing.
  */
 export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
-  const { identity, tenant, operation } = input;
+  const { identity, operation } = input;
+  const given = input.tenant;
+  let known: Tenant | undefined = typeof given === 'function' ? undefined : given;
+  const loadTenant = async () => {
+    known ??= await (given as () => Promise<Tenant>)();
+    return known;
+  };
 
-  // 2. Rate limit — a read here; counted with the daily caps (step 18) only for a new send.
-  const peekedAt = deps.clock();
-  const peek = await peekSendRate(deps.db, {
-    identityId: identity.id,
-    day: localDay(peekedAt, tenant.timezone || 'UTC'),
-    now: peekedAt,
-  });
-  if (peek.full) throw rateLimited(rateRetryAfter(peekedAt));
-
-  // 3. Idempotency-Key (optional on a dry run, and then never looked up or recorded).
-  const key = input.idempotencyKey;
-  if (!input.dryRun) {
-    if (key === undefined)
-      throw new PmailError('idempotency_key_required', 'A send needs an Idempotency-Key header.');
-    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-      throw new PmailError(
-        'invalid_idempotency_key',
-        'The Idempotency-Key must be 1–255 printable ASCII characters.',
-        {
-          details: { pattern: '^[\\x20-\\x7E]{1,255}$' },
-        },
-      );
-    }
+  // 2. Rate limit — a read here (or in the first read); counted with the daily caps (step 18) only
+  // for a new send.
+  if (!input.firstRead) {
+    const peekedAt = deps.clock();
+    const peek = await peekSendRate(deps.db, {
+      identityId: identity.id,
+      day: localDay(peekedAt, (await loadTenant()).timezone || 'UTC'),
+      now: peekedAt,
+    });
+    if (peek.full) throw rateLimited(rateRetryAfter(peekedAt));
   }
 
-  // 4. Body.
-  const { raw, body } = parseBody(input.body, SCHEMAS[operation]);
+  // 3–4 (the Idempotency-Key header and the body) were checked by the handler.
+  const key = input.idempotencyKey;
+  const { raw, body } = input.request;
 
   // Steps 1 (the rest), 5–17: the policy pipeline and the composition, nothing written.
-  const prepare = () =>
+  const prepare = async () =>
     prepareSubmit(deps, {
-      tenant,
+      tenant: await loadTenant(),
       identity,
       operation,
       targetMessageId: input.targetMessageId,
@@ -127,27 +136,29 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   const keyHash = sha256Hex(key!);
 
   // Reservation step 1: the stored answer wins over everything that follows.
-  const seen = await lookupIdempotency(deps.db, identity.id, keyHash, fingerprint, deps.clock());
-  if (seen.type !== 'absent') return answerFromLookup(seen);
+  const ref = { identityId: identity.id, keyHash, fingerprint };
+  if (!input.firstRead) {
+    const seen = await lookupKey(deps, ref);
+    if (seen !== undefined) return replayed(seen);
+  }
 
   // A scheduled send: in the future, at most 30 days ahead (checked after the replay: a stored
   // answer is replayed even once its send_at has passed).
   checkSendAt(body.send_at, deps.clock());
 
-  // Reservation step 2.
+  // Reservation step 2, with the tenant's read when the handler left it to us (one round trip).
   const owner = input.requestId;
-  const reserved = await reserveIdempotency(deps.db, {
-    identityId: identity.id,
-    keyHash,
-    fingerprint,
-    operation,
-    owner,
-    now: deps.clock(),
-  });
-  if (reserved.type === 'absent') {
-    throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
+  const [loaded, reservation] = await Promise.allSettled([
+    loadTenant(),
+    reserveKey(deps, { ...ref, operation, owner }),
+  ]);
+  if (reservation.status === 'rejected') throw reservation.reason;
+  if (reservation.value !== undefined) return replayed(reservation.value);
+  if (loaded.status === 'rejected') {
+    await releaseKey(deps, ref, owner);
+    throw loaded.reason;
   }
-  if (reserved.type !== 'reserved') return answerFromLookup(reserved);
+  const tenant = loaded.value;
 
   let stored: {
     message: MessageRecord;
@@ -159,12 +170,10 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
     stored = await store(deps, { tenant, identity, body, prepared, keyHash, fingerprint, owner, operation });
   } catch (err) {
     // Step 5: only accepted sends are recorded; give the key back so a retry re-evaluates.
-    await releaseIdempotency(deps.db, identity.id, keyHash, owner).catch((e) =>
-      deps.log.error('idempotency release failed', { identity_id: identity.id, ...errorFields(e) }),
-    );
+    await releaseKey(deps, ref, owner);
     if (err instanceof CommitLost) {
-      const after = await lookupIdempotency(deps.db, identity.id, keyHash, fingerprint, deps.clock());
-      if (after.type !== 'absent') return answerFromLookup(after);
+      const after = await lookupKey(deps, ref);
+      if (after !== undefined) return replayed(after);
       throw new PmailError('request_in_progress', 'Another request with this Idempotency-Key is running.');
     }
     throw err;
@@ -174,8 +183,6 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   return { type: 'accepted', message: toApiMessage(stored.message), deduplicated: false };
 }
 
-export const MAX_SCHEDULE_MS = 30 * 24 * 3600 * 1000;
-
 function checkSendAt(sendAt: string | undefined, now: number): void {
   if (sendAt === undefined) return;
   const at = Date.parse(sendAt);
@@ -183,29 +190,6 @@ function checkSendAt(sendAt: string | undefined, now: number): void {
   throw new PmailError('invalid_request', 'send_at must be in the future and at most 30 days ahead.', {
     details: { errors: [{ path: 'send_at', message: 'in the future, at most 30 days ahead' }] },
   });
-}
-
-function parseBody(text: string, schema: z.ZodType<AnyBody>): { raw: unknown; body: AnyBody } {
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
-      details: { max_bytes: MAX_BODY_BYTES },
-    });
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
-      details: { errors: [{ path: '', message: 'not valid JSON' }] },
-    });
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    throw new PmailError('invalid_request', 'The request body is not valid.', {
-      details: { errors: zodErrors(parsed.error) },
-    });
-  }
-  return { raw, body: parsed.data };
 }
 
 function rateLimited(retryAfter: number): PmailError {
@@ -219,17 +203,8 @@ function rateLimited(retryAfter: number): PmailError {
   );
 }
 
-function answerFromLookup(lookup: Exclude<Lookup, { type: 'absent' }>): SubmitResult {
-  switch (lookup.type) {
-    case 'replay':
-      return { type: 'accepted', message: JSON.parse(lookup.response) as ApiMessage, deduplicated: true };
-    case 'conflict':
-      throw new PmailError('idempotency_conflict', 'This Idempotency-Key was used for a different request.', {
-        details: lookup.message_id ? { original_message_id: lookup.message_id } : {},
-      });
-    case 'in_progress':
-      throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
-  }
+function replayed(response: string): SubmitResult {
+  return { type: 'accepted', message: JSON.parse(response) as ApiMessage, deduplicated: true };
 }
 
 /**
@@ -264,7 +239,7 @@ function dryRunResult(p: Prepared): DryRunResult {
 interface StoreArgs {
   tenant: Tenant;
   identity: Identity;
-  body: AnyBody;
+  body: SendCommand;
   prepared: Prepared;
   keyHash: string;
   fingerprint: string;
@@ -452,13 +427,9 @@ async function storeReserved(
       await Promise.all(
         [message.raw_key, ...prepared.links.map((l) => l.key)].map((k) => deps.blobs.delete(k)),
       ).catch((e) => deps.log.error('blob clean-up failed', { message_id: message.id, ...errorFields(e) }));
-      // CancellationReasons line up with [message, ...items].
-      const failed = (err.CancellationReasons ?? [])
-        .map((r, i) =>
-          r.Code === 'ConditionalCheckFailed' ? (i === 0 ? 'message' : items[i - 1].kind) : undefined,
-        )
-        .filter(Boolean);
-      if (failed.includes('thread') && !failed.includes('other') && !failed.includes('message')) continue;
+      // The transaction is [message, ...items]; a lost race on the thread's lock alone is retried.
+      const failed = failedConditions(err, ['message', ...items.map((i) => i.kind)]);
+      if (failed.has('thread') && !failed.has('other') && !failed.has('message')) continue;
       throw err;
     }
   }
@@ -587,7 +558,12 @@ async function afterCommit(
       });
     }
   }
-  const queued = (message.deliveries ?? []).filter((d) => d.status === 'queued').map((d) => d.address);
+  // A contact is written when it changes: a recipient already known (outbound_count > 0, read at
+  // step 16) is not written again; only whether one was ever sent to is read.
+  const queued = (message.deliveries ?? [])
+    .filter((d) => d.status === 'queued')
+    .map((d) => d.address)
+    .filter((a) => (prepared.contacts.get(canonicalAddress(a))?.outbound_count ?? 0) <= 0);
   const side: Promise<unknown>[] = contactCountUpdates(deps.db, identity.id, queued, message.created_at).map(
     (u) =>
       deps.db.doc.send(

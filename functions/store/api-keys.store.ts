@@ -5,6 +5,7 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { isId } from '../core/ids.ts';
 import type { ApiKeyDefinition, ApiKeyRecord } from '../core/model.ts';
 import { type Db, isTransactionCanceled } from './db.ts';
 import { keys } from './keys.ts';
@@ -85,7 +86,7 @@ function stripDef(item: Record<string, unknown> | undefined): ApiKeyDefinition |
 }
 
 export async function getApiKeyDefinition(db: Db, keyId: string): Promise<ApiKeyDefinition | undefined> {
-  if (!/^key_[0-9a-z]{26}$/.test(keyId)) return undefined;
+  if (!isId('key', keyId)) return undefined;
   const out = await db.doc.send(
     new GetCommand({ TableName: db.table, Key: keyItemKey(keyId), ConsistentRead: true }),
   );

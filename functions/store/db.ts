@@ -43,6 +43,20 @@ export function isTransactionCanceled(err: unknown): err is Error & {
 }
 
 /**
+ * The items of a cancelled TransactWriteItems whose condition failed, by name: `names` names the
+ * TransactItems in the order they were sent (DynamoDB answers one reason per item, in that order),
+ * so callers ask "did the message's condition fail?" instead of reading a position.
+ */
+export function failedConditions<N extends string>(err: unknown, names: readonly N[]): Set<N> {
+  const out = new Set<N>();
+  if (!isTransactionCanceled(err)) return out;
+  (err.CancellationReasons ?? []).forEach((r, i) => {
+    if (r.Code === 'ConditionalCheckFailed' && names[i] !== undefined) out.add(names[i]);
+  });
+  return out;
+}
+
+/**
  * Run a conditional write: true when it was written, false when its condition did not hold (a
  * domain outcome, not an error); any other failure is thrown.
  */

@@ -9,7 +9,7 @@ import { isCfRestProviderId } from '../core/cf-outcome.ts';
 import type { MessageRecord } from '../core/model.ts';
 import { inboundKey, outboundKey } from './blobs.ts';
 import type { Db } from './db.ts';
-import { conditionally, isConditionFailed, isTransactionCanceled } from './db.ts';
+import { conditionally, failedConditions, isConditionFailed, isTransactionCanceled } from './db.ts';
 import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
 
 /**
@@ -199,11 +199,10 @@ export async function commitAccepted(
     );
   } catch (err) {
     if (!isTransactionCanceled(err)) throw err;
-    const reasons = err.CancellationReasons ?? [];
-    if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new CommitLost('message_exists');
-    // The second item is the idempotency completion (conditioned on our ownership); the caller
-    // reads the reasons of the items after it (quota, thread lock).
-    if (reasons[1]?.Code === 'ConditionalCheckFailed') throw new CommitLost('not_owner');
+    // [message, idempotency completion (conditioned on our ownership), ...the caller's items].
+    const failed = failedConditions(err, ['message', 'idempotency'] as const);
+    if (failed.has('message')) throw new CommitLost('message_exists');
+    if (failed.has('idempotency')) throw new CommitLost('not_owner');
     throw err;
   }
 }
@@ -258,7 +257,7 @@ export async function mutateMessage<R>(
       // A lost version race, or a concurrent transaction on the same item: read again and retry.
       if (
         isTransactionCanceled(err) &&
-        (err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed' ||
+        (failedConditions(err, ['message'] as const).has('message') ||
           err.CancellationReasons?.some((r) => r.Code === 'TransactionConflict'))
       ) {
         await new Promise((r) => setTimeout(r, 5 * (i + 1)));

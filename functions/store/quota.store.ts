@@ -49,12 +49,19 @@ export async function peekSendRate(
   db: Db,
   args: Pick<SendCounters, 'identityId' | 'day' | 'now' | 'rate'>,
 ): Promise<{ full: boolean }> {
-  const w = args.rate ?? RL_SEND;
   const out = await db.doc.send(
     new GetCommand({ TableName: db.table, Key: identityKey(args.identityId, args.day) }),
   );
-  const inWindow = out.Item?.rm === windowStart(args.now, w);
-  return { full: inWindow && ((out.Item?.rn as number | undefined) ?? 0) >= w.limit };
+  return { full: rateWindowFull(out.Item, args.now, args.rate) };
+}
+
+/** Whether an identity's counter item holds the current rate window, full. */
+export function rateWindowFull(
+  item: Record<string, unknown> | undefined,
+  now: number,
+  w: RateWindow = RL_SEND,
+): boolean {
+  return item?.rm === windowStart(now, w) && ((item?.rn as number | undefined) ?? 0) >= w.limit;
 }
 
 export async function readDailyCounts(
@@ -79,7 +86,8 @@ export type Reservation =
 /**
  * Count one send: in the identity's rate window always, and against both daily caps unless `caps`
  * is absent (a fully suppressed send is accepted but is not a send of the day). Both caps or
- * neither: a tenant refusal gives the identity's counts back.
+ * neither: the two counters are written at once and a refusal by either gives the other's count
+ * back (a concurrent send may see that count for a moment: it errs towards refusing).
  */
 export async function reserveSend(
   db: Db,
@@ -116,51 +124,65 @@ export async function reserveSend(
       ExpressionAttributeValues: values,
     },
   ];
-  let identitySends: number | undefined;
-  for (let i = 0; i < 4 && identitySends === undefined; i++) {
+  const countIdentity = async (): Promise<number | 'rate' | 'identity'> => {
+    for (let i = 0; i < 4; i++) {
+      try {
+        const out = await db.doc.send(
+          new UpdateCommand({ ...common, ...forms[i % 2], ExpressionAttributeNames: names }),
+        );
+        return (out.Attributes?.sends as number | undefined) ?? 0;
+      } catch (err) {
+        if (!isConditionFailed(err)) throw err;
+        const old = oldItem<Record<string, unknown>>(err);
+        if (daily && ((old?.sends as number | undefined) ?? 0) >= args.caps!.identity) return 'identity';
+        if (old?.rm === start && ((old?.rn as number | undefined) ?? 0) >= w.limit) return 'rate';
+      }
+    }
+    throw new Error('the send counter kept changing');
+  };
+  const countTenant = async (): Promise<number | 'tenant'> => {
     try {
       const out = await db.doc.send(
-        new UpdateCommand({ ...common, ...forms[i % 2], ExpressionAttributeNames: names }),
+        new UpdateCommand({
+          TableName: db.table,
+          Key: tenantKey(args.tenantId, args.day),
+          UpdateExpression: 'ADD sends :one SET #type = :type, #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(sends) OR sends < :tcap',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: {
+            ':one': 1,
+            ':tcap': args.caps!.tenant,
+            ':type': 'daily_counter',
+            ':ttl': ttlOf(args.expiresAt),
+          },
+          ReturnValues: 'UPDATED_NEW',
+        }),
       );
-      identitySends = (out.Attributes?.sends as number | undefined) ?? 0;
+      return out.Attributes?.sends as number;
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
-      const old = oldItem<Record<string, unknown>>(err);
-      if (daily && ((old?.sends as number | undefined) ?? 0) >= args.caps!.identity)
-        return { ok: false, refused: 'identity' };
-      if (old?.rm === start && ((old?.rn as number | undefined) ?? 0) >= w.limit)
-        return { ok: false, refused: 'rate' };
+      return 'tenant';
     }
+  };
+  if (!daily) {
+    const identity = await countIdentity();
+    return typeof identity === 'number'
+      ? { ok: true, before: { tenant: 0, identity: 0 } }
+      : { ok: false, refused: identity };
   }
-  if (identitySends === undefined) throw new Error('the send counter kept changing');
-  if (!daily) return { ok: true, before: { tenant: 0, identity: 0 } };
-
-  try {
-    const out = await db.doc.send(
-      new UpdateCommand({
-        TableName: db.table,
-        Key: tenantKey(args.tenantId, args.day),
-        UpdateExpression: 'ADD sends :one SET #type = :type, #ttl = :ttl',
-        ConditionExpression: 'attribute_not_exists(sends) OR sends < :tcap',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: {
-          ':one': 1,
-          ':tcap': args.caps!.tenant,
-          ':type': 'daily_counter',
-          ':ttl': ttlOf(args.expiresAt),
-        },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return {
-      ok: true,
-      before: { tenant: (out.Attributes?.sends as number) - 1, identity: identitySends - 1 },
-    };
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-    await releaseSend(db, { ...args, daily: true, tenant: false });
-    return { ok: false, refused: 'tenant' };
-  }
+  // Both counters at once (one round trip); whichever refuses, the other's count is given back.
+  // An error other than a refusal is thrown as it is, keeping what was counted (it errs towards
+  // refusing one send too many, never towards passing a cap).
+  const [identity, tenant] = await Promise.allSettled([countIdentity(), countTenant()]);
+  if (identity.status === 'rejected') throw identity.reason;
+  if (tenant.status === 'rejected') throw tenant.reason;
+  const i = identity.value;
+  const t = tenant.value;
+  if (typeof i === 'number' && typeof t === 'number')
+    return { ok: true, before: { tenant: t - 1, identity: i - 1 } };
+  if (typeof i === 'number') await releaseSend(db, { ...args, daily: true, tenant: false });
+  if (typeof t === 'number') await releaseSend(db, { ...args, daily: true, identity: false, rate: false });
+  return { ok: false, refused: typeof i === 'number' ? 'tenant' : i };
 }
 
 /**
@@ -172,7 +194,10 @@ export async function releaseSend(
   db: Db,
   args: Omit<SendCounters, 'expiresAt' | 'rate'> & {
     daily: boolean;
+    /** Give back the tenant's day count (default: with `daily`). */
     tenant?: boolean;
+    /** Give back the identity's counts (default). */
+    identity?: boolean;
     rate?: RateWindow | false;
   },
 ): Promise<void> {
@@ -180,7 +205,8 @@ export async function releaseSend(
   const start = windowStart(args.now, args.rate || RL_SEND);
   const parts: { key: Record<string, string>; attrs: string[] }[] = [];
   const identityAttrs = [...(args.daily ? ['sends'] : []), ...(releaseRate ? ['rn'] : [])];
-  if (identityAttrs.length) parts.push({ key: identityKey(args.identityId, args.day), attrs: identityAttrs });
+  if (identityAttrs.length && args.identity !== false)
+    parts.push({ key: identityKey(args.identityId, args.day), attrs: identityAttrs });
   if (args.daily && args.tenant !== false)
     parts.push({ key: tenantKey(args.tenantId, args.day), attrs: ['sends'] });
   for (const { key, attrs } of parts) {

@@ -8,8 +8,7 @@ import {
   ResourceNotFoundException,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import type { SmtpSecret } from '../transports/smtp.transport.ts';
-import type { TransportDomain } from '../transports/transport.ts';
+import type { SmtpSecret, TransportDomain } from '../core/model.ts';
 
 /**
  * The relay credentials of sending domains (seed 000 › SMTP relay › credentials): one Secrets

@@ -1,4 +1,5 @@
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { isId } from '../core/ids.ts';
 import type { Tenant, TenantPolicy } from '../core/model.ts';
 import { type Db, isTransactionCanceled } from './db.ts';
 import { pageByIndex } from './index-page.ts';
@@ -61,7 +62,7 @@ const stripTenant = (item: Record<string, unknown>): Tenant => {
 };
 
 export async function getTenantConsistent(db: Db, id: string): Promise<Tenant | undefined> {
-  if (!/^ten_[0-9a-z]{26}$/.test(id)) return undefined;
+  if (!isId('tenant', id)) return undefined;
   const out = await db.doc.send(
     new GetCommand({ TableName: db.table, Key: keys.tenant(id), ConsistentRead: true }),
   );

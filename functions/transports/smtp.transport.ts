@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIPv4, connect as netConnect, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
-import type { SmtpDomainSettings } from '../core/model.ts';
+import type { SmtpDomainSettings, SmtpSecret } from '../core/model.ts';
 import { relayTargetAllowed } from '../core/relay-address.ts';
 import {
   classifySmtp,
@@ -50,13 +50,8 @@ import type { Transport, TransportDomain, TransportRequest } from './transport.t
  * The classification is pure (core/smtp-outcome.ts); this file only reports what ended the session.
  */
 
-/** What the relay's secret holds (Secrets Manager, one secret per domain; see smtp.handler.ts). */
-export interface SmtpSecret {
-  /** AUTH PLAIN/LOGIN password. */
-  password?: string;
-  /** XOAUTH2 bearer token (seed 003 › XOAUTH2): the domain's `auth` is `xoauth2`. */
-  access_token?: string;
-}
+/** What the relay's secret holds: core/model.ts (the store reads it too). */
+export type { SmtpSecret } from '../core/model.ts';
 
 export interface SmtpPorts {
   /** The relay's secret for a domain (undefined: the domain names none). Never logged. */

@@ -1,4 +1,4 @@
-import type { DomainRecord, MessageKind, Provider, RecipientField } from '../core/model.ts';
+import type { DomainRecord, MessageKind, Provider, RecipientField, TransportDomain } from '../core/model.ts';
 import { isSimulatorAddress } from '../core/simulator.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 
@@ -30,11 +30,7 @@ export interface StoredMime {
   load(): Promise<Uint8Array>;
 }
 
-/** The sending domain as a transport sees it: its name, its transport and that transport's settings. */
-export type TransportDomain = Pick<
-  DomainRecord,
-  'domain' | 'tenant_id' | 'transport' | 'ses' | 'smtp' | 'cloudflare'
->;
+export type { TransportDomain } from '../core/model.ts';
 
 export interface TransportRequest {
   tenant_id: string;

@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
 import { sha256Hex } from '../core/fingerprint.ts';
+import { ID_PATTERNS } from '../core/ids.ts';
 import {
   classifyResponse,
   type DeliveryJob,
@@ -31,8 +32,8 @@ export interface DeliveryPorts {
 }
 
 export const deliveryJobSchema = z.object({
-  tenant_id: z.string().regex(/^ten_[0-9a-z]{26}$/),
-  webhook_id: z.string().regex(/^whk_[0-9a-z]{26}$/),
+  tenant_id: z.string().regex(ID_PATTERNS.tenant),
+  webhook_id: z.string().regex(ID_PATTERNS.webhook),
   event_id: z.string().min(1).max(200),
   attempt: z.number().int().min(1),
   due_at: z.number().int().optional(),

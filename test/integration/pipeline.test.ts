@@ -683,6 +683,12 @@ describe('reply, reply-all and forward', () => {
     expect((await s.send(to('delivered@simulator.invalid'), 'known-c')).body.deliveries[0].status).toBe(
       'queued',
     );
+    // A known contact is not written again: the send after it leaves the item as it was.
+    await s.settle();
+    const after = (await partition(s, `I#${s.agent.id}`)).find(
+      (i) => i.sk === 'C#delivered@simulator.invalid',
+    );
+    expect(after).toEqual(contact);
   });
 
   it('sets a thread-token Reply-To on subaddress domains, and a reply to it reaches the sender', async () => {

@@ -78,6 +78,42 @@ describe('POST /v1/identities/{id}/messages', () => {
     expect((await s.message(s.agent.id, first.body.id))?.status).toBe('delivered');
   });
 
+  it('answers a duplicate from one BatchGetItem of the key, the identity, the Idempotency-Key and the rate counters, writing nothing', async () => {
+    const first = await s.send(hello(), 'replay-one-read');
+    await s.settle();
+    const calls: { command: string; keys: string[] }[] = [];
+    let recording = true;
+    const name = `count-${Date.now()}`;
+    s.deps.db.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (recording) {
+          const input = args.input as { RequestItems?: Record<string, { Keys: { sk: string }[] }> };
+          calls.push({
+            command: String(context.commandName).replace(/Command$/, ''),
+            keys: Object.values(input.RequestItems ?? {}).flatMap((r) =>
+              r.Keys.map((k) => k.sk.split('#')[0]),
+            ),
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      const again = await s.send(hello(), 'replay-one-read');
+      recording = false;
+      expect([again.status, again.headers['idempotent-replayed'], again.body.id]).toEqual([
+        202,
+        'true',
+        first.body.id,
+      ]);
+      expect(calls.map((c) => c.command)).toEqual(['BatchGetItem']);
+      expect(new Set(calls[0].keys)).toEqual(new Set(['K', 'I', 'IK', 'Q']));
+    } finally {
+      s.deps.db.doc.middlewareStack.remove(name);
+    }
+  });
+
   it('refuses the same key with another body: 409 idempotency_conflict naming the original message', async () => {
     const first = await s.send(hello(), 'conflict-1');
     const other = await s.send({ ...hello(), text: 'Something else.' }, 'conflict-1');

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { composePlan, htmlToText, rfcMessageIdFor } from '../../functions/core/compose.ts';
 import { derivedUlid } from '../../functions/core/ids.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../functions/core/limits.ts';
 import { cancelMessage, resolveMessage } from '../../functions/core/message-actions.ts';
 import type { MessageRecord } from '../../functions/core/model.ts';
 import { checkRecipientCount, maskAddress, normaliseRecipients } from '../../functions/core/recipients.ts';
 import { backoffSeconds, decideClaim, recordOutcome } from '../../functions/core/send-attempt.ts';
 import { simulate, simulatorScript } from '../../functions/core/simulator.ts';
 import type { TransportResult } from '../../functions/core/transport-result.ts';
-import { IDEMPOTENCY_KEY_PATTERN } from '../../functions/send/submit.ts';
 
 describe('the Idempotency-Key pattern', () => {
   it.each([

@@ -33,6 +33,7 @@ import { effectivePolicy, toAuditView, toKeyView, toTenantView } from '../../fun
 import { toDomainView } from '../../functions/core/domains.ts';
 import { PmailError } from '../../functions/core/errors.ts';
 import { toIdentityView } from '../../functions/core/identity-view.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../functions/core/limits.ts';
 import { toApiMessage } from '../../functions/core/message-view.ts';
 import type {
   DeliveryStatus,
@@ -49,7 +50,7 @@ import {
 } from '../../functions/core/suppressions.ts';
 import { toWebhookView, type WebhookEndpoint } from '../../functions/core/webhooks.ts';
 import { silentLogger } from '../../functions/log.ts';
-import { type DryRunResult, IDEMPOTENCY_KEY_PATTERN } from '../../functions/send/submit.ts';
+import type { DryRunResult } from '../../functions/send/submit.ts';
 
 // DESIGN § 3a: openapi.yaml is the contract and is tested against the code. These tests read the
 // document and compare it with the routes table, the error table, the zod schemas and the Message
@@ -378,6 +379,8 @@ const SUBMIT_SOURCES = [
   'functions/send/submit.ts',
   'functions/send/prepare.ts',
   'functions/core/policy.ts',
+  'functions/core/limits.ts',
+  'functions/api/send.schema.ts',
   'functions/core/recipients.ts',
   'functions/core/headers.ts',
   'functions/core/compose.ts',

@@ -1,0 +1,54 @@
+import { PmailError } from './errors.ts';
+
+/**
+ * The send path's limits, defined once: the request schemas (functions/api/send.schema.ts), the
+ * content check of policy step 12 (compose.ts), the subject rewriting (reply.ts) and the handler's
+ * header checks all read these. openapi.yaml states the same numbers (test/unit/openapi.test.ts).
+ */
+
+/** seed 000 › Handler step 3: printable ASCII, 1–255 bytes. The pattern openapi.yaml states. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
+/** seed 000 › Handler step 4: the request body. */
+export const MAX_BODY_BYTES = 7 * 1024 * 1024;
+/** seed 000 › Attachments and size: 5 MiB less 8 KiB kept for the headers a transport adds. */
+export const MAX_MIME_BYTES = 5_242_880 - 8_192;
+/** The longest subject line (RFC 5322 line limit); a prefixed subject is cut here. */
+export const MAX_SUBJECT_CHARS = 998;
+/** Addresses per recipient field in a request (the per-send limit is the tenant's policy). */
+export const MAX_RECIPIENTS_PER_FIELD = 100;
+export const MAX_ADDRESS_CHARS = 320;
+export const MAX_DISPLAY_NAME_CHARS = 256;
+export const MAX_ATTACHMENTS = 32;
+export const MAX_FILENAME_BYTES = 255;
+export const MAX_CONTENT_ID_CHARS = 250;
+export const MAX_LABELS = 20;
+export const MAX_LABEL_CHARS = 64;
+export const MAX_METADATA_KEYS = 20;
+export const MAX_METADATA_KEY_CHARS = 64;
+export const MAX_METADATA_VALUE_CHARS = 512;
+export const MAX_THREAD_ID_CHARS = 40;
+export const MAX_UNSUBSCRIBE_URL_CHARS = 2048;
+/** A scheduled send is at most 30 days ahead. */
+export const MAX_SCHEDULE_MS = 30 * 24 * 3600 * 1000;
+/** Standard base64 (whitespace removed first). */
+export const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * seed 000 › Handler step 3: the Idempotency-Key header. `required` (a send) answers 400
+ * idempotency_key_required when it is missing; a present key must match IDEMPOTENCY_KEY_PATTERN
+ * (400 invalid_idempotency_key). Returns the key, or undefined when it is absent and optional.
+ */
+export function checkIdempotencyKey(key: string | undefined, required: boolean): string | undefined {
+  if (key === undefined) {
+    if (required) throw new PmailError('idempotency_key_required', 'A send needs an Idempotency-Key header.');
+    return undefined;
+  }
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw new PmailError(
+      'invalid_idempotency_key',
+      'The Idempotency-Key must be 1–255 printable ASCII characters.',
+      { details: { pattern: IDEMPOTENCY_KEY_PATTERN.source } },
+    );
+  }
+  return key;
+}

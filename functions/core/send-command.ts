@@ -1,0 +1,44 @@
+/**
+ * The typed command the four sends carry from the HTTP handler to the submit use case: the handler
+ * parses and validates the JSON body (functions/api/send.schema.ts, whose output is checked against
+ * these types at compile time) and passes this, so the use case never reads the API layer.
+ */
+
+export type RecipientField = string | { address: string; name?: string };
+
+export interface AttachmentCommand {
+  filename: string;
+  content_type: string;
+  content_base64: string;
+  disposition?: 'attachment' | 'inline';
+  content_id?: string;
+}
+
+export type SendKind = 'transactional' | 'marketing' | 'auto_reply';
+
+/** The fields any of send, reply, reply-all and forward may carry, as the submit path reads them. */
+export interface SendCommand {
+  to?: RecipientField[];
+  cc?: RecipientField[];
+  bcc?: RecipientField[];
+  subject?: string;
+  text?: string;
+  html?: string;
+  attachments?: AttachmentCommand[];
+  kind: SendKind;
+  labels?: string[];
+  headers?: Record<string, string>;
+  metadata?: Record<string, string>;
+  send_at?: string;
+  unsubscribe?: { url: string; mailto?: string };
+  consent?: { basis: string; recorded_at?: string };
+  thread_id?: string;
+  from_address?: string;
+  include_attachments?: boolean;
+}
+
+/** A parsed send request: the typed command and the JSON as received (what the fingerprint hashes). */
+export interface ParsedSend {
+  body: SendCommand;
+  raw: unknown;
+}

@@ -1,0 +1,70 @@
+import { PmailError } from '../core/errors.ts';
+import type { Deps } from '../deps.ts';
+import { errorFields } from '../log.ts';
+import {
+  type Lookup,
+  lookupIdempotency,
+  releaseIdempotency,
+  reserveIdempotency,
+} from '../store/idempotency.store.ts';
+
+/**
+ * The reservation protocol of DESIGN § 5.1 as the four sends and resolve use it, written once.
+ * A key is identified by the identity and the SHA-256 of its value; `fingerprint` is the request's.
+ */
+export interface KeyRef {
+  identityId: string;
+  keyHash: string;
+  fingerprint: string;
+}
+
+/**
+ * The stored answer of a completed key with the same fingerprint (replay it), undefined when the
+ * key is free; a different request under the key is 409 idempotency_conflict, a running one 409
+ * request_in_progress.
+ */
+export function storedAnswer(lookup: Lookup): string | undefined {
+  switch (lookup.type) {
+    case 'absent':
+      return undefined;
+    case 'replay':
+      return lookup.response;
+    case 'conflict':
+      throw new PmailError('idempotency_conflict', 'This Idempotency-Key was used for a different request.', {
+        details: lookup.message_id ? { original_message_id: lookup.message_id } : {},
+      });
+    case 'in_progress':
+      throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
+  }
+}
+
+/** Step 1: a consistent read of the key; its stored answer, or undefined when it is free. */
+export async function lookupKey(deps: Pick<Deps, 'db' | 'clock'>, key: KeyRef): Promise<string | undefined> {
+  return storedAnswer(
+    await lookupIdempotency(deps.db, key.identityId, key.keyHash, key.fingerprint, deps.clock()),
+  );
+}
+
+/**
+ * Step 2: the conditional put of an `in_progress` item owned by `owner` with a lease. Undefined
+ * when this request now owns the key; the stored answer when a request with the same body completed
+ * it in between (replay it); throws as `storedAnswer` for a conflict or a request still running.
+ */
+export async function reserveKey(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  key: KeyRef & { operation: string; owner: string },
+): Promise<string | undefined> {
+  const reserved = await reserveIdempotency(deps.db, { ...key, now: deps.clock() });
+  return reserved.type === 'reserved' ? undefined : storedAnswer(reserved);
+}
+
+/** Step 5: any failure after the reservation gives the key back (if still ours); never throws. */
+export async function releaseKey(
+  deps: Pick<Deps, 'db' | 'log'>,
+  key: Pick<KeyRef, 'identityId' | 'keyHash'>,
+  owner: string,
+): Promise<void> {
+  await releaseIdempotency(deps.db, key.identityId, key.keyHash, owner).catch((e) =>
+    deps.log.error('idempotency release failed', { identity_id: key.identityId, ...errorFields(e) }),
+  );
+}
