@@ -1,6 +1,6 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createOldTable, type TestStack, testStack } from '../support/local.ts';
+import { createOldTable, type TestStack, testStack, withOwnDynamoDb } from '../support/local.ts';
 
 /**
  * The two machines of DESIGN § 6 run locally (functions/local/state-machine.ts): back-off in the
@@ -427,21 +427,16 @@ describe('duplicate executions', () => {
 });
 
 describe('the local table', () => {
-  // Index builds on a loaded DynamoDB Local take tens of seconds (functions/local/table.ts).
   it('gains the dispatch index when a table kept from an older version lacks it', {
-    timeout: 200_000,
+    timeout: 120_000,
   }, async () => {
     const { DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
     const { ensureTable } = await import('../../functions/local/table.ts');
-    const s = await testStack();
-    const db = { ...s.deps.db, table: ownTable() };
-    try {
+    await withOwnDynamoDb(async (db) => {
       await createOldTable(db);
       await ensureTable(db);
       const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
       expect(out.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort()).toEqual(['gsi1', 'gsi2']);
-    } finally {
-      await s.close();
-    }
+    });
   });
 });

@@ -11,7 +11,7 @@ import { putApiKey } from '../../functions/store/directory.store.ts';
 import { appendEvent, listEvents } from '../../functions/store/events.store.ts';
 import { deliverJob } from '../../functions/webhooks/deliver.ts';
 import { fanOut, outboxInsert } from '../../functions/webhooks/fan-out.ts';
-import { createOldTable, type TestStack, testStack } from '../support/local.ts';
+import { createOldTable, type TestStack, testStack, withOwnDynamoDb } from '../support/local.ts';
 
 /**
  * Webhooks end to end on DynamoDB Local (issue 5): endpoints created through the API, outbox events
@@ -317,52 +317,51 @@ describe('webhook deliveries', () => {
 });
 
 describe('the local table stream', () => {
-  // Creating an old table and adding its indexes one at a time (each waited ACTIVE) takes DynamoDB
-  // Local many seconds on a loaded 2-core machine: it once passed the default 30 s in a full run.
   it('is enabled on a table kept from an older version, and carries outbox inserts to the poller', {
-    timeout: 90_000,
+    timeout: 120_000,
   }, async () => {
-    const db = { ...s.deps.db, table: `old-${s.deps.newId()}` };
-    await createOldTable(db);
-    await ensureTable(db);
-    const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
-    expect(out.Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
-    const seen: string[] = [];
-    // The poller's own errors, so a failure below says what the stream answered.
-    const errors: string[] = [];
-    const poller = new LocalStreamPoller(db, {
-      endpoint: inject('dynamoEndpoint'),
-      log: { ...silentLogger, error: (msg, fields) => errors.push(`${msg} ${JSON.stringify(fields)}`) },
-      handler: async (records) => {
-        for (const r of records) {
-          const e = outboxInsert(r);
-          if (e) seen.push(e.id);
-        }
-        return { batchItemFailures: [] };
-      },
+    await withOwnDynamoDb(async (db, endpoint) => {
+      await createOldTable(db);
+      await ensureTable(db);
+      const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+      expect(out.Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+      const seen: string[] = [];
+      // The poller's own errors, so a failure below says what the stream answered.
+      const errors: string[] = [];
+      const poller = new LocalStreamPoller(db, {
+        endpoint,
+        log: { ...silentLogger, error: (msg, fields) => errors.push(`${msg} ${JSON.stringify(fields)}`) },
+        handler: async (records) => {
+          for (const r of records) {
+            const e = outboxInsert(r);
+            if (e) seen.push(e.id);
+          }
+          return { batchItemFailures: [] };
+        },
+      });
+      await poller.start();
+      try {
+        const e = {
+          id: `evt_${s.deps.newId()}`,
+          type: 'message.delivered',
+          tenant_id: 'ten_x',
+          created_at: 1,
+          data: {},
+        };
+        expect(await appendEvent(db, e)).toBe(true);
+        // A second write of the same id is refused (conditional put): no second insert reaches the stream.
+        expect(await appendEvent(db, e)).toBe(false);
+        await s
+          .eventually(async () => seen.includes(e.id))
+          .catch((err) => {
+            throw new Error(`${err.message}; stream poller errors: ${errors.join(' | ') || 'none'}`);
+          });
+        await new Promise((r) => setTimeout(r, 200));
+        expect(seen).toEqual([e.id]);
+      } finally {
+        await poller.stop();
+      }
     });
-    await poller.start();
-    try {
-      const e = {
-        id: `evt_${s.deps.newId()}`,
-        type: 'message.delivered',
-        tenant_id: 'ten_x',
-        created_at: 1,
-        data: {},
-      };
-      expect(await appendEvent(db, e)).toBe(true);
-      // A second write of the same id is refused (conditional put): no second insert reaches the stream.
-      expect(await appendEvent(db, e)).toBe(false);
-      await s
-        .eventually(async () => seen.includes(e.id))
-        .catch((err) => {
-          throw new Error(`${err.message}; stream poller errors: ${errors.join(' | ') || 'none'}`);
-        });
-      await new Promise((r) => setTimeout(r, 200));
-      expect(seen).toEqual([e.id]);
-    } finally {
-      await poller.stop();
-    }
   });
 });
 

@@ -7,6 +7,7 @@ import { afterAll, inject } from 'vitest';
 import type { ApiEvent } from '../../functions/api/http.ts';
 import { matchRoute } from '../../functions/api/http.ts';
 import type { MessageRecord } from '../../functions/core/model.ts';
+import { startDynamoDbLocal } from '../../functions/local/dynamodb-local.ts';
 import {
   createLocalRuntime,
   type LocalRuntime,
@@ -14,6 +15,7 @@ import {
 } from '../../functions/local/runtime.ts';
 import { type SeededTenant, seedTestTenant } from '../../functions/local/seed.ts';
 import { silentLogger } from '../../functions/log.ts';
+import { createDb, type Db } from '../../functions/store/db.ts';
 import { getMessage, listMessages, mutateMessage } from '../../functions/store/messages.store.ts';
 
 export interface TestStack extends LocalRuntime, SeededTenant {
@@ -174,6 +176,23 @@ export function stackPerTest(): (opts?: Parameters<typeof testStack>[0]) => Prom
 }
 
 /** A table as an older pmail created it: keys only, no indexes, no stream, no TTL. */
+/**
+ * A DynamoDB Local of the test's own (in memory), for tests that change a table's shape (add an
+ * index, enable a stream): an index build queues behind every other file's requests on the shared
+ * instance, and took minutes there on a loaded 2-core machine. Stopped after `fn`.
+ */
+export async function withOwnDynamoDb<T>(fn: (db: Db, endpoint: string) => Promise<T>): Promise<T> {
+  const local = await startDynamoDbLocal();
+  try {
+    return await fn(
+      createDb({ table: `own-${Date.now().toString(36)}`, endpoint: local.endpoint }),
+      local.endpoint,
+    );
+  } finally {
+    await local.stop();
+  }
+}
+
 export async function createOldTable(db: TestStack['deps']['db']): Promise<void> {
   await db.doc.send(
     new CreateTableCommand({
