@@ -47,7 +47,13 @@ describe('pmail admin bootstrap --local', () => {
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/pmail-cli.ts', 'start'], {
       cwd: ROOT,
-      env: { ...process.env, PMAIL_STATE_DIR: stateDir, PMAIL_PORT: String(port) },
+      env: {
+        ...process.env,
+        PMAIL_STATE_DIR: stateDir,
+        PMAIL_PORT: String(port),
+        // never the default 8005: another stack (a parallel test, a developer's npm start) may hold it
+        PMAIL_SES_PORT: String(await freePort()),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
@@ -85,5 +91,5 @@ describe('pmail admin bootstrap --local', () => {
     const bootMe = await (await api('GET', '/v1/me', boot.key)).json();
     expect(bootMe).toMatchObject({ key_id: boot.key_id, level: 'platform', name: 'bootstrap' });
     expect((await api('GET', '/v1/tenants', boot.key)).status).toBe(200);
-  });
+  }, 120_000);
 });
