@@ -223,10 +223,10 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
 
 /**
  * A request that took the key over found its message written (its earlier owner stopped between
- * the message and the key's completion): re-put the message's own outbox event (deterministic id:
- * a no-op if it was written), complete the key from the message, restart its named execution if it
- * is still queued and unclaimed (Step Functions refuses a second start of a name that ran). The
- * answer is what the key holds.
+ * the message and the key's completion, or won the put): re-put the message's own outbox event
+ * (deterministic id: a no-op if it was written), complete the key from the message, start its named
+ * execution if it is still queued and unclaimed (a second execution for it finds the claim of the
+ * first: Claim admits one). The answer is what the key holds.
  */
 async function adoptWritten(
   deps: Deps,

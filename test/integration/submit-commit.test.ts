@@ -181,6 +181,26 @@ describe('a crash between two writes of a send', () => {
   });
 });
 
+describe('retries at once', () => {
+  it('three retries taking over one expired key together: one takes it, none makes a second message', async () => {
+    const { s, at, f } = await clocked();
+    f.crashAfter(writes.message);
+    await s.send(body(s), 'retried-together');
+    f.revive();
+    const [written] = await outbound(s);
+    at.now += LEASE_MS + 1;
+    const answers = await Promise.all([1, 2, 3].map(() => s.send(body(s), 'retried-together')));
+    for (const a of answers) {
+      if (a.status === 409) expect(a.body.error.code).toBe('request_in_progress');
+      else expect(a.body).toMatchObject({ id: written.id, deduplicated: true });
+    }
+    expect(answers.filter((a) => a.status === 202).length).toBeGreaterThanOrEqual(1);
+    expect((await keyItem(s, 'retried-together'))!.attempt).toBe(1);
+    expect(await counted(s, at.now)).toBe(1);
+    await deliveredOnce(s, written.id);
+  });
+});
+
 describe('a lost answer', () => {
   it("of the message's put: the key keeps its message, the retry at once completes it from the message", async () => {
     const { s, at, f } = await clocked();
