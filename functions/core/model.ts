@@ -115,6 +115,11 @@ export interface MessageRecord {
   provider?: Provider;
   provider_message_id?: string;
   raw_key: string;
+  /**
+   * Which request of its Idempotency-Key wrote the MIME (0, omitted: the first; n: the n-th to take
+   * the key over). Each writes its own object, so the message points at the one its writer stored.
+   */
+  raw_n?: number;
   raw_size: number;
   created_at: number;
   updated_at: number;

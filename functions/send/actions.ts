@@ -139,7 +139,7 @@ export async function resolveSend(
     const seen = await lookupKey(deps, ref);
     if (seen !== undefined) return { body: JSON.parse(seen), replayed: true };
     const raced = await reserveKey(deps, { ...ref, operation: 'resolve', owner });
-    if (raced !== undefined) return { body: JSON.parse(raced), replayed: true };
+    if (raced.type === 'replay') return { body: JSON.parse(raced.response), replayed: true };
   }
   try {
     const { after } = await transition(

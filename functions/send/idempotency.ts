@@ -2,8 +2,11 @@ import { PmailError } from '../core/errors.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import {
+  abandonIdempotency,
+  completeIdempotency,
   type Lookup,
   lookupIdempotency,
+  type Reserved,
   releaseIdempotency,
   reserveIdempotency,
 } from '../store/idempotency.store.ts';
@@ -46,16 +49,56 @@ export async function lookupKey(deps: Pick<Deps, 'db' | 'clock'>, key: KeyRef): 
 }
 
 /**
- * Step 2: the conditional put of an `in_progress` item owned by `owner` with a lease. Undefined
- * when this request now owns the key; the stored answer when a request with the same body completed
- * it in between (replay it); throws as `storedAnswer` for a conflict or a request still running.
+ * Step 2: the conditional put of an `in_progress` item owned by `owner` with a lease (a send's
+ * carries the message id it mints). `reserved` when this request now owns the key, with the
+ * message id to write (kept from an earlier owner whose lease passed: `attempt` > 0); `replay` with
+ * the stored answer when a request with the same body completed it in between; throws as
+ * `storedAnswer` for a conflict or a request still running.
  */
 export async function reserveKey(
   deps: Pick<Deps, 'db' | 'clock'>,
-  key: KeyRef & { operation: string; owner: string },
-): Promise<string | undefined> {
+  key: KeyRef & { operation: string; owner: string; messageId?: string },
+): Promise<Reserved | { type: 'replay'; response: string }> {
   const reserved = await reserveIdempotency(deps.db, { ...key, now: deps.clock() });
-  return reserved.type === 'reserved' ? undefined : storedAnswer(reserved);
+  if (reserved.type === 'reserved') return reserved;
+  return { type: 'replay', response: storedAnswer(reserved)! };
+}
+
+/**
+ * Step 4 of a send, after its message is written: complete the key with `response`. The answer to
+ * give: `response`, or what the key holds when another request completed it first.
+ */
+export async function completeKey(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  key: KeyRef & { messageId: string },
+  response: string,
+): Promise<string> {
+  const done = await completeIdempotency(deps.db, {
+    identityId: key.identityId,
+    keyHash: key.keyHash,
+    messageId: key.messageId,
+    response,
+    now: deps.clock(),
+  });
+  if (done) return response;
+  const held = await lookupKey(deps, key);
+  if (held === undefined)
+    throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
+  return held;
+}
+
+/**
+ * Step 5 when the key's message may exist or may still be written (a put whose answer was lost, a
+ * key taken over from an owner that may still run): keep the message id, end the lease; never throws.
+ */
+export async function abandonKey(
+  deps: Pick<Deps, 'db' | 'log' | 'clock'>,
+  key: Pick<KeyRef, 'identityId' | 'keyHash'>,
+  owner: string,
+): Promise<void> {
+  await abandonIdempotency(deps.db, key.identityId, key.keyHash, owner, deps.clock()).catch((e) =>
+    deps.log.error('idempotency abandon failed', { identity_id: key.identityId, ...errorFields(e) }),
+  );
 }
 
 /** Step 5: any failure after the reservation gives the key back (if still ours); never throws. */

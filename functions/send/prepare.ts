@@ -62,6 +62,8 @@ export interface Prepared {
   threaded: boolean;
   target?: MessageRecord;
   thread?: ThreadItem;
+  /** The thread's chain already holds this message (an earlier owner of its key wrote the thread). */
+  ownInChain?: boolean;
   recipients: Recipient[];
   decisions: (FilterDecision & { address: string })[];
   from: Mailbox;

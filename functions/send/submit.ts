@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { derivedEventId } from '../core/delivery-outbox.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
 import { MAX_SCHEDULE_MS } from '../core/limits.ts';
@@ -11,14 +12,22 @@ import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { outboundKey } from '../store/blobs.ts';
 import { contactCountUpdates } from '../store/contacts.store.ts';
-import { failedConditions, isTransactionCanceled } from '../store/db.ts';
-import { appendEvent, eventPutItem } from '../store/events.store.ts';
-import { completeIdempotencyUpdate, evaluate, type IdempotencyItem } from '../store/idempotency.store.ts';
-import { CommitLost, commitAccepted } from '../store/messages.store.ts';
+import { conditionally } from '../store/db.ts';
+import { appendEvent } from '../store/events.store.ts';
+import { evaluate, type IdempotencyItem } from '../store/idempotency.store.ts';
+import { getMessage, putAcceptedMessage } from '../store/messages.store.ts';
 import { markWarned, peekSendRate, rateRetryAfter, releaseSend, reserveSend } from '../store/quota.store.ts';
 import { getThread, lockedByOther, threadSendItem } from '../store/threads.store.ts';
 import { executionName } from './dispatcher.ts';
-import { lookupKey, releaseKey, reserveKey, storedAnswer } from './idempotency.ts';
+import {
+  abandonKey,
+  completeKey,
+  type KeyRef,
+  lookupKey,
+  releaseKey,
+  reserveKey,
+  storedAnswer,
+} from './idempotency.ts';
 import { composeMime, type Operation, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
 
 /** seed 000 › Thread lock: wait 250 ms between tries, for at most 10 s. */
@@ -115,17 +124,17 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   const { raw, body } = input.request;
 
   // Steps 1 (the rest), 5–17: the policy pipeline and the composition, nothing written.
-  const prepare = async () =>
+  const prepare = async (ulid: string) =>
     prepareSubmit(deps, {
       tenant: await loadTenant(),
       identity,
       operation,
       targetMessageId: input.targetMessageId,
       body,
-      ulid: deps.newId(),
+      ulid,
     });
 
-  if (input.dryRun) return { type: 'dry_run', result: dryRunResult(await prepare()) };
+  if (input.dryRun) return { type: 'dry_run', result: dryRunResult(await prepare(deps.newId())) };
 
   // 5. Fingerprint over the body as received.
   const fingerprint = sendFingerprint(
@@ -146,41 +155,103 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   // answer is replayed even once its send_at has passed).
   checkSendAt(body.send_at, deps.clock());
 
-  // Reservation step 2, with the tenant's read when the handler left it to us (one round trip).
+  // Reservation step 2, with the tenant's read when the handler left it to us (one round trip). The
+  // reservation mints the message id (an earlier owner's, kept, when its lease passed).
   const owner = input.requestId;
   const [loaded, reservation] = await Promise.allSettled([
     loadTenant(),
-    reserveKey(deps, { ...ref, operation, owner }),
+    reserveKey(deps, { ...ref, operation, owner, messageId: `msg_${deps.newId()}` }),
   ]);
   if (reservation.status === 'rejected') throw reservation.reason;
-  if (reservation.value !== undefined) return replayed(reservation.value);
-  if (loaded.status === 'rejected') {
-    await releaseKey(deps, ref, owner);
-    throw loaded.reason;
-  }
-  const tenant = loaded.value;
+  if (reservation.value.type === 'replay') return replayed(reservation.value.response);
+  const { attempt } = reservation.value;
+  const messageId = reservation.value.message_id!;
+  const held = { ...ref, messageId };
+  // Step 5: any failure gives the key back. Deleted only when its message certainly is not written
+  // and cannot be: this request minted the id (attempt 0) and never sent the message's put. Else
+  // the key keeps its message id and its lease ends, so a retry takes over and finds the message.
+  let mayExist = attempt > 0;
+  let written: MessageRecord | undefined;
+  const giveBack = () => (mayExist ? abandonKey(deps, ref, owner) : releaseKey(deps, ref, owner));
 
-  let stored: {
-    message: MessageRecord;
-    prepared: Prepared;
-    countsBefore?: { tenant: number; identity: number };
-  };
+  let stored: Stored | { type: 'found'; existing: MessageRecord };
   try {
-    const prepared = await prepare();
-    stored = await store(deps, { tenant, identity, body, prepared, keyHash, fingerprint, owner, operation });
-  } catch (err) {
-    // Step 5: only accepted sends are recorded; give the key back so a retry re-evaluates.
-    await releaseKey(deps, ref, owner);
-    if (err instanceof CommitLost) {
-      const after = await lookupKey(deps, ref);
-      if (after !== undefined) return replayed(after);
-      throw new PmailError('request_in_progress', 'Another request with this Idempotency-Key is running.');
+    const tenant = loaded.status === 'fulfilled' ? loaded.value : await Promise.reject(loaded.reason);
+    // A takeover: the owner whose lease passed may have written the message before it stopped.
+    const found = attempt > 0 ? await getMessage(deps.db, identity.id, messageId, true) : undefined;
+    if (found) {
+      stored = { type: 'found', existing: found };
+    } else {
+      const prepared = await prepare(messageId.slice('msg_'.length));
+      stored = await store(deps, {
+        tenant,
+        identity,
+        body,
+        prepared,
+        keyHash,
+        fingerprint,
+        owner,
+        operation,
+        attempt,
+        held,
+        writing: () => {
+          mayExist = true;
+        },
+        wrote: (m) => {
+          written = m;
+        },
+      });
     }
+  } catch (err) {
+    await giveBack();
+    // The message is written (a later step failed): its execution starts all the same (I2).
+    if (written?.status === 'queued') await startDispatch(deps, written);
     throw err;
   }
+  if (stored.type === 'found') {
+    // The message is the send: complete the key from it (its outbox event again, its dispatch).
+    const answer = await adoptWritten(deps, held, stored.existing).catch(async (err) => {
+      await giveBack();
+      throw err;
+    });
+    return replayed(answer);
+  }
+  await afterCommit(deps, { tenant: (loaded as PromiseFulfilledResult<Tenant>).value, identity, ...stored });
+  const mine = stored.answer === stored.response;
+  return { type: 'accepted', message: JSON.parse(stored.answer) as ApiMessage, deduplicated: !mine };
+}
 
-  await afterCommit(deps, { tenant, identity, ...stored });
-  return { type: 'accepted', message: toApiMessage(stored.message), deduplicated: false };
+/**
+ * A request that took the key over found its message written (its earlier owner stopped between
+ * the message and the key's completion, or won the put): re-put the message's own outbox event
+ * (deterministic id: a no-op if it was written), complete the key from the message, start its named
+ * execution if it is still queued and unclaimed (a second execution for it finds the claim of the
+ * first: Claim admits one). The answer is what the key holds.
+ */
+async function adoptWritten(
+  deps: Deps,
+  held: KeyRef & { messageId: string },
+  m: MessageRecord,
+): Promise<string> {
+  if (m.status === 'suppressed') await appendEvent(deps.db, suppressedEvent(m));
+  const answer = await completeKey(deps, held, JSON.stringify(toApiMessage(m)));
+  if (m.status === 'queued' && !m.claim) await startDispatch(deps, m);
+  return answer;
+}
+
+/** A fully suppressed send's `message.suppressed`, with an id derived from the message. */
+function suppressedEvent(m: MessageRecord) {
+  return {
+    id: derivedEventId(m.created_at, `${m.id}|message.suppressed`, 0),
+    type: 'message.suppressed',
+    tenant_id: m.tenant_id,
+    created_at: m.created_at,
+    data: {
+      message_id: m.id,
+      identity_id: m.identity_id,
+      recipients: (m.deliveries ?? []).map((d) => ({ address: d.address, reason: d.smtp_response })),
+    },
+  };
 }
 
 function checkSendAt(sendAt: string | undefined, now: number): void {
@@ -245,24 +316,41 @@ interface StoreArgs {
   fingerprint: string;
   owner: string;
   operation: Operation;
-}
-
-/** An accepted send as stored, and the day's counts before it (for quota.warning). */
-interface Stored {
-  message: MessageRecord;
-  prepared: Prepared;
-  countsBefore?: { tenant: number; identity: number };
+  /** Which request of the key this is (0: the one that minted the id): names its MIME object. */
+  attempt: number;
+  held: KeyRef & { messageId: string };
+  /** Called just before the message's put is sent: from then on it may exist. */
+  writing: () => void;
+  /** Called once the message is written: the send is accepted whatever follows. */
+  wrote: (m: MessageRecord) => void;
 }
 
 /**
- * Steps 18–19 and the storage transaction (seed 000 › Storage of an accepted send). Step 18 counts
- * the send first — rate window and both daily caps, or nothing — as the seed's TenantQuota Reserve
- * does; then the transaction writes the message, the completed idempotency item, the thread's lock
- * and chain, and for a fully suppressed send its event, all or nothing. A held thread lock is
- * waited for (250 ms steps, at most 10 s) and the message recomposed against the chain the holder
- * left. A send refused after step 18 gives its counts back (Release).
+ * An accepted send as stored, the day's counts before it (for quota.warning), the answer this
+ * request stored (`response`) and the one the key holds (`answer`: another's, if it completed first).
  */
-async function store(deps: Deps, args: StoreArgs): Promise<Stored> {
+interface Stored {
+  type: 'stored';
+  message: MessageRecord;
+  prepared: Prepared;
+  countsBefore?: { tenant: number; identity: number };
+  response: string;
+  answer: string;
+}
+
+/**
+ * Steps 18–19 and the storage of an accepted send (seed 000 › Storage; docs/architecture.md › The
+ * submit path). Step 18 counts the send first — rate window and both daily caps, or nothing — as
+ * the seed's TenantQuota Reserve does; then, each its own conditional write: the thread's lock and
+ * chain, the objects, the message (the commit point), a fully suppressed send's event, the key's
+ * completion. A held thread lock is waited for (250 ms steps, at most 10 s) and the message
+ * recomposed against the chain the holder left. A send refused after step 18, or whose message an
+ * earlier owner of the key wrote, gives its counts back (Release).
+ */
+async function store(
+  deps: Deps,
+  args: StoreArgs,
+): Promise<Stored | { type: 'found'; existing: MessageRecord }> {
   const { tenant, identity } = args;
   const prepared = args.prepared;
   const started = deps.clock();
@@ -286,24 +374,26 @@ async function store(deps: Deps, args: StoreArgs): Promise<Stored> {
     if (reserved.refused === 'rate') throw rateLimited(rateRetryAfter(started));
     throw capReached(reserved.refused, prepared.caps, resetsAt, started);
   }
+  const giveCountsBack = () =>
+    releaseSend(deps.db, { ...counters, daily: !suppressedAll }).catch((e) =>
+      deps.log.error('send count release failed', { identity_id: identity.id, ...errorFields(e) }),
+    );
   try {
-    return await storeReserved(
+    const out = await storeReserved(
       deps,
       { ...args, prepared },
       // The day counted is stored on the message: cancel gives the count back to exactly that day.
       { started, suppressedAll, quotaDay: suppressedAll ? undefined : day },
       suppressedAll ? undefined : reserved.before,
     );
+    // An earlier owner of the key wrote the message and counted it: this request's count goes back.
+    if (out.type === 'found') await giveCountsBack();
+    return out;
   } catch (err) {
     // Only a send that was certainly not stored gives its counts back. After an error whose outcome
-    // is unknown (a timeout, a 5xx), the commit may have happened: keeping the count errs towards
-    // refusing one send too many, never towards passing a cap.
-    const refused = err instanceof PmailError || err instanceof CommitLost || isTransactionCanceled(err);
-    if (refused) {
-      await releaseSend(deps.db, { ...counters, daily: !suppressedAll }).catch((e) =>
-        deps.log.error('send count release failed', { identity_id: identity.id, ...errorFields(e) }),
-      );
-    }
+    // is unknown (a timeout, a 5xx), the message may have been written: keeping the count errs
+    // towards refusing one send too many, never towards passing a cap.
+    if (err instanceof PmailError) await giveCountsBack();
     throw err;
   }
 }
@@ -313,7 +403,7 @@ async function storeReserved(
   args: StoreArgs,
   t: { started: number; suppressedAll: boolean; quotaDay?: string },
   countsBefore?: { tenant: number; identity: number },
-): Promise<Stored> {
+): Promise<Stored | { type: 'found'; existing: MessageRecord }> {
   const { tenant, identity } = args;
   const { started, suppressedAll } = t;
   let prepared = args.prepared;
@@ -336,13 +426,20 @@ async function storeReserved(
         await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
         continue;
       }
-      if ((thread?.seq ?? 0) !== (prepared.thread?.seq ?? 0)) {
+      // An earlier owner of this key wrote the thread for this very message before it stopped: the
+      // chain already ends with it, which this message must not reference.
+      const own = prepared.compose.rfcMessageId;
+      const ownInChain = !!thread?.refs.includes(own);
+      if ((thread?.seq ?? 0) !== (prepared.thread?.seq ?? 0) || ownInChain) {
         // Someone sent on this thread since we composed: follow their message in References.
-        const references = referencesFor(thread, prepared.target);
+        const view =
+          thread && ownInChain ? { ...thread, refs: thread.refs.filter((r) => r !== own) } : thread;
+        const references = referencesFor(view, prepared.target);
         const inReplyTo = prepared.target?.rfc_message_id ?? references.at(-1);
         prepared = {
           ...prepared,
           thread,
+          ownInChain,
           references: references.length ? references : undefined,
           inReplyTo,
           mime: await composeMime(prepared.compose, inReplyTo, references),
@@ -351,7 +448,34 @@ async function storeReserved(
     }
 
     const message = buildMessage(deps, args, prepared, now, suppressedAll, t.quotaDay);
-    // seed 000 › Composition: objects first, so the row never points to a missing object.
+
+    // The thread's lock and chain, before the message: a message is never queued in a thread
+    // without the lock. A lost race (the lock taken, the chain moved) is retried after the holder.
+    if (prepared.threaded) {
+      const took = await conditionally(
+        deps.db.doc.send(
+          new UpdateCommand(
+            threadSendItem(deps.db, {
+              identityId: identity.id,
+              threadId: prepared.threadId,
+              messageId: message.id,
+              now,
+              seenSeq: prepared.thread?.seq ?? 0,
+              refs: prepared.ownInChain
+                ? prepared.thread!.refs
+                : [...(prepared.references ?? []), message.rfc_message_id],
+              autoStreak: prepared.autoStreak,
+              fromAddress: prepared.from.address,
+              lock: !suppressedAll,
+            }).Update,
+          ),
+        ),
+      );
+      if (!took) continue;
+    }
+
+    // seed 000 › Composition: objects first, so the message never points to a missing object. Each
+    // request of the key writes its own MIME object (`raw_n`), so the message's writer's is the one.
     for (const l of prepared.links) await deps.blobs.put(l.key, l.bytes, l.metadata, l.contentType);
     await deps.blobs.put(message.raw_key, prepared.mime, {
       tenant: tenant.id,
@@ -362,76 +486,21 @@ async function storeReserved(
       operation: args.operation,
     });
 
-    const items: { kind: 'thread' | 'other'; item: unknown }[] = [
-      {
-        kind: 'other',
-        item: completeIdempotencyUpdate(deps.db, {
-          identityId: identity.id,
-          keyHash: args.keyHash,
-          owner: args.owner,
-          messageId: message.id,
-          response: JSON.stringify(toApiMessage(message)),
-          now,
-        }),
-      },
-    ];
-    if (prepared.threaded) {
-      items.push({
-        kind: 'thread',
-        item: threadSendItem(deps.db, {
-          identityId: identity.id,
-          threadId: prepared.threadId,
-          messageId: message.id,
-          now,
-          seenSeq: prepared.thread?.seq ?? 0,
-          refs: [...(prepared.references ?? []), message.rfc_message_id],
-          autoStreak: prepared.autoStreak,
-          fromAddress: prepared.from.address,
-          lock: !suppressedAll,
-        }),
-      });
-    }
-    if (suppressedAll) {
-      items.push({
-        kind: 'other',
-        item: eventPutItem(deps.db, {
-          id: `evt_${deps.newId()}`,
-          type: 'message.suppressed',
-          tenant_id: tenant.id,
-          created_at: now,
-          data: {
-            message_id: message.id,
-            identity_id: identity.id,
-            recipients: (message.deliveries ?? []).map((d) => ({
-              address: d.address,
-              reason: d.smtp_response,
-            })),
-          },
-        }),
-      });
-    }
-
-    try {
-      await commitAccepted(
-        deps.db,
-        message,
-        items.map((i) => i.item),
-      );
-      return { message, prepared, countsBefore };
-    } catch (err) {
-      // A commit whose answer was lost (a timeout, a 5xx) may have happened: the stored message
-      // would point at its objects, so they stay (an orphaned object costs storage; a message
-      // without its MIME would become uncertain). Only a cancelled transaction, which certainly
-      // wrote nothing, takes its objects with it — as the counts are handled in store().
-      if (!isTransactionCanceled(err)) throw err;
+    // The commit point: the message under the id the reservation minted.
+    args.writing();
+    const put = await putAcceptedMessage(deps.db, message);
+    if (!put.written) {
+      // An earlier owner of the key wrote it: that is the send. Our objects go (no message names them).
       await Promise.all(
         [message.raw_key, ...prepared.links.map((l) => l.key)].map((k) => deps.blobs.delete(k)),
       ).catch((e) => deps.log.error('blob clean-up failed', { message_id: message.id, ...errorFields(e) }));
-      // The transaction is [message, ...items]; a lost race on the thread's lock alone is retried.
-      const failed = failedConditions(err, ['message', ...items.map((i) => i.kind)]);
-      if (failed.has('thread') && !failed.has('other') && !failed.has('message')) continue;
-      throw err;
+      return { type: 'found', existing: put.existing };
     }
+    args.wrote(message);
+    if (suppressedAll) await appendEvent(deps.db, suppressedEvent(message));
+    const response = JSON.stringify(toApiMessage(message));
+    const answer = await completeKey(deps, args.held, response);
+    return { type: 'stored', message, prepared, countsBefore, response, answer };
   }
 }
 
@@ -487,7 +556,8 @@ function buildMessage(
     references: p.references,
     hop: p.hop,
     holds_lock: p.threaded && !suppressedAll ? true : undefined,
-    raw_key: outboundKey(tenant.id, identity.id, p.messageId),
+    raw_key: outboundKey(tenant.id, identity.id, p.messageId, args.attempt),
+    ...(args.attempt > 0 ? { raw_n: args.attempt } : {}),
     raw_size: p.mime.length,
     // The Date header's instant: the stored copy and the record agree to the millisecond.
     created_at: p.compose.now,
@@ -523,6 +593,27 @@ function buildMessage(
   };
 }
 
+/** Start the execution the message names; a failure leaves it to the sweeper (DESIGN § 5.1 step 6). */
+async function startDispatch(deps: Deps, message: MessageRecord): Promise<void> {
+  try {
+    const ids = { tenant_id: message.tenant_id, identity_id: message.identity_id, message_id: message.id };
+    if (message.send_at) {
+      await deps.dispatcher.start(
+        message.dispatch!.execution,
+        { ...ids, send_at: new Date(message.send_at).toISOString() },
+        'send',
+      );
+    } else {
+      await deps.dispatcher.start(message.dispatch!.execution, ids);
+    }
+  } catch (err) {
+    deps.log.error('dispatch failed; the sweeper will retry', {
+      message_id: message.id,
+      ...errorFields(err),
+    });
+  }
+}
+
 /**
  * After commit: start the execution the message names (if that fails the message stays queued and
  * the sweeper dispatches it: DESIGN § 5.1 step 6), count the contacts, emit quota warnings once per
@@ -539,25 +630,7 @@ async function afterCommit(
   },
 ): Promise<void> {
   const { tenant, identity, message, prepared } = args;
-  if (message.status === 'queued') {
-    try {
-      const ids = { tenant_id: tenant.id, identity_id: identity.id, message_id: message.id };
-      if (message.send_at) {
-        await deps.dispatcher.start(
-          message.dispatch!.execution,
-          { ...ids, send_at: new Date(message.send_at).toISOString() },
-          'send',
-        );
-      } else {
-        await deps.dispatcher.start(message.dispatch!.execution, ids);
-      }
-    } catch (err) {
-      deps.log.error('dispatch failed; the sweeper will retry', {
-        message_id: message.id,
-        ...errorFields(err),
-      });
-    }
-  }
+  if (message.status === 'queued') await startDispatch(deps, message);
   // A contact is written when it changes: a recipient already known (outbound_count > 0, read at
   // step 16) is not written again; only whether one was ever sent to is read.
   const queued = (message.deliveries ?? [])

@@ -13,8 +13,9 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
 }
 
-export function outboundKey(tenantId: string, identityId: string, messageId: string): string {
-  return `t/${tenantId}/i/${identityId}/out/${messageId}.eml`;
+/** `n` > 0: the MIME stored by the n-th request to take the send's Idempotency-Key over. */
+export function outboundKey(tenantId: string, identityId: string, messageId: string, n = 0): string {
+  return `t/${tenantId}/i/${identityId}/out/${messageId}${n > 0 ? `.${n}` : ''}.eml`;
 }
 
 export function inboundKey(tenantId: string, identityId: string, messageId: string): string {

@@ -1,13 +1,17 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
 import { isConditionFailed, oldItem } from './db.ts';
 import { keys } from './keys.ts';
 
 /**
  * DESIGN § 5.1 — the idempotency item replaces the seed's in-memory `in_flight` set: a conditional
- * put of an `in_progress` item with an owner and a lease, completed in the storage transaction on
- * condition that the owner is still us, deleted on any failure.
+ * put of an `in_progress` item with an owner and a lease. A send's reservation also mints the
+ * message id (`message_id`), kept across lease takeovers, so the message's conditional put is the
+ * commit point and the key is completed after it (docs/architecture.md › The submit path).
+ * Resolve completes its key in the transaction of its transition, on condition that the owner is
+ * still us. A failure gives the key back: deleted when its message certainly was not written and
+ * cannot be, else left for the next request to take over at once (`abandonIdempotency`).
  */
 export const LEASE_MS = 60_000;
 export const KEEP_MS = 30 * 24 * 3600 * 1000;
@@ -19,6 +23,8 @@ export interface IdempotencyItem {
   fingerprint: string;
   operation: string;
   message_id?: string;
+  /** How many requests took this in-progress key over after an earlier owner's lease passed. */
+  attempt?: number;
   /**
    * The stored 202 body (JSON of the Message object), gzipped: it keeps the item under 1 KB, so
    * completing it in the submit transaction costs one write unit instead of two.
@@ -64,9 +70,21 @@ export async function lookupIdempotency(
   return evaluate(out.Item as IdempotencyItem | undefined, fingerprint, now);
 }
 
+/** The key is ours: `message_id` (a send's) minted now or kept from an owner whose lease passed. */
+export interface Reserved {
+  type: 'reserved';
+  message_id?: string;
+  /** 0 for the request that minted the id; n for the n-th takeover. */
+  attempt: number;
+}
+
 /**
- * Step 2: take the key for this request. The put wins where the item is absent, expired, or an
- * in-progress item whose lease has passed; losing returns what the winner left (step 1 again).
+ * Step 2: take the key for this request. The put wins where the item is absent or expired; an
+ * in-progress item whose lease has passed is taken over by an update that keeps its `message_id`
+ * (the earlier owner may have written that message, or may still: one id, one message). A takeover
+ * by a different request (another fingerprint) of a key that already names a message is a
+ * conflict: that message may exist, and its request is not this one. Losing returns what the
+ * winner left (step 1 again).
  */
 export async function reserveIdempotency(
   db: Db,
@@ -77,8 +95,10 @@ export async function reserveIdempotency(
     operation: string;
     owner: string;
     now: number;
+    /** A send's message id, minted by the caller; stored with the reservation. */
+    messageId?: string;
   },
-): Promise<{ type: 'reserved' } | Lookup> {
+): Promise<Reserved | Lookup> {
   const { identityId, keyHash, fingerprint, operation, owner, now } = args;
   const item: IdempotencyItem = {
     state: 'in_progress',
@@ -86,9 +106,11 @@ export async function reserveIdempotency(
     lease_until: now + LEASE_MS,
     fingerprint,
     operation,
+    ...(args.messageId ? { message_id: args.messageId } : {}),
     created_at: now,
     expires_at: now + KEEP_MS,
   };
+  let old: IdempotencyItem | undefined;
   try {
     await db.doc.send(
       new PutCommand({
@@ -99,19 +121,52 @@ export async function reserveIdempotency(
           ...item,
           ttl: ttlOf(item.expires_at),
         },
-        ConditionExpression:
-          'attribute_not_exists(pk) OR expires_at <= :now OR (#state = :in_progress AND lease_until <= :now)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':now': now, ':in_progress': 'in_progress' },
+        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+        ExpressionAttributeValues: { ':now': now },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return { type: 'reserved' };
+    return { type: 'reserved', message_id: args.messageId, attempt: 0 };
   } catch (err) {
     if (!isConditionFailed(err)) throw err;
-    const lookup = evaluate(oldItem<IdempotencyItem>(err), fingerprint, now);
-    // The item changed between the failed condition and its evaluation only if a lease just ran out.
-    return lookup.type === 'absent' ? { type: 'in_progress' } : lookup;
+    old = oldItem<IdempotencyItem & { owner: string }>(err);
+  }
+  const lookup = evaluate(old, fingerprint, now);
+  if (lookup.type !== 'absent' || !old) return lookup.type === 'absent' ? { type: 'in_progress' } : lookup;
+  // An in-progress item whose lease has passed.
+  if (old.message_id && old.fingerprint !== fingerprint) return { type: 'conflict' };
+  const kept = old.message_id ?? args.messageId;
+  const attempt = (old.attempt ?? 0) + 1;
+  try {
+    await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: keys.idempotency(identityId, keyHash),
+        UpdateExpression:
+          'SET #owner = :owner, lease_until = :lease, fingerprint = :fp, operation = :op, attempt = :attempt' +
+          (kept ? ', message_id = :mid' : ''),
+        ConditionExpression: '#state = :in_progress AND #owner = :old AND lease_until <= :now',
+        ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':owner': owner,
+          ':lease': now + LEASE_MS,
+          ':fp': fingerprint,
+          ':op': operation,
+          ':attempt': attempt,
+          ':in_progress': 'in_progress',
+          ':old': old.owner ?? '',
+          ':now': now,
+          ...(kept ? { ':mid': kept } : {}),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return { type: 'reserved', message_id: kept, attempt };
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err;
+    const again = evaluate(oldItem<IdempotencyItem>(err), fingerprint, now);
+    // Another request took it over first (or it changed as a lease ran out): it runs.
+    return again.type === 'absent' ? { type: 'in_progress' } : again;
   }
 }
 
@@ -137,7 +192,78 @@ export async function releaseIdempotency(
   }
 }
 
-/** The transaction item that completes the reservation (step 4), on condition the owner is us. */
+/**
+ * Give the key back without forgetting its message id: the lease ends now, so the next request with
+ * the same body takes it over at once and finds the message if it was written. Used when the
+ * message may exist (a put whose answer was lost) or may still be written (an earlier owner whose
+ * lease passed); only if it is still ours.
+ */
+export async function abandonIdempotency(
+  db: Db,
+  identityId: string,
+  keyHash: string,
+  owner: string,
+  now: number,
+): Promise<void> {
+  try {
+    await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: keys.idempotency(identityId, keyHash),
+        UpdateExpression: 'SET lease_until = :now',
+        ConditionExpression: '#owner = :owner AND #state = :in_progress',
+        ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+        ExpressionAttributeValues: { ':owner': owner, ':in_progress': 'in_progress', ':now': now },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err;
+  }
+}
+
+/**
+ * Step 4 of a send, after its message was written: complete the key with the answer, on condition
+ * that it is still in progress for that message. Whoever holds the message completes it — the
+ * request that wrote it, or one that took the key over and found it — so no owner condition: the
+ * message id is the commit. False when the key was completed already (replay what it holds).
+ */
+export async function completeIdempotency(
+  db: Db,
+  args: { identityId: string; keyHash: string; messageId: string; response: string; now: number },
+): Promise<boolean> {
+  const expiresAt = args.now + KEEP_MS;
+  try {
+    await db.doc.send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key: keys.idempotency(args.identityId, args.keyHash),
+        UpdateExpression:
+          'SET #state = :completed, #response = :response, expires_at = :exp, #ttl = :ttl REMOVE lease_until, #owner',
+        ConditionExpression: '#state = :in_progress AND message_id = :mid',
+        ExpressionAttributeNames: {
+          '#state': 'state',
+          '#owner': 'owner',
+          '#response': 'response',
+          '#ttl': 'ttl',
+        },
+        ExpressionAttributeValues: {
+          ':completed': 'completed',
+          ':in_progress': 'in_progress',
+          ':mid': args.messageId,
+          ':response': gzipSync(args.response, { level: 9 }),
+          ':exp': expiresAt,
+          ':ttl': ttlOf(expiresAt),
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (!isConditionFailed(err)) throw err;
+    return false;
+  }
+}
+
+/** Resolve's transaction item that completes its reservation, on condition the owner is us. */
 export function completeIdempotencyUpdate(
   db: Db,
   args: {

@@ -9,7 +9,7 @@ import { isCfRestProviderId } from '../core/cf-outcome.ts';
 import type { MessageRecord } from '../core/model.ts';
 import { inboundKey, outboundKey } from './blobs.ts';
 import type { Db } from './db.ts';
-import { conditionally, failedConditions, isConditionFailed, isTransactionCanceled } from './db.ts';
+import { conditionally, failedConditions, isConditionFailed, isTransactionCanceled, oldItem } from './db.ts';
 import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
 
 /**
@@ -143,7 +143,7 @@ function fromItem(item: Record<string, unknown> | undefined): MessageRecord | un
   const identityId = pk.slice(2);
   const rawKey =
     m.direction === 'outbound'
-      ? outboundKey(m.tenant_id, identityId, m.id)
+      ? outboundKey(m.tenant_id, identityId, m.id, m.raw_n)
       : inboundKey(m.tenant_id, identityId, m.id);
   return { ...m, identity_id: identityId, raw_key: rawKey };
 }
@@ -164,46 +164,34 @@ export async function getMessage(
   return fromItem(out.Item);
 }
 
-export class CommitLost extends Error {
-  constructor(readonly reason: 'message_exists' | 'not_owner') {
-    super(`the storage transaction was cancelled: ${reason}`);
-    this.name = 'CommitLost';
-  }
-}
-
 /**
- * seed 000 › Storage of an accepted send (DESIGN § 5.1 step 4): the message and the completion of
- * the idempotency item in one TransactWriteItems (`extra[0]` must be the idempotency completion).
- * A cancelled transaction writes nothing.
+ * seed 000 › Storage of an accepted send, the commit point (docs/architecture.md › The submit path):
+ * the conditional put of the message under the id its reservation minted. `written: false` with the
+ * message as stored when that id is taken already: an earlier owner of the same Idempotency-Key
+ * wrote it, and it is the send.
  */
-export async function commitAccepted(
+export async function putAcceptedMessage(
   db: Db,
   message: MessageRecord,
-  // biome-ignore lint/suspicious/noExplicitAny: a TransactWriteItem of the document client
-  extra: any[],
-): Promise<void> {
+): Promise<{ written: true } | { written: false; existing: MessageRecord }> {
   try {
     await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: db.table,
-              Item: toItem(message),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          ...extra,
-        ],
+      new PutCommand({
+        TableName: db.table,
+        Item: toItem(message),
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
+    return { written: true };
   } catch (err) {
-    if (!isTransactionCanceled(err)) throw err;
-    // [message, idempotency completion (conditioned on our ownership), ...the caller's items].
-    const failed = failedConditions(err, ['message', 'idempotency'] as const);
-    if (failed.has('message')) throw new CommitLost('message_exists');
-    if (failed.has('idempotency')) throw new CommitLost('not_owner');
-    throw err;
+    if (!isConditionFailed(err)) throw err;
+    const existing = fromItem(oldItem<Record<string, unknown>>(err));
+    if (existing) return { written: false, existing };
+    // Only a put racing a delete could see no item: read it.
+    const read = await getMessage(db, message.identity_id, message.id, true);
+    if (!read) throw err;
+    return { written: false, existing: read };
   }
 }
 

@@ -122,7 +122,10 @@ describe('2. a storage commit whose answer is lost keeps the MIME of the accepte
     s.deps.db.doc.middlewareStack.add(
       (next, context) => async (args) => {
         const out = await next(args);
-        if (context.commandName === 'TransactWriteItemsCommand' && !lost) {
+        // The commit point: the message's conditional put (its sort key M#…).
+        const sk = (args.input as { Item?: { sk?: unknown } }).Item?.sk;
+        const item = typeof sk === 'string' ? sk : (sk as { S?: string } | undefined)?.S;
+        if (context.commandName === 'PutItemCommand' && item?.startsWith('M#') && !lost) {
           lost = true;
           throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
         }
