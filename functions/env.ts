@@ -1,21 +1,28 @@
 import { createHmac } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type Config, type Deps, defaultConfig, ulidFrom } from './deps.ts';
-import { type EventSink, sqsEventSink } from './events/event-sink.ts';
+import {
+  LAMBDA_PORTS,
+  type LambdaService,
+  missingPort,
+  type OptionalPort,
+  type PortFactory,
+  type PortsOf,
+} from './lambda-ports.ts';
 import { jsonLogger } from './log.ts';
 import { emfMetrics } from './metrics.ts';
-import { stepFunctionsDispatcher } from './send/dispatcher.ts';
 import type { TransportTaskDeps } from './send/transport-task.ts';
-import { s3BlobStore } from './store/blobs.ts';
+import type { BlobStore } from './store/blobs.ts';
 import { createDb } from './store/db.ts';
 
 /**
  * Production ports, built once per Lambda container from its environment (set by lib/pmail-stack.ts).
- * Clients are created lazily so a function builds only what it touches.
+ * The costly ports (blobs, dispatcher, events) are built from the factories the entry passes — the
+ * ones functions/lambda-ports.ts lists for it — so this module bundles none of their AWS clients.
  */
 let deps: Deps | undefined;
 
-function required(name: string): string {
+export function required(name: string): string {
   const v = process.env[name];
   if (!v) throw new Error(`${name} is not set`);
   return v;
@@ -73,44 +80,45 @@ export async function loadCloudflareApiToken(now = Date.now()): Promise<string> 
  */
 export function loadTransportDeps(
   service: string,
-): TransportTaskDeps & { events: EventSink; simEventDelaySeconds: number } {
+  factories: { blobs: PortFactory<BlobStore> },
+): TransportTaskDeps & { simEventDelaySeconds: number } {
   const clock = () => Date.now();
-  const queueUrl = process.env.PMAIL_EVENTS_QUEUE_URL;
   return {
     db: createDb({ table: required('PMAIL_TABLE') }),
-    blobs: s3BlobStore(required('PMAIL_BLOB_BUCKET')),
+    blobs: factories.blobs(required),
     clock,
     log: jsonLogger({ service }),
-    events: queueUrl
-      ? sqsEventSink(queueUrl)
-      : {
-          publish: async () => {
-            throw new Error('PMAIL_EVENTS_QUEUE_URL is not set for this function');
-          },
-        },
     simEventDelaySeconds: Number(process.env.PMAIL_SIM_EVENT_DELAY_S ?? defaultConfig.simEventDelaySeconds),
   };
 }
 
-/** Build the ports once per container (top-level await in each Lambda entry). */
-export async function loadLambdaDeps(service: string): Promise<Deps> {
+/** The factories of the ports `S` is built with: exactly its row of LAMBDA_PORTS. */
+export type FactoriesOf<S extends LambdaService> = { [P in PortsOf<S>]: PortFactory<Deps[P]> } & {
+  [P in Exclude<OptionalPort, PortsOf<S>>]?: never;
+};
+
+/**
+ * Build the ports once per container (top-level await in each Lambda entry). `factories` are the
+ * ones the service's row of functions/lambda-ports.ts names (the type requires exactly those);
+ * every other costly port is a thrower that names the function.
+ */
+export async function loadLambdaDeps<S extends LambdaService>(
+  service: S,
+  factories: FactoriesOf<S>,
+): Promise<Deps> {
   if (deps) return deps;
   const clock = () => Date.now();
   const keys = await loadKeys();
+  const given = factories as Partial<{ [P in OptionalPort]: PortFactory<Deps[P]> }>;
+  const port = <P extends OptionalPort>(p: P): Deps[P] =>
+    (LAMBDA_PORTS[service] as readonly OptionalPort[]).includes(p) && given[p]
+      ? (given[p] as PortFactory<Deps[P]>)(required)
+      : missingPort(service, p);
   deps = {
     db: createDb({ table: required('PMAIL_TABLE') }),
-    blobs: s3BlobStore(required('PMAIL_BLOB_BUCKET')),
-    dispatcher: process.env.PMAIL_SEND_ATTEMPT_ARN
-      ? stepFunctionsDispatcher({
-          attempt: process.env.PMAIL_SEND_ATTEMPT_ARN,
-          send: process.env.PMAIL_SEND_ARN,
-        })
-      : {
-          start: async () => {
-            throw new Error('PMAIL_SEND_ATTEMPT_ARN is not set for this function');
-          },
-        },
-    events: sqsEventSink(required('PMAIL_EVENTS_QUEUE_URL')),
+    blobs: port('blobs'),
+    dispatcher: port('dispatcher'),
+    events: port('events'),
     clock,
     newId: ulidFrom(clock),
     log: jsonLogger({ service }),

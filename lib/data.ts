@@ -143,6 +143,26 @@ export class PmailData extends Construct {
     });
   }
 
+  /**
+   * List the bucket and delete outbound objects (`t/{ten}/i/{idn}/out/…`), nothing else: the daily
+   * orphan pass (functions/sweeper/orphans.ts).
+   */
+  grantOutboundListDelete(grantee: IGrantable & IConstruct): void {
+    const keys = 't/*/i/*/out/*';
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [this.bucket.arnForObjects(keys)] }),
+    );
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.bucket.bucketArn] }),
+    );
+    const bucketId = Stack.of(this).resolve((this.bucket.node.defaultChild as CfnBucket).logicalId);
+    Validations.of(grantee).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${keys}]`,
+      reason:
+        'The orphan pass deletes the outbound objects of messages that were never committed: any tenant, identity and message, delete only.',
+    });
+  }
+
   /** Get of blob objects only (a transport reading the stored .eml), and ListBucket for NoSuchKey. */
   grantBlobRead(grantee: IGrantable & IConstruct): void {
     grantee.grantPrincipal.addToPrincipalPolicy(

@@ -11,6 +11,7 @@ import type { PmailFunction } from './defaults.ts';
 import { discover } from './discover.ts';
 import { DomainCheck } from './domains.ts';
 import { DeliveryEvents } from './events.ts';
+import { OrphanSweep } from './orphans.ts';
 import { cloudflareSendingToken, grantSmtpSecretsRead, grantSmtpSecretsWrite } from './relay-secrets.ts';
 import { SendMachine } from './send-machine.ts';
 import { Sweeper } from './sweeper.ts';
@@ -38,6 +39,7 @@ export class PmailStack extends Stack {
   readonly send: SendMachine;
   readonly api: PmailApi;
   readonly sweeper: Sweeper;
+  readonly orphans: OrphanSweep;
   /** The Cloudflare Email Sending token of the Cloudflare transport (the operator fills it). */
   readonly cloudflareSendingToken?: Secret;
   /** Present only when the stack is given Cloudflare settings. */
@@ -236,6 +238,19 @@ export class PmailStack extends Stack {
     this.data.grantTableItems(this.webhooks.fanOut, ['Query']);
     this.data.grantTableItems(this.webhooks.deliverer, ['GetItem', 'UpdateItem']);
     for (const fn of [this.webhooks.fanOut, this.webhooks.deliverer]) this.data.keys.grantRead(fn);
+
+    // The daily orphan pass lists tenants and identities, reads messages, lists and deletes blobs.
+    this.orphans = new OrphanSweep(this, 'Orphans', {
+      environment: { PMAIL_TABLE: this.data.table.tableName, PMAIL_BLOB_BUCKET: this.data.bucket.bucketName },
+    });
+    this.data.grantTableItems(this.orphans.fn, ['BatchGetItem']);
+    this.orphans.fn.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [`${this.data.table.tableArn}/index/gsi1`],
+      }),
+    );
+    this.data.grantOutboundListDelete(this.orphans.fn);
 
     // Observability last: the dashboard and the alarms cover every function, machine and queue
     // found in the stack at this point, whichever construct added it. Add new constructs above.

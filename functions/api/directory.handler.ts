@@ -5,5 +5,5 @@ import type { ApiEvent, ApiResult } from './http.ts';
 
 /** Lambda entry of the `directory` route group (functions/api/routes.ts). */
 export const handler = middy<ApiEvent, ApiResult>().handler(
-  directoryApi(await loadLambdaDeps('api-directory')),
+  directoryApi(await loadLambdaDeps('api-directory', {})),
 );

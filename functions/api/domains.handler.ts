@@ -14,7 +14,7 @@ import type { ApiEvent, ApiResult } from './http.ts';
 const probeFunction = process.env.PMAIL_SMTP_PROBE_FUNCTION;
 
 export const handler = middy<ApiEvent, ApiResult>().handler(
-  domainsApi(await loadLambdaDeps('api-domains'), {
+  domainsApi(await loadLambdaDeps('api-domains', {}), {
     identities: sesIdentities({ region: process.env.AWS_REGION ?? 'us-east-1' }),
     configurationSet: process.env.PMAIL_SES_CONFIGURATION_SET,
     secrets: secretsManagerStore(),

@@ -4,4 +4,6 @@ import { eventsApi } from './events.api.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 
 /** Lambda entry of the `events` route group (functions/api/routes.ts). */
-export const handler = middy<ApiEvent, ApiResult>().handler(eventsApi(await loadLambdaDeps('api-events')));
+export const handler = middy<ApiEvent, ApiResult>().handler(
+  eventsApi(await loadLambdaDeps('api-events', {})),
+);

@@ -5,5 +5,5 @@ import { identitiesApi } from './identities.api.ts';
 
 /** Lambda entry of the `identities` route group (functions/api/routes.ts). */
 export const handler = middy<ApiEvent, ApiResult>().handler(
-  identitiesApi(await loadLambdaDeps('api-identities')),
+  identitiesApi(await loadLambdaDeps('api-identities', {})),
 );

@@ -1,9 +1,11 @@
 import middy from '@middy/core';
 import { loadLambdaDeps } from '../env.ts';
+import { sfnDispatcher } from '../send/dispatcher.ts';
+import { s3Blobs } from '../store/blobs.ts';
 /** Lambda entry of the `messages` route group (functions/api/routes.ts). */
 import type { ApiEvent, ApiResult } from './http.ts';
 import { messagesApi } from './messages.api.ts';
 
 export const handler = middy<ApiEvent, ApiResult>().handler(
-  messagesApi(await loadLambdaDeps('api-messages')),
+  messagesApi(await loadLambdaDeps('api-messages', { blobs: s3Blobs, dispatcher: sfnDispatcher })),
 );

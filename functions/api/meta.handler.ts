@@ -14,7 +14,7 @@ const sfn = new SFNClient({});
 const arns = [process.env.PMAIL_SEND_ATTEMPT_ARN, process.env.PMAIL_SEND_ARN].filter((a): a is string => !!a);
 
 export const handler = middy<ApiEvent, ApiResult>().handler(
-  metaApi(await loadLambdaDeps('api-meta'), {
+  metaApi(await loadLambdaDeps('api-meta', {}), {
     version: process.env.PMAIL_VERSION ?? 'unknown',
     openapi: async () => readFileSync(new URL('./openapi.json', import.meta.url), 'utf8'),
     stateMachines: async () => {

@@ -5,5 +5,5 @@ import { webhooksApi } from './webhooks.api.ts';
 
 /** Lambda entry of the `webhooks` route group (functions/api/routes.ts). */
 export const handler = middy<ApiEvent, ApiResult>().handler(
-  webhooksApi(await loadLambdaDeps('api-webhooks')),
+  webhooksApi(await loadLambdaDeps('api-webhooks', {})),
 );

@@ -7,6 +7,9 @@ import type { Mailbox } from './model.ts';
  * identity's addresses and the contacts, and passes them in.
  */
 
+/** D6: consecutive automatic replies allowed in a thread, unless policy says otherwise. */
+export const DEFAULT_MAX_AUTOMATIC_EXCHANGES = 2;
+
 /** The parts of the message M being answered that the rules below read. */
 export interface RepliedMessage {
   from: Mailbox;

@@ -9,7 +9,7 @@ import { invokeSmtpProbe } from './smtp-probe-invoke.ts';
  * are probed by the SMTP transport Lambda (PMAIL_SMTP_PROBE_FUNCTION), which alone reads relay
  * credentials.
  */
-const deps = await loadLambdaDeps('domain-check');
+const deps = await loadLambdaDeps('domain-check', {});
 const identities = sesIdentities({ region: process.env.AWS_REGION ?? 'us-east-1' });
 const probeFunction = process.env.PMAIL_SMTP_PROBE_FUNCTION;
 

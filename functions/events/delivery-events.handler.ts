@@ -5,7 +5,7 @@ import { consumeBatch } from './consumer.ts';
 
 /** Lambda entry of the delivery-events consumer (SQS, partial batch responses, DLQ). */
 const sqs = new SQSClient({});
-const deps = await loadLambdaDeps('delivery-events');
+const deps = await loadLambdaDeps('delivery-events', {});
 
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   return consumeBatch(deps, event, async (receiptHandle, seconds) => {

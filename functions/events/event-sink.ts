@@ -21,3 +21,7 @@ export function sqsEventSink(queueUrl: string, client = new SQSClient({})): Even
       ),
   };
 }
+
+/** The Lambda factory of the events port (functions/env.ts › loadLambdaDeps): the delivery-events queue. */
+export const sqsEvents = (required: (name: string) => string): EventSink =>
+  sqsEventSink(required('PMAIL_EVENTS_QUEUE_URL'));

@@ -15,6 +15,7 @@ import { webhooksApi } from '../api/webhooks.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { autoVerifyingIdentities, type SesIdentities } from '../domains/ses-identities.ts';
 import { localSmtpProbe } from '../domains/smtp-probe.ts';
+import { withPorts } from '../lambda-ports.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { type MemoryMetrics, memoryMetrics } from '../metrics.ts';
 import { folderBlobStore } from '../store/blobs.ts';
@@ -112,8 +113,9 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   await ensureTable(deps.db);
   const secrets = folderSecretStore(join(opts.stateDir, 'secrets'));
   const smtpOptions = { secrets, smtp: opts.smtp };
+  // Each component sees only the ports its Lambda is built with (functions/lambda-ports.ts).
   const machine = new LocalSendMachine(
-    deps,
+    withPorts(deps, 'send-attempt'),
     {},
     {
       waitTimeOverrides: opts.waitTimeOverrides,
@@ -126,13 +128,13 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       },
     },
   );
-  const queue = new LocalQueue(deps, {
+  const queue = new LocalQueue(withPorts(deps, 'delivery-events'), {
     secondsToMs: opts.queueSecondsToMs ?? 1000,
     dir: opts.durableQueue ? join(opts.stateDir, 'queue') : undefined,
   });
   deps.dispatcher = opts.dispatcher ?? machine;
   deps.events = queue;
-  const webhooks = await localWebhooks(deps, {
+  const webhooks = await localWebhooks(withPorts(deps, 'webhook-fan-out'), {
     endpoint: opts.endpoint,
     stateDir: opts.stateDir,
     durable: opts.durableQueue === true,
@@ -152,7 +154,9 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     opts.sweepEveryMs === undefined
       ? undefined
       : setInterval(() => {
-          sweep(deps).catch((err) => deps.log.error('sweep failed', { error: String(err) }));
+          sweep(withPorts(deps, 'sweeper')).catch((err) =>
+            deps.log.error('sweep failed', { error: String(err) }),
+          );
         }, opts.sweepEveryMs);
   timer?.unref();
   return {
@@ -160,17 +164,17 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     metrics,
     machine,
     secrets,
-    sweep: () => sweep(deps),
+    sweep: () => sweep(withPorts(deps, 'sweeper')),
     queue,
     webhookQueue: webhooks.queue,
     groups: {
-      messages: messagesApi(deps),
-      identities: identitiesApi(deps),
-      tenants: tenantsApi(deps),
-      links: linksApi(deps),
-      events: eventsApi(deps),
-      webhooks: webhooksApi(deps),
-      domains: domainsApi(deps, {
+      messages: messagesApi(withPorts(deps, 'api-messages')),
+      identities: identitiesApi(withPorts(deps, 'api-identities')),
+      tenants: tenantsApi(withPorts(deps, 'api-tenants')),
+      links: linksApi(withPorts(deps, 'api-links')),
+      events: eventsApi(withPorts(deps, 'api-events')),
+      webhooks: webhooksApi(withPorts(deps, 'api-webhooks')),
+      domains: domainsApi(withPorts(deps, 'api-domains'), {
         identities: opts.sesIdentities ?? autoVerifyingIdentities(),
         sesEndpoint: opts.sesEndpoint,
         // The relay credentials and the probe: the same ports as the local SMTP adapter's.
@@ -179,9 +183,9 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
         probeSmtp: localSmtpProbe(deps.db, localSmtpPorts(deps, smtpOptions), localSmtpSettings(smtpOptions)),
         allowLocalRelays: localSmtpSettings(smtpOptions).allowLocalRelays,
       }),
-      keys: keysApi(deps),
-      directory: directoryApi(deps),
-      meta: metaApi(deps, localMetaPorts()),
+      keys: keysApi(withPorts(deps, 'api-keys')),
+      directory: directoryApi(withPorts(deps, 'api-directory')),
+      meta: metaApi(withPorts(deps, 'api-meta'), localMetaPorts()),
     },
     settle,
     close: async () => {

@@ -77,3 +77,18 @@ export const executionName = (messageId: string, n: number, machine: MachineKind
   `${messageId}-${machine === 'send' ? 's' : 'd'}${n}`;
 
 export const isStandardExecution = (name: string) => /-s\d+$/.test(name);
+
+/**
+ * The Lambda factory of the dispatcher (functions/env.ts › loadLambdaDeps): the stack's two machines.
+ * A function whose environment names no attempt machine (the machine's own tasks: it cannot name
+ * itself) gets a dispatcher that throws, and its callers leave the start to the sweeper.
+ */
+export const sfnDispatcher = (): Dispatcher => {
+  const attempt = process.env.PMAIL_SEND_ATTEMPT_ARN;
+  if (attempt) return stepFunctionsDispatcher({ attempt, send: process.env.PMAIL_SEND_ARN });
+  return {
+    start: async () => {
+      throw new Error('PMAIL_SEND_ATTEMPT_ARN is not set for this function');
+    },
+  };
+};

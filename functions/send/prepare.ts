@@ -25,7 +25,13 @@ import {
   normaliseRecipients,
   type Recipient,
 } from '../core/recipients.ts';
-import { replyAllRecipients, replyRecipients, replyTarget, threadReferences } from '../core/reply.ts';
+import {
+  DEFAULT_MAX_AUTOMATIC_EXCHANGES,
+  replyAllRecipients,
+  replyRecipients,
+  replyTarget,
+  threadReferences,
+} from '../core/reply.ts';
 import type { SendCommand } from '../core/send-command.ts';
 import { isSimulatorAddress } from '../core/simulator.ts';
 import { type ContactCounts, type FilterDecision, filterRecipients } from '../core/suppressions.ts';
@@ -39,9 +45,6 @@ import { getThread, type ThreadItem } from '../store/threads.store.ts';
 import { buildMime } from './mime.ts';
 
 export type Operation = 'send' | 'reply' | 'reply_all' | 'forward';
-
-/** D6: consecutive automatic replies allowed in a thread, unless policy says otherwise. */
-export const DEFAULT_MAX_AUTOMATIC_EXCHANGES = 2;
 
 export interface PrepareInput {
   tenant: Tenant;

@@ -1,11 +1,18 @@
 import { loadLambdaDeps } from '../env.ts';
+import { sqsEvents } from '../events/event-sink.ts';
+import { s3Blobs } from '../store/blobs.ts';
+import { sfnDispatcher } from './dispatcher.ts';
 import { sendAttemptTasks } from './tasks.ts';
 
 /**
  * Lambda entries of the send-attempt machine's Claim and Record tasks
  * (statemachines/send-attempt.asl.json); each transport task has its own entry under functions/transports/.
  */
-const deps = await loadLambdaDeps('send-attempt');
+const deps = await loadLambdaDeps('send-attempt', {
+  blobs: s3Blobs,
+  dispatcher: sfnDispatcher,
+  events: sqsEvents,
+});
 
 export const claim = sendAttemptTasks.Claim(deps);
 export const record = sendAttemptTasks.Record(deps);

@@ -1,6 +1,12 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  paginateListObjectsV2,
+  S3Client,
+} from '@aws-sdk/client-s3';
 
 /**
  * The blob store: S3 in AWS, a folder locally (DESIGN § 7), with the same keys
@@ -11,6 +17,11 @@ export interface BlobStore {
   get(key: string): Promise<{ body: Uint8Array; metadata: Record<string, string> } | undefined>;
   /** Remove an object (and its metadata); absent objects are fine. */
   delete(key: string): Promise<void>;
+  /**
+   * The keys under `prefix` that sort after `startAfter`, in key order (S3's ListObjectsV2 order:
+   * UTF-8 binary). Lazy: a caller that stops early lists no further page.
+   */
+  list(prefix: string, startAfter?: string): AsyncIterable<string>;
 }
 
 /** `n` > 0: the MIME stored by the n-th request to take the send's Idempotency-Key over. */
@@ -56,8 +67,32 @@ export function folderBlobStore(root: string): BlobStore {
       await rm(path(key), { force: true });
       await rm(`${path(key)}.meta.json`, { force: true });
     },
+    async *list(prefix, startAfter = '') {
+      // The folder holding the prefix, walked whole (a local store is small), then filtered as S3 would.
+      const dir = prefix.slice(0, prefix.lastIndexOf('/') + 1);
+      let names: string[];
+      try {
+        names = (await readdir(path(dir), { recursive: true, withFileTypes: true }))
+          .filter((e) => e.isFile())
+          .map((e) => `${dir}${relativeTo(path(dir), join(e.parentPath, e.name))}`);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw err;
+      }
+      const keys = names
+        .filter((k) => !k.endsWith('.meta.json') && !k.endsWith('.tmp'))
+        .filter((k) => k.startsWith(prefix) && k > startAfter)
+        .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      yield* keys;
+    },
   };
 }
+
+const relativeTo = (from: string, to: string) =>
+  to
+    .slice(from.length + 1)
+    .split(sep)
+    .join('/');
 
 export function s3BlobStore(bucket: string, client = new S3Client({})): BlobStore {
   return {
@@ -84,7 +119,20 @@ export function s3BlobStore(bucket: string, client = new S3Client({})): BlobStor
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
+    // https://docs.aws.amazon.com/AmazonS3/latest/API/API_ListObjectsV2.html (StartAfter; 1,000 keys a page)
+    async *list(prefix, startAfter) {
+      for await (const page of paginateListObjectsV2(
+        { client },
+        { Bucket: bucket, Prefix: prefix, ...(startAfter ? { StartAfter: startAfter } : {}) },
+      )) {
+        for (const o of page.Contents ?? []) if (o.Key) yield o.Key;
+      }
+    },
   };
 }
 
 export const blobRootFor = (stateDir: string) => join(stateDir, 'blobs');
+
+/** The Lambda factory of the blob store (functions/env.ts › loadLambdaDeps): the stack's bucket. */
+export const s3Blobs = (required: (name: string) => string): BlobStore =>
+  s3BlobStore(required('PMAIL_BLOB_BUCKET'));

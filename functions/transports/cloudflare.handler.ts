@@ -1,5 +1,6 @@
 import { loadCloudflareApiToken, loadTransportDeps } from '../env.ts';
 import { sendAttemptTasks } from '../send/tasks.ts';
+import { s3Blobs } from '../store/blobs.ts';
 import { cloudflareTransport } from './cloudflare.transport.ts';
 import { transportTask } from './tasks.ts';
 
@@ -8,7 +9,7 @@ import { transportTask } from './tasks.ts';
  * secret (PMAIL_CF_API_TOKEN_SECRET_ARN, read by the same loader as the events pull consumer's);
  * the account is PM_CF_ACCOUNT_ID unless the domain names its own.
  */
-const deps = loadTransportDeps('transport-cloudflare');
+const deps = loadTransportDeps('transport-cloudflare', { blobs: s3Blobs });
 
 export const handler = sendAttemptTasks.Transport(
   cloudflareTransport(

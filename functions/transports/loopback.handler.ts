@@ -1,11 +1,12 @@
 import { loadTransportDeps } from '../env.ts';
 import { sendAttemptTasks } from '../send/tasks.ts';
+import { s3Blobs } from '../store/blobs.ts';
 import { getAddresses } from '../store/directory.store.ts';
 import { loopbackTransport } from './loopback.transport.ts';
 import { transportTask } from './tasks.ts';
 
 /** Lambda entry of the loopback transport task (test tenants). */
-const deps = loadTransportDeps('transport-loopback');
+const deps = loadTransportDeps('transport-loopback', { blobs: s3Blobs });
 
 export const handler = sendAttemptTasks.Transport(
   loopbackTransport({ addresses: (a) => getAddresses(deps.db, a) }),

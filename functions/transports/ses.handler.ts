@@ -1,5 +1,6 @@
 import { loadTransportDeps } from '../env.ts';
 import { sendAttemptTasks } from '../send/tasks.ts';
+import { s3Blobs } from '../store/blobs.ts';
 import { sesClients, sesTransport } from './ses.transport.ts';
 import { transportTask } from './tasks.ts';
 
@@ -7,7 +8,7 @@ import { transportTask } from './tasks.ts';
  * Lambda entry of the SES transport task. Its role may read the message and its stored copy, set
  * the sending mark and call ses:SendEmail — nothing else (lib/pmail-stack.ts).
  */
-const deps = loadTransportDeps('transport-ses');
+const deps = loadTransportDeps('transport-ses', { blobs: s3Blobs });
 
 export const handler = sendAttemptTasks.Transport(
   sesTransport({

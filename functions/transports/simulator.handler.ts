@@ -1,16 +1,18 @@
-import { loadTransportDeps } from '../env.ts';
+import { loadTransportDeps, required } from '../env.ts';
+import { sqsEvents } from '../events/event-sink.ts';
 import { sendAttemptTasks } from '../send/tasks.ts';
+import { s3Blobs } from '../store/blobs.ts';
 import { getAddresses } from '../store/directory.store.ts';
 import { simulatorTransport } from './simulator.transport.ts';
 import { transportTask } from './tasks.ts';
 
 /** Lambda entry of the simulator transport task (test tenants). */
-const deps = loadTransportDeps('transport-simulator');
+const deps = loadTransportDeps('transport-simulator', { blobs: s3Blobs });
 
 export const handler = sendAttemptTasks.Transport(
   simulatorTransport({
     addresses: (a) => getAddresses(deps.db, a),
-    events: deps.events,
+    events: sqsEvents(required),
     clock: deps.clock,
     eventDelaySeconds: deps.simEventDelaySeconds,
   }),

@@ -2,6 +2,7 @@ import { isSmtpProbeEvent, probeDomainRelay, type SmtpProbeEvent } from '../doma
 import { loadTransportDeps } from '../env.ts';
 import { sendAttemptTasks } from '../send/tasks.ts';
 import type { TransportTaskInput } from '../send/transport-task.ts';
+import { s3Blobs } from '../store/blobs.ts';
 import { secretsManagerStore, smtpCredentials } from '../store/relay-secrets.store.ts';
 import { type SmtpPorts, smtpTransport } from './smtp.transport.ts';
 import { transportTask } from './tasks.ts';
@@ -14,7 +15,7 @@ import { transportTask } from './tasks.ts';
  * `{ ok }` or `{ ok: false, issue, detail }`. The SSRF rules are always on here:
  * `allowLocalRelays` exists only for the local runtime.
  */
-const deps = loadTransportDeps('transport-smtp');
+const deps = loadTransportDeps('transport-smtp', { blobs: s3Blobs });
 const prefix = process.env.PMAIL_SMTP_SECRET_PREFIX ?? 'pmail';
 const ports: SmtpPorts = { credentials: smtpCredentials(secretsManagerStore(), prefix), log: deps.log };
 const send = sendAttemptTasks.Transport(smtpTransport(ports), transportTask('smtp'))(deps);

@@ -5,7 +5,7 @@ import { fetchPoster } from './http-client.ts';
 import { sqsWebhookQueue } from './webhook-queue.ts';
 
 /** Lambda entry of the webhook deliverer (SQS webhook-deliveries, partial batch responses, DLQ). */
-const deps = await loadLambdaDeps('webhook-deliverer');
+const deps = await loadLambdaDeps('webhook-deliverer', {});
 const ports = {
   queue: sqsWebhookQueue(process.env.PMAIL_WEBHOOK_QUEUE_URL ?? ''),
   post: fetchPoster,

@@ -4,7 +4,7 @@ import { fanOut } from './fan-out.ts';
 import { sqsWebhookQueue } from './webhook-queue.ts';
 
 /** Lambda entry of the webhook fan-out: the table's stream, filtered to outbox inserts (lib/webhooks.ts). */
-const deps = await loadLambdaDeps('webhook-fan-out');
+const deps = await loadLambdaDeps('webhook-fan-out', {});
 const queue = sqsWebhookQueue(process.env.PMAIL_WEBHOOK_QUEUE_URL ?? '');
 
 export async function handler(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {

@@ -390,9 +390,7 @@ describe('functions', () => {
   it('are all ours, each on Node.js 22 on arm64 with active tracing and source maps', () => {
     const functions = ofType('AWS::Lambda::Function');
     expect(functions.map(([id]) => id).sort()).toEqual(
-      all()
-        .map((f) => logicalId(f.fn))
-        .sort(),
+      [...all(), stack.orphans.fn].map((f) => logicalId(f.fn)).sort(),
     );
     for (const [, fn] of functions) {
       expect(fn.Properties).toMatchObject({
@@ -406,7 +404,7 @@ describe('functions', () => {
   });
 
   it('each log to their own log group kept for one month', () => {
-    for (const f of all()) {
+    for (const f of [...all(), stack.orphans.fn]) {
       const group = logicalId(f.logGroup);
       expect(resources[logicalId(f.fn)].Properties.LoggingConfig).toEqual({ LogGroup: { Ref: group } });
       expect(resources[group].Properties.RetentionInDays).toBe(30);
@@ -643,6 +641,24 @@ describe('permissions', () => {
           expect(action).toMatch(/^(xray:|logs:|dynamodb:ListStreams$)/);
       }
     }
+  });
+});
+
+describe('the orphan pass', () => {
+  it('runs daily, knows only the table and the bucket, and may only list and delete outbound objects', () => {
+    const fn = stack.orphans.fn;
+    expect(Object.keys(envOf(fn)).sort()).toEqual(['NODE_OPTIONS', 'PMAIL_BLOB_BUCKET', 'PMAIL_TABLE']);
+    const rule = ofType('AWS::Events::Rule').find(([, r]) =>
+      JSON.stringify(r.Properties.Targets).includes(logicalId(fn.fn)),
+    );
+    expect(rule?.[1].Properties.ScheduleExpression).toBe('rate(1 day)');
+    const granted = permissionsOf(fn);
+    const data = [...granted.keys()]
+      .filter((a) => /^(s3|dynamodb|secretsmanager|states|sqs):/.test(a))
+      .sort();
+    expect(data).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query', 's3:DeleteObject', 's3:ListBucket']);
+    expect(granted.get('s3:DeleteObject')?.join()).toContain('/t/*/i/*/out/*');
+    expect(granted.get('dynamodb:Query')?.join()).toContain('/index/gsi1');
   });
 });
 

@@ -1,0 +1,112 @@
+import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { attachmentLinkKey, linkBlobMetadata } from '../../functions/core/links.ts';
+import { ORPHAN_GRACE_MS, ORPHAN_WINDOW_MS } from '../../functions/core/orphans.ts';
+import { sweepOrphans } from '../../functions/sweeper/orphans.ts';
+import { type TestStack, testStack } from '../support/local.ts';
+
+// Issue 14 › lifecycle on orphaned objects: a submit whose commit never happened leaves its .eml
+// (and link objects) behind; the daily orphan pass deletes them once they are past the grace, and
+// never an object whose message exists, is still young, or could not be checked.
+const START = Date.UTC(2026, 10, 2, 9, 0, 0);
+let now = START;
+let s: TestStack;
+
+beforeAll(async () => {
+  s = await testStack({ clock: () => now });
+});
+afterAll(async () => {
+  await s.close();
+});
+
+const prefix = () => `t/${s.tenantId}/i/${s.agent.id}/out/`;
+async function outbound(): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const k of s.deps.blobs.list(prefix())) keys.push(k);
+  return keys;
+}
+const pass = () => sweepOrphans(s.deps, { tenantIds: [s.tenantId] });
+
+/** Run `fn` with the table's answers to one command replaced (the fault), then restore it. */
+async function withFault<T>(
+  match: (cmd: unknown) => boolean,
+  answer: (cmd: unknown, real: (c: unknown) => Promise<unknown>) => Promise<unknown>,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const doc = s.deps.db.doc as unknown as { send: (c: unknown) => Promise<unknown> };
+  const real = doc.send.bind(doc);
+  doc.send = (c) => (match(c) ? answer(c, real) : real(c));
+  try {
+    return await fn();
+  } finally {
+    doc.send = real;
+  }
+}
+
+/** A send whose commit is lost (the transaction fails with a non-cancel error): its objects stay. */
+async function crashedSend(): Promise<string> {
+  const before = new Set(await outbound());
+  const res = await withFault(
+    (c) => c instanceof TransactWriteCommand,
+    async () => {
+      throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
+    },
+    () => s.send({ to: ['delivered@simulator.invalid'], subject: 'lost', text: 'never committed' }),
+  );
+  expect(res.status).toBeGreaterThanOrEqual(500);
+  const eml = (await outbound()).find((k) => !before.has(k) && k.endsWith('.eml'));
+  expect(eml).toBeDefined();
+  const messageId = eml!.slice(prefix().length, -'.eml'.length);
+  expect(await s.message(s.agent.id, messageId)).toBeUndefined();
+  return messageId;
+}
+
+describe('the orphan pass', () => {
+  it('deletes the objects of a submit that never committed, past the grace, and keeps every committed message’s', async () => {
+    const sent = await s.send({ to: ['delivered@simulator.invalid'], subject: 'kept', text: 'committed' });
+    expect(sent.status).toBe(202);
+    await s.settle();
+    const orphan = await crashedSend();
+    // A link object of the same submit (written before the .eml, under the message's prefix).
+    const link = attachmentLinkKey(s.tenantId, s.agent.id, orphan, `att_${s.deps.newId()}`);
+    await s.deps.blobs.put(link, new Uint8Array([1, 2, 3]), linkBlobMetadata('a.pdf', 'application/pdf'));
+
+    // Young: the commit could still be running.
+    expect((await pass()).deleted).toBe(0);
+    expect(await outbound()).toEqual(expect.arrayContaining([`${prefix()}${orphan}.eml`, link]));
+
+    now += ORPHAN_GRACE_MS + 60_000;
+    const report = await pass();
+    expect(report.deleted).toBe(2);
+    const left = await outbound();
+    expect(left).not.toContain(`${prefix()}${orphan}.eml`);
+    expect(left).not.toContain(link);
+    expect(left).toContain(`${prefix()}${sent.body.id}.eml`);
+    expect((await s.message(s.agent.id, sent.body.id))?.status).toBeDefined();
+  });
+
+  it('deletes nothing it could not check (the table leaves the keys unprocessed)', async () => {
+    const orphan = await crashedSend();
+    now += ORPHAN_GRACE_MS + 60_000;
+    const report = await withFault(
+      (c) => c instanceof BatchGetCommand && JSON.stringify((c as BatchGetCommand).input).includes('"M#'),
+      async (c) => ({
+        Responses: {},
+        UnprocessedKeys: { [s.deps.db.table]: (c as BatchGetCommand).input.RequestItems![s.deps.db.table] },
+      }),
+      pass,
+    );
+    expect(report.deleted).toBe(0);
+    expect(await outbound()).toContain(`${prefix()}${orphan}.eml`);
+    // Answered again, the pass deletes it.
+    expect((await pass()).deleted).toBe(1);
+  });
+
+  it('lists only the window: an object older than two days is not looked at again', async () => {
+    const orphan = await crashedSend();
+    now += ORPHAN_WINDOW_MS + 60_000;
+    const report = await pass();
+    expect(report.deleted).toBe(0);
+    expect(await outbound()).toContain(`${prefix()}${orphan}.eml`);
+  });
+});
