@@ -14,30 +14,17 @@ import { createLocalRuntime } from '../functions/local/runtime.ts';
 import { type SeededTenant, seedPlatformKey, seedTestTenant } from '../functions/local/seed.ts';
 import { createDb } from '../functions/store/db.ts';
 import { getApiKey, getTenant } from '../functions/store/directory.store.ts';
+import { CliError, EXIT } from './cli/client.ts';
+import { type Command, MAIL_COMMANDS, printCliError } from './cli/commands.ts';
 
 /**
- * `pmail`: the command-line entry. A small table of commands, each returning its exit code, so the
- * client of issue 16 (send, reply, keys, tenants …) adds rows here. Exit codes (public design › CLI
- * › Exit codes): 0 ok, 1 internal, 2 usage, 3 config (no table, or refused: a platform key exists),
- * 9 unavailable (AWS or DynamoDB could not be reached).
+ * `pmail`: the command-line entry. A table of commands, each returning its exit code: `start` and
+ * `admin bootstrap` here (the only two that touch the table directly), the mail and control-plane
+ * commands over the HTTP API in bin/cli/commands.ts. Exit codes: bin/cli/client.ts › EXIT (README ›
+ * CLI).
  */
-export const EXIT = { ok: 0, internal: 1, usage: 2, config: 3, unavailable: 9 } as const;
-
-class CliError extends Error {
-  constructor(
-    readonly exit: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-interface Command {
-  usage: string;
-  run(args: string[]): Promise<number>;
-}
-
 const COMMANDS: Record<string, Command> = {
+  ...MAIL_COMMANDS,
   start: { usage: 'pmail start', run: () => start() },
   'admin bootstrap': {
     usage:
@@ -301,7 +288,7 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(argv.slice(name.split(' ').length));
   } catch (err) {
     if (err instanceof CliError) {
-      process.stderr.write(`error: ${err.message}\n`);
+      printCliError(err, argv.includes('--json'));
       return err.exit;
     }
     if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

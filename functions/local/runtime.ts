@@ -7,6 +7,7 @@ import type { ApiEvent, ApiResult } from '../api/http.ts';
 import { identitiesApi } from '../api/identities.api.ts';
 import { keysApi } from '../api/keys.api.ts';
 import { linksApi } from '../api/links.api.ts';
+import { mcpApi } from '../api/mcp.api.ts';
 import { messagesApi } from '../api/messages.api.ts';
 import { type MetaPorts, metaApi } from '../api/meta.api.ts';
 import type { RouteGroup } from '../api/routes.ts';
@@ -155,6 +156,8 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
           sweep(deps).catch((err) => deps.log.error('sweep failed', { error: String(err) }));
         }, opts.sweepEveryMs);
   timer?.unref();
+  const messages = messagesApi(deps);
+  const events = eventsApi(deps);
   return {
     deps,
     metrics,
@@ -164,11 +167,11 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     queue,
     webhookQueue: webhooks.queue,
     groups: {
-      messages: messagesApi(deps),
+      messages,
       identities: identitiesApi(deps),
       tenants: tenantsApi(deps),
       links: linksApi(deps),
-      events: eventsApi(deps),
+      events,
       webhooks: webhooksApi(deps),
       domains: domainsApi(deps, {
         identities: opts.sesIdentities ?? autoVerifyingIdentities(),
@@ -182,6 +185,8 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       keys: keysApi(deps),
       directory: directoryApi(deps),
       meta: metaApi(deps, localMetaPorts()),
+      // The MCP server's tools call the same two route groups in process.
+      mcp: mcpApi(deps, { messages, events }),
     },
     settle,
     close: async () => {
