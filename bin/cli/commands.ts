@@ -1,7 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetAccountCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { ulid } from 'ulid';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../functions/core/limits.ts';
 import type { MessageStatus } from '../../functions/core/model.ts';
@@ -50,12 +48,14 @@ const SEND_OPTIONS = {
   text: { type: 'string' },
   html: { type: 'string' },
   'idempotency-key': { type: 'string' },
+  'send-at': { type: 'string' },
   wait: { type: 'boolean' },
   timeout: { type: 'string' },
 } as const;
 
 const COMMON = '[--api <url>] [--key <key>] [--profile local|platform|live] [--json]';
-const SEND_FLAGS = '[--text <t>] [--html <h>] [--idempotency-key <k>] [--wait [--timeout <s>]]';
+const SEND_FLAGS =
+  '[--text <t>] [--html <h>] [--send-at <iso time>] [--idempotency-key <k>] [--wait [--timeout <s>]]';
 
 /** Message statuses after which nothing changes by itself (`--wait` stops there). */
 const FINAL: ReadonlySet<MessageStatus> = new Set([
@@ -144,6 +144,7 @@ async function sendCommand(operation: SendOperationName, argv: string[]): Promis
   if (values.subject !== undefined) body.subject = values.subject;
   if (values.text !== undefined) body.text = values.text;
   if (values.html !== undefined) body.html = values.html;
+  if (values['send-at'] !== undefined) body.send_at = values['send-at'];
   if (operation === 'send' && !values.to && !values.cc && !values.bcc)
     throw new CliError(EXIT.usage, 'give at least one --to, --cc or --bcc');
   if (operation === 'forward' && !values.to) throw new CliError(EXIT.usage, 'give at least one --to');
@@ -522,6 +523,7 @@ async function doctorCommand(argv: string[]): Promise<number> {
   }
   const local = profile?.local;
   if (local?.dynamoEndpoint && local.table) {
+    const { DescribeTableCommand, DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
     const ddb = new DynamoDBClient({
       endpoint: local.dynamoEndpoint,
       region: 'local',
@@ -592,6 +594,7 @@ async function doctorCommand(argv: string[]): Promise<number> {
     }
   }
   if (values.aws) {
+    const { GetAccountCommand, SESv2Client } = await import('@aws-sdk/client-sesv2');
     const sesClient = new SESv2Client(values.region ? { region: values.region } : {});
     try {
       const a = await sesClient.send(new GetAccountCommand({}));
