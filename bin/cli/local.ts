@@ -77,6 +77,8 @@ export async function start(): Promise<number> {
       `  -H 'Idempotency-Key: first-email' -H 'Content-Type: application/json' \\`,
       `  -d '{"to":["${peer.address}"],"subject":"Hello","text":"My first pmail."}'`,
       '',
+      `Or from the CLI (it reads .pmail/local.json): npx pmail send --to ${peer.address} --subject Hello --text 'My first pmail.' --wait`,
+      '',
       `Then read peer's inbox: curl -sS -H 'Authorization: Bearer ${seeded.apiKey}' '${http.url}/v1/identities/${peer.id}/messages?direction=inbound'`,
       '',
       `Live mode: the live tenant's domain ${LIVE_DOMAIN} sends through SES — the real SES code path — to a local SES (${ses.url}, open it to see the mail):`,
