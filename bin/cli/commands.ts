@@ -425,7 +425,7 @@ async function keysCommand(argv: string[]): Promise<number> {
   return printDoc(
     answer.body,
     values.json,
-    (k) => `${k.key_id}  ${k.level ?? ''}  ${k.status ?? ''}  ${k.name ?? ''}`,
+    (k) => `${k.id}  ${k.level ?? ''}  ${k.status ?? ''}  ${k.name ?? ''}`,
   );
 }
 
@@ -472,8 +472,8 @@ async function tenantScoped(kind: 'identities' | 'domains', argv: string[]): Pro
   if (!answer) throw new CliError(EXIT.usage, MAIL_COMMANDS[kind].usage);
   return printDoc(answer.body, values.json, (x) =>
     kind === 'identities'
-      ? `${x.id}  ${x.address ?? ''}  ${x.status ?? ''}`
-      : `${x.id}  ${x.domain ?? x.name ?? ''}  ${x.status ?? ''}  ${x.transport ?? ''}`,
+      ? `${x.id}  ${x.primary_address ?? ''}  ${x.status ?? ''}`
+      : `${x.id}  ${x.name ?? ''}  ${x.state ?? ''}  ${x.transport ?? ''}`,
   );
 }
 

@@ -1,8 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { silentLogger } from '../../functions/log.ts';
 import { markSending } from '../../functions/store/messages.store.ts';
@@ -246,4 +246,108 @@ describe('a reply whose attempt died mid-send, then a restart', () => {
       await second.close();
     }
   }, 90_000);
+});
+
+describe('the other commands', () => {
+  it('replies, replies to all, forwards, cancels, lists, follows events, reads the control plane and runs doctor', async () => {
+    // A scheduled send's wait lasts 10 s here: long enough to cancel it, short enough to settle.
+    const s = await stack({ waitTimeOverrides: { WaitUntilSendAt: 10_000 } });
+    const http = await served(s);
+    await s.send({ to: [s.peer.address], subject: 'Thread', text: 'Start' }, 'thread-start');
+    await s.settle();
+    const [original] = await s.mailbox(s.peer.id, 'inbound');
+    const peer = envOf(http.url, s.apiKey, s.peer.id);
+    const json = async (args: string[], code = 0) => {
+      const r = await pmail(peer, [...args, '--json']);
+      expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(code);
+      return JSON.parse(r.stdout);
+    };
+
+    const reply = await json(['reply', original.id, '--text', 'Reply']);
+    expect(reply).toMatchObject({ in_reply_to: original.rfc_message_id, subject: 'Re: Thread' });
+    const all = await json(['reply-all', original.id, '--text', 'To all']);
+    expect(all.in_reply_to).toBe(original.rfc_message_id);
+    const fwd = await json(['forward', original.id, '--to', 'deliver@simulator.invalid', '--text', 'FYI']);
+    expect(fwd.to.map((a: { address: string }) => a.address)).toEqual(['deliver@simulator.invalid']);
+
+    // A scheduled send, canceled: the seed's `failed` (nothing went out).
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    const scheduled = await json(['send', '--to', s.agent.address, '--text', 'Later', '--send-at', later]);
+    const canceled = await json(['cancel', scheduled.id]);
+    expect(canceled.status).toBe('canceled');
+    expect(await json(['status', scheduled.id])).toMatchObject({
+      attempt: { status: 'failed', error_code: null },
+    });
+    // resolve refuses a message that is not uncertain: the API's 409, exit 6.
+    expect(await json(['resolve', reply.id, '--outcome', 'sent'], 6)).toMatchObject({
+      error: { code: 'not_uncertain' },
+    });
+    const listed = await json(['list', '--direction', 'outbound']);
+    expect(listed.data.map((m: { id: string }) => m.id).sort()).toEqual(
+      [reply.id, all.id, fwd.id, scheduled.id].sort(),
+    );
+
+    // events --follow: each event as a JSON line as it comes, until Ctrl-C (exit 130).
+    await s.settle();
+    const follow = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bin/pmail-cli.ts', 'events', '--follow', '--json', '--interval', '0.2'],
+      { cwd: ROOT, env: peer, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let lines = '';
+    follow.stdout.on('data', (d) => {
+      lines += d;
+    });
+    const exited = new Promise<number | null>((r) => follow.once('exit', (code) => r(code)));
+    await s.eventually(async () => lines.includes(`"message_id":"${canceled.id}"`), 30_000);
+    const late = await s.send({ to: ['deliver@simulator.invalid'], subject: 'Late', text: 'x' }, 'late');
+    await s.settle();
+    await s.eventually(async () => lines.includes(`"message_id":"${late.body.id}"`), 30_000);
+    follow.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const events = lines
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+
+    const identities = await json(['identities', 'list']);
+    expect(identities.data.map((i: { primary_address: string }) => i.primary_address).sort()).toEqual(
+      [s.agent.address, s.peer.address].sort(),
+    );
+    const keys = await json(['keys', 'list']);
+    expect(keys.data.length).toBeGreaterThan(0);
+
+    // doctor on a profile file like npm start's: every check passes, then a dead DynamoDB fails it.
+    const stateDir = mkdtempSync(join(tmpdir(), 'pmail-doctor-'));
+    const local = {
+      api: http.url,
+      apiKey: s.apiKey,
+      tenantId: s.tenantId,
+      identities: s.identities,
+      dynamoEndpoint: inject('dynamoEndpoint'),
+      table: s.deps.db.table,
+    };
+    writeFileSync(join(stateDir, 'local.json'), JSON.stringify(local));
+    const doctorEnv = { ...(process.env as Record<string, string>), PMAIL_STATE_DIR: stateDir };
+    const ok = await pmail(doctorEnv, ['doctor', '--json']);
+    expect(ok.code, ok.stdout).toBe(0);
+    const checks = Object.fromEntries(
+      JSON.parse(ok.stdout).checks.map((c: { name: string; result: string }) => [c.name, c.result]),
+    );
+    expect(checks).toMatchObject({
+      java: 'pass',
+      dynamodb: 'pass',
+      table: 'pass',
+      api: 'pass',
+      'state machines': 'pass',
+    });
+    writeFileSync(
+      join(stateDir, 'local.json'),
+      JSON.stringify({ ...local, dynamoEndpoint: 'http://127.0.0.1:9' }),
+    );
+    const failed = await pmail(doctorEnv, ['doctor']);
+    expect(failed.code).toBe(12);
+    expect(failed.stdout).toMatch(/^fail {2}dynamodb/m);
+  }, 120_000);
 });
