@@ -1,290 +1,22 @@
 #!/usr/bin/env node
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { bootstrapPlatformKey } from '../functions/admin/bootstrap.ts';
-import { sha256Hex } from '../functions/core/fingerprint.ts';
-import { permissionsOf } from '../functions/core/keys.ts';
-import { ulidFrom } from '../functions/deps.ts';
-import { startDynamoDbLocal } from '../functions/local/dynamodb-local.ts';
-import { startHttpServer } from '../functions/local/http-server.ts';
-import { startLocalSes } from '../functions/local/local-ses.ts';
-import { createLocalRuntime } from '../functions/local/runtime.ts';
-import { type SeededTenant, seedPlatformKey, seedTestTenant } from '../functions/local/seed.ts';
-import { createDb } from '../functions/store/db.ts';
-import { getApiKey, getTenant } from '../functions/store/directory.store.ts';
+import { CliError, EXIT } from './cli/client.ts';
+import { type Command, MAIL_COMMANDS, printCliError } from './cli/commands.ts';
 
 /**
- * `pmail`: the command-line entry. A small table of commands, each returning its exit code, so the
- * client of issue 16 (send, reply, keys, tenants …) adds rows here. Exit codes (public design › CLI
- * › Exit codes): 0 ok, 1 internal, 2 usage, 3 config (no table, or refused: a platform key exists),
- * 9 unavailable (AWS or DynamoDB could not be reached).
+ * `pmail`: the command-line entry. A table of commands, each returning its exit code: `start` and
+ * `admin bootstrap` here (the only two that touch the table directly), the mail and control-plane
+ * commands over the HTTP API in bin/cli/commands.ts. Exit codes: bin/cli/client.ts › EXIT (README ›
+ * CLI).
  */
-export const EXIT = { ok: 0, internal: 1, usage: 2, config: 3, unavailable: 9 } as const;
-
-class CliError extends Error {
-  constructor(
-    readonly exit: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-interface Command {
-  usage: string;
-  run(args: string[]): Promise<number>;
-}
-
 const COMMANDS: Record<string, Command> = {
-  start: { usage: 'pmail start', run: () => start() },
+  ...MAIL_COMMANDS,
+  start: { usage: 'pmail start', run: async () => (await import('./cli/local.ts')).start() },
   'admin bootstrap': {
     usage:
       'pmail admin bootstrap (--stack <name> | --table <name> [--endpoint <url>] | --local [<state dir>]) [--region <r>] [--name <n>] [--json]',
-    run: adminBootstrap,
+    run: async (argv) => (await import('./cli/local.ts')).adminBootstrap(argv),
   },
 };
-
-/**
- * `pmail start`: the whole service on this machine on the real engines — DynamoDB Local (data in
- * .pmail/), the send-attempt ASL run locally, the events consumer on an in-process queue — and the
- * HTTP API on 127.0.0.1:$PMAIL_PORT (default 8787).
- */
-async function start(): Promise<number> {
-  const stateDir = resolve(process.env.PMAIL_STATE_DIR ?? '.pmail');
-  mkdirSync(stateDir, { recursive: true });
-  const port = Number(process.env.PMAIL_PORT ?? 8787);
-  const dynamo = await startDynamoDbLocal({
-    port: Number(process.env.PMAIL_DYNAMODB_PORT ?? 0) || undefined,
-    dataDir: join(stateDir, 'dynamodb'),
-  });
-  // A local SES (aws-ses-v2-local) for live mode: the live tenant's domain sends through it.
-  const ses = await startLocalSes(Number(process.env.PMAIL_SES_PORT ?? 8005));
-  const runtime = await createLocalRuntime({
-    endpoint: dynamo.endpoint,
-    stateDir,
-    sesEndpoint: ses.url,
-    durableQueue: true,
-    webhooks: true,
-    // The sweeper's schedule (EventBridge, every minute, in AWS).
-    sweepEveryMs: 60_000,
-    // A local relay's self-signed certificate (README › SMTP relay, `npm run capture-relay`).
-    smtp: process.env.PMAIL_SMTP_CA_FILE
-      ? { tlsCa: [readFileSync(process.env.PMAIL_SMTP_CA_FILE, 'utf8')] }
-      : {},
-  });
-  const localFile = join(stateDir, 'local.json');
-  const seeded = await reuseOrSeed(runtime.deps, localFile);
-  const live = await reuseOrSeedLive(runtime.deps, localFile);
-  const http = await startHttpServer(runtime.groups, { port, log: runtime.deps.log });
-  const local = {
-    api: http.url,
-    apiKey: seeded.apiKey,
-    tenantId: seeded.tenantId,
-    identities: seeded.identities,
-    live: { apiKey: live.apiKey, tenantId: live.tenantId, identity: live.identities[0], ses: ses.url },
-    platformKey: seeded.platformKey,
-    // Where `pmail admin bootstrap --local` finds the table.
-    dynamoEndpoint: dynamo.endpoint,
-    table: runtime.deps.db.table,
-  };
-  writeFileSync(localFile, `${JSON.stringify(local, null, 2)}\n`, { mode: 0o600 });
-
-  const [agent, peer] = seeded.identities;
-  process.stdout.write(
-    [
-      '',
-      `pmail is running at ${http.url} (DynamoDB Local on ${dynamo.endpoint}; state in ${stateDir})`,
-      `API key (test mode, every tenant permission): ${seeded.apiKey}`,
-      ...(seeded.platformKey ? [`Platform key (every platform permission): ${seeded.platformKey}`] : []),
-      `Identities: ${seeded.identities.map((i) => `${i.name} ${i.id} <${i.address}>`).join(', ')}`,
-      '',
-      'Send a first email from agent to peer:',
-      '',
-      `curl -sS -X POST ${http.url}/v1/identities/${agent.id}/messages \\`,
-      `  -H 'Authorization: Bearer ${seeded.apiKey}' \\`,
-      `  -H 'Idempotency-Key: first-email' -H 'Content-Type: application/json' \\`,
-      `  -d '{"to":["${peer.address}"],"subject":"Hello","text":"My first pmail."}'`,
-      '',
-      `Then read peer's inbox: curl -sS -H 'Authorization: Bearer ${seeded.apiKey}' '${http.url}/v1/identities/${peer.id}/messages?direction=inbound'`,
-      '',
-      `Live mode: the live tenant's domain ${LIVE_DOMAIN} sends through SES — the real SES code path — to a local SES (${ses.url}, open it to see the mail):`,
-      '',
-      `curl -sS -X POST ${http.url}/v1/identities/${live.identities[0].id}/messages \\`,
-      `  -H 'Authorization: Bearer ${live.apiKey}' \\`,
-      `  -H 'Idempotency-Key: first-live' -H 'Content-Type: application/json' \\`,
-      `  -d '{"to":["someone@example.net"],"subject":"Through SES","text":"Sent through the SES adapter."}'`,
-      '',
-      'Ctrl-C stops everything (DynamoDB Local included).',
-      '',
-    ].join('\n'),
-  );
-
-  const stop = async () => {
-    await http.close();
-    await runtime.close();
-    // What production writes to CloudWatch as EMF (functions/metrics.ts), counted since this start.
-    const counted = runtime.metrics.lines();
-    process.stdout.write(
-      `\nmetrics since start (namespace pmail):\n${counted.map((l) => `  ${l}`).join('\n') || '  none'}\n`,
-    );
-    await ses.stop();
-    await dynamo.stop();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return new Promise<number>(() => undefined);
-}
-
-type Seeded = SeededTenant & { platformKey?: string };
-
-/** Keep the tenant and keys of an earlier start when the table still has them; else seed anew. */
-async function reuseOrSeed(deps: Parameters<typeof seedTestTenant>[0], localFile: string): Promise<Seeded> {
-  if (existsSync(localFile)) {
-    try {
-      const prev = JSON.parse(readFileSync(localFile, 'utf8')) as Seeded;
-      if ((await getTenant(deps.db, prev.tenantId)) && (await getApiKey(deps.db, sha256Hex(prev.apiKey))))
-        return prev;
-    } catch {
-      // unreadable or stale: seed anew
-    }
-  }
-  const tenant = await seedTestTenant(deps, { names: ['agent', 'peer'], domain: 'mail.pmail.test' });
-  const platform = await seedPlatformKey(deps);
-  return { ...tenant, platformKey: platform.apiKey };
-}
-
-/** The live tenant's sending domain (transport `ses`, sending to the local SES). */
-const LIVE_DOMAIN = 'live.pmail.test';
-
-/** The live tenant of an earlier start when the table still has it; else a new one. */
-async function reuseOrSeedLive(
-  deps: Parameters<typeof seedTestTenant>[0],
-  localFile: string,
-): Promise<SeededTenant> {
-  if (existsSync(localFile)) {
-    try {
-      const prev = JSON.parse(readFileSync(localFile, 'utf8')) as {
-        live?: { apiKey: string; tenantId: string; identity: SeededTenant['identities'][number] };
-      };
-      if (
-        prev.live &&
-        (await getTenant(deps.db, prev.live.tenantId)) &&
-        (await getApiKey(deps.db, sha256Hex(prev.live.apiKey)))
-      )
-        return { apiKey: prev.live.apiKey, tenantId: prev.live.tenantId, identities: [prev.live.identity] };
-    } catch {
-      // unreadable or stale: seed anew
-    }
-  }
-  return seedTestTenant(deps, {
-    names: ['sender'],
-    domain: LIVE_DOMAIN,
-    mode: 'live',
-    transport: 'ses',
-    ses: {},
-  });
-}
-
-/**
- * `pmail admin bootstrap`: the first platform key of a deployment, written straight into its table
- * with the operator's AWS credentials (functions/admin/bootstrap.ts). The table comes from the
- * stack's outputs (`--stack`, output TableName), is named (`--table`, with `--endpoint` for a
- * DynamoDB Local), or is the one `npm start` runs on (`--local`, from .pmail/local.json). The key is
- * printed once, to stdout, and nowhere else.
- */
-async function adminBootstrap(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      stack: { type: 'string' },
-      table: { type: 'string' },
-      endpoint: { type: 'string' },
-      region: { type: 'string' },
-      local: { type: 'boolean' },
-      name: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-    allowPositionals: true,
-  });
-  const sources = [values.stack, values.table, values.local].filter((v) => v !== undefined).length;
-  if (sources !== 1) throw new CliError(EXIT.usage, 'give exactly one of --stack, --table or --local');
-  let table = values.table;
-  let endpoint = values.endpoint;
-  let api: string | undefined;
-  if (values.local) {
-    const file = join(resolve(positionals[0] ?? process.env.PMAIL_STATE_DIR ?? '.pmail'), 'local.json');
-    if (!existsSync(file)) throw new CliError(EXIT.config, `${file} not found: run npm start first`);
-    const local = JSON.parse(readFileSync(file, 'utf8')) as {
-      table?: string;
-      dynamoEndpoint?: string;
-      api?: string;
-    };
-    if (!local.table || !local.dynamoEndpoint)
-      throw new CliError(EXIT.config, `${file} names no table: restart npm start with this version`);
-    table = local.table;
-    endpoint = local.dynamoEndpoint;
-    api = local.api;
-  }
-  if (values.stack) {
-    const outputs = await stackOutputs(values.stack, values.region);
-    table = outputs.TableName;
-    api = outputs.ApiUrl;
-    if (!table) throw new CliError(EXIT.config, `stack ${values.stack} has no TableName output`);
-  }
-  const db = createDb({ table: table!, endpoint, region: values.region });
-  const clock = () => Date.now();
-  try {
-    const out = await bootstrapPlatformKey({ db, clock, newId: ulidFrom(clock) }, { name: values.name });
-    if (out.status === 'exists') {
-      throw new CliError(
-        EXIT.config,
-        out.key_ids.length > 0
-          ? `a platform key exists (${out.key_ids.join(', ')}): use it, or revoke it (DELETE /v1/keys/{key_id}) before bootstrapping again`
-          : 'another bootstrap minted a platform key just now: use that one',
-      );
-    }
-    const expires = new Date(out.expires_at).toISOString();
-    if (values.json) {
-      process.stdout.write(
-        `${JSON.stringify({ key_id: out.key_id, key: out.secret, expires_at: expires, api: api ?? null })}\n`,
-      );
-    } else {
-      const base = (api ?? 'https://<ApiUrl>').replace(/\/+$/, '');
-      process.stdout.write(
-        [
-          `Bootstrap platform key ${out.key_id}, valid until ${expires}. It is shown once; store it now:`,
-          '',
-          out.secret,
-          '',
-          'Next: make a long-lived platform key, then revoke this one:',
-          `  curl -sS -X POST ${base}/v1/keys -H "Authorization: Bearer $PMAIL_BOOTSTRAP_KEY" -H 'Content-Type: application/json' \\`,
-          `    -d '${JSON.stringify({ name: 'operator', level: 'platform', permissions: permissionsOf('platform') })}'`,
-          `  curl -sS -X DELETE ${base}/v1/keys/${out.key_id} -H "Authorization: Bearer $PMAIL_PLATFORM_KEY"`,
-          '',
-        ].join('\n'),
-      );
-    }
-    return EXIT.ok;
-  } finally {
-    db.doc.destroy();
-  }
-}
-
-/** The stack's outputs (CloudFormation DescribeStacks; https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_DescribeStacks.html). */
-async function stackOutputs(stackName: string, region?: string): Promise<Record<string, string>> {
-  const cfn = new CloudFormationClient(region ? { region } : {});
-  try {
-    const out = await cfn.send(new DescribeStacksCommand({ StackName: stackName }));
-    const stack = out.Stacks?.[0];
-    if (!stack) throw new CliError(EXIT.config, `stack ${stackName} not found`);
-    return Object.fromEntries((stack.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
-  } finally {
-    cfn.destroy();
-  }
-}
 
 async function main(argv: string[]): Promise<number> {
   const name = ['admin'].includes(argv[0]) ? `${argv[0]} ${argv[1] ?? ''}`.trim() : (argv[0] ?? '');
@@ -301,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(argv.slice(name.split(' ').length));
   } catch (err) {
     if (err instanceof CliError) {
-      process.stderr.write(`error: ${err.message}\n`);
+      printCliError(err, argv.includes('--json'));
       return err.exit;
     }
     if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

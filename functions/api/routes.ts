@@ -12,7 +12,8 @@ export type RouteGroup =
   | 'keys'
   | 'directory'
   | 'meta'
-  | 'domains';
+  | 'domains'
+  | 'mcp';
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -196,6 +197,8 @@ export const routes: readonly Route[] = [
     group: 'domains',
     operation: 'verifyDomain',
   },
+  // The MCP server (Streamable HTTP, stateless): JSON-RPC in the body, functions/api/mcp.api.ts.
+  { method: 'POST', path: '/mcp', group: 'mcp', operation: 'mcp' },
 ];
 
 /** The handler entry of each route group: file under functions/, exported name. */
@@ -210,4 +213,5 @@ export const routeGroupEntries: Record<RouteGroup, { entry: string; handler: str
   keys: { entry: 'functions/api/keys.handler.ts', handler: 'handler' },
   directory: { entry: 'functions/api/directory.handler.ts', handler: 'handler' },
   meta: { entry: 'functions/api/meta.handler.ts', handler: 'handler' },
+  mcp: { entry: 'functions/api/mcp.handler.ts', handler: 'handler' },
 };

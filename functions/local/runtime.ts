@@ -7,6 +7,7 @@ import type { ApiEvent, ApiResult } from '../api/http.ts';
 import { identitiesApi } from '../api/identities.api.ts';
 import { keysApi } from '../api/keys.api.ts';
 import { linksApi } from '../api/links.api.ts';
+import { mcpApi } from '../api/mcp.api.ts';
 import { messagesApi } from '../api/messages.api.ts';
 import { type MetaPorts, metaApi } from '../api/meta.api.ts';
 import type { RouteGroup } from '../api/routes.ts';
@@ -186,6 +187,11 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       keys: keysApi(withPorts(deps, 'api-keys')),
       directory: directoryApi(withPorts(deps, 'api-directory')),
       meta: metaApi(withPorts(deps, 'api-meta'), localMetaPorts()),
+      // The MCP server's tools call the messages and events route groups in process.
+      mcp: mcpApi(withPorts(deps, 'api-mcp'), {
+        messages: messagesApi(withPorts(deps, 'api-mcp')),
+        events: eventsApi(withPorts(deps, 'api-mcp')),
+      }),
     },
     settle,
     close: async () => {

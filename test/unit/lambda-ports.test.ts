@@ -142,9 +142,11 @@ describe('bundles', () => {
           (service !== undefined &&
             service !== 'none' &&
             (LAMBDA_PORTS[service] as readonly string[]).includes('blobs'));
-        // mailparser: the forward of a stored message (messages) and the Cloudflare transport.
+        // mailparser: the forward of a stored message (messages, and MCP's forward tool) and the Cloudflare transport.
         const libmime =
-          rel === 'functions/api/messages.handler.ts' || rel === 'functions/transports/cloudflare.handler.ts';
+          rel === 'functions/api/messages.handler.ts' ||
+          rel === 'functions/api/mcp.handler.ts' ||
+          rel === 'functions/transports/cloudflare.handler.ts';
         return [rel, { s3, libmime }];
       }),
     );

@@ -294,8 +294,11 @@ const jsonSchemaOf = (response: Response): JsonSchema => {
 
 /** Operations that take no API key, their own token being the authority: `security: []`. */
 const PUBLIC_OPERATIONS = ['getLink', 'getHealth', 'getOpenApi'];
-/** Operations that take a key but need no permission (any key may describe itself). */
-const ANY_KEY_OPERATIONS = ['getMe'];
+/**
+ * Operations that take a key but need no permission (any key may describe itself; the MCP server
+ * lists only the tools the key's permissions allow, and refuses inside the tool result).
+ */
+const ANY_KEY_OPERATIONS = ['getMe', 'mcp'];
 const isPublic = (operationId: string) => PUBLIC_OPERATIONS.includes(operationId);
 
 /** The code an operation answers when the identity or tenant its path names is not the key's. */
@@ -313,6 +316,7 @@ const KEY_TENANT_PATHS = [
   '/v1/me',
   '/v1/audit-events',
   '/v1/tenants',
+  '/mcp',
 ];
 
 /** The four operations of the submit path, with the document's request schema and zod's. */

@@ -1,0 +1,18 @@
+import middy from '@middy/core';
+import { loadLambdaDeps } from '../env.ts';
+import { sfnDispatcher } from '../send/dispatcher.ts';
+import { s3Blobs } from '../store/blobs.ts';
+import { eventsApi } from './events.api.ts';
+import type { ApiEvent, ApiResult } from './http.ts';
+import { mcpApi } from './mcp.api.ts';
+import { messagesApi } from './messages.api.ts';
+
+/**
+ * Lambda entry of the `mcp` route group (functions/api/routes.ts): the MCP server, whose tools call
+ * the messages and events route groups in this same function.
+ */
+const deps = await loadLambdaDeps('api-mcp', { blobs: s3Blobs, dispatcher: sfnDispatcher });
+
+export const handler = middy<ApiEvent, ApiResult>().handler(
+  mcpApi(deps, { messages: messagesApi(deps), events: eventsApi(deps) }),
+);

@@ -1,0 +1,76 @@
+import type { MessageStatus } from './model.ts';
+
+/**
+ * Seed 003 (reply attempt) on pmail's messages: the seed's five-state DeliveryStatus and its refusal
+ * codes, derived from a message's status and from pmail's error codes. pmail keeps one record per
+ * message (no separate attempt resource); the CLI and the MCP tools show these beside pmail's own
+ * values so an agent written against the seed reads the same states. Pure.
+ */
+export type AttemptState = 'pending' | 'sending' | 'sent' | 'failed' | 'uncertain';
+
+/** The operations that send (seed 003 covers reply and reply-all; send and forward are "outbound"). */
+export type SendOperationName = 'send' | 'reply' | 'reply_all' | 'forward';
+
+const STATE: Record<MessageStatus, AttemptState> = {
+  // Not yet accepted by a provider. The API does not expose the attempt's `sending` mark, so a
+  // queued message is `pending` until its status moves; `sending` is shown only while the CLI itself
+  // waits on a request it just made (see `attemptStateOf`).
+  queued: 'pending',
+  undispatched: 'pending',
+  // The provider accepted it: seed 003's `sent` ("accepted, not proof of delivery").
+  submitted: 'sent',
+  delivered: 'sent',
+  deferred: 'sent',
+  bounced: 'sent',
+  complained: 'sent',
+  // Refused before or by the provider, or withdrawn: nothing went out.
+  rejected: 'failed',
+  failed: 'failed',
+  suppressed: 'failed',
+  canceled: 'failed',
+  uncertain: 'uncertain',
+  // An inbound copy is no attempt; shown as what arrived.
+  received: 'sent',
+};
+
+/**
+ * The seed's state of a message. `inFlight` is true while the caller's own request is outstanding
+ * (the CLI between sending and the answer): seed 003's `sending`.
+ */
+export function attemptStateOf(status: MessageStatus, inFlight = false): AttemptState {
+  if (inFlight && STATE[status] === 'pending') return 'sending';
+  return STATE[status];
+}
+
+/** Seed 003's error code of a message in `uncertain`: REPLY_UNCERTAIN for an answer, else OUTBOUND_UNCERTAIN. */
+export function uncertainCodeOf(operation: SendOperationName | undefined, inReplyTo: string | null): string {
+  const isReply = operation === 'reply' || operation === 'reply_all' || (!operation && inReplyTo !== null);
+  return isReply ? 'REPLY_UNCERTAIN' : 'OUTBOUND_UNCERTAIN';
+}
+
+/**
+ * Seed 003's refusal code beside one of pmail's error codes, for a send operation; undefined when the
+ * seed has none. `path` is the first invalid field of an `invalid_request` (details.errors[0].path).
+ */
+export function seedRefusalOf(code: string, operation: SendOperationName, path?: string): string | undefined {
+  const reply = operation === 'reply' || operation === 'reply_all';
+  switch (code) {
+    case 'idempotency_key_required':
+    case 'invalid_idempotency_key':
+      return 'IDEMPOTENCY_KEY_INVALID';
+    case 'idempotency_conflict':
+      return 'IDEMPOTENCY_KEY_REUSED';
+    case 'request_in_progress':
+      return 'IDEMPOTENCY_CONFLICT';
+    case 'invalid_request':
+      return reply && (path === 'text' || path === 'html' || path === '') ? 'REPLY_BODY_INVALID' : undefined;
+    case 'address_invalid':
+    case 'address_unsupported':
+      return reply ? 'MESSAGE_REPLY_TARGET_INVALID' : undefined;
+    case 'message_too_large':
+    case 'header_not_allowed':
+      return reply ? 'REPLY_MESSAGE_INVALID' : undefined;
+    default:
+      return undefined;
+  }
+}

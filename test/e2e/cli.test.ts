@@ -1,0 +1,353 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { startHttpServer } from '../../functions/local/http-server.ts';
+import { silentLogger } from '../../functions/log.ts';
+import { markSending } from '../../functions/store/messages.store.ts';
+import { stackPerTest, type TestStack, testStack } from '../support/local.ts';
+
+/**
+ * The `pmail` CLI as a person or a script runs it: a child process (`node --import tsx
+ * bin/pmail-cli.ts`, what `npx pmail` runs) against the local stack's HTTP server (the same route
+ * groups `npm start` serves), and through a pseudo-terminal (tmux) where the terminal matters.
+ */
+const ROOT = join(import.meta.dirname, '../..');
+/** No .pmail/local.json: every profile setting comes from the environment. */
+const EMPTY_STATE = mkdtempSync(join(tmpdir(), 'pmail-cli-'));
+const stack = stackPerTest();
+const closers: (() => Promise<unknown>)[] = [];
+afterAll(async () => {
+  for (const c of closers) await c();
+});
+
+async function served(s: TestStack) {
+  const http = await startHttpServer(s.groups, { port: 0, log: silentLogger });
+  closers.push(http.close);
+  return http;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function envOf(api: string, key: string, identity: string): Record<string, string> {
+  return {
+    ...(process.env as Record<string, string>),
+    PMAIL_API: api,
+    PMAIL_KEY: key,
+    PMAIL_IDENTITY: identity,
+    PMAIL_STATE_DIR: EMPTY_STATE,
+  };
+}
+
+function pmail(env: Record<string, string>, args: string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/pmail-cli.ts', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+const idOf = (out: string) => /(msg_[0-9a-z]{26})/.exec(out)?.[1];
+
+describe('pmail send without --idempotency-key', () => {
+  it('sends once, prints the generated key before sending, and the same command with that key replays', async () => {
+    const s = await stack();
+    const http = await served(s);
+    const env = envOf(http.url, s.apiKey, s.agent.id);
+    const args = ['send', '--to', s.peer.address, '--subject', 'From the terminal', '--text', 'Hello'];
+    const first = await pmail(env, args);
+    expect(first.code, first.stderr).toBe(0);
+    const key = /Idempotency-Key: (pmail-[0-9A-Z]{26})/.exec(first.stderr)?.[1];
+    expect(key).toBeDefined();
+    expect(first.stderr).toContain(`--idempotency-key ${key}`);
+    const id = idOf(first.stdout);
+    expect(first.stdout).toMatch(/^accepted: msg_/);
+    expect(first.stdout).toContain('attempt: pending');
+
+    const again = await pmail(env, [...args, '--idempotency-key', key!]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^replayed \(same key: nothing new was sent\): msg_/);
+    expect(idOf(again.stdout)).toBe(id);
+    expect(again.stderr).not.toContain('Idempotency-Key:');
+
+    // --json: one document on stdout, the key in it.
+    const json = await pmail(env, [...args, '--idempotency-key', key!, '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ id, deduplicated: true, idempotency_key: key });
+
+    await s.settle();
+    expect((await s.mailbox(s.agent.id, 'outbound')).map((m) => m.id)).toEqual([id]);
+    expect((await s.mailbox(s.peer.id, 'inbound')).map((m) => m.subject)).toEqual(['From the terminal']);
+
+    // The same key for another message is refused: pmail's code, seed 003's beside it, exit 6.
+    const reused = await pmail(env, [
+      'send',
+      '--to',
+      s.peer.address,
+      '--text',
+      'Other',
+      '--idempotency-key',
+      key!,
+    ]);
+    expect(reused.code).toBe(6);
+    expect(reused.stderr).toContain('error: idempotency_conflict [IDEMPOTENCY_KEY_REUSED]');
+    // A malformed key never leaves the terminal: seed 003's IDEMPOTENCY_KEY_INVALID, exit 7.
+    const bad = await pmail(env, [
+      'send',
+      '--to',
+      s.peer.address,
+      '--text',
+      'x',
+      '--idempotency-key',
+      'has space',
+    ]);
+    expect(bad.code).toBe(7);
+    expect(bad.stderr).toContain('IDEMPOTENCY_KEY_INVALID');
+    // An empty reply body: seed 003's REPLY_BODY_INVALID, exit 7, nothing sent.
+    const [inbound] = await s.mailbox(s.peer.id, 'inbound');
+    const empty = await pmail(envOf(http.url, s.apiKey, s.peer.id), ['reply', inbound.id, '--text', '  ']);
+    expect(empty.code).toBe(7);
+    expect(empty.stderr).toContain('REPLY_BODY_INVALID');
+    expect(await s.mailbox(s.peer.id, 'outbound')).toEqual([]);
+    // No key at all: exit 4 from the API's 401.
+    const anon = await pmail({ ...env, PMAIL_KEY: 'pmk_test_nobody' }, ['list']);
+    expect(anon.code).toBe(4);
+    expect(anon.stderr).toContain('error: unauthenticated');
+  }, 60_000);
+});
+
+/** tmux is on the machine (README › CLI tests); .ci/run installs it like Java. */
+const hasTmux = (() => {
+  try {
+    execFileSync('tmux', ['-V']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(!hasTmux)('pmail send --wait in a terminal', () => {
+  it('shows a progress line while the message is queued and ends at delivered', async () => {
+    // A scheduled send whose wait lasts 3 s here, so the terminal shows the progress line meanwhile.
+    const s = await stack({ waitTimeOverrides: { WaitUntilSendAt: 3000 } });
+    const http = await served(s);
+    const env = envOf(http.url, s.apiKey, s.agent.id);
+    const session = `pmail-cli-${process.pid}-${Date.now()}`;
+    const sendAt = new Date(Date.now() + 3600_000).toISOString();
+    const exports = ['PMAIL_API', 'PMAIL_KEY', 'PMAIL_IDENTITY', 'PMAIL_STATE_DIR']
+      .map((k) => `${k}='${env[k]}'`)
+      .join(' ');
+    const command = `cd '${ROOT}' && env ${exports} '${process.execPath}' --import tsx bin/pmail-cli.ts send --to '${s.peer.address}' --subject Waited --text Hi --send-at ${sendAt} --wait; echo "EXIT=$?"; sleep 60`;
+    execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '160', '-y', '40', command]);
+    closers.push(async () => execFileSync('tmux', ['kill-session', '-t', session]));
+    const screen = () => execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
+    let sawProgress = '';
+    const deadline = Date.now() + 60_000;
+    let last = '';
+    while (!/EXIT=\d+/.test(last) && Date.now() < deadline) {
+      last = screen();
+      const progress = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for msg_[0-9a-z]{26}: queued \(sending\) \d+s/.exec(last);
+      if (progress) sawProgress = progress[0];
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(last).toContain('EXIT=0');
+    expect(sawProgress).not.toBe('');
+    expect(last).toContain('status:  delivered');
+    expect(last).toContain('attempt: sent');
+    // The progress line was cleared: the final screen does not show it.
+    expect(last).not.toMatch(/waiting for msg_/);
+  }, 90_000);
+});
+
+describe('a reply whose attempt died mid-send, then a restart', () => {
+  it('is uncertain with REPLY_UNCERTAIN, shown so by the CLI, and its retry replays without a second send', async () => {
+    const table = `pmail-cli-${Math.random().toString(36).slice(2)}`;
+    let now = Date.now();
+    const first = await testStack({ table, clock: () => now, config: { simEventDelaySeconds: 0 } });
+    const http1 = await served(first);
+    const env = envOf(http1.url, first.apiKey, first.peer.id);
+    await first.send({ to: [first.peer.address], subject: 'Question', text: 'Can you?' }, 'question');
+    await first.settle();
+    const [question] = await first.mailbox(first.peer.id, 'inbound');
+
+    // The transport task marks `sending` (the provider call may now happen) and the process dies.
+    const overrides = (first.machine as unknown as { overrides: Record<string, unknown> }).overrides;
+    const killed = () => Object.assign(new Error('the Lambda was killed'), { name: 'Sandbox.Timedout' });
+    overrides.TransportLoopback = async (input: {
+      identity_id: string;
+      message_id: string;
+      claim: { token: string };
+    }) => {
+      await markSending(first.deps.db, input.identity_id, input.message_id, input.claim.token);
+      throw killed();
+    };
+    overrides.Record = async () => {
+      throw killed();
+    };
+    const args = ['reply', question.id, '--text', 'On it', '--idempotency-key', 'reply-question-1'];
+    const sent = await pmail(env, args);
+    expect(sent.code, sent.stderr).toBe(0);
+    const replyId = idOf(sent.stdout)!;
+    await first.machine.idle();
+    await http1.close();
+    await first.close();
+
+    // The restart: a new runtime on the same table, its sweeper 6 minutes later.
+    now += 6 * 60_000;
+    const second = await testStack({ table, clock: () => now, config: { simEventDelaySeconds: 0 } });
+    try {
+      const http2 = await served(second);
+      const env2 = { ...env, PMAIL_API: http2.url };
+      expect(await second.sweep()).toMatchObject({ uncertain: [replyId] });
+
+      const status = await pmail(env2, ['status', replyId]);
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stdout).toContain('status:  uncertain');
+      expect(status.stdout).toContain('attempt: uncertain REPLY_UNCERTAIN');
+      expect(status.stdout).toContain('pmail never resends it');
+      const json = await pmail(env2, ['status', replyId, '--json']);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        id: replyId,
+        status: 'uncertain',
+        attempt: { status: 'uncertain', error_code: 'REPLY_UNCERTAIN' },
+      });
+
+      // The agent retries the same command: the same reply, still uncertain, nothing dispatched.
+      const retry = await pmail(env2, [...args, '--wait']);
+      expect(retry.code).toBe(15);
+      expect(retry.stdout).toMatch(/^replayed/);
+      expect(idOf(retry.stdout)).toBe(replyId);
+      expect(retry.stdout).toContain('attempt: uncertain REPLY_UNCERTAIN');
+      await second.settle();
+      expect(second.machine.started).toEqual([]);
+      const replies = (await second.mailbox(first.agent.id, 'inbound')).filter((m) =>
+        m.subject.startsWith('Re:'),
+      );
+      expect(replies).toEqual([]);
+      expect((await second.mailbox(first.peer.id, 'outbound')).map((m) => m.id)).toEqual([replyId]);
+    } finally {
+      await second.close();
+    }
+  }, 90_000);
+});
+
+describe('the other commands', () => {
+  it('replies, replies to all, forwards, cancels, lists, follows events, reads the control plane and runs doctor', async () => {
+    // A scheduled send's wait lasts 10 s here: long enough to cancel it, short enough to settle.
+    const s = await stack({ waitTimeOverrides: { WaitUntilSendAt: 10_000 } });
+    const http = await served(s);
+    await s.send({ to: [s.peer.address], subject: 'Thread', text: 'Start' }, 'thread-start');
+    await s.settle();
+    const [original] = await s.mailbox(s.peer.id, 'inbound');
+    const peer = envOf(http.url, s.apiKey, s.peer.id);
+    const json = async (args: string[], code = 0) => {
+      const r = await pmail(peer, [...args, '--json']);
+      expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(code);
+      return JSON.parse(r.stdout);
+    };
+
+    const reply = await json(['reply', original.id, '--text', 'Reply']);
+    expect(reply).toMatchObject({ in_reply_to: original.rfc_message_id, subject: 'Re: Thread' });
+    const all = await json(['reply-all', original.id, '--text', 'To all']);
+    expect(all.in_reply_to).toBe(original.rfc_message_id);
+    const fwd = await json(['forward', original.id, '--to', 'deliver@simulator.invalid', '--text', 'FYI']);
+    expect(fwd.to.map((a: { address: string }) => a.address)).toEqual(['deliver@simulator.invalid']);
+
+    // A scheduled send, canceled: the seed's `failed` (nothing went out).
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    const scheduled = await json(['send', '--to', s.agent.address, '--text', 'Later', '--send-at', later]);
+    const canceled = await json(['cancel', scheduled.id]);
+    expect(canceled.status).toBe('canceled');
+    expect(await json(['status', scheduled.id])).toMatchObject({
+      attempt: { status: 'failed', error_code: null },
+    });
+    // resolve refuses a message that is not uncertain: the API's 409, exit 6.
+    expect(await json(['resolve', reply.id, '--outcome', 'sent'], 6)).toMatchObject({
+      error: { code: 'not_uncertain' },
+    });
+    const listed = await json(['list', '--direction', 'outbound']);
+    expect(listed.data.map((m: { id: string }) => m.id).sort()).toEqual(
+      [reply.id, all.id, fwd.id, scheduled.id].sort(),
+    );
+
+    // events --follow: each event as a JSON line as it comes, until Ctrl-C (exit 130).
+    await s.settle();
+    const follow = spawn(
+      process.execPath,
+      ['--import', 'tsx', 'bin/pmail-cli.ts', 'events', '--follow', '--json', '--interval', '0.2'],
+      { cwd: ROOT, env: peer, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let lines = '';
+    follow.stdout.on('data', (d) => {
+      lines += d;
+    });
+    const exited = new Promise<number | null>((r) => follow.once('exit', (code) => r(code)));
+    await s.eventually(async () => lines.includes(`"message_id":"${canceled.id}"`), 30_000);
+    const late = await s.send({ to: ['deliver@simulator.invalid'], subject: 'Late', text: 'x' }, 'late');
+    await s.settle();
+    await s.eventually(async () => lines.includes(`"message_id":"${late.body.id}"`), 30_000);
+    follow.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const events = lines
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+
+    const identities = await json(['identities', 'list']);
+    expect(identities.data.map((i: { primary_address: string }) => i.primary_address).sort()).toEqual(
+      [s.agent.address, s.peer.address].sort(),
+    );
+    const keys = await json(['keys', 'list']);
+    expect(keys.data.length).toBeGreaterThan(0);
+
+    // doctor on a profile file like npm start's: every check passes, then a dead DynamoDB fails it.
+    const stateDir = mkdtempSync(join(tmpdir(), 'pmail-doctor-'));
+    const local = {
+      api: http.url,
+      apiKey: s.apiKey,
+      tenantId: s.tenantId,
+      identities: s.identities,
+      dynamoEndpoint: inject('dynamoEndpoint'),
+      table: s.deps.db.table,
+    };
+    writeFileSync(join(stateDir, 'local.json'), JSON.stringify(local));
+    const doctorEnv = { ...(process.env as Record<string, string>), PMAIL_STATE_DIR: stateDir };
+    const ok = await pmail(doctorEnv, ['doctor', '--json']);
+    expect(ok.code, ok.stdout).toBe(0);
+    const checks = Object.fromEntries(
+      JSON.parse(ok.stdout).checks.map((c: { name: string; result: string }) => [c.name, c.result]),
+    );
+    expect(checks).toMatchObject({
+      java: 'pass',
+      dynamodb: 'pass',
+      table: 'pass',
+      api: 'pass',
+      'state machines': 'pass',
+    });
+    writeFileSync(
+      join(stateDir, 'local.json'),
+      JSON.stringify({ ...local, dynamoEndpoint: 'http://127.0.0.1:9' }),
+    );
+    const failed = await pmail(doctorEnv, ['doctor']);
+    expect(failed.code).toBe(12);
+    expect(failed.stdout).toMatch(/^fail {2}dynamodb/m);
+  }, 120_000);
+});
