@@ -356,3 +356,18 @@ export interface SmtpSecret {
   /** XOAUTH2 bearer token (seed 003 › XOAUTH2): the domain's `auth` is `xoauth2`. */
   access_token?: string;
 }
+
+/**
+ * The thread item (DESIGN § 4: `I#{idn}` / `TH#{thread}`), made on a thread's first threaded send:
+ * the lock of seed 000 › Thread lock (C4), the References chain, the count of consecutive
+ * auto-replies (D6) and the From address the thread uses. `seq` changes with every send, so a
+ * write composed against an older chain is refused and recomposed.
+ */
+export interface ThreadItem {
+  lock_owner?: string;
+  lock_until?: number;
+  refs: string[];
+  seq: number;
+  auto_streak: number;
+  from_address?: string;
+}

@@ -1,21 +1,9 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ThreadItem } from '../core/model.ts';
 import type { Db } from './db.ts';
 import { conditionally } from './db.ts';
 
-/**
- * The thread item (DESIGN § 4: `I#{idn}` / `TH#{thread}`), made on a thread's first threaded send:
- * the lock of seed 000 › Thread lock (C4), the References chain, the count of consecutive
- * auto-replies (D6) and the From address the thread uses. `seq` changes with every send, so a
- * transaction composed against an older chain is refused and recomposed.
- */
-export interface ThreadItem {
-  lock_owner?: string;
-  lock_until?: number;
-  refs: string[];
-  seq: number;
-  auto_streak: number;
-  from_address?: string;
-}
+export type { ThreadItem } from '../core/model.ts';
 
 export const LOCK_LEASE_MS = 120_000;
 

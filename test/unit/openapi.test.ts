@@ -383,6 +383,7 @@ const SUBMIT_SOURCES = [
   'functions/send/submit.ts',
   'functions/send/prepare.ts',
   'functions/core/policy.ts',
+  'functions/core/submit-pipeline.ts',
   'functions/core/limits.ts',
   'functions/api/send.schema.ts',
   'functions/core/recipients.ts',

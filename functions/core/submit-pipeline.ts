@@ -1,0 +1,570 @@
+import { createHmac } from 'node:crypto';
+import {
+  type AttachmentInput,
+  type ComposeInput,
+  checkContent,
+  type Operation,
+  rfcMessageIdFor,
+  serviceHeaderCount,
+} from './compose.ts';
+import { PmailError } from './errors.ts';
+import { validateCustomHeaders } from './headers.ts';
+import type {
+  AddressRecord,
+  DomainRecord,
+  Identity,
+  Mailbox,
+  MessageRecord,
+  Tenant,
+  ThreadItem,
+} from './model.ts';
+import { checkSender } from './policy.ts';
+import { DEFAULT_IDENTITY_DAILY_CAP, DEFAULT_TENANT_DAILY_CAP } from './quota.ts';
+import {
+  baseAddress,
+  checkRecipientCount,
+  domainOf,
+  normaliseAddress,
+  normaliseRecipients,
+  type Recipient,
+} from './recipients.ts';
+import {
+  DEFAULT_MAX_AUTOMATIC_EXCHANGES,
+  replyAllRecipients,
+  replyRecipients,
+  replyTarget,
+  threadReferences,
+} from './reply.ts';
+import type { SendCommand } from './send-command.ts';
+import { isSimulatorAddress } from './simulator.ts';
+import {
+  type ContactCounts,
+  canonicalAddress,
+  type FilterDecision,
+  filterRecipients,
+  type Suppression,
+} from './suppressions.ts';
+
+/**
+ * The submit pipeline (DESIGN § 8 steps 1–17) as one pure function over a snapshot of what the
+ * send module read: read → decide → write. `decideSubmit` runs every check in the table's order on
+ * the snapshot and throws the first refusal (a PmailError); when a check needs an item the snapshot
+ * does not hold yet (the From's domain when it is not the likely one, the test-mode directory, the
+ * filters of a reply's recipients), it answers `need` with every read it can name at that point,
+ * and the loader reads them in one round trip and asks again. Nothing here does I/O or reads a
+ * clock: `now` and the hash key come in.
+ */
+
+/** Items read by key, and which keys were read (a key read and not found is absent from `found`). */
+export interface Loaded<V> {
+  read: ReadonlySet<string>;
+  found: ReadonlyMap<string, V>;
+}
+
+/** A forwarded message's body, parsed from its stored MIME by the loader. */
+export interface ForwardedContent {
+  text?: string;
+  html?: string;
+  attachments: AttachmentInput[];
+}
+
+export interface SubmitSnapshot {
+  tenant: Tenant;
+  identity: Identity;
+  operation: Operation;
+  body: SendCommand;
+  /** reply, reply_all, forward: the id of the message answered or forwarded. */
+  targetMessageId?: string;
+  /** The new message's ULID. */
+  ulid: string;
+  now: number;
+  /** PM_HASH_KEY: the thread token's MAC. */
+  hashKey: string;
+  /** The message answered or forwarded (read first; absent: not found). */
+  target?: MessageRecord;
+  /** A send with thread_id: the thread's first message (absent: not found). */
+  threadRoot?: MessageRecord;
+  /** The thread item: undefined when not read, null when read and absent. */
+  thread?: ThreadItem | null;
+  /** The identity's address records, by lower-case address (undefined: not read). */
+  addresses?: ReadonlyMap<string, AddressRecord>;
+  /** Sending domains, by domain. */
+  domains: Loaded<DomainRecord>;
+  /** The directory of this deployment (a test tenant's recipients), by lower-case base address. */
+  directory: Loaded<AddressRecord>;
+  /** The identity's contacts, by canonical address. */
+  contacts: Loaded<ContactCounts>;
+  /** Suppressions and send-list matches, by canonical address (`read`) and entry (`block`, `allow`). */
+  filters: {
+    read: ReadonlySet<string>;
+    suppressions: ReadonlyMap<string, Pick<Suppression, 'reason' | 'expires_at' | 'elective'>>;
+    block: ReadonlySet<string>;
+    allow: ReadonlySet<string>;
+  };
+  /** forward: the original's body (undefined: not read). */
+  forwarded?: ForwardedContent;
+}
+
+/** What the loader reads next. Addresses as the keys above take them. */
+export interface SubmitReads {
+  thread?: string;
+  addresses?: string[];
+  domains?: string[];
+  directory?: string[];
+  contacts?: string[];
+  /** Suppressions, send lists and contacts of these recipients (step 16). */
+  filters?: string[];
+  forwarded?: boolean;
+}
+
+/** Everything the pipeline decided: the storage step and the composition take it from here. */
+export interface SubmitDecision {
+  messageId: string;
+  threadId: string;
+  /** A reply, reply-all, forward or a send with thread_id: takes the thread lock (C4). */
+  threaded: boolean;
+  target?: MessageRecord;
+  thread?: ThreadItem;
+  recipients: Recipient[];
+  decisions: (FilterDecision & { address: string })[];
+  from: Mailbox;
+  replyTo?: Mailbox;
+  hop: number;
+  autoStreak: number;
+  /** The composition, before References (the storage step may recompose against a moved chain). */
+  compose: Omit<ComposeInput, 'inReplyTo' | 'references'>;
+  inReplyTo?: string;
+  references: string[];
+  /** large_attachments: "link": attachments may be replaced by signed links to fit the size. */
+  linkLargeAttachments: boolean;
+  caps: { tenant: number; identity: number };
+  /** The recipients' contacts as read (by canonical address): who is already known. */
+  contacts: Map<string, ContactCounts>;
+}
+
+export type SubmitOutcome =
+  | { type: 'need'; reads: SubmitReads }
+  | { type: 'decided'; decision: SubmitDecision };
+
+/** An empty snapshot's loaded sets. */
+export function emptyLoads(): Pick<SubmitSnapshot, 'domains' | 'directory' | 'contacts' | 'filters'> {
+  return {
+    domains: { read: new Set(), found: new Map() },
+    directory: { read: new Set(), found: new Map() },
+    contacts: { read: new Set(), found: new Map() },
+    filters: { read: new Set(), suppressions: new Map(), block: new Set(), allow: new Set() },
+  };
+}
+
+/** The thread a request names or answers, and whether it is threaded (it takes the thread lock). */
+export function threadOf(s: Pick<SubmitSnapshot, 'operation' | 'body' | 'ulid' | 'target'>): {
+  threadId: string;
+  threaded: boolean;
+} {
+  const requested = s.operation === 'send' ? s.body.thread_id : undefined;
+  return {
+    threadId: s.target?.thread_id ?? requested ?? `thr_${s.ulid}`,
+    threaded: !!(s.target || requested),
+  };
+}
+
+/** A send's likely From (from_address, else the primary): its domain is read with the first items. */
+export function likelyFromDomain(identity: Identity, body: SendCommand): string {
+  return domainOf(body.from_address ?? identity.primary_address);
+}
+
+/** The recipients a send or forward names in its body, as step 6 normalises them; undefined if refused. */
+export function namedRecipients(operation: Operation, body: SendCommand): string[] | undefined {
+  if (operation !== 'send' && operation !== 'forward') return undefined;
+  try {
+    return normaliseRecipients({ to: body.to, cc: body.cc, bcc: body.bcc }).map((r) => r.address);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The identity's own addresses, the keys of `addresses`. */
+export const identityAddressList = (identity: Identity) => identity.addresses ?? [identity.primary_address];
+
+/** Test mode (step 8): the recipients looked up in the directory (those outside the simulator). */
+const outsideSimulator = (recipients: Recipient[]) =>
+  recipients.filter((r) => !isSimulatorAddress(r.address));
+
+/**
+ * DESIGN § 8 steps 1–17 on the snapshot, in order; the first refusal throws. See the file comment.
+ */
+export function decideSubmit(s: SubmitSnapshot): SubmitOutcome {
+  const { tenant, identity, operation, body, now } = s;
+  const policy = tenant.policy ?? {};
+  const need = (reads: SubmitReads): SubmitOutcome => ({ type: 'need', reads });
+
+  // 1–4: identity and tenant status, accountable owner.
+  checkSender(tenant, identity);
+
+  // 5: the target message, the thread.
+  if (s.targetMessageId && !s.target) {
+    throw new PmailError('message_not_found', 'No message with this id in this identity.');
+  }
+  if (operation === 'send' && body.thread_id && !s.threadRoot)
+    throw new PmailError('thread_not_found', 'No thread with this id in this identity.');
+  const { threadId, threaded } = threadOf(s);
+  const target = s.target;
+  const firstReads: SubmitReads = {
+    ...(threaded && s.thread === undefined ? { thread: threadId } : {}),
+    ...(s.addresses === undefined ? { addresses: identityAddressList(identity) } : {}),
+  };
+  const replyToAddrs =
+    target && (operation === 'reply' || operation === 'reply_all')
+      ? target.reply_to.map((r) => canonicalAddress(r.address)).filter((a) => !s.contacts.read.has(a))
+      : [];
+  if (firstReads.thread || firstReads.addresses || replyToAddrs.length)
+    return need({ ...firstReads, ...(replyToAddrs.length ? { contacts: replyToAddrs } : {}) });
+  const thread = s.thread ?? undefined;
+  const identityAddresses = s.addresses!;
+
+  // 6: recipients.
+  let recipients: Recipient[];
+  if (operation === 'reply' || operation === 'reply_all') {
+    const m = target!;
+    const to = replyTarget(
+      { from: m.from, replyTo: m.reply_to, to: m.to, cc: m.cc },
+      {
+        knownSender: m.flags.includes('known_sender'),
+        contactsWithOutbound: m.reply_to
+          .map((r) => canonicalAddress(r.address))
+          .filter((a) => (s.contacts.found.get(a)?.outbound_count ?? 0) > 0),
+      },
+    );
+    const picked =
+      operation === 'reply_all'
+        ? replyAllRecipients(
+            { from: m.from, replyTo: m.reply_to, to: m.to, cc: m.cc },
+            { identityAddresses: [...identityAddresses.keys(), ...(identity.addresses ?? [])], target: to },
+          )
+        : replyRecipients({ from: m.from, to: m.to, cc: m.cc }, { direction: m.direction, target: to });
+    recipients = normaliseRecipients({ to: picked.to, cc: picked.cc });
+  } else {
+    recipients = normaliseRecipients({ to: body.to, cc: body.cc, bcc: body.bcc });
+  }
+
+  // 7: count.
+  checkRecipientCount(recipients, policy.max_recipients);
+
+  // The reads that depend on the recipients, named together: the test-mode directory (step 8) and
+  // the recipient filters (step 16).
+  const addrs = recipients.map((r) => r.address);
+  const directoryKeys =
+    tenant.mode === 'test'
+      ? outsideSimulator(recipients)
+          .map((r) => baseAddress(r.address).toLowerCase())
+          .filter((a) => !s.directory.read.has(a))
+      : [];
+  const filterKeys = addrs
+    .map(canonicalAddress)
+    .filter((a) => !s.filters.read.has(a) || !s.contacts.read.has(a));
+  if (directoryKeys.length) {
+    return need({ directory: directoryKeys, ...(filterKeys.length ? { filters: filterKeys } : {}) });
+  }
+
+  // 8: a test tenant sends only to the simulator and to addresses of this deployment.
+  if (tenant.mode === 'test') {
+    const refused = outsideSimulator(recipients).filter((r) => {
+      const rec = s.directory.found.get(baseAddress(r.address).toLowerCase());
+      return !rec || rec.status === 'retired';
+    });
+    if (refused.length > 0) {
+      throw new PmailError(
+        'test_mode_recipient',
+        'A test tenant can send only to @simulator.invalid and to addresses of identities on this deployment.',
+        { details: { fields: refused.map((r) => r.field) } },
+      );
+    }
+  }
+
+  // 9: marketing needs an HTTPS one-click unsubscribe URL and the consent it relies on.
+  if (body.kind === 'marketing') {
+    const url = body.unsubscribe?.url;
+    let https = false;
+    try {
+      https = !!url && new URL(url).protocol === 'https:';
+    } catch {
+      https = false;
+    }
+    if (!https || !body.consent) {
+      throw new PmailError(
+        'marketing_requirements_missing',
+        'A marketing send needs unsubscribe.url (HTTPS) and consent.',
+        {
+          details: { missing: [!https && 'unsubscribe.url', !body.consent && 'consent'].filter(Boolean) },
+        },
+      );
+    }
+  }
+
+  // 10: automatic replies (D6).
+  const isAuto = body.kind === 'auto_reply';
+  const streak = thread?.auto_streak ?? 0;
+  if (isAuto) {
+    const max = policy.auto_reply?.max_automatic_exchanges ?? DEFAULT_MAX_AUTOMATIC_EXCHANGES;
+    const reason =
+      operation !== 'reply' && operation !== 'reply_all'
+        ? 'not_a_reply'
+        : target!.kind === 'auto_reply' || target!.flags.includes('automated')
+          ? 'replying_to_automated_mail'
+          : policy.auto_reply?.enabled === false
+            ? 'disabled_by_policy'
+            : streak >= max
+              ? 'exchange_cap_reached'
+              : undefined;
+    if (reason) {
+      throw new PmailError('auto_reply_not_allowed', 'This automatic reply is not allowed.', {
+        details: { reason, ...(reason === 'exchange_cap_reached' ? { max_automatic_exchanges: max } : {}) },
+      });
+    }
+  }
+
+  // Threading facts the headers depend on.
+  const hop = target ? (target.hop ?? 1) + 1 : 1;
+  const refs = referencesFor(thread, target);
+  const inReplyTo = target?.rfc_message_id ?? (refs.length ? refs[refs.length - 1] : undefined);
+  const marketing =
+    body.kind === 'marketing' ? { url: body.unsubscribe!.url, mailto: body.unsubscribe!.mailto } : undefined;
+  const disclosure = policy.ai_disclosure;
+
+  // 11: custom headers.
+  const customHeaders = validateCustomHeaders(
+    body.headers,
+    serviceHeaderCount({ hop, inReplyTo, references: refs, autoReply: isAuto, disclosure, marketing }),
+  );
+
+  // 12: content.
+  checkContent({
+    text: body.text,
+    html: body.html,
+    subject: body.subject,
+    attachments: body.attachments,
+    labels: body.labels,
+    metadata: body.metadata,
+  });
+
+  // 13: From.
+  const from = chooseFrom(identity, identityAddresses, body.from_address, { threaded, thread, target });
+
+  // 14–15: the sending domain is ready and has a transport. The reads still missing are named
+  // together (the From's domain, the recipients' filters, a forward's original).
+  const fromDomain = domainOf(from.address);
+  const forwardNeeded = operation === 'forward' && s.forwarded === undefined;
+  if (!s.domains.read.has(fromDomain) || filterKeys.length || forwardNeeded) {
+    return need({
+      ...(s.domains.read.has(fromDomain) ? {} : { domains: [fromDomain] }),
+      ...(filterKeys.length ? { filters: filterKeys } : {}),
+      ...(forwardNeeded ? { forwarded: true } : {}),
+    });
+  }
+  const domain = s.domains.found.get(fromDomain);
+  checkDomain(tenant, domain, body.kind === 'marketing');
+
+  // 16: recipient filters (suppressions, send-block, allowlist-only, require-known-recipient).
+  const contacts = new Map(
+    addrs.flatMap((a) => {
+      const c = s.contacts.found.get(canonicalAddress(a));
+      return c ? [[canonicalAddress(a), c] as const] : [];
+    }),
+  );
+  const decisions = filterRecipients(recipients, {
+    now,
+    // seed 002: only marketing mail is elective by default; transactional mail still reaches
+    // someone who unsubscribed from a newsletter.
+    elective: body.kind === 'marketing',
+    allowlistOnly: policy.send_allowlist_only === true,
+    requireKnownRecipient: identity.send_policy?.require_known_recipient === true,
+    suppressions: s.filters.suppressions,
+    sendBlock: s.filters.block,
+    sendAllow: s.filters.allow,
+    contacts,
+  });
+
+  // 17: what is composed (the MIME and its size are the send module's).
+  const subject = operation === 'send' ? (body.subject ?? '') : target!.subject;
+  const forwarded = operation === 'forward' ? forwardedParts(target!, s.forwarded!, body) : undefined;
+  const replyTo = threadTokenReplyTo(s.hashKey, domain, from, identity.id, threadId);
+  return {
+    type: 'decided',
+    decision: {
+      messageId: `msg_${s.ulid}`,
+      threadId,
+      threaded,
+      target,
+      thread,
+      recipients,
+      decisions,
+      from,
+      replyTo,
+      hop,
+      autoStreak: isAuto ? streak + 1 : 0,
+      compose: {
+        rfcMessageId: rfcMessageIdFor(s.ulid, from.address),
+        now,
+        from,
+        recipients,
+        subject,
+        text: body.text,
+        html: body.html,
+        attachments: body.attachments,
+        hop,
+        operation,
+        replyTo,
+        customHeaders,
+        signature:
+          identity.signature_text || identity.signature_html
+            ? { text: identity.signature_text, html: identity.signature_html }
+            : undefined,
+        disclosure,
+        marketing,
+        autoReply: isAuto,
+        forward: forwarded?.original,
+        forwardAttachments: forwarded?.attachments,
+      },
+      inReplyTo,
+      references: refs,
+      linkLargeAttachments: policy.large_attachments === 'link',
+      contacts,
+      caps: {
+        tenant: policy.daily_send_cap ?? DEFAULT_TENANT_DAILY_CAP,
+        identity:
+          identity.send_policy?.daily_cap ?? policy.identity_daily_send_cap ?? DEFAULT_IDENTITY_DAILY_CAP,
+      },
+    },
+  };
+}
+
+/**
+ * The References of a threaded message (C2): the thread's chain when it has one, else the answered
+ * message's own chain; the answered message's id is always in it. Trimmed to 2,048 bytes.
+ */
+export function referencesFor(thread: ThreadItem | undefined, target: MessageRecord | undefined): string[] {
+  const chain = thread?.refs.length ? thread.refs : (target?.references ?? []);
+  if (!target) return chain;
+  const withoutTarget = chain.filter((r) => r !== target.rfc_message_id);
+  return threadReferences(withoutTarget, target.rfc_message_id, target.in_reply_to);
+}
+
+/**
+ * Step 13 (FR-OUT-5, C3): a plain send uses from_address (an active address of the identity) or the
+ * primary. On a thread, from_address may also be a retiring address the thread already uses;
+ * without it the thread keeps its From, or a reply uses the address the counterparty wrote to.
+ */
+export function chooseFrom(
+  identity: Identity,
+  addresses: ReadonlyMap<string, AddressRecord>,
+  fromAddress: string | undefined,
+  ctx: { threaded: boolean; thread?: ThreadItem; target?: MessageRecord },
+): Mailbox {
+  const name = identity.display_name;
+  const mailbox = (address: string): Mailbox => (name ? { address, name } : { address });
+  const own = (a: string | undefined) => {
+    const rec = a ? addresses.get(a.toLowerCase()) : undefined;
+    return rec && rec.identity_id === identity.id ? rec : undefined;
+  };
+  const usable = (rec: AddressRecord | undefined) =>
+    !!rec &&
+    (rec.status === 'active' ||
+      (rec.status === 'retiring' && ctx.threaded && ctx.thread?.from_address?.toLowerCase() === rec.address));
+  if (fromAddress) {
+    const invalid = (message: string) =>
+      new PmailError('invalid_request', message, {
+        details: { errors: [{ path: 'from_address', message }] },
+      });
+    let normalised: string;
+    try {
+      normalised = normaliseAddress(fromAddress, 'from_address');
+    } catch {
+      throw invalid('from_address is not an email address');
+    }
+    const rec = own(normalised);
+    if (!usable(rec)) throw invalid('from_address is not an active address of this identity');
+    return mailbox(rec!.address);
+  }
+  if (ctx.threaded) {
+    const threadFrom = own(ctx.thread?.from_address);
+    if (usable(threadFrom)) return mailbox(threadFrom!.address);
+    const m = ctx.target;
+    if (m?.direction === 'inbound') {
+      const wroteTo = [...m.to, ...m.cc, ...m.bcc]
+        .map((r) => own(baseAddress(r.address)))
+        .find((r) => r?.status === 'active');
+      if (wroteTo) return mailbox(wroteTo.address);
+    }
+    if (m?.direction === 'outbound' && usable(own(m.from.address)))
+      return mailbox(own(m.from.address)!.address);
+  }
+  return mailbox(identity.primary_address);
+}
+
+/**
+ * Steps 14–15. A test tenant's mail goes to the simulator and loopback, which need no domain. Live
+ * transports arrive with domain onboarding (DESIGN § 9): until a domain has one, a live send is a
+ * 422 rather than a message that can never leave.
+ */
+export function checkDomain(tenant: Tenant, domain: DomainRecord | undefined, marketing: boolean): void {
+  if (domain && (domain.state === 'pending' || domain.state === 'verifying')) {
+    throw new PmailError('domain_not_ready', 'The sending domain is not verified yet.', {
+      details: { domain: domain.domain, state: domain.state },
+    });
+  }
+  if (tenant.mode === 'test') return;
+  const unavailable = (reason: string) =>
+    new PmailError('transport_unavailable', 'The sending domain cannot send this message.', {
+      details: { reason },
+    });
+  if (!domain || domain.state === 'removing' || domain.state === 'removed')
+    throw unavailable('domain_not_configured');
+  if (!domain.transport || domain.transport === 'test') throw unavailable('transport_not_configured');
+  if (marketing && domain.transport === 'cloudflare') throw unavailable('marketing_needs_ses');
+}
+
+/**
+ * seed 000 › Reply-To and the thread token: on `reply_token = 'subaddress'` domains the Reply-To is
+ * the From's local part + `+t{thread ulid}.{mac}`; the MAC (HMAC of identity and thread) lets inbound
+ * routing trust the token. Skipped when the local part would pass 64 characters.
+ */
+export function threadTokenReplyTo(
+  hashKey: string,
+  domain: DomainRecord | undefined,
+  from: Mailbox,
+  identityId: string,
+  threadId: string,
+): Mailbox | undefined {
+  if (domain?.reply_token !== 'subaddress') return undefined;
+  const at = from.address.lastIndexOf('@');
+  const mac = createHmac('sha256', hashKey)
+    .update(`thread:${identityId}:${threadId}`)
+    .digest('hex')
+    .slice(0, 6);
+  const local = `${from.address.slice(0, at)}+t${threadId.slice(4)}.${mac}`;
+  if (local.length > 64) return undefined;
+  return { address: `${local}${from.address.slice(at)}`, ...(from.name ? { name: from.name } : {}) };
+}
+
+/** Attachments a forward never re-attaches (executable or script content). */
+const RISKY_NAME = /\.(exe|com|bat|cmd|scr|js|jse|vbs|vbe|wsf|msi|ps1|jar|hta|lnk)$/i;
+const RISKY_TYPE = /javascript|x-msdownload|x-sh\b/i;
+
+/** C6: the forwarded original as composed, and the attachments attached again (include_attachments). */
+function forwardedParts(original: MessageRecord, content: ForwardedContent, body: SendCommand) {
+  return {
+    original: {
+      from: original.from,
+      date: original.created_at,
+      subject: original.subject,
+      to: original.to,
+      cc: original.cc,
+      text: content.text,
+      html: content.html,
+    },
+    attachments:
+      body.include_attachments === false
+        ? []
+        : content.attachments.filter((a) => !RISKY_NAME.test(a.filename) && !RISKY_TYPE.test(a.content_type)),
+  };
+}
