@@ -6,6 +6,27 @@ export const DEFAULT_TENANT_DAILY_CAP = 10_000;
 export const DEFAULT_IDENTITY_DAILY_CAP = 1_000;
 export const WARNING_THRESHOLDS = [80, 100] as const;
 
+/**
+ * The tenant's day allowance is leased to identities in blocks (store/quota.store.ts): a send counts
+ * on its identity's counter item, and only every block's first send writes the tenant's item. A
+ * block is at most LEASE_BLOCK sends, at most 1/LEASE_FRACTION of what is left of the tenant's cap
+ * (so blocks shrink to 1 as the cap nears, and a small cap is leased one send at a time), at most
+ * the identity's own headroom, and at least 1.
+ */
+export const LEASE_BLOCK = 16;
+export const LEASE_FRACTION = 64;
+
+/** The block an identity leases when `remaining` of the tenant's cap is unleased (0: refused). */
+export function leaseBlock(remaining: number, identityHeadroom: number): number {
+  if (remaining <= 0 || identityHeadroom <= 0) return 0;
+  return Math.max(1, Math.min(LEASE_BLOCK, Math.floor(remaining / LEASE_FRACTION), identityHeadroom));
+}
+
+/** The highest `leased` a tenant's item may hold for a block of `block` still to be granted. */
+export function maxLeasedBefore(cap: number, block: number): number {
+  return block <= 1 ? cap - 1 : cap - LEASE_FRACTION * block;
+}
+
 /** One formatter per time zone: building an Intl.DateTimeFormat costs far more than using one. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

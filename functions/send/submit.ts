@@ -325,6 +325,12 @@ interface StoreArgs {
   wrote: (m: MessageRecord) => void;
 }
 
+/** The day's counts before and after a send's reservation (quota.warning). */
+type QuotaCounts = {
+  before: { tenant: number; identity: number };
+  after: { tenant: number; identity: number };
+};
+
 /**
  * An accepted send as stored, the day's counts before it (for quota.warning), the answer this
  * request stored (`response`) and the one the key holds (`answer`: another's, if it completed first).
@@ -333,7 +339,7 @@ interface Stored {
   type: 'stored';
   message: MessageRecord;
   prepared: Prepared;
-  countsBefore?: { tenant: number; identity: number };
+  counts?: QuotaCounts;
   response: string;
   answer: string;
 }
@@ -384,7 +390,7 @@ async function store(
       { ...args, prepared },
       // The day counted is stored on the message: cancel gives the count back to exactly that day.
       { started, suppressedAll, quotaDay: suppressedAll ? undefined : day },
-      suppressedAll ? undefined : reserved.before,
+      suppressedAll ? undefined : { before: reserved.before, after: reserved.after },
     );
     // An earlier owner of the key wrote the message and counted it: this request's count goes back.
     if (out.type === 'found') await giveCountsBack();
@@ -402,7 +408,7 @@ async function storeReserved(
   deps: Deps,
   args: StoreArgs,
   t: { started: number; suppressedAll: boolean; quotaDay?: string },
-  countsBefore?: { tenant: number; identity: number },
+  counts?: QuotaCounts,
 ): Promise<Stored | { type: 'found'; existing: MessageRecord }> {
   const { tenant, identity } = args;
   const { started, suppressedAll } = t;
@@ -500,7 +506,7 @@ async function storeReserved(
     if (suppressedAll) await appendEvent(deps.db, suppressedEvent(message));
     const response = JSON.stringify(toApiMessage(message));
     const answer = await completeKey(deps, args.held, response);
-    return { type: 'stored', message, prepared, countsBefore, response, answer };
+    return { type: 'stored', message, prepared, counts, response, answer };
   }
 }
 
@@ -626,7 +632,7 @@ async function afterCommit(
     identity: Identity;
     message: MessageRecord;
     prepared: Prepared;
-    countsBefore?: { tenant: number; identity: number };
+    counts?: QuotaCounts;
   },
 ): Promise<void> {
   const { tenant, identity, message, prepared } = args;
@@ -643,15 +649,22 @@ async function afterCommit(
         new UpdateCommand((u as { Update: ConstructorParameters<typeof UpdateCommand>[0] }).Update),
       ),
   );
-  if (args.countsBefore) {
+  if (args.counts) {
+    const { before, after } = args.counts;
     const day = localDay(message.created_at, tenant.timezone || 'UTC');
     const expiresAt = nextLocalMidnight(message.created_at, tenant.timezone || 'UTC') + 48 * 3600_000;
     const scopes = [
-      { scope: `identity:${identity.id}`, before: args.countsBefore.identity, cap: prepared.caps.identity },
-      { scope: 'tenant', before: args.countsBefore.tenant, cap: prepared.caps.tenant },
+      {
+        scope: `identity:${identity.id}`,
+        from: before.identity,
+        to: after.identity,
+        cap: prepared.caps.identity,
+      },
+      // The tenant's warnings follow its allowance leased to identities (it moves by blocks).
+      { scope: 'tenant', from: before.tenant, to: after.tenant, cap: prepared.caps.tenant },
     ];
-    for (const { scope, before, cap } of scopes) {
-      for (const threshold of crossedThresholds(before, before + 1, cap)) {
+    for (const { scope, from, to, cap } of scopes) {
+      for (const threshold of crossedThresholds(from, to, cap)) {
         side.push(
           markWarned(deps.db, { tenantId: tenant.id, day, scope, threshold, expiresAt }).then((first) =>
             first

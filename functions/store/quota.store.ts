@@ -1,4 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { leaseBlock, maxLeasedBefore } from '../core/quota.ts';
 import type { Db } from './db.ts';
 import { conditionally, isConditionFailed, oldItem } from './db.ts';
 import { ttlOf } from './idempotency.store.ts';
@@ -69,25 +70,49 @@ export async function readDailyCounts(
   tenantId: string,
   identityId: string,
   day: string,
-): Promise<{ tenant: number; identity: number }> {
+): Promise<{ tenant: number; identity: number; lease: number }> {
   const [t, i] = await Promise.all([
     db.doc.send(new GetCommand({ TableName: db.table, Key: tenantKey(tenantId, day), ConsistentRead: true })),
     db.doc.send(
       new GetCommand({ TableName: db.table, Key: identityKey(identityId, day), ConsistentRead: true }),
     ),
   ]);
-  return { tenant: (t.Item?.sends as number) ?? 0, identity: (i.Item?.sends as number) ?? 0 };
+  // The tenant's item counts the allowance leased to identities (reserveSend), not the sends.
+  return { tenant: num(t.Item?.leased), identity: num(i.Item?.sends), lease: num(i.Item?.lease) };
 }
 
 export type Reservation =
-  | { ok: true; before: { tenant: number; identity: number } }
+  | {
+      ok: true;
+      /**
+       * The counts before and after this send: the identity's sends of the day, and the tenant's
+       * allowance leased to identities (it moves only when this send leased a block).
+       */
+      before: { tenant: number; identity: number };
+      after: { tenant: number; identity: number };
+    }
   | { ok: false; refused: 'rate' | 'identity' | 'tenant' };
+
+const num = (v: unknown) => (v as number | undefined) ?? 0;
 
 /**
  * Count one send: in the identity's rate window always, and against both daily caps unless `caps`
- * is absent (a fully suppressed send is accepted but is not a send of the day). Both caps or
- * neither: the two counters are written at once and a refusal by either gives the other's count
- * back (a concurrent send may see that count for a moment: it errs towards refusing).
+ * is absent (a fully suppressed send is accepted but is not a send of the day).
+ *
+ * The tenant's cap is leased to identities in blocks (core/quota.ts `leaseBlock`), so no item is
+ * written by every send of a tenant:
+ * 1. **Count** on the identity's item: `sends + 1`, conditioned on the rate window, the identity's
+ *    cap and `sends < lease` (the identity still holds leased allowance). Held: `sends ≤ lease`.
+ * 2. When the lease is used up: **lease** a block from the tenant's item, `leased + b`, conditioned
+ *    on `leased ≤ cap − max(b, 64 b)` (a refused guess learns `leased` and tries the right block;
+ *    nothing left: `tenant`). Held: `Σ lease ≤ leased ≤ cap`, so the tenant's sends never pass its
+ *    cap.
+ * 3. **Grant and count** in one write on the identity's item: `lease + b`, `sends + 1`, conditioned
+ *    on the rate window and the identity's cap. Refused (a concurrent send filled the window or the
+ *    cap), the block is still granted, alone, and the refusal answered.
+ * A crash between 2 and 3 strands at most one block on the tenant's item (leased, held by no one):
+ * it errs towards refusing, never towards passing a cap. A canceled or refused send gives its count
+ * back to its identity, whose lease keeps the allowance for its next send.
  */
 export async function reserveSend(
   db: Db,
@@ -96,171 +121,242 @@ export async function reserveSend(
   const w = args.rate ?? RL_SEND;
   const start = windowStart(args.now, w);
   const daily = args.caps !== undefined;
-  const common = {
-    TableName: db.table,
-    Key: identityKey(args.identityId, args.day),
-    ReturnValues: 'UPDATED_NEW' as const,
-    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
-  };
-  const capCondition = daily ? ' AND (attribute_not_exists(sends) OR sends < :icap)' : '';
-  const values = {
-    ':one': 1,
-    ':w': start,
-    ':type': 'send_counter',
-    ':ttl': ttlOf(args.expiresAt),
-    ...(daily ? { ':icap': args.caps!.identity } : {}),
-  };
+  const key = identityKey(args.identityId, args.day);
   const names = { '#type': 'type', '#ttl': 'ttl' };
-  // The same window (ADD to it) or a new one (start it at 1); a lost race tries the other form.
-  const forms = [
-    {
-      UpdateExpression: `ADD rn :one${daily ? ', sends :one' : ''} SET #type = :type, #ttl = :ttl`,
-      ConditionExpression: `rm = :w AND rn < :rlimit${capCondition}`,
-      ExpressionAttributeValues: { ...values, ':rlimit': w.limit },
-    },
-    {
-      UpdateExpression: `SET rm = :w, rn = :one, #type = :type, #ttl = :ttl${daily ? ' ADD sends :one' : ''}`,
-      ConditionExpression: `(attribute_not_exists(rm) OR rm <> :w)${capCondition}`,
-      ExpressionAttributeValues: values,
-    },
-  ];
-  const countIdentity = async (): Promise<number | 'rate' | 'identity'> => {
+  const base = { ':one': 1, ':w': start, ':type': 'send_counter', ':ttl': ttlOf(args.expiresAt) };
+  /** One identity write: the rate window, the day count, and a block granted with it (`grant`). */
+  type Written =
+    | { type: 'counted'; sends: number }
+    | { type: 'refused'; refused: 'rate' | 'identity' }
+    | { type: 'lease'; seen: number };
+  const identityWrite = async (grant = 0, leaseSeen = 0): Promise<Written> => {
+    const leaseCondition = grant
+      ? ' AND (attribute_not_exists(lease) OR lease = :seen)'
+      : ' AND lease > sends';
+    const capCondition = daily ? ` AND (attribute_not_exists(sends) OR sends < :icap)${leaseCondition}` : '';
+    const values = {
+      ...base,
+      ...(daily ? { ':icap': args.caps!.identity } : {}),
+      ...(grant ? { ':b': grant, ':zero': 0 } : {}),
+      ...(grant ? { ':seen': leaseSeen } : {}),
+    };
+    const setLease = grant ? ', lease = if_not_exists(lease, :zero) + :b' : '';
+    const forms = [
+      {
+        UpdateExpression: `ADD rn :one${daily ? ', sends :one' : ''} SET #type = :type, #ttl = :ttl${setLease}`,
+        ConditionExpression: `rm = :w AND rn < :rlimit${capCondition}`,
+        ExpressionAttributeValues: { ...values, ':rlimit': w.limit },
+      },
+      {
+        UpdateExpression: `SET rm = :w, rn = :one, #type = :type, #ttl = :ttl${setLease}${daily ? ' ADD sends :one' : ''}`,
+        ConditionExpression: `(attribute_not_exists(rm) OR rm <> :w)${capCondition}`,
+        ExpressionAttributeValues: values,
+      },
+    ];
     for (let i = 0; i < 4; i++) {
       try {
         const out = await db.doc.send(
-          new UpdateCommand({ ...common, ...forms[i % 2], ExpressionAttributeNames: names }),
+          new UpdateCommand({
+            TableName: db.table,
+            Key: key,
+            ...forms[i % 2],
+            ExpressionAttributeNames: names,
+            ReturnValues: 'ALL_NEW',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
         );
-        return (out.Attributes?.sends as number | undefined) ?? 0;
+        return { type: 'counted', sends: num(out.Attributes?.sends) };
       } catch (err) {
         if (!isConditionFailed(err)) throw err;
         const old = oldItem<Record<string, unknown>>(err);
-        if (daily && ((old?.sends as number | undefined) ?? 0) >= args.caps!.identity) return 'identity';
-        if (old?.rm === start && ((old?.rn as number | undefined) ?? 0) >= w.limit) return 'rate';
+        if (daily && num(old?.sends) >= args.caps!.identity) return { type: 'refused', refused: 'identity' };
+        if (old?.rm === start && num(old?.rn) >= w.limit) return { type: 'refused', refused: 'rate' };
+        // The lease is used up (counting), or changed since it was read (granting): a new look.
+        if (daily && (grant ? num(old?.lease) !== leaseSeen : !(num(old?.lease) > num(old?.sends))))
+          return { type: 'lease', seen: num(old?.lease) };
       }
     }
     throw new Error('the send counter kept changing');
   };
-  const countTenant = async (): Promise<number | 'tenant'> => {
+  if (!daily) {
+    const counted = await identityWrite();
+    return counted.type === 'refused'
+      ? { ok: false, refused: counted.refused }
+      : { ok: true, before: { tenant: 0, identity: 0 }, after: { tenant: 0, identity: 0 } };
+  }
+  for (let round = 0; round < 4; round++) {
+    // 1. Count against the identity's lease.
+    const counted = await identityWrite();
+    if (counted.type === 'refused') return { ok: false, refused: counted.refused };
+    if (counted.type === 'counted') {
+      const identity = counted.sends - 1;
+      return { ok: true, before: { tenant: 0, identity }, after: { tenant: 0, identity: identity + 1 } };
+    }
+    // 2. The lease is used up: a block from the tenant.
+    const seen = counted.seen;
+    const leased = await leaseFromTenant(db, args, args.caps!.identity - seen);
+    if (typeof leased === 'string') return { ok: false, refused: leased };
+    // 3. Grant the block and count the send, one write, on the lease as read.
+    const granted = await identityWrite(leased.block, seen);
+    if (granted.type === 'counted') {
+      const identity = granted.sends - 1;
+      return {
+        ok: true,
+        before: { tenant: leased.before, identity },
+        after: { tenant: leased.before + leased.block, identity: identity + 1 },
+      };
+    }
+    // Not granted (a concurrent send granted first, or filled the window or the cap): the block
+    // goes back to the tenant.
+    await giveBackLease(db, args, leased.block);
+    if (granted.type === 'refused') return { ok: false, refused: granted.refused };
+  }
+  throw new Error('the send counter kept changing');
+}
+
+/** Leased units no identity holds go back to the tenant's item (deleted when it comes back to 0). */
+async function giveBackLease(
+  db: Db,
+  args: Pick<SendCounters, 'tenantId' | 'day'>,
+  units: number,
+): Promise<void> {
+  const Key = tenantKey(args.tenantId, args.day);
+  const out = await db.doc
+    .send(
+      new UpdateCommand({
+        TableName: db.table,
+        Key,
+        UpdateExpression: 'ADD leased :minus',
+        ConditionExpression: 'leased >= :n',
+        ExpressionAttributeValues: { ':minus': -units, ':n': units },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    )
+    .catch((e) => {
+      if (isConditionFailed(e)) return undefined;
+      throw e;
+    });
+  if (out && num(out.Attributes?.leased) === 0) {
+    await conditionally(
+      db.doc.send(
+        new DeleteCommand({
+          TableName: db.table,
+          Key,
+          ConditionExpression: 'leased = :zero',
+          ExpressionAttributeValues: { ':zero': 0 },
+        }),
+      ),
+    );
+  }
+}
+
+/** Step 2 of reserveSend: lease the block the tenant's remaining allowance allows. */
+async function leaseFromTenant(
+  db: Db,
+  args: SendCounters & { caps?: { tenant: number; identity: number } },
+  headroom: number,
+): Promise<{ block: number; before: number } | 'identity' | 'tenant'> {
+  const cap = args.caps!.tenant;
+  // The first guess assumes nothing is leased yet; a refusal tells what is.
+  let block = leaseBlock(cap, headroom);
+  if (headroom <= 0) return 'identity';
+  for (let i = 0; i < 6; i++) {
+    if (block <= 0) return 'tenant';
     try {
       const out = await db.doc.send(
         new UpdateCommand({
           TableName: db.table,
           Key: tenantKey(args.tenantId, args.day),
-          UpdateExpression: 'ADD sends :one SET #type = :type, #ttl = :ttl',
-          ConditionExpression: 'attribute_not_exists(sends) OR sends < :tcap',
-          ExpressionAttributeNames: names,
+          UpdateExpression: 'ADD leased :b SET #type = :type, #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(leased) OR leased <= :max',
+          ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
           ExpressionAttributeValues: {
-            ':one': 1,
-            ':tcap': args.caps!.tenant,
+            ':b': block,
+            ':max': maxLeasedBefore(cap, block),
             ':type': 'daily_counter',
             ':ttl': ttlOf(args.expiresAt),
           },
           ReturnValues: 'UPDATED_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return out.Attributes?.sends as number;
+      return { block, before: num(out.Attributes?.leased) - block };
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
-      return 'tenant';
+      block = leaseBlock(cap - num(oldItem<Record<string, unknown>>(err)?.leased), headroom);
     }
-  };
-  if (!daily) {
-    const identity = await countIdentity();
-    return typeof identity === 'number'
-      ? { ok: true, before: { tenant: 0, identity: 0 } }
-      : { ok: false, refused: identity };
   }
-  // Both counters at once (one round trip); whichever refuses, the other's count is given back.
-  // An error other than a refusal is thrown as it is, keeping what was counted (it errs towards
-  // refusing one send too many, never towards passing a cap).
-  const [identity, tenant] = await Promise.allSettled([countIdentity(), countTenant()]);
-  if (identity.status === 'rejected') throw identity.reason;
-  if (tenant.status === 'rejected') throw tenant.reason;
-  const i = identity.value;
-  const t = tenant.value;
-  if (typeof i === 'number' && typeof t === 'number')
-    return { ok: true, before: { tenant: t - 1, identity: i - 1 } };
-  if (typeof i === 'number') await releaseSend(db, { ...args, daily: true, tenant: false });
-  if (typeof t === 'number') await releaseSend(db, { ...args, daily: true, identity: false, rate: false });
-  return { ok: false, refused: typeof i === 'number' ? 'tenant' : i };
+  throw new Error('the tenant counter kept changing');
 }
 
 /**
- * Give a send back: a send refused after its reservation (thread lock, a lost transaction) also
- * leaves its rate window (`rate`), a canceled message only its day's counts (seed 000 › Cancel).
- * An item that comes back to nothing is deleted, so a refused send leaves no item behind.
+ * Give a send back: a send refused after its reservation (thread lock, an earlier owner's message)
+ * also leaves its rate window (`rate`), a canceled message only its day's count (seed 000 › Cancel).
+ * The identity's day count goes back and its lease comes down to what it has sent (one write);
+ * then the lease it no longer holds goes back to the tenant's item — in this order, so
+ * `Σ lease ≤ leased` holds at every step (a crash between the two keeps the units on the tenant's
+ * item: it errs towards refusing). An identity item that comes back to nothing is deleted, so a
+ * refused send leaves no item behind.
  */
 export async function releaseSend(
   db: Db,
-  args: Omit<SendCounters, 'expiresAt' | 'rate'> & {
-    daily: boolean;
-    /** Give back the tenant's day count (default: with `daily`). */
-    tenant?: boolean;
-    /** Give back the identity's counts (default). */
-    identity?: boolean;
-    rate?: RateWindow | false;
-  },
+  args: Omit<SendCounters, 'expiresAt' | 'rate'> & { daily: boolean; rate?: RateWindow | false },
 ): Promise<void> {
-  const releaseRate = args.rate !== false;
   const start = windowStart(args.now, args.rate || RL_SEND);
-  const parts: { key: Record<string, string>; attrs: string[] }[] = [];
-  const identityAttrs = [...(args.daily ? ['sends'] : []), ...(releaseRate ? ['rn'] : [])];
-  if (identityAttrs.length && args.identity !== false)
-    parts.push({ key: identityKey(args.identityId, args.day), attrs: identityAttrs });
-  if (args.daily && args.tenant !== false)
-    parts.push({ key: tenantKey(args.tenantId, args.day), attrs: ['sends'] });
-  for (const { key, attrs } of parts) {
-    // The rate count comes back only within its own window; a window that has turned over is gone.
-    const rateHere = attrs.includes('rn');
-    const conditions = attrs.map((a) => `${a} > :zero`);
-    if (rateHere) conditions.push('rm = :w');
-    let after: Record<string, unknown> | undefined;
-    try {
-      const out = await db.doc.send(
+  const key = identityKey(args.identityId, args.day);
+  const release = async (rate: boolean) => {
+    if (!args.daily && !rate) return undefined;
+    const adds = [...(args.daily ? ['sends :minus'] : []), ...(rate ? ['rn :minus'] : [])];
+    const out = await db.doc
+      .send(
         new UpdateCommand({
           TableName: db.table,
           Key: key,
-          UpdateExpression: `ADD ${attrs.map((a) => `${a} :minus`).join(', ')}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeValues: { ':minus': -1, ':zero': 0, ...(rateHere ? { ':w': start } : {}) },
-          ReturnValues: 'ALL_NEW',
+          // Operands read the item before the update: the lease becomes the sends that remain.
+          UpdateExpression: `ADD ${adds.join(', ')}${args.daily ? ' SET lease = sends - :one' : ''}`,
+          // The rate count comes back only within its own window; a window that has turned over is gone.
+          ConditionExpression: [
+            ...(args.daily ? ['sends > :zero'] : []),
+            ...(rate ? ['rn > :zero', 'rm = :w'] : []),
+          ].join(' AND '),
+          ExpressionAttributeValues: {
+            ':minus': -1,
+            ':zero': 0,
+            ...(args.daily ? { ':one': 1 } : {}),
+            ...(rate ? { ':w': start } : {}),
+          },
+          ReturnValues: 'ALL_OLD',
         }),
-      );
-      after = out.Attributes;
-    } catch (err) {
-      if (!isConditionFailed(err)) throw err;
-      if (!rateHere || !args.daily) continue;
-      // The window turned over: give back the day's count alone.
-      const out = await db.doc
-        .send(
-          new UpdateCommand({
-            TableName: db.table,
-            Key: key,
-            UpdateExpression: 'ADD sends :minus',
-            ConditionExpression: 'sends > :zero',
-            ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-            ReturnValues: 'ALL_NEW',
-          }),
-        )
-        .catch((e) => {
-          if (isConditionFailed(e)) return undefined;
-          throw e;
-        });
-      after = out?.Attributes;
-    }
-    if (after && !after.sends && !after.rn) {
-      await conditionally(
-        db.doc.send(
-          new DeleteCommand({
-            TableName: db.table,
-            Key: key,
-            ConditionExpression:
-              '(attribute_not_exists(sends) OR sends = :zero) AND (attribute_not_exists(rn) OR rn = :zero)',
-            ExpressionAttributeValues: { ':zero': 0 },
-          }),
-        ),
-      );
-    }
+      )
+      .catch((e) => {
+        if (isConditionFailed(e)) return undefined;
+        throw e;
+      });
+    const old = out?.Attributes;
+    if (!old) return undefined;
+    return {
+      sends: num(old.sends) - (args.daily ? 1 : 0),
+      rn: num(old.rn) - (rate ? 1 : 0),
+      lease: args.daily ? num(old.sends) - 1 : num(old.lease),
+      unused: args.daily ? num(old.lease) - (num(old.sends) - 1) : 0,
+    };
+  };
+  let after = await release(args.rate !== false);
+  if (!after && args.rate !== false && args.daily) after = await release(false);
+  if (!after) return;
+  if (after.unused > 0) await giveBackLease(db, args, after.unused);
+  if (!after.sends && !after.rn && !after.lease) {
+    await conditionally(
+      db.doc.send(
+        new DeleteCommand({
+          TableName: db.table,
+          Key: key,
+          ConditionExpression:
+            '(attribute_not_exists(sends) OR sends = :zero) AND (attribute_not_exists(rn) OR rn = :zero) AND (attribute_not_exists(lease) OR lease = :zero)',
+          ExpressionAttributeValues: { ':zero': 0 },
+        }),
+      ),
+    );
   }
 }
 

@@ -335,9 +335,11 @@ describe('daily caps under concurrency', () => {
     expect(await s.mailbox(s.agent.id, 'outbound')).toHaveLength(5);
     const { readDailyCounts } = await import('../../functions/store/quota.store.ts');
     const { localDay } = await import('../../functions/core/quota.ts');
+    // The identity leased exactly its cap from the tenant (its blocks never pass its own cap).
     expect(await readDailyCounts(s.deps.db, s.tenantId, s.agent.id, localDay(Date.now(), 'UTC'))).toEqual({
       tenant: 5,
       identity: 5,
+      lease: 5,
     });
   });
 

@@ -23,6 +23,16 @@ export const writes = {
     c.sk.startsWith('IK#') &&
     String(c.input.UpdateExpression).includes(':completed'),
   counts: (c: Call) => c.command === 'UpdateItem' && c.sk.startsWith('Q#'),
+  /** A block of the tenant's day allowance leased (store/quota.store.ts reserveSend step 2). */
+  lease: (c: Call) =>
+    c.command === 'UpdateItem' &&
+    c.sk.startsWith('Q#') &&
+    String(c.input.UpdateExpression).includes('ADD leased :b'),
+  /** The identity's count with the block granted (step 3). */
+  grant: (c: Call) =>
+    c.command === 'UpdateItem' &&
+    c.sk.startsWith('Q#') &&
+    String(c.input.UpdateExpression).includes('lease = if_not_exists'),
   thread: (c: Call) => c.command === 'UpdateItem' && c.sk.startsWith('TH#'),
   event: (c: Call) => c.command === 'PutItem' && c.sk.startsWith('E#'),
 };
