@@ -71,6 +71,7 @@ export function messagesApi(deps: Deps) {
           identity,
           requestId,
           firstRead: true,
+          counters: first.counters,
         });
       })().catch(countRefusal(deps));
       deps.metrics.add(

@@ -438,6 +438,15 @@ export function decideSubmit(s: SubmitSnapshot): SubmitOutcome {
   };
 }
 
+/** The daily caps of a send (step 18): the identity's own, else the tenant policy's, else the defaults. */
+export function capsFor(tenant: Tenant, identity: Identity): { tenant: number; identity: number } {
+  const policy = tenant.policy ?? {};
+  return {
+    tenant: policy.daily_send_cap ?? DEFAULT_TENANT_DAILY_CAP,
+    identity: identity.send_policy?.daily_cap ?? policy.identity_daily_send_cap ?? DEFAULT_IDENTITY_DAILY_CAP,
+  };
+}
+
 /**
  * The References of a threaded message (C2): the thread's chain when it has one, else the answered
  * message's own chain; the answered message's id is always in it. Trimmed to 2,048 bytes.

@@ -7,6 +7,7 @@ import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
 import { crossedThresholds, localDay, nextLocalMidnight } from '../core/quota.ts';
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
+import { capsFor } from '../core/submit-pipeline.ts';
 import { canonicalAddress } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
@@ -16,7 +17,15 @@ import { conditionally } from '../store/db.ts';
 import { appendEvent } from '../store/events.store.ts';
 import { evaluate, type IdempotencyItem } from '../store/idempotency.store.ts';
 import { getMessage, putAcceptedMessage } from '../store/messages.store.ts';
-import { markWarned, peekSendRate, rateRetryAfter, releaseSend, reserveSend } from '../store/quota.store.ts';
+import {
+  type EarlyLease,
+  leaseAhead,
+  markWarned,
+  peekSendRate,
+  rateRetryAfter,
+  releaseSend,
+  reserveSend,
+} from '../store/quota.store.ts';
 import { getThread, lockedByOther, threadSendItem } from '../store/threads.store.ts';
 import { executionName } from './dispatcher.ts';
 import {
@@ -53,6 +62,8 @@ export interface SubmitInput {
    * again.
    */
   firstRead?: boolean;
+  /** The identity's day counts and lease by local day, as the first read found them. */
+  counters?: Record<string, { sends: number; lease: number }>;
 }
 
 /** The part of a send the first read can decide: the rate window, and a duplicate's stored answer. */
@@ -175,8 +186,15 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   const giveBack = () => (mayExist ? abandonKey(deps, ref, owner) : releaseKey(deps, ref, owner));
 
   let stored: Stored | { type: 'found'; existing: MessageRecord };
+  let early: EarlyLease | undefined;
+  // A block leased ahead and not granted goes back (a refusal, a found message, a suppressed send).
+  const releaseEarly = () =>
+    early
+      ?.release()
+      .catch((e) => deps.log.error('lease release failed', { identity_id: identity.id, ...errorFields(e) }));
   try {
     const tenant = loaded.status === 'fulfilled' ? loaded.value : await Promise.reject(loaded.reason);
+    early = leaseEarly(deps, input, tenant);
     // A takeover: the owner whose lease passed may have written the message before it stopped.
     const found = attempt > 0 ? await getMessage(deps.db, identity.id, messageId, true) : undefined;
     if (found) {
@@ -200,14 +218,17 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
         wrote: (m) => {
           written = m;
         },
+        early,
       });
     }
   } catch (err) {
+    await releaseEarly();
     await giveBack();
     // The message is written (a later step failed): its execution starts all the same (I2).
     if (written?.status === 'queued') await startDispatch(deps, written);
     throw err;
   }
+  await releaseEarly();
   if (stored.type === 'found') {
     // The message is the send: complete the key from it (its outbox event again, its dispatch).
     const answer = await adoptWritten(deps, held, stored.existing).catch(async (err) => {
@@ -219,6 +240,27 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   await afterCommit(deps, { tenant: (loaded as PromiseFulfilledResult<Tenant>).value, identity, ...stored });
   const mine = stored.answer === stored.response;
   return { type: 'accepted', message: JSON.parse(stored.answer) as ApiMessage, deduplicated: !mine };
+}
+
+/**
+ * The identity's lease was used up when the first read found it (`lease ≤ sends` on the tenant's
+ * local day): lease the next block now, beside the pipeline's reads, so the count that starts a
+ * block is one write like any other (store/quota.store.ts `leaseAhead`).
+ */
+function leaseEarly(deps: Deps, input: SubmitInput, tenant: Tenant): EarlyLease | undefined {
+  if (!input.counters || input.dryRun) return undefined;
+  const now = deps.clock();
+  const tz = tenant.timezone || 'UTC';
+  const day = localDay(now, tz);
+  const c = input.counters[day] ?? { sends: 0, lease: 0 };
+  if (c.lease > c.sends) return undefined;
+  return leaseAhead(deps.db, {
+    tenantId: tenant.id,
+    day,
+    expiresAt: nextLocalMidnight(now, tz) + 48 * 3600_000,
+    caps: capsFor(tenant, input.identity),
+    seen: c.lease,
+  });
 }
 
 /**
@@ -323,6 +365,8 @@ interface StoreArgs {
   writing: () => void;
   /** Called once the message is written: the send is accepted whatever follows. */
   wrote: (m: MessageRecord) => void;
+  /** A block leased ahead, for the count to take. */
+  early?: EarlyLease;
 }
 
 /** The day's counts before and after a send's reservation (quota.warning). */
@@ -374,7 +418,7 @@ async function store(
   };
   const reserved = await reserveSend(deps.db, {
     ...counters,
-    ...(suppressedAll ? {} : { caps: prepared.caps }),
+    ...(suppressedAll ? {} : { caps: prepared.caps, early: args.early }),
   });
   if (!reserved.ok) {
     if (reserved.refused === 'rate') throw rateLimited(rateRetryAfter(started));

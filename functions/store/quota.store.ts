@@ -116,7 +116,7 @@ const num = (v: unknown) => (v as number | undefined) ?? 0;
  */
 export async function reserveSend(
   db: Db,
-  args: SendCounters & { caps?: { tenant: number; identity: number } },
+  args: SendCounters & { caps?: { tenant: number; identity: number }; early?: EarlyLease },
 ): Promise<Reservation> {
   const w = args.rate ?? RL_SEND;
   const start = windowStart(args.now, w);
@@ -184,6 +184,24 @@ export async function reserveSend(
       ? { ok: false, refused: counted.refused }
       : { ok: true, before: { tenant: 0, identity: 0 }, after: { tenant: 0, identity: 0 } };
   }
+  // A block leased ahead (leaseAhead): granted and counted at once, on the lease as first read.
+  // Once its grant is sent the block is this write's: an error with an unknown outcome keeps it
+  // (errs towards refusing); a definite refusal gives it back here.
+  const early = args.early?.day === args.day ? await args.early.take() : undefined;
+  if (early) {
+    args.early!.consumed();
+    const granted = await identityWrite(early.block, early.seen);
+    if (granted.type === 'counted') {
+      const identity = granted.sends - 1;
+      return {
+        ok: true,
+        before: { tenant: early.before, identity },
+        after: { tenant: early.before + early.block, identity: identity + 1 },
+      };
+    }
+    await giveBackLease(db, args, early.block);
+    if (granted.type === 'refused') return { ok: false, refused: granted.refused };
+  }
   for (let round = 0; round < 4; round++) {
     // 1. Count against the identity's lease.
     const counted = await identityWrite();
@@ -250,10 +268,59 @@ async function giveBackLease(
   }
 }
 
+/**
+ * A block leased ahead of the count, when the first read showed the identity's lease used up
+ * (`lease ≤ sends`): it runs beside the pipeline's reads, so the send that starts a block costs no
+ * more round trips than any other. `reserveSend` takes it (grant and count on the lease as read; a
+ * lease that moved meanwhile gives the block back and counts as usual); a send that never counts
+ * (refused, a replay, fully suppressed) gives it back with `release`. A crash strands it, as any
+ * lease: it errs towards refusing.
+ */
+export interface EarlyLease {
+  day: string;
+  take(): Promise<{ block: number; before: number; seen: number } | undefined>;
+  /** The block was granted: nothing to give back. */
+  consumed(): void;
+  /** Give the block back unless it was granted (idempotent). */
+  release(): Promise<void>;
+}
+
+export function leaseAhead(
+  db: Db,
+  args: Pick<SendCounters, 'tenantId' | 'day' | 'expiresAt'> & {
+    caps: { tenant: number; identity: number };
+    seen: number;
+  },
+): EarlyLease {
+  let settled = false;
+  const leased = leaseFromTenant(db, args, args.caps.identity - args.seen).then(
+    (v) => (typeof v === 'string' ? undefined : v),
+    () => undefined,
+  );
+  return {
+    day: args.day,
+    async take() {
+      const v = await leased;
+      return v && { ...v, seen: args.seen };
+    },
+    consumed() {
+      settled = true;
+    },
+    async release() {
+      if (settled) return;
+      settled = true;
+      const v = await leased;
+      if (v) await giveBackLease(db, args, v.block);
+    },
+  };
+}
+
 /** Step 2 of reserveSend: lease the block the tenant's remaining allowance allows. */
 async function leaseFromTenant(
   db: Db,
-  args: SendCounters & { caps?: { tenant: number; identity: number } },
+  args: Pick<SendCounters, 'tenantId' | 'day' | 'expiresAt'> & {
+    caps?: { tenant: number; identity: number };
+  },
   headroom: number,
 ): Promise<{ block: number; before: number } | 'identity' | 'tenant'> {
   const cap = args.caps!.tenant;

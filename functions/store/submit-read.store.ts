@@ -19,6 +19,8 @@ export interface FirstRead {
   idempotency?: IdempotencyItem;
   /** Whether the identity's current rate window is full. */
   rateFull: boolean;
+  /** The identity's day counts and lease, by local day (absent: nothing counted that day). */
+  counters: Record<string, { sends: number; lease: number }>;
 }
 
 export async function readFirst(
@@ -60,5 +62,11 @@ export async function readFirst(
     identity: strip<Identity>(bySk((sk) => sk === 'I')[0]),
     idempotency: bySk((sk) => sk.startsWith('IK#'))[0] as unknown as IdempotencyItem | undefined,
     rateFull: bySk((sk) => sk.startsWith('Q#')).some((q) => rateWindowFull(q, args.now, args.rate)),
+    counters: Object.fromEntries(
+      bySk((sk) => sk.startsWith('Q#')).map((q) => [
+        String(q.sk).slice(2),
+        { sends: Number(q.sends ?? 0), lease: Number(q.lease ?? 0) },
+      ]),
+    ),
   };
 }

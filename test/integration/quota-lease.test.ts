@@ -24,7 +24,6 @@ const counts = (s: TestStack, identityId: string, now = Date.now()) =>
 describe('a fault between leasing a block and counting the send', () => {
   for (const [where, inject] of [
     ['a crash after the lease', (f: ReturnType<typeof faults>) => f.crashAfter(writes.lease)],
-    ['a lost answer of the lease', (f: ReturnType<typeof faults>) => f.loseAnswer(writes.lease)],
     ['a crash before the grant', (f: ReturnType<typeof faults>) => f.crashBefore(writes.grant)],
   ] as const) {
     it(`${where}: the retry leases again and sends once; the stranded unit errs towards refusing`, async () => {
@@ -54,6 +53,24 @@ describe('a fault between leasing a block and counting the send', () => {
       expect(next.body.error.details).toMatchObject({ cap: 'tenant', limit: 2 });
     });
   }
+});
+
+describe('a lost answer of the lease', () => {
+  it('the send leases again and is accepted; the unit whose answer was lost errs towards refusing', async () => {
+    const s = await stack({ seed: { policy: { daily_send_cap: 2 } } });
+    const f = faults(s.deps.db);
+    f.loseAnswer(writes.lease);
+    const first = await s.send(to(s.peer.address), 'lost-lease');
+    expect(first.status).toBe(202);
+    expect(await counts(s, s.agent.id)).toEqual({ tenant: 2, identity: 1, lease: 1 });
+    await s.settle();
+    expect(await s.mailbox(s.peer.id, 'inbound')).toHaveLength(1);
+    const next = await sendAs(s, s.peer.id, to(s.agent.address, 'another'), 'after-lost');
+    expect(next.body.error).toMatchObject({
+      code: 'daily_cap_reached',
+      details: { cap: 'tenant', limit: 2 },
+    });
+  });
 });
 
 describe('sends racing for the last blocks', () => {
@@ -133,5 +150,64 @@ describe('giving a send back', () => {
     await s.settle();
     expect(await s.mailbox(s.peer.id, 'inbound')).toHaveLength(1);
     expect(await counts(s, s.agent.id)).toEqual({ tenant: 1, identity: 1, lease: 1 });
+  });
+});
+
+describe('a block leased ahead (the first read found the lease used up)', () => {
+  const tenantLeaseWrites = (s: TestStack) => {
+    const seen: string[] = [];
+    s.deps.db.doc.middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as { Key?: { pk?: string; sk?: string }; UpdateExpression?: string };
+        if (input.Key?.pk?.startsWith('T#') && input.Key.sk?.startsWith('Q#'))
+          seen.push(String(input.UpdateExpression));
+        return next(args);
+      },
+      { step: 'initialize', name: 'tenantLeaseWrites' },
+    );
+    return seen;
+  };
+
+  it('a send the pipeline refuses gives the block it leased ahead back', async () => {
+    const s = await stack({ seed: { policy: { daily_send_cap: 3 } } });
+    expect((await s.send(to(s.peer.address), 'one')).status).toBe(202);
+    const seen = tenantLeaseWrites(s);
+    const refused = await s.send({ ...to(s.peer.address), kind: 'marketing' }, 'refused');
+    expect(refused.body.error.code).toBe('marketing_requirements_missing');
+    // Leased ahead, then given back: the counts are as before the refused send.
+    expect(seen).toEqual(['ADD leased :b SET #type = :type, #ttl = :ttl', 'ADD leased :minus']);
+    expect(await counts(s, s.agent.id)).toEqual({ tenant: 1, identity: 1, lease: 1 });
+  });
+
+  it('a crash after leasing ahead: the retry sends once; the stranded block errs towards refusing', async () => {
+    const at = { now: Date.now() };
+    const s = await stack({ clock: () => at.now, seed: { policy: { daily_send_cap: 3 } } });
+    expect((await s.send(to(s.peer.address), 'one')).status).toBe(202);
+    await s.settle();
+    const f = faults(s.deps.db);
+    f.crashAfter(writes.lease);
+    expect((await s.send(to(s.peer.address, 'two'), 'two')).status).toBeGreaterThanOrEqual(500);
+    f.revive();
+    expect(await counts(s, s.agent.id, at.now)).toEqual({ tenant: 2, identity: 1, lease: 1 });
+    at.now += LEASE_MS + 1;
+    const retry = await s.send(to(s.peer.address, 'two'), 'two');
+    expect(retry.status).toBe(202);
+    expect(await counts(s, s.agent.id, at.now)).toEqual({ tenant: 3, identity: 2, lease: 2 });
+    const third = await s.send(to(s.peer.address, 'three'), 'three');
+    expect(third.body.error).toMatchObject({ code: 'daily_cap_reached', details: { cap: 'tenant' } });
+    await s.settle();
+    expect(await s.mailbox(s.peer.id, 'inbound')).toHaveLength(2);
+  });
+
+  it('two sends of one identity leasing ahead at once: one grant wins, the other gives its block back and counts', async () => {
+    const s = await stack({ seed: { policy: { daily_send_cap: 3 } } });
+    expect((await s.send(to(s.peer.address), 'one')).status).toBe(202);
+    const answers = await Promise.all([
+      s.send(to('delivered+1@simulator.invalid'), 'p1'),
+      s.send(to('delivered+2@simulator.invalid'), 'p2'),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([202, 202]);
+    expect(await counts(s, s.agent.id)).toEqual({ tenant: 3, identity: 3, lease: 3 });
+    expect((await s.send(to('delivered+3@simulator.invalid'), 'p3')).status).toBe(429);
   });
 });
