@@ -22,6 +22,7 @@ import {
 } from '../core/submit-pipeline.ts';
 import { type ContactCounts, canonicalAddress, type FilterDecision } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
+import { batchedReads } from '../store/batch-reads.ts';
 import { getContacts } from '../store/contacts.store.ts';
 import { getAddresses, getDomain } from '../store/directory.store.ts';
 import { getMessage } from '../store/messages.store.ts';
@@ -164,21 +165,21 @@ async function firstSnapshot(deps: Deps, input: PrepareInput): Promise<SubmitSna
 /** One round trip: every read named, at once, merged into a new snapshot. */
 async function loadInto(deps: Deps, s: SubmitSnapshot, reads: SubmitReads): Promise<SubmitSnapshot> {
   const { tenant, identity } = s;
+  // One BatchGetItem for the round (its consistent reads, the thread's, in a second one).
+  const db = batchedReads(deps.db);
   const contactAddrs = [
     ...new Set([...(reads.contacts ?? []), ...(reads.filters ?? [])].map(canonicalAddress)),
   ];
   const filterAddrs = reads.filters ?? [];
   const [thread, addresses, domains, directory, contacts, suppressions, lists, forwarded] = await Promise.all(
     [
-      reads.thread ? getThread(deps.db, identity.id, reads.thread) : undefined,
-      reads.addresses ? getAddresses(deps.db, reads.addresses) : undefined,
-      Promise.all((reads.domains ?? []).map((d) => getDomain(deps.db, d))),
-      reads.directory?.length ? getAddresses(deps.db, reads.directory) : undefined,
-      contactAddrs.length ? getContacts(deps.db, identity.id, contactAddrs) : undefined,
-      filterAddrs.length
-        ? getSuppressionsFor(deps.db, tenant.id, deps.config.hashKey, filterAddrs)
-        : undefined,
-      filterAddrs.length ? getSendListMatches(deps.db, tenant.id, filterAddrs) : undefined,
+      reads.thread ? getThread(db, identity.id, reads.thread) : undefined,
+      reads.addresses ? getAddresses(db, reads.addresses) : undefined,
+      Promise.all((reads.domains ?? []).map((d) => getDomain(db, d))),
+      reads.directory?.length ? getAddresses(db, reads.directory) : undefined,
+      contactAddrs.length ? getContacts(db, identity.id, contactAddrs) : undefined,
+      filterAddrs.length ? getSuppressionsFor(db, tenant.id, deps.config.hashKey, filterAddrs) : undefined,
+      filterAddrs.length ? getSendListMatches(db, tenant.id, filterAddrs) : undefined,
       reads.forwarded && s.target ? loadForwarded(deps, s.target) : undefined,
     ],
   );
