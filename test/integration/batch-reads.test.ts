@@ -50,7 +50,11 @@ describe('batchedReads', () => {
         }),
       ),
     ]);
-    expect(calls.sort()).toEqual(['BatchGetItemCommand 1', 'BatchGetItemCommand 1 consistent', 'BatchGetItemCommand 7']);
+    expect(calls.sort()).toEqual([
+      'BatchGetItemCommand 1',
+      'BatchGetItemCommand 1 consistent',
+      'BatchGetItemCommand 7',
+    ]);
     expect([...addresses.keys()].sort()).toEqual([s.agent.address, s.peer.address].sort());
     expect(domain?.domain).toBe(s.agent.address.split('@')[1]);
     expect(missing).toBeUndefined();
