@@ -101,6 +101,11 @@ export interface MessageRecord {
   reply_to: Mailbox[];
   subject: string;
   kind: MessageKind;
+  /**
+   * seed 002's kind (core/job-kind.ts): `elective` mail is blocked by an unsubscribe. Written on
+   * every outbound message since issue 15; read only through `consentKindOf`.
+   */
+  consent_kind?: 'transactional' | 'elective';
   labels: string[];
   metadata?: Record<string, string>;
   flags: string[];

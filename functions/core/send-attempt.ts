@@ -1,5 +1,7 @@
 import { rollUp } from './deliveries.ts';
+import { consentKindOf } from './job-kind.ts';
 import type { Delivery, MessageRecord, RecordedClaim } from './model.ts';
+import { canonicalAddress, type Suppression, suppressedResponse, suppressionBlocks } from './suppressions.ts';
 import type { RetryClass, TransportResult } from './transport-result.ts';
 
 /** seed 000 › The outbound consumer: a claim older than this belongs to a dead attempt. */
@@ -62,6 +64,46 @@ export function deadClaimOutcome(
   if (message.claim?.sending)
     return { type: 'uncertain', recorded: deadAttemptOutcome(message, now, detail) };
   return { type: 'redispatch', message: redispatch(message, now, executionFor) };
+}
+
+/**
+ * seed 002 › Suppression is checked at enqueue as well as at send: the send is the authority. At
+ * claim time each still-queued recipient is checked again with the message's kind (the same
+ * accessor and rule as at enqueue); a recipient suppressed since enqueue becomes a `suppressed`
+ * delivery (an outcome, not a failure), and when none is left the message ends `suppressed` and
+ * the provider is never called. `found` holds the suppressions read for the queued recipients,
+ * keyed by canonical address. Undefined when nothing changes.
+ */
+export function suppressAtSend(
+  message: MessageRecord,
+  found: ReadonlyMap<string, Pick<Suppression, 'reason' | 'expires_at' | 'elective'>>,
+  now: number,
+): RecordedOutcome | undefined {
+  const kind = consentKindOf(message);
+  let changed = false;
+  const deliveries = (message.deliveries ?? []).map((d): Delivery => {
+    const s = d.status === 'queued' ? found.get(canonicalAddress(d.address)) : undefined;
+    if (!s || !suppressionBlocks(s, kind, now)) return d;
+    changed = true;
+    return { ...d, status: 'suppressed', smtp_response: suppressedResponse(s.reason), updated_at: now };
+  });
+  if (!changed) return undefined;
+  const base = { ...message, deliveries, updated_at: now, version: message.version + 1 };
+  if (deliveries.some((d) => d.status === 'queued')) {
+    return { message: base, next: { type: 'done' }, releaseLock: false };
+  }
+  return withLockDecision(message, {
+    message: {
+      ...base,
+      status: 'suppressed',
+      status_reason: 'suppressed_at_send',
+      status_at: now,
+      claim: undefined,
+      dispatch: undefined,
+      backoff: undefined,
+    },
+    next: { type: 'done' },
+  });
 }
 
 export interface RecordedOutcome {

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import { type FieldError, PmailError } from './errors.ts';
+import type { ConsentKind } from './job-kind.ts';
 import { normaliseAddress } from './recipients.ts';
 
 /**
@@ -110,6 +111,23 @@ export function isActiveSuppression(s: Pick<Suppression, 'expires_at'>, now: num
   return s.expires_at === undefined || s.expires_at > now;
 }
 
+/**
+ * seed 002 › Category and kind, the one rule of which suppression blocks which mail, used at enqueue
+ * (policy step 16) and at send (the claim's re-check): an active suppression blocks elective mail;
+ * it blocks transactional mail too unless it blocks only elective mail (an unsubscribe). A hard
+ * bounce, a complaint or a provider suppression blocks everything.
+ */
+export function suppressionBlocks(
+  s: Pick<Suppression, 'reason' | 'expires_at' | 'elective'>,
+  kind: ConsentKind,
+  now: number,
+): boolean {
+  return isActiveSuppression(s, now) && (kind === 'elective' || !blocksOnlyElective(s));
+}
+
+/** The smtp_response of a delivery a suppression blocked, at enqueue or at send. */
+export const suppressedResponse = (reason: SuppressionReason) => `policy: suppression (${reason})`;
+
 /** Facts loaded for the recipients of one submit; every map/set is keyed by canonicalAddress. */
 export interface RecipientFilterContext {
   now: number;
@@ -154,8 +172,8 @@ export function filterRecipient(address: string, ctx: RecipientFilterContext): F
   const key = canonicalAddress(address);
   const domain = `@${key.slice(key.lastIndexOf('@') + 1)}`;
   const s = ctx.suppressions.get(key);
-  if (s && isActiveSuppression(s, ctx.now) && (ctx.elective || !blocksOnlyElective(s)))
-    return suppressed(s.reason, `policy: suppression (${s.reason})`);
+  if (s && suppressionBlocks(s, ctx.elective ? 'elective' : 'transactional', ctx.now))
+    return suppressed(s.reason, suppressedResponse(s.reason));
   if (ctx.sendBlock.has(key) || ctx.sendBlock.has(domain))
     return suppressed('send_block', 'policy: send_block');
   if (ctx.allowlistOnly && !ctx.sendAllow.has(key) && !ctx.sendAllow.has(domain))

@@ -13,6 +13,7 @@ import {
 import { PmailError } from '../core/errors.ts';
 import { validateCustomHeaders } from '../core/headers.ts';
 import { isId } from '../core/ids.ts';
+import { consentKindOf } from '../core/job-kind.ts';
 import { MAX_MIME_BYTES } from '../core/limits.ts';
 import { attachmentLink, type LinkCandidate, linkBlobMetadata, planLinks } from '../core/links.ts';
 import type { AddressRecord, DomainRecord, Identity, Mailbox, MessageRecord, Tenant } from '../core/model.ts';
@@ -271,9 +272,8 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
     : await recipientFilters(deps, tenant, identity, addrs);
   const decisions = filterRecipients(recipients, {
     now,
-    // seed 002: only marketing mail is elective by default; transactional mail still reaches
-    // someone who unsubscribed from a newsletter.
-    elective: body.kind === 'marketing',
+    // seed 002: the kind through the one accessor the send's re-check also reads.
+    elective: consentKindOf(body) === 'elective',
     allowlistOnly: policy.send_allowlist_only === true,
     requireKnownRecipient: identity.send_policy?.require_known_recipient === true,
     suppressions,

@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { derivedEventId } from '../core/delivery-outbox.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
+import { consentKindOf } from '../core/job-kind.ts';
 import { MAX_SCHEDULE_MS } from '../core/limits.ts';
 import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
@@ -548,6 +549,7 @@ function buildMessage(
     reply_to: p.replyTo ? [p.replyTo] : [],
     subject: p.subject,
     kind: body.kind,
+    consent_kind: consentKindOf(body),
     labels: body.labels ?? [],
     metadata: body.metadata,
     flags: [],
