@@ -131,6 +131,10 @@ export interface MessageRecord {
   version: number;
   deliveries?: Delivery[];
   dispatch?: Dispatch;
+  /** The `n` of the last dispatch named on the message, kept when it leaves queued (retry names n + 1). */
+  dispatch_n?: number;
+  /** seed 002 › The batch id: the operator retries that re-queued this failed message. */
+  retry?: { n: number; at: number };
   claim?: Claim;
   /** The outcome the last Record wrote, replayed to a retry of that Record (RecordedClaim). */
   recorded?: RecordedClaim;

@@ -143,7 +143,13 @@ export function recordOutcome(
   const out = applyResult(withProviderSuppressions(message, result, now), result, now, jitter);
   // seed 000 › Back-off bookkeeping: backoff is cleared when the message leaves queued.
   if (out.message.status !== 'queued') {
-    out.message = { ...out.message, backoff: undefined, dispatch: undefined };
+    const dispatchN = message.dispatch?.n ?? message.dispatch_n;
+    out.message = {
+      ...out.message,
+      backoff: undefined,
+      dispatch: undefined,
+      ...(dispatchN !== undefined ? { dispatch_n: dispatchN } : {}),
+    };
   }
   if (out.message.status !== message.status && ATTEMPT_END_STATUSES.has(out.message.status)) {
     out.message = { ...out.message, status_at: now };
@@ -212,7 +218,7 @@ export const ATTEMPT_END_STATUSES: ReadonlySet<string> = new Set([
   'suppressed',
 ]);
 
-/** seed 000 › Back-off bookkeeping: every back-off ends 24 hours after submit. */
+/** seed 000 › Back-off bookkeeping: every back-off ends 24 hours after submit (or an operator retry). */
 export const BACKOFF_END_MS = 24 * 3600 * 1000;
 
 /**
@@ -230,7 +236,8 @@ function backOff(
   const seconds = backoffSeconds(cls, n, jitter);
   const retryAt = now + seconds * 1000;
   const deliveries = base.deliveries ?? [];
-  if (retryAt > message.created_at + BACKOFF_END_MS) {
+  // An operator retry starts a new 24 hours (core/message-actions.ts › retryMessage).
+  if (retryAt > (message.retry?.at ?? message.created_at) + BACKOFF_END_MS) {
     const next = settleQueued(
       deliveries,
       'failed',
