@@ -8,7 +8,8 @@ import type { MessageRecord } from './model.ts';
  */
 export function cancelMessage(m: MessageRecord, now: number): MessageRecord {
   const partlySent = (m.deliveries ?? []).some((d) => d.status !== 'queued' && d.status !== 'suppressed');
-  if (m.status !== 'queued' || m.claim || partlySent) {
+  // seed 002: an undispatched message (held for a transport not configured yet) cancels alike.
+  if ((m.status !== 'queued' && m.status !== 'undispatched') || m.claim || partlySent) {
     throw new PmailError(
       'not_cancelable',
       'Only a queued message that no attempt is sending can be canceled.',

@@ -184,6 +184,12 @@ export interface TenantPolicy {
   send_allowlist_only?: boolean;
   /** "link": attachments that make a message too large become signed links instead of a 413. */
   large_attachments?: 'reject' | 'link';
+  /**
+   * seed 002 › undispatched: a live send whose sending domain has no transport configured yet is
+   * refused with 422 (`refuse`, the default) or accepted and held as `undispatched` (`hold`) until
+   * the sweeper finds the transport configured.
+   */
+  unconfigured_transport?: 'refuse' | 'hold';
   /** E8: an AI disclosure on every send. */
   ai_disclosure?: { mode: 'footer' | 'header' | 'none'; text: string };
   /** FR-DLV-3: abuse auto-pause rates (defaults 0.003 complaints, 0.05 bounces). */

@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { derivedEventId } from '../core/delivery-outbox.ts';
+import { bornStatus } from '../core/enqueue.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
 import { consentKindOf } from '../core/job-kind.ts';
@@ -467,7 +468,7 @@ async function storeReserved(
                 : [...(prepared.references ?? []), message.rfc_message_id],
               autoStreak: prepared.autoStreak,
               fromAddress: prepared.from.address,
-              lock: !suppressedAll,
+              lock: !suppressedAll && !prepared.undispatched,
             }).Update,
           ),
         ),
@@ -530,6 +531,8 @@ function buildMessage(
   quotaDay: string | undefined,
 ): MessageRecord {
   const { tenant, identity, body } = args;
+  // seed 002: born suppressed, undispatched or queued (core/enqueue.ts).
+  const status = bornStatus(p.decisions, p.undispatched === true);
   const byField = (f: 'to' | 'cc' | 'bcc') =>
     p.recipients
       .filter((r) => r.field === f)
@@ -540,7 +543,7 @@ function buildMessage(
     identity_id: identity.id,
     thread_id: p.threadId,
     direction: 'outbound',
-    status: suppressedAll ? 'suppressed' : 'queued',
+    status,
     operation: args.operation,
     from: p.from,
     to: byField('to'),
@@ -557,7 +560,7 @@ function buildMessage(
     in_reply_to: p.inReplyTo,
     references: p.references,
     hop: p.hop,
-    holds_lock: p.threaded && !suppressedAll ? true : undefined,
+    holds_lock: p.threaded && status === 'queued' ? true : undefined,
     raw_key: outboundKey(tenant.id, identity.id, p.messageId, args.attempt),
     ...(args.attempt > 0 ? { raw_n: args.attempt } : {}),
     raw_size: p.mime.length,
@@ -581,7 +584,7 @@ function buildMessage(
     ...(quotaDay ? { quota_day: quotaDay } : {}),
     // DESIGN § 6: the execution coming for this message is named in the write that queues it; a
     // scheduled send waits in the Standard machine, dispatched for its send_at.
-    ...(suppressedAll
+    ...(status !== 'queued'
       ? {}
       : body.send_at
         ? {
