@@ -39,7 +39,10 @@ export interface Mailbox {
 }
 
 export interface Delivery {
+  /** The normalised address (domain lower case, A-label): what is sent to. Matched by its canonical form. */
   address: string;
+  /** seed 002 › Two columns: what the caller typed, when it differs from `address` (shown, never matched). */
+  typed_address?: string;
   field: RecipientField;
   status: DeliveryStatus;
   smtp_code?: string;

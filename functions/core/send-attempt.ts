@@ -169,11 +169,11 @@ function withProviderSuppressions(
 ): MessageRecord {
   const list = result.provider_suppressed;
   if (!list?.length) return message;
-  const by = new Map(list.map((p) => [p.address.toLowerCase(), p]));
+  const by = new Map(list.map((p) => [canonicalAddress(p.address), p]));
   return {
     ...message,
     deliveries: (message.deliveries ?? []).map((d): Delivery => {
-      const p = d.status === 'queued' ? by.get(d.address.toLowerCase()) : undefined;
+      const p = d.status === 'queued' ? by.get(canonicalAddress(d.address)) : undefined;
       if (!p) return d;
       return {
         ...d,
@@ -279,11 +279,11 @@ function applyResult(
   const base: MessageRecord = { ...message, claim: undefined, updated_at: now, version: message.version + 1 };
   switch (result.type) {
     case 'accepted': {
-      const refused = new Map(result.refused.map((r) => [r.address.toLowerCase(), r]));
-      const deferred = new Set(result.deferred.map((a) => a.toLowerCase()));
+      const refused = new Map(result.refused.map((r) => [canonicalAddress(r.address), r]));
+      const deferred = new Set(result.deferred.map((a) => canonicalAddress(a)));
       const next = deliveries.map((d): Delivery => {
         if (d.status !== 'queued') return d;
-        const key = d.address.toLowerCase();
+        const key = canonicalAddress(d.address);
         const refusal = refused.get(key);
         if (refusal) {
           return {

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import { type FieldError, PmailError } from './errors.ts';
 import type { ConsentKind } from './job-kind.ts';
-import { normaliseAddress } from './recipients.ts';
+import { canonicalAddress, normaliseAddress } from './recipients.ts';
 
 /**
  * Suppressions, send lists and the per-recipient filter of policy step 16 (seed 000 › Recipient
@@ -44,16 +44,7 @@ export interface ContactCounts {
   outbound_count: number;
 }
 
-/** The form an address is hashed, matched and listed in: trimmed, lower case, A-label domain. */
-export function canonicalAddress(address: string): string {
-  const value = address.trim().toLowerCase();
-  const at = value.lastIndexOf('@');
-  if (at < 0) return value;
-  const domain = value.slice(at + 1);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: checking for non-ASCII on purpose
-  const ascii = /[^\x00-\x7F]/.test(domain) ? domainToASCII(domain) || domain : domain;
-  return `${value.slice(0, at)}@${ascii}`;
-}
+export { canonicalAddress };
 
 /** seed 000 › Suppressions: hex HMAC-SHA256(PM_HASH_KEY, address), case-insensitive. */
 export function addressHash(hashKey: string, address: string): string {

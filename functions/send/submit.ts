@@ -570,10 +570,12 @@ function buildMessage(
     version: 1,
     deliveries: p.recipients.map((r, i) => {
       const d = p.decisions[i];
+      const typed = r.typed ? { typed_address: r.typed } : {};
       return d.status === 'queued'
-        ? { address: r.address, field: r.field, status: 'queued' as const, updated_at: now }
+        ? { address: r.address, ...typed, field: r.field, status: 'queued' as const, updated_at: now }
         : {
             address: r.address,
+            ...typed,
             field: r.field,
             status: 'suppressed' as const,
             smtp_response: d.smtp_response,
