@@ -79,8 +79,8 @@ describe('pmail admin bootstrap --local', () => {
 
     const refused = await run(['admin', 'bootstrap', '--local', stateDir, '--json']);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain(me.key_id);
-    expect(refused.stdout).toBe('');
+    // With --json the refusal is the error envelope on stdout (README › The CLI › Output).
+    expect(JSON.parse(refused.stdout).error.message).toContain(me.key_id);
 
     // A key may always revoke itself.
     expect((await api('DELETE', `/v1/keys/${me.key_id}`, local.platformKey)).status).toBe(204);
