@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineKind, SendInput } from '../../functions/send/dispatcher.ts';
+import { faults } from '../support/faults.ts';
 import { type TestStack, tenantItems, testStack } from '../support/local.ts';
 
 /**
@@ -68,9 +69,15 @@ describe('operator retry', () => {
     const id = sent.body.id as string;
     expect(await failAfterBackoffEnd(id)).toEqual([`${id}-d1`]);
 
-    // Round 1: two retries in parallel → one write, one execution; the attempt fails again.
+    // Round 1: two retries that both read the message failed (the first one's write is held until
+    // the second has answered) → one write, one execution; the attempt fails again.
     holding = true;
-    const [a, b] = await Promise.all([retry(id), retry(id)]);
+    const gate = faults(s.deps.db).pauseBefore((c) => c.command === 'TransactWriteItems');
+    const first = retry(id);
+    await gate.reached;
+    const b = await retry(id);
+    gate.go();
+    const a = await first;
     holding = false;
     expect([a.status, b.status]).toEqual([200, 200]);
     expect([a.body.status, b.body.status]).toEqual(['queued', 'queued']);
@@ -79,7 +86,7 @@ describe('operator retry', () => {
     expect((await s.message(s.agent.id, id))?.dispatch?.execution).toBe(`${id}-d2`);
     expect(await failAfterBackoffEnd(id)).toEqual([`${id}-d2`]);
 
-    // Round 2: again one execution; this time the back-off stays inside its new 24 hours and the
+    // Round 2: two retries in parallel, again one execution; this time the back-off stays inside its new 24 hours and the
     // message is delivered (the retry's Express attempt, then its back-off's Standard execution).
     holding = true;
     const [c, d] = await Promise.all([retry(id), retry(id)]);
