@@ -449,7 +449,7 @@ async function storeReserved(
       }
     }
 
-    const message = buildMessage(deps, args, prepared, now, suppressedAll, t.quotaDay);
+    const message = buildMessage(deps, args, prepared, now, t.quotaDay);
 
     // The thread's lock and chain, before the message: a message is never queued in a thread
     // without the lock. A lost race (the lock taken, the chain moved) is retried after the holder.
@@ -527,7 +527,6 @@ function buildMessage(
   args: StoreArgs,
   p: Prepared,
   now: number,
-  suppressedAll: boolean,
   quotaDay: string | undefined,
 ): MessageRecord {
   const { tenant, identity, body } = args;

@@ -129,7 +129,7 @@ async function start(deps: Deps, m: MessageRecord, report: SweepReport): Promise
  */
 async function dispatchOne(deps: Deps, identityId: string, messageId: string, report: SweepReport) {
   const seen = await getMessage(deps.db, identityId, messageId, true);
-  if (!seen || seen.status !== 'undispatched') return;
+  if (seen?.status !== 'undispatched') return;
   const domain = await getDomain(deps.db, domainOf(seen.from.address));
   if (!canDispatchHeld(domain, seen.kind === 'marketing')) return;
   const now = deps.clock();
