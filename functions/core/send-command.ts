@@ -16,6 +16,9 @@ export interface AttachmentCommand {
 
 export type SendKind = 'transactional' | 'marketing' | 'auto_reply';
 
+/** seed 002 › Category and kind (functions/core/job-kind.ts): may the recipient refuse it. */
+export type SendConsentKind = 'transactional' | 'elective';
+
 /** The fields any of send, reply, reply-all and forward may carry, as the submit path reads them. */
 export interface SendCommand {
   to?: RecipientField[];
@@ -26,6 +29,11 @@ export interface SendCommand {
   html?: string;
   attachments?: AttachmentCommand[];
   kind: SendKind;
+  /**
+   * seed 002's `kind` (core/job-kind.ts › consentKindOf): set from a template by the submit path,
+   * never by an API caller (the request schema does not accept it). Absent: derived from `kind`.
+   */
+  consent_kind?: SendConsentKind;
   labels?: string[];
   headers?: Record<string, string>;
   metadata?: Record<string, string>;

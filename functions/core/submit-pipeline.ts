@@ -7,8 +7,10 @@ import {
   rfcMessageIdFor,
   serviceHeaderCount,
 } from './compose.ts';
+import { transportGap } from './domains.ts';
 import { PmailError } from './errors.ts';
 import { validateCustomHeaders } from './headers.ts';
+import { consentKindOf } from './job-kind.ts';
 import type {
   AddressRecord,
   DomainRecord,
@@ -140,6 +142,8 @@ export interface SubmitDecision {
   caps: { tenant: number; identity: number };
   /** The recipients' contacts as read (by canonical address): who is already known. */
   contacts: Map<string, ContactCounts>;
+  /** seed 002: held `undispatched` (steps 14–15 under `unconfigured_transport: "hold"`). */
+  undispatched?: boolean;
 }
 
 export type SubmitOutcome =
@@ -362,7 +366,7 @@ export function decideSubmit(s: SubmitSnapshot): SubmitOutcome {
     });
   }
   const domain = s.domains.found.get(fromDomain);
-  checkDomain(tenant, domain, body.kind === 'marketing');
+  const undispatched = checkSendingDomain(tenant, domain, body.kind === 'marketing');
 
   // 16: recipient filters (suppressions, send-block, allowlist-only, require-known-recipient).
   const contacts = new Map(
@@ -373,9 +377,8 @@ export function decideSubmit(s: SubmitSnapshot): SubmitOutcome {
   );
   const decisions = filterRecipients(recipients, {
     now,
-    // seed 002: only marketing mail is elective by default; transactional mail still reaches
-    // someone who unsubscribed from a newsletter.
-    elective: body.kind === 'marketing',
+    // seed 002: the kind through the one accessor the send's re-check also reads.
+    elective: consentKindOf(body) === 'elective',
     allowlistOnly: policy.send_allowlist_only === true,
     requireKnownRecipient: identity.send_policy?.require_known_recipient === true,
     suppressions: s.filters.suppressions,
@@ -511,25 +514,24 @@ export function chooseFrom(
 }
 
 /**
- * Steps 14–15. A test tenant's mail goes to the simulator and loopback, which need no domain. Live
- * transports arrive with domain onboarding (DESIGN § 9): until a domain has one, a live send is a
- * 422 rather than a message that can never leave.
+ * Steps 14–15. A test tenant's mail goes to the simulator and loopback, which need no domain. Until
+ * a live domain has a transport, a live send is a 422 rather than a message that can never leave —
+ * or, under the tenant policy `unconfigured_transport: "hold"`, accepted `undispatched` (true).
  */
-export function checkDomain(tenant: Tenant, domain: DomainRecord | undefined, marketing: boolean): void {
+export function checkSendingDomain(tenant: Tenant, domain: DomainRecord | undefined, marketing: boolean): boolean {
   if (domain && (domain.state === 'pending' || domain.state === 'verifying')) {
     throw new PmailError('domain_not_ready', 'The sending domain is not verified yet.', {
       details: { domain: domain.domain, state: domain.state },
     });
   }
-  if (tenant.mode === 'test') return;
-  const unavailable = (reason: string) =>
-    new PmailError('transport_unavailable', 'The sending domain cannot send this message.', {
-      details: { reason },
-    });
-  if (!domain || domain.state === 'removing' || domain.state === 'removed')
-    throw unavailable('domain_not_configured');
-  if (!domain.transport || domain.transport === 'test') throw unavailable('transport_not_configured');
-  if (marketing && domain.transport === 'cloudflare') throw unavailable('marketing_needs_ses');
+  if (tenant.mode === 'test') return false;
+  const gap = transportGap(domain, marketing);
+  if (!gap) return false;
+  // seed 002 › undispatched: a configuration not completed yet is held when the tenant says so.
+  if (gap.holdable && tenant.policy?.unconfigured_transport === 'hold') return true;
+  throw new PmailError('transport_unavailable', 'The sending domain cannot send this message.', {
+    details: { reason: gap.reason },
+  });
 }
 
 /**

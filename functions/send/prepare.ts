@@ -73,6 +73,8 @@ export interface Prepared {
   caps: { tenant: number; identity: number };
   /** The recipients' contacts as read at step 16 (by canonical address): who is already known. */
   contacts: Map<string, ContactCounts>;
+  /** seed 002: held `undispatched` (steps 14–15 under `unconfigured_transport: "hold"`). */
+  undispatched?: boolean;
 }
 
 /**
@@ -120,6 +122,7 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
     references: d.references.length ? d.references : undefined,
     mime,
     contacts: d.contacts,
+    ...(d.undispatched ? { undispatched: true } : {}),
     caps: d.caps,
   };
 }
