@@ -518,7 +518,11 @@ export function chooseFrom(
  * a live domain has a transport, a live send is a 422 rather than a message that can never leave —
  * or, under the tenant policy `unconfigured_transport: "hold"`, accepted `undispatched` (true).
  */
-export function checkSendingDomain(tenant: Tenant, domain: DomainRecord | undefined, marketing: boolean): boolean {
+export function checkSendingDomain(
+  tenant: Tenant,
+  domain: DomainRecord | undefined,
+  marketing: boolean,
+): boolean {
   if (domain && (domain.state === 'pending' || domain.state === 'verifying')) {
     throw new PmailError('domain_not_ready', 'The sending domain is not verified yet.', {
       details: { domain: domain.domain, state: domain.state },
