@@ -432,11 +432,8 @@ export function decideSubmit(s: SubmitSnapshot): SubmitOutcome {
       references: refs,
       linkLargeAttachments: policy.large_attachments === 'link',
       contacts,
-      caps: {
-        tenant: policy.daily_send_cap ?? DEFAULT_TENANT_DAILY_CAP,
-        identity:
-          identity.send_policy?.daily_cap ?? policy.identity_daily_send_cap ?? DEFAULT_IDENTITY_DAILY_CAP,
-      },
+      ...(undispatched ? { undispatched } : {}),
+      caps: capsFor(tenant, identity),
     },
   };
 }

@@ -429,6 +429,21 @@ describe('decideSubmit: what it decides', () => {
     ).toEqual([]);
   });
 
+  it('a live domain without transport is held undispatched under unconfigured_transport: "hold" (seed 002)', () => {
+    const noTransport: Partial<SubmitSnapshot> = {
+      domains: {
+        read: new Set(['example.com']),
+        found: new Map([['example.com', domain('example.com', { transport: undefined })]]),
+      },
+    };
+    expect(outcome(snapshot(noTransport))).toMatchObject({ code: 'transport_unavailable' });
+    const held = decided(
+      snapshot({ ...noTransport, tenant: { ...tenant, policy: { unconfigured_transport: 'hold' } } }),
+    );
+    expect(held.undispatched).toBe(true);
+    expect(decided(snapshot()).undispatched).toBeUndefined();
+  });
+
   it('takes the caps from the identity, then the tenant policy', () => {
     expect(
       decided(
