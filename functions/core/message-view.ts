@@ -30,6 +30,9 @@ export function toApiMessage(m: MessageRecord) {
     send_at: iso(m.send_at),
     provider: m.provider ?? null,
     provider_message_id: m.provider_message_id ?? null,
+    // A send by template: which template and version rendered it; its variables are never shown.
+    template: m.template ? { name: m.template.name, version: m.template.version } : null,
+    payload_redacted_at: iso(m.payload_redacted_at),
     ...(outbound ? { deliveries: (m.deliveries ?? []).map(toApiDelivery) } : {}),
   };
 }

@@ -16,6 +16,9 @@ export interface AttachmentCommand {
 
 export type SendKind = 'transactional' | 'marketing' | 'auto_reply';
 
+/** seed 002 › Category and kind (functions/core/job-kind.ts): may the recipient refuse it. */
+export type SendConsentKind = 'transactional' | 'elective';
+
 /** The fields any of send, reply, reply-all and forward may carry, as the submit path reads them. */
 export interface SendCommand {
   to?: RecipientField[];
@@ -26,6 +29,11 @@ export interface SendCommand {
   html?: string;
   attachments?: AttachmentCommand[];
   kind: SendKind;
+  /**
+   * seed 002's `kind` (core/job-kind.ts › consentKindOf): set from a template by the submit path,
+   * never by an API caller (the request schema does not accept it). Absent: derived from `kind`.
+   */
+  consent_kind?: SendConsentKind;
   labels?: string[];
   headers?: Record<string, string>;
   metadata?: Record<string, string>;
@@ -35,6 +43,14 @@ export interface SendCommand {
   thread_id?: string;
   from_address?: string;
   include_attachments?: boolean;
+  /** A send by template (issue 15): the template's name and its variables, as the caller sent them. */
+  template?: string;
+  variables?: Record<string, unknown>;
+  /**
+   * Set by functions/send/template.ts once the template is resolved and rendered (never by a
+   * caller): what the message records. subject, text, html and kind then come from the template.
+   */
+  rendered_template?: { name: string; version: number; category: 'transactional' | 'marketing' };
 }
 
 /** A parsed send request: the typed command and the JSON as received (what the fingerprint hashes). */
