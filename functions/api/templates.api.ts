@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { PmailError } from '../core/errors.ts';
-import { MAX_SUBJECT_CHARS, MAX_TEMPLATES_PER_TENANT, TEMPLATE_NAME_PATTERN } from '../core/limits.ts';
+import {
+  MAX_SUBJECT_CHARS,
+  MAX_TEMPLATE_DESCRIPTION_CHARS,
+  MAX_TEMPLATES_PER_TENANT,
+  TEMPLATE_NAME_PATTERN,
+} from '../core/limits.ts';
 import {
   checkTemplateSource,
   TEMPLATE_CATEGORIES,
@@ -30,7 +35,7 @@ const sourceFields = {
   variables_schema: z.record(z.string(), z.unknown()),
   category: z.enum(TEMPLATE_CATEGORIES),
   kind: z.enum(TEMPLATE_KINDS),
-  description: z.string().max(256).optional(),
+  description: z.string().max(MAX_TEMPLATE_DESCRIPTION_CHARS).optional(),
 };
 
 /** POST /v1/tenants/{tenant_id}/templates (openapi.yaml TemplateCreateRequest). */

@@ -40,6 +40,7 @@ export const MAX_TEMPLATE_SOURCE_BYTES = 128 * 1024;
 export const MAX_TEMPLATE_SCHEMA_BYTES = 16 * 1024;
 export const MAX_TEMPLATE_VARIABLES_BYTES = 16 * 1024;
 export const MAX_TEMPLATES_PER_TENANT = 100;
+export const MAX_TEMPLATE_DESCRIPTION_CHARS = 256;
 /** At most this many schema errors are answered for one refused payload. */
 export const MAX_PAYLOAD_ERRORS = 20;
 /** Standard base64 (whitespace removed first). */

@@ -50,13 +50,6 @@ export interface TemplateRecord extends TemplateSource {
   updated_at: number;
 }
 
-/** What a message records of the template it rendered (the view shows name and version). */
-export interface TemplateRef {
-  name: string;
-  version: number;
-  category: TemplateCategory;
-}
-
 export interface Rendered {
   subject: string;
   text?: string;
@@ -102,6 +95,8 @@ export function checkTemplateSource(t: TemplateSource): void {
     if (src === undefined) continue;
     try {
       hb.precompile(src, COMPILE);
+      // A helper used with the wrong arity (`{{#if}}`) fails only when run: run it once, empty.
+      hb.compile(src, COMPILE)({}, { data: { unsubscribe_url: '' } });
     } catch (err) {
       errors.push({ path: field, message: firstLine(err) });
     }
@@ -207,15 +202,36 @@ export function renderTemplate(
     );
   }
   const data = { data: { unsubscribe_url: opts.unsubscribeUrl ?? '' } };
-  const plain = (src: string) => hb.compile(src, { ...COMPILE, noEscape: true })(variables, data);
-  const subject = plain(t.subject)
+  const run = (src: string, escape: boolean) => {
+    try {
+      return hb.compile(src, escape ? COMPILE : { ...COMPILE, noEscape: true })(variables, data);
+    } catch {
+      // seed 002 › What retries: a render that fails is a payload error, terminal. The engine's
+      // message is not passed on: it could quote a variable.
+      throw new PmailError('invalid_payload', 'The template could not render with these variables.', {
+        details: {
+          template: t.name,
+          version: t.version,
+          errors: [
+            {
+              instance_path: '',
+              keyword: 'render',
+              schema_path: '#',
+              message: 'the template failed to render',
+            },
+          ],
+        },
+      });
+    }
+  };
+  const subject = run(t.subject, false)
     .replace(/[\r\n]+/g, ' ')
     .trim()
     .slice(0, MAX_SUBJECT_CHARS);
   return {
     subject,
-    ...(t.text !== undefined ? { text: plain(t.text) } : {}),
-    ...(t.html !== undefined ? { html: hb.compile(t.html, COMPILE)(variables, data) } : {}),
+    ...(t.text !== undefined ? { text: run(t.text, false) } : {}),
+    ...(t.html !== undefined ? { html: run(t.html, true) } : {}),
   };
 }
 

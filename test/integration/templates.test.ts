@@ -346,6 +346,25 @@ describe('sends by template', () => {
     expect(JSON.stringify(got.body)).not.toContain('variables');
   });
 
+  it('answers by template: a reply keeps the thread’s subject and renders the body', async () => {
+    const name = fresh();
+    await created(name);
+    const subject = `Question ${fresh()}`;
+    const asked = await s.send({ to: [s.peer.address], subject, text: 'Can I sign in?' });
+    expect(asked.status).toBe(202);
+    const inbound = await s.eventually(async () =>
+      (await s.mailbox(s.peer.id, 'inbound')).find((m) => m.subject === subject),
+    );
+    const reply = await s.call('POST', `/v1/identities/${s.peer.id}/messages/${inbound.id}/reply`, {
+      body: { template: name, variables: vars },
+      headers: { 'idempotency-key': `reply-${fresh()}` },
+    });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(202);
+    expect(reply.body.subject).toBe(`Re: ${subject}`);
+    expect(reply.body.template).toEqual({ name, version: 1 });
+    expect(reply.body.thread_id).toBe(inbound.thread_id);
+  });
+
   it('sends a forward by template, recording the template', async () => {
     const name = fresh();
     await created(name);

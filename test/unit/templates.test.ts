@@ -86,6 +86,7 @@ describe('checkTemplateSource', () => {
     ],
     ['an unclosed block in html', { ...source, html: '{{#if name}}<p>x</p>' }, 'html'],
     ['an unknown helper', { ...source, text: '{{shout name}}' }, 'text'],
+    ['a helper with the wrong arity', { ...source, subject: '{{#if}}x{{/if}}' }, 'subject'],
     ['no body at all', { ...source, text: undefined, html: undefined }, 'text'],
     ['a marketing template that is not elective', { ...source, category: 'marketing' as const }, 'kind'],
   ])('refuses %s with 400 invalid_template naming the field', (_name, bad, path) => {
@@ -158,6 +159,17 @@ describe('renderTemplate', () => {
       { name: 'x', link: 'y' },
     );
     expect(out.text).toBe('|');
+  });
+
+  it('turns a render that fails at run time into invalid_payload, without the engine’s message', () => {
+    const out = codeOf(() =>
+      renderTemplate(
+        { ...template, text: '{{#each items}}{{#if}}x{{/if}}{{/each}}' },
+        { items: ['tok-secret-1'] },
+      ),
+    );
+    expect(out?.code).toBe('invalid_payload');
+    expect(JSON.stringify(out)).not.toContain('tok-secret-1');
   });
 
   it('refuses to render a marketing template without an HTTPS unsubscribe URL', () => {
