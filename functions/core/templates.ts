@@ -202,9 +202,9 @@ export function renderTemplate(
     );
   }
   const data = { data: { unsubscribe_url: opts.unsubscribeUrl ?? '' } };
-  const run = (src: string, escape: boolean) => {
+  const run = (src: string, forHtml: boolean) => {
     try {
-      return hb.compile(src, escape ? COMPILE : { ...COMPILE, noEscape: true })(variables, data);
+      return hb.compile(src, forHtml ? COMPILE : { ...COMPILE, noEscape: true })(variables, data);
     } catch {
       // seed 002 › What retries: a render that fails is a payload error, terminal. The engine's
       // message is not passed on: it could quote a variable.
