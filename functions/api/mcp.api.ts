@@ -78,6 +78,23 @@ const msgPath = (identity: string, id: string, action = '') =>
 const pick = (a: Record<string, unknown>, keys: string[]) =>
   Object.fromEntries(keys.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
 
+/** `reply` and `reply_all`: the same input and call, to their own route. */
+function replyTool(operation: 'reply' | 'reply_all', description: string): ToolSpec {
+  return {
+    permission: 'messages:send',
+    operation,
+    content: true,
+    description,
+    input: { identity_id: identityId, message_id: messageId, idempotency_key: idem, ...body },
+    call: (a, identity) => ({
+      method: 'POST',
+      path: msgPath(identity, a.message_id, operation === 'reply' ? 'reply' : 'reply-all'),
+      body: pick(a, ['text', 'html']),
+      key: a.idempotency_key,
+    }),
+  };
+}
+
 export const TOOLS: Record<string, ToolSpec> = {
   send_email: {
     permission: 'messages:send',
@@ -101,32 +118,14 @@ export const TOOLS: Record<string, ToolSpec> = {
       key: a.idempotency_key,
     }),
   },
-  reply: {
-    permission: 'messages:send',
-    operation: 'reply',
-    content: true,
-    description: `Reply to the sender (Reply-To, else From) of a message, in its thread ("Re:" added once). ${RETRY_RULES}`,
-    input: { identity_id: identityId, message_id: messageId, idempotency_key: idem, ...body },
-    call: (a, identity) => ({
-      method: 'POST',
-      path: msgPath(identity, a.message_id, 'reply'),
-      body: pick(a, ['text', 'html']),
-      key: a.idempotency_key,
-    }),
-  },
-  reply_all: {
-    permission: 'messages:send',
-    operation: 'reply_all',
-    content: true,
-    description: `Reply to the sender and every other recipient of a message, in its thread. ${RETRY_RULES}`,
-    input: { identity_id: identityId, message_id: messageId, idempotency_key: idem, ...body },
-    call: (a, identity) => ({
-      method: 'POST',
-      path: msgPath(identity, a.message_id, 'reply-all'),
-      body: pick(a, ['text', 'html']),
-      key: a.idempotency_key,
-    }),
-  },
+  reply: replyTool(
+    'reply',
+    `Reply to the sender (Reply-To, else From) of a message, in its thread ("Re:" added once). ${RETRY_RULES}`,
+  ),
+  reply_all: replyTool(
+    'reply_all',
+    `Reply to the sender and every other recipient of a message, in its thread. ${RETRY_RULES}`,
+  ),
   forward: {
     permission: 'messages:send',
     operation: 'forward',

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../functions/local/dynamodb-local.ts';
+import { ROOT, runCli } from '../support/cli.ts';
 
 /**
  * `pmail admin bootstrap --local` against the table `npm start` runs on (issue 10): refused (exit 3)
  * while the seeded platform key is live; once that key is revoked, it mints a platform key that the
  * running API accepts.
  */
-const ROOT = join(import.meta.dirname, '../..');
 const stateDir = mkdtempSync(join(tmpdir(), 'pmail-boot-'));
 const children: ChildProcess[] = [];
 
@@ -23,24 +23,7 @@ afterAll(async () => {
   }
 });
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/pmail-cli.ts', ...args], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const run = (args: string[]) => runCli(args);
 
 describe('pmail admin bootstrap --local', () => {
   it('refuses while npm start’s platform key is live, and mints one the running API accepts once it is revoked', async () => {
@@ -79,8 +62,8 @@ describe('pmail admin bootstrap --local', () => {
 
     const refused = await run(['admin', 'bootstrap', '--local', stateDir, '--json']);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toContain(me.key_id);
-    expect(refused.stdout).toBe('');
+    // With --json the refusal is the error envelope on stdout (README › The CLI › Output).
+    expect(JSON.parse(refused.stdout).error.message).toContain(me.key_id);
 
     // A key may always revoke itself.
     expect((await api('DELETE', `/v1/keys/${me.key_id}`, local.platformKey)).status).toBe(204);

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { silentLogger } from '../../functions/log.ts';
 import { markSending } from '../../functions/store/messages.store.ts';
+import { ROOT, runCli } from '../support/cli.ts';
 import { stackPerTest, type TestStack, testStack } from '../support/local.ts';
 
 /**
@@ -13,7 +14,6 @@ import { stackPerTest, type TestStack, testStack } from '../support/local.ts';
  * bin/pmail-cli.ts`, what `npx pmail` runs) against the local stack's HTTP server (the same route
  * groups `npm start` serves), and through a pseudo-terminal (tmux) where the terminal matters.
  */
-const ROOT = join(import.meta.dirname, '../..');
 /** No .pmail/local.json: every profile setting comes from the environment. */
 const EMPTY_STATE = mkdtempSync(join(tmpdir(), 'pmail-cli-'));
 const stack = stackPerTest();
@@ -21,17 +21,12 @@ const closers: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const c of closers) await c();
 });
+const pmail = (env: Record<string, string>, args: string[]) => runCli(args, env);
 
 async function served(s: TestStack) {
   const http = await startHttpServer(s.groups, { port: 0, log: silentLogger });
   closers.push(http.close);
   return http;
-}
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
 }
 
 function envOf(api: string, key: string, identity: string): Record<string, string> {
@@ -42,26 +37,6 @@ function envOf(api: string, key: string, identity: string): Record<string, strin
     PMAIL_IDENTITY: identity,
     PMAIL_STATE_DIR: EMPTY_STATE,
   };
-}
-
-function pmail(env: Record<string, string>, args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/pmail-cli.ts', ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
 }
 
 const idOf = (out: string) => /(msg_[0-9a-z]{26})/.exec(out)?.[1];
@@ -154,9 +129,14 @@ describe.skipIf(!hasTmux)('pmail send --wait in a terminal', () => {
     const exports = ['PMAIL_API', 'PMAIL_KEY', 'PMAIL_IDENTITY', 'PMAIL_STATE_DIR']
       .map((k) => `${k}='${env[k]}'`)
       .join(' ');
-    const command = `cd '${ROOT}' && env ${exports} '${process.execPath}' --import tsx bin/pmail-cli.ts send --to '${s.peer.address}' --subject Waited --text Hi --send-at ${sendAt} --wait; echo "EXIT=$?"; sleep 60`;
+    const command = `cd '${ROOT}' && env ${exports} '${process.execPath}' --import tsx bin/pmail-cli.ts send --to '${s.peer.address}' --subject Waited --text Hi --send-at ${sendAt} --wait; echo "EXIT=$?"; sleep 600`;
     execFileSync('tmux', ['new-session', '-d', '-s', session, '-x', '160', '-y', '40', command]);
-    closers.push(async () => execFileSync('tmux', ['kill-session', '-t', session]));
+    // The session ends when its command does; killing one already gone is not a failure.
+    closers.push(async () => {
+      try {
+        execFileSync('tmux', ['kill-session', '-t', session], { stdio: 'ignore' });
+      } catch {}
+    });
     const screen = () => execFileSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' });
     let sawProgress = '';
     const deadline = Date.now() + 60_000;

@@ -12,7 +12,7 @@ beforeAll(() => {
   // No bundling: cdk-nag reads the construct tree, not the code (the stack test bundles).
   app = createPmailApp({ context: { 'aws:cdk:bundling-stacks': [] } }).app;
   outdirs.push(app.outdir);
-}, 60_000);
+}, 300_000);
 
 afterAll(() => {
   for (const dir of outdirs) rmSync(dir, { recursive: true, force: true });

@@ -95,7 +95,7 @@ const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.T
 beforeAll(() => {
   json = synth().json;
   resources = json.Resources;
-}, 120_000);
+}, 300_000);
 
 describe('the metrics the code emits', () => {
   it('each name in the table is emitted by the functions, through the port', () => {

@@ -25,7 +25,7 @@ beforeAll(() => {
   outdir = built.app.outdir;
   template = Template.fromStack(stack);
   resources = template.toJSON().Resources;
-}, 120_000);
+}, 300_000);
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
