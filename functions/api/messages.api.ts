@@ -61,7 +61,8 @@ export function messagesApi(deps: Deps) {
           identityId: identity.id,
           targetMessageId: params.message_id,
           idempotencyKey: dryRun === 'true' ? undefined : checkIdempotencyKey(rawKey, true),
-          // A send by template is resolved and rendered here, before anything is read for the send.
+          // A send by template is resolved and rendered here (functions/send/template.ts), before the
+          // first read is decided on: a refused one stores, reserves and counts nothing.
           request: await resolveTemplate(deps, identity.tenant_id, parseSendBody(operation, bodyOf(event))),
           dryRun: dryRun === 'true',
         };

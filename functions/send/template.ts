@@ -1,7 +1,6 @@
 import { PmailError } from '../core/errors.ts';
 import type { MessageRecord } from '../core/model.ts';
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
-import { checkVariables, renderTemplate } from '../core/templates.ts';
 import type { Deps } from '../deps.ts';
 import { getTemplate } from '../store/templates.store.ts';
 
@@ -29,6 +28,9 @@ export async function resolveTemplate(
       details: { template: body.template },
     });
   }
+  // Loaded on the first send by template only: a plain send's cold start does not pay for the
+  // template engine and the schema compiler (README › Cold starts).
+  const { checkVariables, renderTemplate } = await import('../core/templates.ts');
   const variables = body.variables ?? {};
   checkVariables(t, variables);
   const rendered = renderTemplate(t, variables, { unsubscribeUrl: body.unsubscribe?.url });
