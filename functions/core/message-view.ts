@@ -1,10 +1,13 @@
 import type { Delivery, Mailbox, MessageRecord } from './model.ts';
+import { redactPayload } from './template-payload.ts';
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 const mailbox = (m: Mailbox) => ({ address: m.address, name: m.name ?? null });
 
 /** The Message object of DESIGN § 3a, as the API returns it. */
-export function toApiMessage(m: MessageRecord) {
+export function toApiMessage(record: MessageRecord) {
+  // As the codec stores it: a final message of a transactional template shows its redaction.
+  const m = redactPayload(record);
   const outbound = m.direction === 'outbound';
   return {
     id: m.id,

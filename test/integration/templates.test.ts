@@ -140,6 +140,22 @@ describe('templates API', () => {
     expect((await s.call('GET', `${base()}/${name}`)).body.version).toBe(first.version);
   });
 
+  it('keeps every version when PUTs race: each makes its own', async () => {
+    const name = fresh();
+    await created(name);
+    const puts = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        s.call('PUT', `${base()}/${name}`, {
+          body: { ...magicLink(name), name: undefined, subject: `v${i}` },
+        }),
+      ),
+    );
+    expect(puts.map((p) => p.status)).toEqual(Array(5).fill(200));
+    expect(puts.map((p) => p.body.version).sort()).toEqual([2, 3, 4, 5, 6]);
+    const last = puts.find((p) => p.body.version === 6)!;
+    expect((await s.call('GET', `${base()}/${name}`)).body.subject).toBe(last.body.subject);
+  });
+
   it('takes templates:read to read and templates:write to change; other tenants see nothing', async () => {
     const name = fresh();
     await created(name);
@@ -363,6 +379,54 @@ describe('sends by template', () => {
     expect(reply.body.subject).toBe(`Re: ${subject}`);
     expect(reply.body.template).toEqual({ name, version: 1 });
     expect(reply.body.thread_id).toBe(inbound.thread_id);
+  });
+
+  it('empties the variables through every write path: a scheduled send canceled', async () => {
+    // Its own stack, whose dispatcher starts nothing: the message waits, queued, to be canceled.
+    const q = await testStack({ dispatcher: { start: async () => undefined } });
+    try {
+      const name = fresh();
+      expect(
+        (await q.call('POST', `/v1/tenants/${q.tenantId}/templates`, { body: magicLink(name) })).status,
+      ).toBe(201);
+      const res = await q.send({
+        template: name,
+        variables: vars,
+        to: ['delivered@simulator.invalid'],
+        send_at: new Date(Date.now() + 3600_000).toISOString(),
+      });
+      expect(res.status).toBe(202);
+      const item = async () =>
+        (
+          await q.deps.db.doc.send(
+            new GetCommand({
+              TableName: q.deps.db.table,
+              Key: keys.message(q.agent.id, res.body.id),
+              ConsistentRead: true,
+            }),
+          )
+        ).Item!;
+      expect(JSON.parse((await item()).template_variables)).toEqual(vars);
+      const canceled = await q.call('POST', `/v1/identities/${q.agent.id}/messages/${res.body.id}/cancel`);
+      expect([canceled.status, canceled.body.status]).toEqual([200, 'canceled']);
+      const stored = await item();
+      expect([stored.status, stored.template_variables]).toEqual(['canceled', '{}']);
+      expect(canceled.body.payload_redacted_at).toBe(new Date(stored.payload_redacted_at).toISOString());
+    } finally {
+      await q.close();
+    }
+  });
+
+  it('answers a dry run by template with the recipients, writing nothing', async () => {
+    const name = fresh();
+    await created(name);
+    const before = await tables();
+    const res = await s.call('POST', `/v1/identities/${s.agent.id}/messages`, {
+      body: { template: name, variables: vars, to: ['delivered@simulator.invalid'] },
+      query: { dry_run: 'true' },
+    });
+    expect([res.status, res.body.would_send]).toEqual([200, true]);
+    expect(await tables()).toEqual(before);
   });
 
   it('sends a forward by template, recording the template', async () => {
