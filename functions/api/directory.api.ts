@@ -26,6 +26,7 @@ export const POLICY_DEFAULTS: Required<Omit<TenantPolicy, 'ai_disclosure' | 'dom
   identity_daily_send_cap: DEFAULT_IDENTITY_DAILY_CAP,
   send_allowlist_only: false,
   large_attachments: 'reject',
+  unconfigured_transport: 'refuse',
   abuse: { complaint_rate_pause: DEFAULT_COMPLAINT_RATE_PAUSE, bounce_rate_pause: DEFAULT_BOUNCE_RATE_PAUSE },
   auto_reply: { enabled: true, max_automatic_exchanges: DEFAULT_MAX_AUTOMATIC_EXCHANGES },
 };
@@ -39,6 +40,7 @@ const policyFields = {
   identity_daily_send_cap: cap.nullable().optional(),
   send_allowlist_only: z.boolean().nullable().optional(),
   large_attachments: z.enum(['reject', 'link']).nullable().optional(),
+  unconfigured_transport: z.enum(['refuse', 'hold']).nullable().optional(),
   abuse: z
     .strictObject({
       complaint_rate_pause: rate.nullable().optional(),

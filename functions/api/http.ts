@@ -214,6 +214,16 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     fix: 'Only a queued message with no transport attempt under way can be canceled.',
   },
   not_uncertain: { status: 409, retryable: false, fix: 'Only an uncertain message can be resolved.' },
+  not_retryable: {
+    status: 409,
+    retryable: false,
+    fix: 'Only a failed message whose failure was not a refusal by the recipient’s server can be retried.',
+  },
+  resolve_required: {
+    status: 409,
+    retryable: false,
+    fix: 'The message is or was uncertain: it may have been sent. Use POST …/resolve, never retry.',
+  },
   webhook_not_found: {
     status: 404,
     retryable: false,

@@ -5,7 +5,7 @@ import { checkIdempotencyKey, IDEMPOTENCY_KEY_PATTERN } from '../core/limits.ts'
 import { toApiMessage } from '../core/message-view.ts';
 import { possibleLocalDays } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
-import { cancelSend, resolveSend } from '../send/actions.ts';
+import { cancelSend, resolveSend, retrySend } from '../send/actions.ts';
 import type { Operation } from '../send/prepare.ts';
 import { decideOnFirstRead, submit } from '../send/submit.ts';
 import { resolveTemplate } from '../send/template.ts';
@@ -120,6 +120,16 @@ export function messagesApi(deps: Deps) {
         });
         if (!out.replayed) deps.metrics.add('uncertain_resolved', { outcome: body.data.outcome });
         return json(200, out.body, requestId, out.replayed ? { 'idempotent-replayed': 'true' } : {});
+      }
+      case 'retryMessage': {
+        requirePermission(key, 'messages:write');
+        const { identity } = await identityInScope(deps.db, key, params.identity_id);
+        const m = await retrySend(deps, {
+          identityId: identity.id,
+          messageId: params.message_id,
+          actor: key.key_id,
+        });
+        return json(200, toApiMessage(m), requestId);
       }
       case 'getMessage': {
         requirePermission(key, 'messages:read');

@@ -74,6 +74,12 @@ export const routes: readonly Route[] = [
     group: 'messages',
     operation: 'resolveMessage',
   },
+  {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/retry',
+    group: 'messages',
+    operation: 'retryMessage',
+  },
   { method: 'GET', path: '/v1/identities/{identity_id}', group: 'identities', operation: 'getIdentity' },
   {
     method: 'PATCH',

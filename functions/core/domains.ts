@@ -176,3 +176,40 @@ export function toDomainView(d: DomainRecord) {
     updated_at: iso(d.updated_at),
   };
 }
+
+/** Why a live send's sending domain cannot take it now (policy steps 14–15). */
+export type TransportGap = 'domain_not_configured' | 'transport_not_configured' | 'marketing_needs_ses';
+
+/**
+ * Steps 14–15 for a live tenant, and the sweeper's test for an `undispatched` message (one rule):
+ * the gap that keeps the domain from sending, or undefined when it can send. `holdable` gaps are a
+ * configuration not completed yet (no domain record, or no transport on it): seed 002's
+ * `undispatched` waits for them under the tenant policy `unconfigured_transport: "hold"`. A domain
+ * being removed, and marketing through Cloudflare, are decisions, not gaps: always refused.
+ */
+export function transportGap(
+  domain: Pick<DomainRecord, 'state' | 'transport'> | undefined,
+  marketing: boolean,
+): { reason: TransportGap; holdable: boolean } | undefined {
+  if (!domain) return { reason: 'domain_not_configured', holdable: true };
+  if (domain.state === 'removing' || domain.state === 'removed')
+    return { reason: 'domain_not_configured', holdable: false };
+  if (!domain.transport || domain.transport === 'test')
+    return { reason: 'transport_not_configured', holdable: true };
+  if (marketing && domain.transport === 'cloudflare')
+    return { reason: 'marketing_needs_ses', holdable: false };
+  return undefined;
+}
+
+/**
+ * seed 002 › undispatched: the sweeper dispatches a held message once its sending domain can take
+ * it: no gap left and the domain verified (a domain still verifying would fail it at claim time).
+ */
+export function canDispatchHeld(
+  domain: Pick<DomainRecord, 'state' | 'transport'> | undefined,
+  marketing: boolean,
+): boolean {
+  return (
+    !!domain && domain.state !== 'pending' && domain.state !== 'verifying' && !transportGap(domain, marketing)
+  );
+}

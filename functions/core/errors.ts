@@ -51,6 +51,8 @@ export type ErrorCode =
   | 'attachment_not_found'
   | 'not_cancelable'
   | 'not_uncertain'
+  | 'not_retryable'
+  | 'resolve_required'
   | 'webhook_not_found'
   | 'webhook_limit_reached'
   | 'domain_not_found'

@@ -8,7 +8,8 @@ import type { MessageRecord } from './model.ts';
  */
 export function cancelMessage(m: MessageRecord, now: number): MessageRecord {
   const partlySent = (m.deliveries ?? []).some((d) => d.status !== 'queued' && d.status !== 'suppressed');
-  if (m.status !== 'queued' || m.claim || partlySent) {
+  // seed 002: an undispatched message (held for a transport not configured yet) cancels alike.
+  if ((m.status !== 'queued' && m.status !== 'undispatched') || m.claim || partlySent) {
     throw new PmailError(
       'not_cancelable',
       'Only a queued message that no attempt is sending can be canceled.',
@@ -63,4 +64,80 @@ export function resolveMessage(m: MessageRecord, outcome: 'sent' | 'not_sent', n
     updated_at: now,
     version: m.version + 1,
   };
+}
+
+/**
+ * seed 002 › What retries: the failure codes (`status_reason` of a `failed` message) after which an
+ * operator may retry. Each says nothing reached a recipient's server: the 24-hour end of a back-off
+ * (rate limits, quota, a paused account, a relay's 4xx) and a sending domain that was failing at
+ * claim time. Everything else is terminal for retry: a refusal by the recipient's server (a
+ * `rejected` message, a provider's `failed` delivery event: `provider_failed`), and a message that
+ * was `uncertain` (`resolved_not_sent`: resolve decided it; a retry could send a second copy).
+ */
+export const RETRYABLE_FAILURES: ReadonlySet<string> = new Set([
+  'quota_exhausted',
+  'domain_failing_no_fallback',
+]);
+
+/** Failure codes that mean the message was uncertain: only resolve decides about those. */
+const WAS_UNCERTAIN: ReadonlySet<string> = new Set(['resolved_not_sent']);
+
+export type RetryDecision = { type: 'requeue'; message: MessageRecord } | { type: 'current' };
+
+/**
+ * POST …/messages/{id}/retry (seed 002 › The batch id: "an operator retrying a failure" is one of
+ * the three writes that move a job back into the queue). A `failed` message with a retryable failure
+ * is queued again: its failed deliveries queued, the back-off and its 24 hours start again, and the
+ * execution coming for it named in this same write (`executionFor(n)`, n the next dispatch number),
+ * so two racing retries write once and start one execution. A message an operator already re-queued
+ * answers its current state (`current`). `uncertain` (or resolved from it) → 409
+ * `resolve_required`; anything else → 409 `not_retryable`.
+ */
+export function retryMessage(
+  m: MessageRecord,
+  now: number,
+  executionFor: (n: number) => string,
+): RetryDecision {
+  if (m.status === 'uncertain' || (m.status === 'failed' && WAS_UNCERTAIN.has(m.status_reason ?? ''))) {
+    throw new PmailError(
+      'resolve_required',
+      'This message is or was uncertain: resolve it, never retry it.',
+      {
+        details: { status: m.status, status_reason: m.status_reason ?? null },
+      },
+    );
+  }
+  if (m.status === 'failed' && RETRYABLE_FAILURES.has(m.status_reason ?? '')) {
+    const n = (m.dispatch?.n ?? m.dispatch_n ?? 1) + 1;
+    return {
+      type: 'requeue',
+      message: {
+        ...m,
+        status: 'queued',
+        status_reason: undefined,
+        status_detail: undefined,
+        status_at: undefined,
+        deliveries: (m.deliveries ?? []).map((d) =>
+          d.status === 'failed' ? { ...d, status: 'queued', smtp_response: undefined, updated_at: now } : d,
+        ),
+        backoff: undefined,
+        claim: undefined,
+        recorded: undefined,
+        dispatch: { execution: executionFor(n), at: now, n },
+        dispatch_n: n,
+        retry: { n: (m.retry?.n ?? 0) + 1, at: now },
+        updated_at: now,
+        version: m.version + 1,
+      },
+    };
+  }
+  // Idempotent for the operator: a message a retry already re-queued answers its state.
+  if (m.retry && m.status !== 'failed') return { type: 'current' };
+  throw new PmailError(
+    'not_retryable',
+    'Only a failed message whose failure was not a refusal can be retried.',
+    {
+      details: { status: m.status, status_reason: m.status_reason ?? null },
+    },
+  );
 }

@@ -1,3 +1,4 @@
+import { consentKindOf } from './job-kind.ts';
 import type { Delivery, Mailbox, MessageRecord } from './model.ts';
 import { redactPayload } from './template-payload.ts';
 
@@ -25,6 +26,7 @@ export function toApiMessage(record: MessageRecord) {
     sent_at: outbound ? iso(m.created_at) : null,
     received_at: iso(m.created_at),
     kind: m.kind,
+    consent_kind: outbound ? consentKindOf(m) : null,
     labels: m.labels,
     flags: m.flags,
     metadata: m.metadata ?? {},
@@ -45,6 +47,7 @@ export type ApiMessage = ReturnType<typeof toApiMessage>;
 function toApiDelivery(d: Delivery) {
   return {
     address: d.address,
+    typed_address: d.typed_address ?? null,
     field: d.field,
     status: d.status,
     smtp_code: d.smtp_code ?? null,

@@ -39,7 +39,10 @@ export interface Mailbox {
 }
 
 export interface Delivery {
+  /** The normalised address (domain lower case, A-label): what is sent to. Matched by its canonical form. */
   address: string;
+  /** seed 002 › Two columns: what the caller typed, when it differs from `address` (shown, never matched). */
+  typed_address?: string;
   field: RecipientField;
   status: DeliveryStatus;
   smtp_code?: string;
@@ -131,6 +134,10 @@ export interface MessageRecord {
   version: number;
   deliveries?: Delivery[];
   dispatch?: Dispatch;
+  /** The `n` of the last dispatch named on the message, kept when it leaves queued (retry names n + 1). */
+  dispatch_n?: number;
+  /** seed 002 › The batch id: the operator retries that re-queued this failed message. */
+  retry?: { n: number; at: number };
   claim?: Claim;
   /** The outcome the last Record wrote, replayed to a retry of that Record (RecordedClaim). */
   recorded?: RecordedClaim;
@@ -190,6 +197,12 @@ export interface TenantPolicy {
   send_allowlist_only?: boolean;
   /** "link": attachments that make a message too large become signed links instead of a 413. */
   large_attachments?: 'reject' | 'link';
+  /**
+   * seed 002 › undispatched: a live send whose sending domain has no transport configured yet is
+   * refused with 422 (`refuse`, the default) or accepted and held as `undispatched` (`hold`) until
+   * the sweeper finds the transport configured.
+   */
+  unconfigured_transport?: 'refuse' | 'hold';
   /** E8: an AI disclosure on every send. */
   ai_disclosure?: { mode: 'footer' | 'header' | 'none'; text: string };
   /** FR-DLV-3: abuse auto-pause rates (defaults 0.003 complaints, 0.05 bounces). */

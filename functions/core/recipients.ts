@@ -7,6 +7,26 @@ export type RecipientInput = string | { address: string; name?: string };
 
 export interface Recipient extends Mailbox {
   field: RecipientField;
+  /**
+   * seed 002 › Two columns for the recipient: the string the caller typed, kept (only when it
+   * differs from `address`) so an operator sees what was actually addressed. Nothing matches on it.
+   */
+  typed?: string;
+}
+
+/**
+ * seed 002 › Two columns: the recipient key, the only form anything matches a recipient on
+ * (suppressions, contacts, send lists, provider answers): trimmed, lower case, A-label domain.
+ * `Ada@example.com` and `ada@example.com` are one mailbox.
+ */
+export function canonicalAddress(address: string): string {
+  const value = address.trim().toLowerCase();
+  const at = value.lastIndexOf('@');
+  if (at < 0) return value;
+  const domain = value.slice(at + 1);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: checking for non-ASCII on purpose
+  const ascii = /[^\x00-\x7F]/.test(domain) ? domainToASCII(domain) || domain : domain;
+  return `${value.slice(0, at)}@${ascii}`;
 }
 
 // RFC 5321 dot-atom local part (quoted local parts are refused as unsupported).
@@ -62,10 +82,15 @@ export function normaliseRecipients(input: Partial<Record<RecipientField, Recipi
       const path = `${field}[${i}]`;
       const { address, name } = typeof r === 'string' ? { address: r, name: undefined } : r;
       const normalised = normaliseAddress(address, path);
-      const key = normalised.toLowerCase();
+      const key = canonicalAddress(normalised);
       if (seen.has(key)) return;
       seen.add(key);
-      out.push({ address: normalised, field, ...(normaliseName(name) ? { name: normaliseName(name) } : {}) });
+      out.push({
+        address: normalised,
+        field,
+        ...(normaliseName(name) ? { name: normaliseName(name) } : {}),
+        ...(address !== normalised ? { typed: address.slice(0, 320) } : {}),
+      });
     });
   }
   if (out.length === 0) {

@@ -1,5 +1,7 @@
 import { rollUp } from './deliveries.ts';
+import { consentKindOf } from './job-kind.ts';
 import type { Delivery, MessageRecord, RecordedClaim } from './model.ts';
+import { canonicalAddress, type Suppression, suppressedResponse, suppressionBlocks } from './suppressions.ts';
 import type { RetryClass, TransportResult } from './transport-result.ts';
 
 /** seed 000 › The outbound consumer: a claim older than this belongs to a dead attempt. */
@@ -64,6 +66,46 @@ export function deadClaimOutcome(
   return { type: 'redispatch', message: redispatch(message, now, executionFor) };
 }
 
+/**
+ * seed 002 › Suppression is checked at enqueue as well as at send: the send is the authority. At
+ * claim time each still-queued recipient is checked again with the message's kind (the same
+ * accessor and rule as at enqueue); a recipient suppressed since enqueue becomes a `suppressed`
+ * delivery (an outcome, not a failure), and when none is left the message ends `suppressed` and
+ * the provider is never called. `found` holds the suppressions read for the queued recipients,
+ * keyed by canonical address. Undefined when nothing changes.
+ */
+export function suppressAtSend(
+  message: MessageRecord,
+  found: ReadonlyMap<string, Pick<Suppression, 'reason' | 'expires_at' | 'elective'>>,
+  now: number,
+): RecordedOutcome | undefined {
+  const kind = consentKindOf(message);
+  let changed = false;
+  const deliveries = (message.deliveries ?? []).map((d): Delivery => {
+    const s = d.status === 'queued' ? found.get(canonicalAddress(d.address)) : undefined;
+    if (!s || !suppressionBlocks(s, kind, now)) return d;
+    changed = true;
+    return { ...d, status: 'suppressed', smtp_response: suppressedResponse(s.reason), updated_at: now };
+  });
+  if (!changed) return undefined;
+  const base = { ...message, deliveries, updated_at: now, version: message.version + 1 };
+  if (deliveries.some((d) => d.status === 'queued')) {
+    return { message: base, next: { type: 'done' }, releaseLock: false };
+  }
+  return withLockDecision(message, {
+    message: {
+      ...base,
+      status: 'suppressed',
+      status_reason: 'suppressed_at_send',
+      status_at: now,
+      claim: undefined,
+      dispatch: undefined,
+      backoff: undefined,
+    },
+    next: { type: 'done' },
+  });
+}
+
 export interface RecordedOutcome {
   message: MessageRecord;
   next: { type: 'done' } | { type: 'wait'; seconds: number };
@@ -101,7 +143,13 @@ export function recordOutcome(
   const out = applyResult(withProviderSuppressions(message, result, now), result, now, jitter);
   // seed 000 › Back-off bookkeeping: backoff is cleared when the message leaves queued.
   if (out.message.status !== 'queued') {
-    out.message = { ...out.message, backoff: undefined, dispatch: undefined };
+    const dispatchN = message.dispatch?.n ?? message.dispatch_n;
+    out.message = {
+      ...out.message,
+      backoff: undefined,
+      dispatch: undefined,
+      ...(dispatchN !== undefined ? { dispatch_n: dispatchN } : {}),
+    };
   }
   if (out.message.status !== message.status && ATTEMPT_END_STATUSES.has(out.message.status)) {
     out.message = { ...out.message, status_at: now };
@@ -121,11 +169,11 @@ function withProviderSuppressions(
 ): MessageRecord {
   const list = result.provider_suppressed;
   if (!list?.length) return message;
-  const by = new Map(list.map((p) => [p.address.toLowerCase(), p]));
+  const by = new Map(list.map((p) => [canonicalAddress(p.address), p]));
   return {
     ...message,
     deliveries: (message.deliveries ?? []).map((d): Delivery => {
-      const p = d.status === 'queued' ? by.get(d.address.toLowerCase()) : undefined;
+      const p = d.status === 'queued' ? by.get(canonicalAddress(d.address)) : undefined;
       if (!p) return d;
       return {
         ...d,
@@ -170,7 +218,7 @@ export const ATTEMPT_END_STATUSES: ReadonlySet<string> = new Set([
   'suppressed',
 ]);
 
-/** seed 000 › Back-off bookkeeping: every back-off ends 24 hours after submit. */
+/** seed 000 › Back-off bookkeeping: every back-off ends 24 hours after submit (or an operator retry). */
 export const BACKOFF_END_MS = 24 * 3600 * 1000;
 
 /**
@@ -188,7 +236,8 @@ function backOff(
   const seconds = backoffSeconds(cls, n, jitter);
   const retryAt = now + seconds * 1000;
   const deliveries = base.deliveries ?? [];
-  if (retryAt > message.created_at + BACKOFF_END_MS) {
+  // An operator retry starts a new 24 hours (core/message-actions.ts › retryMessage).
+  if (retryAt > (message.retry?.at ?? message.created_at) + BACKOFF_END_MS) {
     const next = settleQueued(
       deliveries,
       'failed',
@@ -230,11 +279,11 @@ function applyResult(
   const base: MessageRecord = { ...message, claim: undefined, updated_at: now, version: message.version + 1 };
   switch (result.type) {
     case 'accepted': {
-      const refused = new Map(result.refused.map((r) => [r.address.toLowerCase(), r]));
-      const deferred = new Set(result.deferred.map((a) => a.toLowerCase()));
+      const refused = new Map(result.refused.map((r) => [canonicalAddress(r.address), r]));
+      const deferred = new Set(result.deferred.map((a) => canonicalAddress(a)));
       const next = deliveries.map((d): Delivery => {
         if (d.status !== 'queued') return d;
-        const key = d.address.toLowerCase();
+        const key = canonicalAddress(d.address);
         const refusal = refused.get(key);
         if (refusal) {
           return {

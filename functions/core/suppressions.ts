@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { domainToASCII } from 'node:url';
 import { type FieldError, PmailError } from './errors.ts';
-import { normaliseAddress } from './recipients.ts';
+import type { ConsentKind } from './job-kind.ts';
+import { canonicalAddress, normaliseAddress } from './recipients.ts';
 
 /**
  * Suppressions, send lists and the per-recipient filter of policy step 16 (seed 000 › Recipient
@@ -43,16 +44,7 @@ export interface ContactCounts {
   outbound_count: number;
 }
 
-/** The form an address is hashed, matched and listed in: trimmed, lower case, A-label domain. */
-export function canonicalAddress(address: string): string {
-  const value = address.trim().toLowerCase();
-  const at = value.lastIndexOf('@');
-  if (at < 0) return value;
-  const domain = value.slice(at + 1);
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: checking for non-ASCII on purpose
-  const ascii = /[^\x00-\x7F]/.test(domain) ? domainToASCII(domain) || domain : domain;
-  return `${value.slice(0, at)}@${ascii}`;
-}
+export { canonicalAddress };
 
 /** seed 000 › Suppressions: hex HMAC-SHA256(PM_HASH_KEY, address), case-insensitive. */
 export function addressHash(hashKey: string, address: string): string {
@@ -110,6 +102,23 @@ export function isActiveSuppression(s: Pick<Suppression, 'expires_at'>, now: num
   return s.expires_at === undefined || s.expires_at > now;
 }
 
+/**
+ * seed 002 › Category and kind, the one rule of which suppression blocks which mail, used at enqueue
+ * (policy step 16) and at send (the claim's re-check): an active suppression blocks elective mail;
+ * it blocks transactional mail too unless it blocks only elective mail (an unsubscribe). A hard
+ * bounce, a complaint or a provider suppression blocks everything.
+ */
+export function suppressionBlocks(
+  s: Pick<Suppression, 'reason' | 'expires_at' | 'elective'>,
+  kind: ConsentKind,
+  now: number,
+): boolean {
+  return isActiveSuppression(s, now) && (kind === 'elective' || !blocksOnlyElective(s));
+}
+
+/** The smtp_response of a delivery a suppression blocked, at enqueue or at send. */
+export const suppressedResponse = (reason: SuppressionReason) => `policy: suppression (${reason})`;
+
 /** Facts loaded for the recipients of one submit; every map/set is keyed by canonicalAddress. */
 export interface RecipientFilterContext {
   now: number;
@@ -154,8 +163,8 @@ export function filterRecipient(address: string, ctx: RecipientFilterContext): F
   const key = canonicalAddress(address);
   const domain = `@${key.slice(key.lastIndexOf('@') + 1)}`;
   const s = ctx.suppressions.get(key);
-  if (s && isActiveSuppression(s, ctx.now) && (ctx.elective || !blocksOnlyElective(s)))
-    return suppressed(s.reason, `policy: suppression (${s.reason})`);
+  if (s && suppressionBlocks(s, ctx.elective ? 'elective' : 'transactional', ctx.now))
+    return suppressed(s.reason, suppressedResponse(s.reason));
   if (ctx.sendBlock.has(key) || ctx.sendBlock.has(domain))
     return suppressed('send_block', 'policy: send_block');
   if (ctx.allowlistOnly && !ctx.sendAllow.has(key) && !ctx.sendAllow.has(domain))

@@ -2,7 +2,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { isId } from '../core/ids.ts';
-import { cancelMessage, resolveMessage } from '../core/message-actions.ts';
+import { cancelMessage, resolveMessage, retryMessage } from '../core/message-actions.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { MessageRecord, Tenant } from '../core/model.ts';
 import { localDay } from '../core/quota.ts';
@@ -15,6 +15,7 @@ import { completeIdempotencyUpdate } from '../store/idempotency.store.ts';
 import { getMessage, messagePutItem } from '../store/messages.store.ts';
 import { releaseSend } from '../store/quota.store.ts';
 import { releaseThreadLock } from '../store/threads.store.ts';
+import { executionName } from './dispatcher.ts';
 import { lookupKey, releaseKey, reserveKey } from './idempotency.ts';
 
 /**
@@ -186,4 +187,64 @@ export async function resolveSend(
     if (ref) await releaseKey(deps, ref, owner);
     throw err;
   }
+}
+
+/**
+ * POST …/messages/{id}/retry: core/message-actions.ts › retryMessage decides; the re-queued message
+ * (naming its next execution) and the audit entry are one transaction on the message's version, so
+ * of two racing retries one writes and the other reads the message again and answers its state.
+ * The execution is started after the write; if that start fails the message waits queued with its
+ * dispatch and the sweeper starts it (DESIGN § 6).
+ */
+export async function retrySend(
+  deps: Deps,
+  args: { identityId: string; messageId: string; actor: string },
+): Promise<MessageRecord> {
+  for (let i = 0; i < 8; i++) {
+    const before = isId('message', args.messageId)
+      ? await getMessage(deps.db, args.identityId, args.messageId, true)
+      : undefined;
+    if (before?.direction !== 'outbound') {
+      throw new PmailError('message_not_found', 'No message with this id in this identity.');
+    }
+    const now = deps.clock();
+    const decision = retryMessage(before, now, (n) => executionName(before.id, n));
+    if (decision.type === 'current') return before;
+    const after = decision.message;
+    try {
+      await deps.db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            messagePutItem(deps.db, after, before.version),
+            auditPutItem(deps.db, {
+              id: deps.newId(),
+              tenant_id: before.tenant_id,
+              action: 'message.retry',
+              actor: args.actor,
+              message_id: before.id,
+              details: { failure: before.status_reason ?? null, execution: after.dispatch!.execution },
+              at: now,
+            }),
+          ] as never,
+        }),
+      );
+    } catch (err) {
+      if (!failedConditions(err, ['message'] as const).has('message')) throw err;
+      continue;
+    }
+    try {
+      await deps.dispatcher.start(after.dispatch!.execution, {
+        tenant_id: after.tenant_id,
+        identity_id: after.identity_id,
+        message_id: after.id,
+      });
+    } catch (err) {
+      deps.log.error('dispatch failed; the sweeper will retry', {
+        message_id: after.id,
+        ...errorFields(err),
+      });
+    }
+    return after;
+  }
+  throw new Error(`message ${args.messageId} kept changing`);
 }

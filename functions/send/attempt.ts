@@ -8,6 +8,7 @@ import {
   decideClaim,
   recordedClaim,
   recordOutcome,
+  suppressAtSend,
 } from '../core/send-attempt.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
@@ -17,6 +18,7 @@ import { countAttempt } from '../metrics.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
 import { appendEvent } from '../store/events.store.ts';
 import { getMessage, mutateMessage } from '../store/messages.store.ts';
+import { getSuppressionsFor } from '../store/suppressions.store.ts';
 import { refreshThreadLock, releaseThreadLock } from '../store/threads.store.ts';
 import type { TransportChoice } from '../transports/transport.ts';
 import { cancelSend } from './actions.ts';
@@ -37,7 +39,8 @@ export type ClaimOutput =
         | Exclude<ClaimDecision['type'], 'claim' | 'abandoned'>
         | 'redispatched'
         | 'not_found'
-        | 'canceled';
+        | 'canceled'
+        | 'suppressed';
     };
 
 /**
@@ -85,12 +88,52 @@ export async function claim(
     return { outcome: 'stop', reason: 'redispatched' };
   }
   if (out.result.type === 'claim') {
+    const checked = await recheckSuppressions(deps, m, token, now);
+    if (checked.status === 'suppressed') return { outcome: 'stop', reason: 'suppressed' };
     // seed 000 › Thread lock › Holding: the attempt refreshes the lease to now + 60 s.
-    if (m.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
-    return { outcome: 'claimed', token, at: m.claim!.at, ...(await chooseClaimTransport(deps, m)) };
+    if (checked.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
+    return {
+      outcome: 'claimed',
+      token,
+      at: checked.claim!.at,
+      ...(await chooseClaimTransport(deps, checked)),
+    };
   }
   deps.log.info('claim stopped', { message_id: input.message_id, reason: out.result.type });
   return { outcome: 'stop', reason: out.result.type };
+}
+
+/**
+ * seed 002 › Suppression is checked at enqueue as well as at send: under our claim, the recipients
+ * still queued are checked against the suppressions in force now (a scheduled send was enqueued
+ * days ago). The decision is core/send-attempt.ts › suppressAtSend; this reads and writes it. A
+ * message left with no recipient ends `suppressed` here, and no transport is called.
+ */
+async function recheckSuppressions(
+  deps: Deps,
+  m: MessageRecord,
+  token: string,
+  now: number,
+): Promise<MessageRecord> {
+  const queued = (m.deliveries ?? []).filter((d) => d.status === 'queued').map((d) => d.address);
+  if (queued.length === 0) return m;
+  const found = await getSuppressionsFor(deps.db, m.tenant_id, deps.config.hashKey, queued);
+  if (!suppressAtSend(m, found, now)) return m;
+  let release = false;
+  const out = await mutateMessage(deps.db, m.identity_id, m.id, (cur) => {
+    if (cur.status !== 'queued' || cur.claim?.token !== token) return { result: undefined };
+    const decided = suppressAtSend(cur, found, now);
+    if (!decided) return { result: undefined };
+    release = decided.releaseLock;
+    return { next: decided.message, result: undefined };
+  });
+  if (!out.found) return m;
+  if (release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
+  if (out.message.status === 'suppressed') {
+    await emitAttemptEnd(deps, out.message);
+    deps.log.info('claim found every recipient suppressed', { message_id: m.id });
+  }
+  return out.message;
 }
 
 /**

@@ -10,9 +10,11 @@ import {
   rfcMessageIdFor,
   serviceHeaderCount,
 } from '../core/compose.ts';
+import { transportGap } from '../core/domains.ts';
 import { PmailError } from '../core/errors.ts';
 import { validateCustomHeaders } from '../core/headers.ts';
 import { isId } from '../core/ids.ts';
+import { consentKindOf } from '../core/job-kind.ts';
 import { MAX_MIME_BYTES } from '../core/limits.ts';
 import { attachmentLink, type LinkCandidate, linkBlobMetadata, planLinks } from '../core/links.ts';
 import type { AddressRecord, DomainRecord, Identity, Mailbox, MessageRecord, Tenant } from '../core/model.ts';
@@ -84,6 +86,8 @@ export interface Prepared {
   caps: { tenant: number; identity: number };
   /** The recipients' contacts as read at step 16 (by canonical address): who is already known. */
   contacts: Map<string, ContactCounts>;
+  /** seed 002: held `undispatched` (steps 14–15 under `unconfigured_transport: "hold"`). */
+  undispatched?: boolean;
 }
 
 /**
@@ -260,7 +264,7 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
     domainOf(from.address) === likelyDomain
       ? prefetchedDomain
       : await getDomain(deps.db, domainOf(from.address));
-  checkDomain(tenant, domain, body.kind === 'marketing');
+  const undispatched = checkDomain(tenant, domain, body.kind === 'marketing');
 
   // 16: recipient filters (suppressions, send-block, allowlist-only, require-known-recipient).
   const addrs = recipients.map((r) => r.address);
@@ -271,9 +275,8 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
     : await recipientFilters(deps, tenant, identity, addrs);
   const decisions = filterRecipients(recipients, {
     now,
-    // seed 002: only marketing mail is elective by default; transactional mail still reaches
-    // someone who unsubscribed from a newsletter.
-    elective: body.kind === 'marketing',
+    // seed 002: the kind through the one accessor the send's re-check also reads.
+    elective: consentKindOf(body) === 'elective',
     allowlistOnly: policy.send_allowlist_only === true,
     requireKnownRecipient: identity.send_policy?.require_known_recipient === true,
     suppressions,
@@ -340,6 +343,7 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
     references: refs.length ? refs : undefined,
     mime,
     contacts,
+    ...(undispatched ? { undispatched } : {}),
     caps: {
       tenant: policy.daily_send_cap ?? 10_000,
       identity: identity.send_policy?.daily_cap ?? policy.identity_daily_send_cap ?? 1_000,
@@ -510,25 +514,24 @@ function chooseFrom(
 }
 
 /**
- * Steps 14–15. A test tenant's mail goes to the simulator and loopback, which need no domain. Live
- * transports arrive with domain onboarding (DESIGN § 9): until a domain has one, a live send is a
- * 422 rather than a message that can never leave.
+ * Steps 14–15. A test tenant's mail goes to the simulator and loopback, which need no domain. Until
+ * a live domain has a transport, a live send is a 422 rather than a message that can never leave —
+ * or, under the tenant policy `unconfigured_transport: "hold"`, accepted `undispatched` (true).
  */
-function checkDomain(tenant: Tenant, domain: DomainRecord | undefined, marketing: boolean): void {
+function checkDomain(tenant: Tenant, domain: DomainRecord | undefined, marketing: boolean): boolean {
   if (domain && (domain.state === 'pending' || domain.state === 'verifying')) {
     throw new PmailError('domain_not_ready', 'The sending domain is not verified yet.', {
       details: { domain: domain.domain, state: domain.state },
     });
   }
-  if (tenant.mode === 'test') return;
-  const unavailable = (reason: string) =>
-    new PmailError('transport_unavailable', 'The sending domain cannot send this message.', {
-      details: { reason },
-    });
-  if (!domain || domain.state === 'removing' || domain.state === 'removed')
-    throw unavailable('domain_not_configured');
-  if (!domain.transport || domain.transport === 'test') throw unavailable('transport_not_configured');
-  if (marketing && domain.transport === 'cloudflare') throw unavailable('marketing_needs_ses');
+  if (tenant.mode === 'test') return false;
+  const gap = transportGap(domain, marketing);
+  if (!gap) return false;
+  // seed 002 › undispatched: a configuration not completed yet is held when the tenant says so.
+  if (gap.holdable && tenant.policy?.unconfigured_transport === 'hold') return true;
+  throw new PmailError('transport_unavailable', 'The sending domain cannot send this message.', {
+    details: { reason: gap.reason },
+  });
 }
 
 /**

@@ -1,7 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { derivedEventId } from '../core/delivery-outbox.ts';
+import { bornStatus } from '../core/enqueue.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
+import { consentKindOf } from '../core/job-kind.ts';
 import { MAX_SCHEDULE_MS } from '../core/limits.ts';
 import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
@@ -448,7 +450,7 @@ async function storeReserved(
       }
     }
 
-    const message = buildMessage(deps, args, prepared, now, suppressedAll, t.quotaDay);
+    const message = buildMessage(deps, args, prepared, now, t.quotaDay);
 
     // The thread's lock and chain, before the message: a message is never queued in a thread
     // without the lock. A lost race (the lock taken, the chain moved) is retried after the holder.
@@ -467,7 +469,7 @@ async function storeReserved(
                 : [...(prepared.references ?? []), message.rfc_message_id],
               autoStreak: prepared.autoStreak,
               fromAddress: prepared.from.address,
-              lock: !suppressedAll,
+              lock: !suppressedAll && !prepared.undispatched,
             }).Update,
           ),
         ),
@@ -526,10 +528,11 @@ function buildMessage(
   args: StoreArgs,
   p: Prepared,
   now: number,
-  suppressedAll: boolean,
   quotaDay: string | undefined,
 ): MessageRecord {
   const { tenant, identity, body } = args;
+  // seed 002: born suppressed, undispatched or queued (core/enqueue.ts).
+  const status = bornStatus(p.decisions, p.undispatched === true);
   const byField = (f: 'to' | 'cc' | 'bcc') =>
     p.recipients
       .filter((r) => r.field === f)
@@ -540,7 +543,7 @@ function buildMessage(
     identity_id: identity.id,
     thread_id: p.threadId,
     direction: 'outbound',
-    status: suppressedAll ? 'suppressed' : 'queued',
+    status,
     operation: args.operation,
     from: p.from,
     to: byField('to'),
@@ -549,6 +552,7 @@ function buildMessage(
     reply_to: p.replyTo ? [p.replyTo] : [],
     subject: p.subject,
     kind: body.kind,
+    consent_kind: consentKindOf(body),
     labels: body.labels ?? [],
     metadata: body.metadata,
     flags: [],
@@ -556,7 +560,7 @@ function buildMessage(
     in_reply_to: p.inReplyTo,
     references: p.references,
     hop: p.hop,
-    holds_lock: p.threaded && !suppressedAll ? true : undefined,
+    holds_lock: p.threaded && status === 'queued' ? true : undefined,
     raw_key: outboundKey(tenant.id, identity.id, p.messageId, args.attempt),
     ...(args.attempt > 0 ? { raw_n: args.attempt } : {}),
     raw_size: p.mime.length,
@@ -566,10 +570,12 @@ function buildMessage(
     version: 1,
     deliveries: p.recipients.map((r, i) => {
       const d = p.decisions[i];
+      const typed = r.typed ? { typed_address: r.typed } : {};
       return d.status === 'queued'
-        ? { address: r.address, field: r.field, status: 'queued' as const, updated_at: now }
+        ? { address: r.address, ...typed, field: r.field, status: 'queued' as const, updated_at: now }
         : {
             address: r.address,
+            ...typed,
             field: r.field,
             status: 'suppressed' as const,
             smtp_response: d.smtp_response,
@@ -582,7 +588,7 @@ function buildMessage(
     ...templateFields(body),
     // DESIGN § 6: the execution coming for this message is named in the write that queues it; a
     // scheduled send waits in the Standard machine, dispatched for its send_at.
-    ...(suppressedAll
+    ...(status !== 'queued'
       ? {}
       : body.send_at
         ? {

@@ -50,14 +50,11 @@ export async function resolveTemplate(
   };
 }
 
-/** What a message stores of its template: name, version, category, the variables, the consent kind. */
-export function templateFields(
-  body: SendCommand,
-): Pick<MessageRecord, 'template' | 'template_variables' | 'consent_kind'> {
+/**
+ * What a message stores of its template: name, version, category and the variables (its consent
+ * kind is written by buildMessage through core/job-kind.ts › consentKindOf, as for every send).
+ */
+export function templateFields(body: SendCommand): Pick<MessageRecord, 'template' | 'template_variables'> {
   if (!body.rendered_template) return {};
-  return {
-    template: body.rendered_template,
-    template_variables: body.variables ?? {},
-    consent_kind: body.consent_kind,
-  };
+  return { template: body.rendered_template, template_variables: body.variables ?? {} };
 }

@@ -52,8 +52,15 @@ export const DISPATCH_INDEX = { indexName: 'gsi2', partitionKey: 'gsi2pk', sortK
 export const DISPATCH_SHARDS = 8;
 
 function dispatchIndex(m: MessageRecord) {
-  if (m.status !== 'queued' || !m.dispatch) return {};
   const shard = m.id.charCodeAt(m.id.length - 1) % DISPATCH_SHARDS;
+  // seed 002 › undispatched: held messages wait in their own partitions, by creation time.
+  if (m.status === 'undispatched') {
+    return {
+      gsi2pk: `UD#${shard}`,
+      gsi2sk: `${String(m.created_at).padStart(15, '0')}#${m.identity_id}#${m.id}`,
+    };
+  }
+  if (m.status !== 'queued' || !m.dispatch) return {};
   return {
     gsi2pk: `DQ#${shard}`,
     gsi2sk: `${String(m.dispatch.at).padStart(15, '0')}#${m.identity_id}#${m.id}`,
@@ -66,6 +73,23 @@ export async function listDueDispatches(
   before: number,
   limit = 100,
 ): Promise<{ identity_id: string; message_id: string }[]> {
+  return listDispatchPartitions(db, 'DQ', before, limit);
+}
+
+/** seed 002 › undispatched: the held messages, oldest first (keys only). */
+export async function listUndispatched(
+  db: Db,
+  limit = 100,
+): Promise<{ identity_id: string; message_id: string }[]> {
+  return listDispatchPartitions(db, 'UD', Number.MAX_SAFE_INTEGER, limit);
+}
+
+async function listDispatchPartitions(
+  db: Db,
+  prefix: 'DQ' | 'UD',
+  before: number,
+  limit: number,
+): Promise<{ identity_id: string; message_id: string }[]> {
   const found: { identity_id: string; message_id: string }[] = [];
   for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
     let startKey: Record<string, unknown> | undefined;
@@ -76,7 +100,10 @@ export async function listDueDispatches(
           IndexName: DISPATCH_INDEX.indexName,
           KeyConditionExpression: '#pk = :pk AND #sk < :before',
           ExpressionAttributeNames: { '#pk': DISPATCH_INDEX.partitionKey, '#sk': DISPATCH_INDEX.sortKey },
-          ExpressionAttributeValues: { ':pk': `DQ#${shard}`, ':before': String(before).padStart(15, '0') },
+          ExpressionAttributeValues: {
+            ':pk': `${prefix}#${shard}`,
+            ':before': String(before).padStart(15, '0'),
+          },
           ExclusiveStartKey: startKey,
           Limit: limit,
         }),
@@ -106,7 +133,7 @@ export function messagePutItem(db: Db, next: MessageRecord, version: number) {
 /**
  * The sparse index keys (DESIGN § 4), derived on every write so they cannot drift from the record:
  * gsi1 routes events by a live provider's message id (test ids `test-{ulid}` name the message
- * already, so test sends add no index write); gsi2 lists queued messages by dispatch time (the sweeper) and an identity's uncertain messages
+ * already, so test sends add no index write); gsi2 lists queued messages by dispatch time and undispatched ones (the sweeper) and an identity's uncertain messages
  * without a provider id (reconciliation) — exclusive states, so one index serves both — and disappears as soon as the message leaves that state.
  */
 export const PROVIDER_INDEX = 'gsi1';

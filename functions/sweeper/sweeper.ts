@@ -1,10 +1,14 @@
+import { canDispatchHeld } from '../core/domains.ts';
+import { dispatchHeld } from '../core/enqueue.ts';
 import type { MessageRecord } from '../core/model.ts';
+import { domainOf } from '../core/recipients.ts';
 import { CLAIM_STALE_MS, deadClaimOutcome, redispatch } from '../core/send-attempt.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { emitAttemptEnd } from '../send/attempt.ts';
 import { executionName, isStandardExecution } from '../send/dispatcher.ts';
-import { getMessage, listDueDispatches, mutateMessage } from '../store/messages.store.ts';
+import { getDomain } from '../store/directory.store.ts';
+import { getMessage, listDueDispatches, listUndispatched, mutateMessage } from '../store/messages.store.ts';
 import { releaseThreadLock } from '../store/threads.store.ts';
 
 /** seed 002 › The batch id: a dispatch older than this with nothing running for it is lost. */
@@ -13,6 +17,8 @@ export const SWEEP_AFTER_MS = 5 * 60 * 1000;
 /** The message ids the pass acted on. */
 export interface SweepReport {
   redispatched: string[];
+  /** seed 002 › undispatched: held messages whose transport is now configured, dispatched. */
+  dispatched: string[];
   uncertain: string[];
   running: string[];
 }
@@ -30,7 +36,7 @@ export interface SweepReport {
  *   execution is started after it. A crash between the two is found again 5 minutes later.
  */
 export async function sweep(deps: Deps): Promise<SweepReport> {
-  const report: SweepReport = { redispatched: [], uncertain: [], running: [] };
+  const report: SweepReport = { redispatched: [], dispatched: [], uncertain: [], running: [] };
   const now = deps.clock();
   for (const due of await listDueDispatches(deps.db, now - SWEEP_AFTER_MS)) {
     try {
@@ -39,13 +45,24 @@ export async function sweep(deps: Deps): Promise<SweepReport> {
       deps.log.error('sweep of a message failed', { message_id: due.message_id, ...errorFields(err) });
     }
   }
+  for (const held of await listUndispatched(deps.db)) {
+    try {
+      await dispatchOne(deps, held.identity_id, held.message_id, report);
+    } catch (err) {
+      deps.log.error('dispatch of a held message failed', {
+        message_id: held.message_id,
+        ...errorFields(err),
+      });
+    }
+  }
   deps.metrics.add('sweeper_runs');
   if (report.redispatched.length)
     deps.metrics.add('sweeper_redispatched', undefined, report.redispatched.length);
   if (report.uncertain.length) deps.metrics.add('stale_claims', { by: 'sweeper' }, report.uncertain.length);
-  if (report.redispatched.length + report.uncertain.length > 0) {
+  if (report.redispatched.length + report.uncertain.length + report.dispatched.length > 0) {
     deps.log.info('sweep', {
       redispatched: report.redispatched.length,
+      dispatched: report.dispatched.length,
       uncertain: report.uncertain.length,
       running: report.running.length,
     });
@@ -102,4 +119,37 @@ async function start(deps: Deps, m: MessageRecord, report: SweepReport): Promise
     identity_id: m.identity_id,
     message_id: m.id,
   });
+}
+
+/**
+ * seed 002 › undispatched: a held message whose sending domain can now send (core/domains.ts ›
+ * canDispatchHeld, the submit path's own rule) is queued under its first execution name in one
+ * conditional write (another sweeper or a cancel that won leaves it alone), then that execution is
+ * started: a start that fails leaves it queued with its dispatch, which the next pass re-dispatches.
+ */
+async function dispatchOne(deps: Deps, identityId: string, messageId: string, report: SweepReport) {
+  const seen = await getMessage(deps.db, identityId, messageId, true);
+  if (seen?.status !== 'undispatched') return;
+  const domain = await getDomain(deps.db, domainOf(seen.from.address));
+  if (!canDispatchHeld(domain, seen.kind === 'marketing')) return;
+  const now = deps.clock();
+  const out = await mutateMessage(deps.db, identityId, messageId, (m) => {
+    const next = dispatchHeld(m, now, (n, scheduled) =>
+      executionName(m.id, n, scheduled ? 'send' : 'attempt'),
+    );
+    return next ? { next, result: true } : { result: false };
+  });
+  if (!out.found || !out.written) return;
+  const m = out.message;
+  report.dispatched.push(m.id);
+  const ids = { tenant_id: m.tenant_id, identity_id: m.identity_id, message_id: m.id };
+  if (isStandardExecution(m.dispatch!.execution)) {
+    await deps.dispatcher.start(
+      m.dispatch!.execution,
+      { ...ids, send_at: new Date(m.dispatch!.at).toISOString() },
+      'send',
+    );
+  } else {
+    await deps.dispatcher.start(m.dispatch!.execution, ids);
+  }
 }

@@ -4,7 +4,12 @@ import { derivedUlid } from '../../functions/core/ids.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../functions/core/limits.ts';
 import { cancelMessage, resolveMessage } from '../../functions/core/message-actions.ts';
 import type { MessageRecord } from '../../functions/core/model.ts';
-import { checkRecipientCount, maskAddress, normaliseRecipients } from '../../functions/core/recipients.ts';
+import {
+  canonicalAddress,
+  checkRecipientCount,
+  maskAddress,
+  normaliseRecipients,
+} from '../../functions/core/recipients.ts';
 import { backoffSeconds, decideClaim, recordOutcome } from '../../functions/core/send-attempt.ts';
 import { simulate, simulatorScript } from '../../functions/core/simulator.ts';
 import type { TransportResult } from '../../functions/core/transport-result.ts';
@@ -29,7 +34,16 @@ describe('recipients', () => {
       to: ['Jo@Bücher.Example'],
       cc: [{ address: 'jo@xn--bcher-kva.example', name: 'Jo' }],
     });
-    expect(r).toEqual([{ address: 'Jo@xn--bcher-kva.example', field: 'to' }]);
+    expect(r).toEqual([{ address: 'Jo@xn--bcher-kva.example', field: 'to', typed: 'Jo@Bücher.Example' }]);
+  });
+
+  it('keeps what the caller typed only when it differs from the normalised address (seed 002: two columns)', () => {
+    const r = normaliseRecipients({ to: [' Ada@Example.COM', 'bo@example.com'] });
+    expect(r).toEqual([
+      { address: 'Ada@example.com', field: 'to', typed: ' Ada@Example.COM' },
+      { address: 'bo@example.com', field: 'to' },
+    ]);
+    expect(canonicalAddress(r[0].address)).toBe('ada@example.com');
   });
 
   it('caps recipients at the policy, never above 49', () => {

@@ -1,0 +1,37 @@
+import type { MessageRecord, MessageStatus } from './model.ts';
+
+/**
+ * seed 002 › A handler enqueues; it never sends: the status a send is born with. Nobody left to
+ * send to → `suppressed` (final, no execution: the reason is on each delivery of the 202); a sending
+ * domain whose transport is not configured, under the tenant's `hold` policy → `undispatched` (no
+ * execution until the sweeper finds it configured); else `queued`, with its execution named.
+ */
+export function bornStatus(
+  decisions: readonly { status: 'queued' | 'suppressed' }[],
+  undispatched: boolean,
+): Extract<MessageStatus, 'queued' | 'suppressed' | 'undispatched'> {
+  if (decisions.every((d) => d.status === 'suppressed')) return 'suppressed';
+  return undispatched ? 'undispatched' : 'queued';
+}
+
+/**
+ * seed 002 › undispatched: "the scheduler claims those rows as soon as a host exists". The held
+ * message becomes `queued` and names the execution coming for it in the same conditional write
+ * (`executionFor(n, scheduled)`: a send_at still ahead waits in the Standard machine). Undefined
+ * when the message is no longer undispatched (another sweeper, or a cancel, won).
+ */
+export function dispatchHeld(
+  m: MessageRecord,
+  now: number,
+  executionFor: (n: number, scheduled: boolean) => string,
+): MessageRecord | undefined {
+  if (m.status !== 'undispatched') return undefined;
+  const scheduled = m.send_at !== undefined && m.send_at > now;
+  return {
+    ...m,
+    status: 'queued',
+    dispatch: { execution: executionFor(1, scheduled), at: scheduled ? m.send_at! : now, n: 1 },
+    updated_at: now,
+    version: m.version + 1,
+  };
+}
