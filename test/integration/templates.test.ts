@@ -429,6 +429,28 @@ describe('sends by template', () => {
     expect(await tables()).toEqual(before);
   });
 
+  it('takes the kind from the template: an unsubscribed address gets a transactional template, never an elective one', async () => {
+    const [local, domain] = s.peer.address.split('@');
+    const to = `${local}+unsub${++n}@${domain}`;
+    const tenantId = s.tenantId;
+    const res = await s.call('POST', `/v1/tenants/${tenantId}/suppressions`, {
+      body: { address: to, reason: 'unsubscribe' },
+    });
+    expect(res.status).toBe(201);
+    const signIn = fresh();
+    await created(signIn);
+    // Transactional in style, elective in consent (seed 002 › Category and kind: a nudge).
+    const nudge = fresh();
+    await created(nudge, { kind: 'elective' });
+    const tx = await s.send({ template: signIn, variables: vars, to: [to] });
+    expect([tx.status, tx.body.status, tx.body.consent_kind]).toEqual([202, 'queued', 'transactional']);
+    const el = await s.send({ template: nudge, variables: vars, to: [to] });
+    expect([el.status, el.body.status, el.body.consent_kind]).toEqual([202, 'suppressed', 'elective']);
+    expect(el.body.kind).toBe('transactional');
+    // Born suppressed is final: the elective send's variables are already gone.
+    expect((await storedItem(el.body.id)).template_variables).toBe('{}');
+  });
+
   it('sends a forward by template, recording the template', async () => {
     const name = fresh();
     await created(name);
