@@ -22,8 +22,12 @@ import { machineLine } from './env.ts';
  * gives roughly a third of a vCPU, so expect about 2–3× this on AWS.
  */
 export const API_LOAD_BUDGET_MS = 300;
-/** The bundle size the API functions are kept under (minified, without the source map). */
-export const API_BUNDLE_BUDGET_BYTES = 2_600_000;
+/**
+ * The bundle size the API functions are kept under (minified, without the source map): 3 MB since
+ * the MCP server (its SDK) and templates (Handlebars, Ajv) came; it was 2.5 MB. Size matters less
+ * than load time — code loaded on first use (the template engine) is parsed, not run, at start.
+ */
+export const API_BUNDLE_BUDGET_BYTES = 3_000_000;
 
 const RUNS = Number(process.env.BENCH_LOAD_RUNS ?? 5) || 5;
 

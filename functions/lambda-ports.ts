@@ -29,6 +29,7 @@ export const LAMBDA_PORTS = {
   'api-directory': [],
   'api-meta': [],
   'api-domains': [],
+  'api-templates': [],
   // The MCP server's tools run the messages and events route groups in the same function.
   'api-mcp': ['blobs', 'dispatcher'],
   // Claim starts the named execution; Record delivers loopback mail (reads and writes blobs, publishes events).

@@ -244,6 +244,31 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'The domain is already a sending domain; remove it there first, or use another name.',
   },
+  template_not_found: {
+    status: 404,
+    retryable: false,
+    fix: "Check the template name (GET /v1/tenants/{tenant_id}/templates); templates belong to the identity's tenant.",
+  },
+  template_exists: {
+    status: 409,
+    retryable: false,
+    fix: 'A template with this name exists; change it with PUT …/templates/{name}, or choose another name.',
+  },
+  template_limit_reached: {
+    status: 422,
+    retryable: false,
+    fix: 'Delete a template you no longer use (see details.limit) before adding another.',
+  },
+  invalid_template: {
+    status: 400,
+    retryable: false,
+    fix: 'Correct the template sources or its variables_schema as details.errors says (the schema is compiled with Ajv in strict mode).',
+  },
+  invalid_payload: {
+    status: 400,
+    retryable: false,
+    fix: "Send variables that match the template's variables_schema; details.errors gives each failing instance_path and keyword.",
+  },
 
   unavailable: {
     status: 503,

@@ -8,6 +8,7 @@ import type { Deps } from '../deps.ts';
 import { cancelSend, resolveSend, retrySend } from '../send/actions.ts';
 import type { Operation } from '../send/prepare.ts';
 import { decideOnFirstRead, submit } from '../send/submit.ts';
+import { resolveTemplate } from '../send/template.ts';
 import { getMessage, listMessages } from '../store/messages.store.ts';
 import { readFirst } from '../store/submit-read.store.ts';
 import {
@@ -60,7 +61,9 @@ export function messagesApi(deps: Deps) {
           identityId: identity.id,
           targetMessageId: params.message_id,
           idempotencyKey: dryRun === 'true' ? undefined : checkIdempotencyKey(rawKey, true),
-          request: parseSendBody(operation, bodyOf(event)),
+          // A send by template is resolved and rendered here (functions/send/template.ts), before the
+          // first read is decided on: a refused one stores, reserves and counts nothing.
+          request: await resolveTemplate(deps, identity.tenant_id, parseSendBody(operation, bodyOf(event))),
           dryRun: dryRun === 'true',
         };
         const early = decideOnFirstRead(command, first, now);

@@ -13,6 +13,7 @@ export type RouteGroup =
   | 'directory'
   | 'meta'
   | 'domains'
+  | 'templates'
   | 'mcp';
 
 export interface Route {
@@ -203,6 +204,36 @@ export const routes: readonly Route[] = [
     group: 'domains',
     operation: 'verifyDomain',
   },
+  {
+    method: 'POST',
+    path: '/v1/tenants/{tenant_id}/templates',
+    group: 'templates',
+    operation: 'createTemplate',
+  },
+  {
+    method: 'GET',
+    path: '/v1/tenants/{tenant_id}/templates',
+    group: 'templates',
+    operation: 'listTemplates',
+  },
+  {
+    method: 'GET',
+    path: '/v1/tenants/{tenant_id}/templates/{name}',
+    group: 'templates',
+    operation: 'getTemplate',
+  },
+  {
+    method: 'PUT',
+    path: '/v1/tenants/{tenant_id}/templates/{name}',
+    group: 'templates',
+    operation: 'updateTemplate',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/tenants/{tenant_id}/templates/{name}',
+    group: 'templates',
+    operation: 'deleteTemplate',
+  },
   // The MCP server (Streamable HTTP, stateless): JSON-RPC in the body, functions/api/mcp.api.ts.
   { method: 'POST', path: '/mcp', group: 'mcp', operation: 'mcp' },
 ];
@@ -216,6 +247,7 @@ export const routeGroupEntries: Record<RouteGroup, { entry: string; handler: str
   events: { entry: 'functions/api/events.handler.ts', handler: 'handler' },
   webhooks: { entry: 'functions/api/webhooks.handler.ts', handler: 'handler' },
   domains: { entry: 'functions/api/domains.handler.ts', handler: 'handler' },
+  templates: { entry: 'functions/api/templates.handler.ts', handler: 'handler' },
   keys: { entry: 'functions/api/keys.handler.ts', handler: 'handler' },
   directory: { entry: 'functions/api/directory.handler.ts', handler: 'handler' },
   meta: { entry: 'functions/api/meta.handler.ts', handler: 'handler' },

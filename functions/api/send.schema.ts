@@ -17,6 +17,7 @@ import {
   MAX_SUBJECT_CHARS,
   MAX_THREAD_ID_CHARS,
   MAX_UNSUBSCRIBE_URL_CHARS,
+  TEMPLATE_NAME_PATTERN,
 } from '../core/limits.ts';
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
 
@@ -75,10 +76,23 @@ const consent = z.strictObject({
 const sendAt = z.iso.datetime({ offset: true }).optional();
 
 const textOrHtml = {
-  message: 'text or html is required',
+  message: 'text, html or template is required',
   path: ['text'],
 };
-const hasBody = (b: { text?: string; html?: string }) => b.text !== undefined || b.html !== undefined;
+const hasBody = (b: { text?: string; html?: string; template?: string }) =>
+  b.text !== undefined || b.html !== undefined || b.template !== undefined;
+
+/**
+ * A send by template (issue 15): the template's name and its variables instead of subject, text and
+ * html; the template also gives the kind. functions/send/template.ts checks the variables against
+ * the template's schema and renders it.
+ */
+const templateFields = {
+  template: z.string().regex(TEMPLATE_NAME_PATTERN).optional(),
+  variables: z.record(z.string(), z.unknown()).optional(),
+};
+/** Fields a template gives, so a send by template may not: 400 with each one named. */
+const TEMPLATE_GIVES = ['subject', 'text', 'html', 'kind'] as const;
 
 /** What reply and reply-all take (seed 000: text, html, attachments, kind, labels, headers, metadata). */
 const replyFields = {
@@ -90,6 +104,7 @@ const replyFields = {
   headers: headers.optional(),
   metadata: metadata.optional(),
   send_at: sendAt,
+  ...templateFields,
 };
 
 const recipientFields = {
@@ -158,6 +173,20 @@ export function parseSendBody(operation: SendOperation, text: string): ParsedSen
     throw new PmailError('invalid_request', 'The request body is not valid.', {
       details: { errors: zodErrors(parsed.error) },
     });
+  }
+  // Checked on the body as received: subject and kind have defaults once parsed.
+  const given = raw as Record<string, unknown>;
+  const errors =
+    given.template !== undefined
+      ? TEMPLATE_GIVES.filter((f) => f in given).map((f) => ({
+          path: f,
+          message: 'not allowed with template: the template gives it',
+        }))
+      : given.variables !== undefined
+        ? [{ path: 'variables', message: 'only with template' }]
+        : [];
+  if (errors.length > 0) {
+    throw new PmailError('invalid_request', 'The request body is not valid.', { details: { errors } });
   }
   return { raw, body: parsed.data };
 }

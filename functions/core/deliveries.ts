@@ -90,6 +90,9 @@ const TERMINAL_MESSAGE = new Set<MessageStatus>([
   'canceled',
 ]);
 
+/** A message status that is final (seed 002 › The payload is spent: redaction happens here). */
+export const isTerminalMessageStatus = (s: MessageStatus): boolean => TERMINAL_MESSAGE.has(s);
+
 /** seed 000 › Applying an event, step 5: the message status over its non-suppressed deliveries. */
 export function rollUp(
   current: MessageStatus,

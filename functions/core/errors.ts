@@ -57,6 +57,11 @@ export type ErrorCode =
   | 'webhook_limit_reached'
   | 'domain_not_found'
   | 'domain_exists'
+  | 'template_not_found'
+  | 'template_exists'
+  | 'template_limit_reached'
+  | 'invalid_template'
+  | 'invalid_payload'
   | 'unavailable'
   | 'internal_error';
 

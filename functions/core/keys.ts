@@ -28,6 +28,8 @@ export const PERMISSION_LEVELS = {
   'events:read': ALL,
   'domains:read': ALL,
   'domains:write': PLATFORM_TENANT,
+  'templates:read': ALL,
+  'templates:write': PLATFORM_TENANT,
 } as const satisfies Record<string, readonly KeyLevel[]>;
 
 export type Permission = keyof typeof PERMISSION_LEVELS;

@@ -30,6 +30,19 @@ export const MAX_THREAD_ID_CHARS = 40;
 export const MAX_UNSUBSCRIBE_URL_CHARS = 2048;
 /** A scheduled send is at most 30 days ahead. */
 export const MAX_SCHEDULE_MS = 30 * 24 * 3600 * 1000;
+/**
+ * Templates (issue 15): a template's name, its subject/text/HTML sources together, its variables
+ * schema, the variables of one send (stored on the message until redaction, so kept small beside
+ * the 400 KB item), and how many templates a tenant keeps.
+ */
+export const TEMPLATE_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const MAX_TEMPLATE_SOURCE_BYTES = 128 * 1024;
+export const MAX_TEMPLATE_SCHEMA_BYTES = 16 * 1024;
+export const MAX_TEMPLATE_VARIABLES_BYTES = 16 * 1024;
+export const MAX_TEMPLATES_PER_TENANT = 100;
+export const MAX_TEMPLATE_DESCRIPTION_CHARS = 256;
+/** At most this many schema errors are answered for one refused payload. */
+export const MAX_PAYLOAD_ERRORS = 20;
 /** Standard base64 (whitespace removed first). */
 export const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
 

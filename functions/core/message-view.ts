@@ -1,11 +1,14 @@
 import { consentKindOf } from './job-kind.ts';
 import type { Delivery, Mailbox, MessageRecord } from './model.ts';
+import { redactPayload } from './template-payload.ts';
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 const mailbox = (m: Mailbox) => ({ address: m.address, name: m.name ?? null });
 
 /** The Message object of DESIGN § 3a, as the API returns it. */
-export function toApiMessage(m: MessageRecord) {
+export function toApiMessage(record: MessageRecord) {
+  // As the codec stores it: a final message of a transactional template shows its redaction.
+  const m = redactPayload(record);
   const outbound = m.direction === 'outbound';
   return {
     id: m.id,
@@ -32,6 +35,9 @@ export function toApiMessage(m: MessageRecord) {
     send_at: iso(m.send_at),
     provider: m.provider ?? null,
     provider_message_id: m.provider_message_id ?? null,
+    // A send by template: which template and version rendered it; its variables are never shown.
+    template: m.template ? { name: m.template.name, version: m.template.version } : null,
+    payload_redacted_at: iso(m.payload_redacted_at),
     ...(outbound ? { deliveries: (m.deliveries ?? []).map(toApiDelivery) } : {}),
   };
 }

@@ -150,6 +150,16 @@ export interface MessageRecord {
   quota_day?: string;
   /** A scheduled send: not attempted before this time (epoch ms). */
   send_at?: number;
+  /** A send by template (issue 15): the template and the version it rendered. */
+  template?: { name: string; version: number; category: 'transactional' | 'marketing' };
+  /**
+   * The validated variables it rendered with (seed 002: kept so an attempt can re-render without the
+   * caller); emptied by core/templates.ts › redactPayload for a transactional template once the
+   * message is final. Never logged, never in the API view.
+   */
+  template_variables?: Record<string, unknown>;
+  /** When the variables were emptied (epoch ms). */
+  payload_redacted_at?: number;
   /** Inbound copies made by loopback name the outbound message they copy. */
   loopback_of?: { tenant_id: string; identity_id: string; message_id: string };
 }

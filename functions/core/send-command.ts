@@ -43,6 +43,14 @@ export interface SendCommand {
   thread_id?: string;
   from_address?: string;
   include_attachments?: boolean;
+  /** A send by template (issue 15): the template's name and its variables, as the caller sent them. */
+  template?: string;
+  variables?: Record<string, unknown>;
+  /**
+   * Set by functions/send/template.ts once the template is resolved and rendered (never by a
+   * caller): what the message records. subject, text, html and kind then come from the template.
+   */
+  rendered_template?: { name: string; version: number; category: 'transactional' | 'marketing' };
 }
 
 /** A parsed send request: the typed command and the JSON as received (what the fingerprint hashes). */

@@ -11,6 +11,7 @@ import { mcpApi } from '../api/mcp.api.ts';
 import { messagesApi } from '../api/messages.api.ts';
 import { type MetaPorts, metaApi } from '../api/meta.api.ts';
 import type { RouteGroup } from '../api/routes.ts';
+import { templatesApi } from '../api/templates.api.ts';
 import { tenantsApi } from '../api/tenants.api.ts';
 import { webhooksApi } from '../api/webhooks.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
@@ -184,6 +185,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
         probeSmtp: localSmtpProbe(deps.db, localSmtpPorts(deps, smtpOptions), localSmtpSettings(smtpOptions)),
         allowLocalRelays: localSmtpSettings(smtpOptions).allowLocalRelays,
       }),
+      templates: templatesApi(withPorts(deps, 'api-templates')),
       keys: keysApi(withPorts(deps, 'api-keys')),
       directory: directoryApi(withPorts(deps, 'api-directory')),
       meta: metaApi(withPorts(deps, 'api-meta'), localMetaPorts()),

@@ -40,6 +40,7 @@ import {
   storedAnswer,
 } from './idempotency.ts';
 import { composeMime, type Operation, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
+import { templateFields } from './template.ts';
 
 /** seed 000 › Thread lock: wait 250 ms between tries, for at most 10 s. */
 export const LOCK_RETRY_MS = 250;
@@ -633,6 +634,8 @@ function buildMessage(
     }),
     ...(body.send_at ? { send_at: Date.parse(body.send_at) } : {}),
     ...(quotaDay ? { quota_day: quotaDay } : {}),
+    // A send by template: the template, its version and the variables (functions/send/template.ts).
+    ...templateFields(body),
     // DESIGN § 6: the execution coming for this message is named in the write that queues it; a
     // scheduled send waits in the Standard machine, dispatched for its send_at.
     ...(status !== 'queued'

@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { isCfRestProviderId } from '../core/cf-outcome.ts';
 import type { MessageRecord } from '../core/model.ts';
+import { redactPayload } from '../core/template-payload.ts';
 import { inboundKey, outboundKey } from './blobs.ts';
 import type { Db } from './db.ts';
 import { conditionally, failedConditions, isConditionFailed, isTransactionCanceled, oldItem } from './db.ts';
@@ -29,10 +30,16 @@ import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
  */
 const OMITTED_WHEN_EMPTY = ['to', 'cc', 'bcc', 'reply_to', 'labels', 'flags'] as const;
 
-function toItem(m: MessageRecord) {
-  const { identity_id: _identity, raw_key: _raw, ...stored } = m;
+function toItem(record: MessageRecord) {
+  // seed 002 › The payload is spent: every write of a final message empties a transactional
+  // template's variables here, so no write path can keep them.
+  const m = redactPayload(record);
+  const { identity_id: _identity, raw_key: _raw, template_variables: variables, ...stored } = m;
   const item: Record<string, unknown> = { ...stored };
   for (const field of OMITTED_WHEN_EMPTY) if (m[field]?.length === 0) delete item[field];
+  // The variables are one JSON string: any JSON the schema admitted (empty maps, mixed arrays)
+  // round-trips, and the emptied value reads back as {}.
+  if (variables !== undefined) item.template_variables = JSON.stringify(variables);
   return { ...keys.message(m.identity_id, m.id), type: 'message', ...item, ...indexKeys(m) };
 }
 
@@ -166,6 +173,8 @@ function fromItem(item: Record<string, unknown> | undefined): MessageRecord | un
     ...rest
   } = item as Record<string, unknown> & { pk: string };
   for (const field of OMITTED_WHEN_EMPTY) rest[field] ??= [];
+  if (typeof rest.template_variables === 'string')
+    rest.template_variables = JSON.parse(rest.template_variables);
   const m = rest as unknown as Omit<MessageRecord, 'identity_id' | 'raw_key'>;
   const identityId = pk.slice(2);
   const rawKey =

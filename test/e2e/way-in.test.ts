@@ -116,6 +116,8 @@ describe('the way in after cdk deploy', () => {
         'events:read',
         'domains:read',
         'domains:write',
+        'templates:read',
+        'templates:write',
       ],
     };
     const minted = await api('POST', '/v1/keys', bootstrap.key, platformBody, {

@@ -28,6 +28,7 @@ import {
   resolveBodySchema,
   sendBodySchema,
 } from '../../functions/api/send.schema.ts';
+import { createTemplateSchema, updateTemplateSchema } from '../../functions/api/templates.api.ts';
 import { createWebhookSchema } from '../../functions/api/webhooks.api.ts';
 import { effectivePolicy, toAuditView, toKeyView, toTenantView } from '../../functions/core/admin-views.ts';
 import { toDomainView } from '../../functions/core/domains.ts';
@@ -48,6 +49,7 @@ import {
   SUPPRESSION_REASONS,
   type SuppressionReason,
 } from '../../functions/core/suppressions.ts';
+import { type TemplateRecord, toTemplateSummary, toTemplateView } from '../../functions/core/templates.ts';
 import { toWebhookView, type WebhookEndpoint } from '../../functions/core/webhooks.ts';
 import { silentLogger } from '../../functions/log.ts';
 import type { DryRunResult } from '../../functions/send/submit.ts';
@@ -344,6 +346,8 @@ const SUBMIT_PIPELINE = [
   'invalid_idempotency_key',
   'payload_too_large',
   'invalid_request',
+  'template_not_found',
+  'invalid_payload',
   'idempotency_conflict',
   'request_in_progress',
   'tenant_suspended',
@@ -389,6 +393,7 @@ const SUBMIT_SOURCES = [
   'functions/core/recipients.ts',
   'functions/core/headers.ts',
   'functions/core/compose.ts',
+  'functions/send/template.ts',
 ];
 
 /** The codes answered with a Retry-After header (PmailError.retryAfter: submit.ts, http.ts). */
@@ -591,14 +596,19 @@ describe('openapi.yaml request schemas', () => {
   );
 
   it.each(SEND_OPERATIONS)(
-    '%s: %s states the text-or-html rule its zod schema enforces',
+    '%s: %s states the text-or-html-or-template rule its zod schema enforces',
     (id, name, schema) => {
       const base =
         id === 'replyMessage' || id === 'replyAllMessage' ? {} : { to: ['deliver@simulator.invalid'] };
       expect(schema.safeParse(base).success).toBe(false);
       expect(schema.safeParse({ ...base, html: '<p>hi</p>' }).success).toBe(true);
       expect(schema.safeParse({ ...base, text: 'hi' }).success).toBe(true);
-      expect(doc.components.schemas[name].anyOf).toEqual([{ required: ['text'] }, { required: ['html'] }]);
+      expect(schema.safeParse({ ...base, template: 'magic_link' }).success).toBe(true);
+      expect(doc.components.schemas[name].anyOf).toEqual([
+        { required: ['text'] },
+        { required: ['html'] },
+        { required: ['template'] },
+      ]);
     },
   );
 
@@ -671,6 +681,8 @@ describe('openapi.yaml request schemas', () => {
     ['updateTenant', 'TenantUpdateRequest', updateTenantSchema, true],
     ['updateTenantPolicy', 'PolicyPatchRequest', policyPatchSchema, true],
     ['createIdentity', 'IdentityCreateRequest', createIdentitySchema, true],
+    ['createTemplate', 'TemplateCreateRequest', createTemplateSchema, true],
+    ['updateTemplate', 'TemplateUpdateRequest', updateTemplateSchema, true],
   ] as const)(
     'describes %s with %s, as its zod schema, with an example it accepts',
     (id, name, schema, required) => {
@@ -1173,5 +1185,84 @@ describe('openapi.yaml webhooks', () => {
         secret: 'whsec_AAAA',
       }),
     ).toEqual([]);
+  });
+});
+
+describe('openapi.yaml templates', () => {
+  const t: TemplateRecord = {
+    tenant_id: 'ten_01jz8m4n7q2r5t8v1w3x6y9z0d',
+    name: 'magic_link',
+    version: 2,
+    subject: 'Sign in',
+    text: 'Hello {{name}}',
+    variables_schema: { type: 'object' },
+    category: 'transactional',
+    kind: 'transactional',
+    created_at: Date.UTC(2026, 9, 9),
+    updated_at: Date.UTC(2026, 9, 10),
+  };
+  const keys = (v: object) => sorted(Object.keys(v));
+
+  it('declares and requires exactly the fields of toTemplateView and toTemplateSummary', () => {
+    expect(propertyNames(doc.components.schemas.Template)).toEqual(keys(toTemplateView(t)));
+    expect(requiredNames(doc.components.schemas.Template)).toEqual(keys(toTemplateView(t)));
+    expect(propertyNames(doc.components.schemas.TemplateSummary)).toEqual(keys(toTemplateSummary(t)));
+    expect(requiredNames(doc.components.schemas.TemplateSummary)).toEqual(keys(toTemplateSummary(t)));
+  });
+
+  it.each([
+    ['a template with text only', t],
+    [
+      'a marketing template with html and a description',
+      {
+        ...t,
+        text: undefined,
+        html: '<p>x</p>',
+        category: 'marketing' as const,
+        kind: 'elective' as const,
+        description: 'News',
+      },
+    ],
+  ])('accepts what the views return for %s', (_name, record) => {
+    expect(violations(doc.components.schemas.Template, toTemplateView(record))).toEqual([]);
+    expect(
+      violations(doc.components.schemas.TemplateList, {
+        data: [toTemplateSummary(record)],
+        next_cursor: null,
+      }),
+    ).toEqual([]);
+  });
+
+  it('shows a send by template on the Message: template and payload_redacted_at', () => {
+    const view = toApiMessage({
+      id: 'msg_01jz8m4n7q2r5t8v1w3x6y9z0a',
+      tenant_id: t.tenant_id,
+      identity_id: 'idn_01jz8m4n7q2r5t8v1w3x6y9z0c',
+      thread_id: 'thr_01jz8m4n7q2r5t8v1w3x6y9z0a',
+      direction: 'outbound',
+      status: 'delivered',
+      from: { address: 'a@example.com' },
+      to: [{ address: 'b@example.com' }],
+      cc: [],
+      bcc: [],
+      reply_to: [],
+      subject: 'Sign in',
+      kind: 'transactional',
+      labels: [],
+      flags: [],
+      rfc_message_id: 'x@example.com',
+      raw_key: 'k',
+      raw_size: 1,
+      created_at: t.created_at,
+      updated_at: t.updated_at,
+      version: 3,
+      template: { name: 'magic_link', version: 2, category: 'transactional' },
+      template_variables: {},
+      payload_redacted_at: t.updated_at,
+      deliveries: [],
+    });
+    expect(view.template).toEqual({ name: 'magic_link', version: 2 });
+    expect(JSON.stringify(view)).not.toContain('variables');
+    expect(violations(doc.components.schemas.Message, view)).toEqual([]);
   });
 });

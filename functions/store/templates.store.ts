@@ -1,0 +1,243 @@
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TemplateRecord, TemplateSource } from '../core/templates.ts';
+import { type Db, isTransactionCanceled } from './db.ts';
+
+/**
+ * Templates (issue 15) in their tenant's partition:
+ *   - `T#{ten}` / `TPL#{name}`: the current version (what a send renders);
+ *   - `T#{ten}` / `TPLV#{name}#{version, 6 digits}`: every version ever saved, kept so a message's
+ *     recorded version can be read again, and so a name deleted and created again keeps counting
+ *     versions up instead of reusing one;
+ *   - `T#{ten}` / `TPLN`: the tenant's template count, written in the same transaction as a create
+ *     or a delete, so MAX_TEMPLATES_PER_TENANT holds under concurrent creates.
+ * The variables schema is stored as one JSON string: any schema Ajv accepted reads back unchanged.
+ */
+const HEAD = 'TPL#';
+const VERSION = 'TPLV#';
+const headKey = (tenantId: string, name: string) => ({ pk: `T#${tenantId}`, sk: `${HEAD}${name}` });
+const versionKey = (tenantId: string, name: string, version: number) => ({
+  pk: `T#${tenantId}`,
+  sk: `${VERSION}${name}#${String(version).padStart(6, '0')}`,
+});
+const countKey = (tenantId: string) => ({ pk: `T#${tenantId}`, sk: 'TPLN' });
+
+function toItem(t: TemplateRecord) {
+  const { variables_schema, ...rest } = t;
+  return { ...rest, variables_schema_json: JSON.stringify(variables_schema) };
+}
+
+function fromItem(item: Record<string, unknown>): TemplateRecord {
+  const { pk: _pk, sk: _sk, type: _type, variables_schema_json, ...rest } = item;
+  return {
+    ...(rest as unknown as Omit<TemplateRecord, 'variables_schema'>),
+    variables_schema: JSON.parse(String(variables_schema_json)),
+  };
+}
+
+/** The highest version ever saved under this name (0: none). */
+async function lastVersion(db: Db, tenantId: string, name: string): Promise<number> {
+  const out = await db.doc.send(
+    new QueryCommand({
+      TableName: db.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+      ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':sk': `${VERSION}${name}#` },
+      ScanIndexForward: false,
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  return (out.Items?.[0]?.version as number | undefined) ?? 0;
+}
+
+/**
+ * Create the template (its first version, or the one after the last of a deleted template of the
+ * same name) unless the name is taken or the tenant has `limit` templates. Nothing is written then.
+ */
+export async function createTemplate(
+  db: Db,
+  t: Omit<TemplateRecord, 'version'>,
+  limit: number,
+): Promise<{ created: TemplateRecord } | { refused: 'exists' | 'limit_reached' }> {
+  const version = (await lastVersion(db, t.tenant_id, t.name)) + 1;
+  const record: TemplateRecord = { ...t, version };
+  try {
+    await db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: db.table,
+              Item: { ...headKey(t.tenant_id, t.name), type: 'template', ...toItem(record) },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: db.table,
+              Key: countKey(t.tenant_id),
+              UpdateExpression: 'SET #type = :type ADD #count :one',
+              ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+              ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+              ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': 'template_count' },
+            },
+          },
+          {
+            Put: {
+              TableName: db.table,
+              Item: {
+                ...versionKey(t.tenant_id, t.name, version),
+                type: 'template_version',
+                ...toItem(record),
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return { created: record };
+  } catch (err) {
+    if (!isTransactionCanceled(err)) throw err;
+    const codes = (err.CancellationReasons ?? []).map((r) => r.Code);
+    if (codes[0] === 'ConditionalCheckFailed' || codes[2] === 'ConditionalCheckFailed')
+      return { refused: 'exists' };
+    if (codes[1] === 'ConditionalCheckFailed') return { refused: 'limit_reached' };
+    throw err;
+  }
+}
+
+/**
+ * PUT: a new version of an existing template, compare-and-set on the version read (a concurrent PUT
+ * makes this one retry on top of it, so both versions are kept and none is lost).
+ */
+export async function updateTemplate(
+  db: Db,
+  tenantId: string,
+  name: string,
+  source: TemplateSource,
+  now: number,
+): Promise<TemplateRecord | undefined> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const current = await getTemplate(db, tenantId, name, true);
+    if (!current) return undefined;
+    const next: TemplateRecord = {
+      ...source,
+      tenant_id: tenantId,
+      name,
+      version: current.version + 1,
+      created_at: current.created_at,
+      updated_at: now,
+    };
+    try {
+      await db.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: db.table,
+                Item: { ...headKey(tenantId, name), type: 'template', ...toItem(next) },
+                ConditionExpression: 'version = :v',
+                ExpressionAttributeValues: { ':v': current.version },
+              },
+            },
+            {
+              Put: {
+                TableName: db.table,
+                Item: {
+                  ...versionKey(tenantId, name, next.version),
+                  type: 'template_version',
+                  ...toItem(next),
+                },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      return next;
+    } catch (err) {
+      if (!isTransactionCanceled(err)) throw err;
+      await new Promise((r) => setTimeout(r, 5 * (attempt + 1)));
+    }
+  }
+  throw new Error(`template ${name} kept changing: gave up`);
+}
+
+/** The current version of a template. */
+export async function getTemplate(
+  db: Db,
+  tenantId: string,
+  name: string,
+  consistent = false,
+): Promise<TemplateRecord | undefined> {
+  const out = await db.doc.send(
+    new GetCommand({ TableName: db.table, Key: headKey(tenantId, name), ConsistentRead: consistent }),
+  );
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+/** One saved version of a template (kept after a PUT or a DELETE). */
+export async function getTemplateVersion(
+  db: Db,
+  tenantId: string,
+  name: string,
+  version: number,
+): Promise<TemplateRecord | undefined> {
+  const out = await db.doc.send(
+    new GetCommand({ TableName: db.table, Key: versionKey(tenantId, name, version) }),
+  );
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+/** The tenant's templates (current versions), by name. At most the per-tenant limit. */
+export async function listTemplates(db: Db, tenantId: string): Promise<TemplateRecord[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.doc.send(
+      new QueryCommand({
+        TableName: db.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+        ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':sk': HEAD },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items.map(fromItem);
+}
+
+/** Delete the template (its versions stay) and give its place back; false when there was none. */
+export async function deleteTemplate(db: Db, tenantId: string, name: string): Promise<boolean> {
+  try {
+    await db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: db.table,
+              Key: headKey(tenantId, name),
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: db.table,
+              Key: countKey(tenantId),
+              UpdateExpression: 'ADD #count :minus',
+              ConditionExpression: '#count > :zero',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
+      return false;
+    throw err;
+  }
+}
