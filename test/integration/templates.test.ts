@@ -4,9 +4,11 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { MAX_TEMPLATES_PER_TENANT } from '../../functions/core/limits.ts';
+import { addressHash, addressHint } from '../../functions/core/suppressions.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
 import { putApiKey } from '../../functions/store/directory.store.ts';
 import { keys } from '../../functions/store/keys.ts';
+import { putSuppressionIfAbsent } from '../../functions/store/suppressions.store.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 let s: TestStack;
@@ -450,6 +452,34 @@ describe('sends by template', () => {
     // Born suppressed is final: the elective send's variables are already gone.
     expect((await storedItem(el.body.id)).template_variables).toBe('{}');
   });
+
+  it.each(['hard_bounce', 'complaint'] as const)(
+    'takes the kind from the template: an address suppressed by a %s gets neither a transactional nor an elective template',
+    async (reason) => {
+      const [local, domain] = s.peer.address.split('@');
+      const to = `${local}+${reason}${++n}@${domain}`;
+      // As the events consumer writes it on a provider's hard bounce or complaint.
+      await putSuppressionIfAbsent(
+        s.deps.db,
+        s.tenantId,
+        {
+          address_hash: addressHash(s.deps.config.hashKey, to),
+          address_hint: addressHint(to),
+          reason,
+          created_at: s.deps.clock(),
+        },
+        s.deps.clock(),
+      );
+      const signIn = fresh();
+      await created(signIn);
+      const nudge = fresh();
+      await created(nudge, { kind: 'elective' });
+      const tx = await s.send({ template: signIn, variables: vars, to: [to] });
+      expect([tx.status, tx.body.status, tx.body.consent_kind]).toEqual([202, 'suppressed', 'transactional']);
+      const el = await s.send({ template: nudge, variables: vars, to: [to] });
+      expect([el.status, el.body.status, el.body.consent_kind]).toEqual([202, 'suppressed', 'elective']);
+    },
+  );
 
   it('sends a forward by template, recording the template', async () => {
     const name = fresh();
