@@ -100,21 +100,32 @@ export const TOOLS: Record<string, ToolSpec> = {
     permission: 'messages:send',
     operation: 'send',
     content: true,
-    description: `Send a new email from an identity. Returns the Message (status queued at first). ${RETRY_RULES}`,
+    description: `Send a new email from an identity: subject and text/html, or a template with its variables. Returns the Message (status queued at first). ${RETRY_RULES}`,
     input: {
       identity_id: identityId,
       idempotency_key: idem,
       to: addresses.optional(),
       cc: addresses.optional(),
       bcc: addresses.optional(),
-      subject: z.string().default(''),
+      subject: z.string().optional(),
       ...body,
+      template: z
+        .string()
+        .optional()
+        .describe("A tenant template's name: send it with `variables` instead of subject, text and html."),
+      variables: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe("The template's variables, checked against its schema (invalid_payload names the paths)."),
       send_at: z.string().optional().describe('ISO 8601 time to send at (scheduled send).'),
     },
     call: (a, identity) => ({
       method: 'POST',
       path: `/v1/identities/${enc(identity)}/messages`,
-      body: pick(a, ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'send_at']),
+      body:
+        a.template === undefined
+          ? { subject: '', ...pick(a, ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'send_at']) }
+          : pick(a, ['to', 'cc', 'bcc', 'template', 'variables', 'send_at']),
       key: a.idempotency_key,
     }),
   },

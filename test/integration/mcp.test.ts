@@ -93,6 +93,50 @@ describe('MCP server', () => {
     );
   });
 
+  it('sends a tenant template by send_email: one email for two calls with one key, the payload checked', async () => {
+    const s = await stack();
+    const client = await connect(await served(s), s.apiKey);
+    const saved = await s.call('POST', `/v1/tenants/${s.tenantId}/templates`, {
+      body: {
+        name: 'mcp_receipt',
+        subject: 'Receipt {{number}}',
+        text: 'Thanks, receipt {{number}}.',
+        variables_schema: {
+          type: 'object',
+          properties: { number: { type: 'integer' } },
+          required: ['number'],
+          additionalProperties: false,
+        },
+        category: 'transactional',
+        kind: 'transactional',
+      },
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    const args = {
+      identity_id: s.agent.id,
+      idempotency_key: 'mcp-receipt-7',
+      to: [s.peer.address],
+      template: 'mcp_receipt',
+      variables: { number: 7 },
+    };
+    const first = await client.callTool({ name: 'send_email', arguments: args });
+    expect(first.isError, JSON.stringify(first.structuredContent)).toBeFalsy();
+    const again = await client.callTool({ name: 'send_email', arguments: args });
+    const a = first.structuredContent as { id: string; template: unknown };
+    expect(a.template).toEqual({ name: 'mcp_receipt', version: 1 });
+    expect(again.structuredContent).toMatchObject({ id: a.id, deduplicated: true });
+    await s.settle();
+    expect((await s.mailbox(s.peer.id, 'inbound')).map((m) => m.subject)).toEqual(['Receipt 7']);
+
+    const bad = await client.callTool({
+      name: 'send_email',
+      arguments: { ...args, idempotency_key: 'mcp-receipt-8', variables: { number: 'seven' } },
+    });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent).toMatchObject({ error: { code: 'invalid_payload' } });
+    expect(JSON.stringify(bad.structuredContent)).not.toContain('seven');
+  });
+
   it('lists only the tools the key may use, and refuses a key it does not know', async () => {
     const s = await stack();
     const url = await served(s);
