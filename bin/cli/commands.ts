@@ -47,6 +47,8 @@ const SEND_OPTIONS = {
   subject: { type: 'string' },
   text: { type: 'string' },
   html: { type: 'string' },
+  template: { type: 'string' },
+  variables: { type: 'string' },
   'idempotency-key': { type: 'string' },
   'send-at': { type: 'string' },
   wait: { type: 'boolean' },
@@ -55,7 +57,7 @@ const SEND_OPTIONS = {
 
 const COMMON = '[--api <url>] [--key <key>] [--profile local|platform|live] [--json]';
 const SEND_FLAGS =
-  '[--text <t>] [--html <h>] [--send-at <iso time>] [--idempotency-key <k>] [--wait [--timeout <s>]]';
+  '[--text <t>] [--html <h> | --template <name> --variables <json>] [--send-at <iso time>] [--idempotency-key <k>] [--wait [--timeout <s>]]';
 
 /** Message statuses after which nothing changes by itself (`--wait` stops there). */
 const FINAL: ReadonlySet<MessageStatus> = new Set([
@@ -74,7 +76,7 @@ const SENT: ReadonlySet<MessageStatus> = new Set(['delivered', 'bounced', 'compl
 
 export const MAIL_COMMANDS: Record<string, Command> = {
   send: {
-    usage: `pmail send --to <addr>… [--cc <addr>…] [--bcc <addr>…] --subject <s> ${SEND_FLAGS} [--identity <id>] ${COMMON}`,
+    usage: `pmail send --to <addr>… [--cc <addr>…] [--bcc <addr>…] [--subject <s>] ${SEND_FLAGS} [--identity <id>] ${COMMON}`,
     run: (a) => sendCommand('send', a),
   },
   reply: {
@@ -131,6 +133,20 @@ function identityOf(profile: Profile): string {
 }
 
 /** `pmail send|reply|reply-all|forward`: one send under one Idempotency-Key, printed before it is used. */
+/** `--variables '{"name":"Ada"}'`: one JSON object (absent: none). */
+function variablesOf(json: string | undefined): Record<string, unknown> {
+  if (json === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new CliError(EXIT.usage, '--variables must be a JSON object');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new CliError(EXIT.usage, '--variables must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
 async function sendCommand(operation: SendOperationName, argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: SEND_OPTIONS, allowPositionals: true });
   const profile = profileOf(values);
@@ -148,8 +164,15 @@ async function sendCommand(operation: SendOperationName, argv: string[]): Promis
   if (operation === 'send' && !values.to && !values.cc && !values.bcc)
     throw new CliError(EXIT.usage, 'give at least one --to, --cc or --bcc');
   if (operation === 'forward' && !values.to) throw new CliError(EXIT.usage, 'give at least one --to');
-  if (body.text === undefined && body.html === undefined)
-    throw new CliError(EXIT.usage, 'give --text or --html');
+  if (values.template !== undefined) {
+    // A send by template (README › Templates): the template's own subject and bodies.
+    if (body.subject !== undefined || body.text !== undefined || body.html !== undefined)
+      throw new CliError(EXIT.usage, '--template takes the place of --subject, --text and --html');
+    body.template = values.template;
+    body.variables = variablesOf(values.variables);
+  } else if (values.variables !== undefined) throw new CliError(EXIT.usage, '--variables needs --template');
+  else if (body.text === undefined && body.html === undefined)
+    throw new CliError(EXIT.usage, 'give --text or --html (or --template)');
   // Seed 003 › Refusals: a reply body must not be empty (pmail's API accepts an empty text part).
   if (
     (operation === 'reply' || operation === 'reply_all') &&

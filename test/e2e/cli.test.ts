@@ -109,6 +109,47 @@ describe('pmail send without --idempotency-key', () => {
 });
 
 /** tmux is on the machine (README › CLI tests); .ci/run installs it like Java. */
+describe('pmail send --template', () => {
+  it('sends a tenant template with its variables once, and refuses a bad payload or bad JSON', async () => {
+    const s = await stack();
+    const http = await served(s);
+    const env = envOf(http.url, s.apiKey, s.agent.id);
+    const saved = await s.call('POST', `/v1/tenants/${s.tenantId}/templates`, {
+      body: {
+        name: 'cli_receipt',
+        subject: 'Receipt {{number}}',
+        text: 'Thanks, receipt {{number}}.',
+        variables_schema: {
+          type: 'object',
+          properties: { number: { type: 'integer' } },
+          required: ['number'],
+        },
+        category: 'transactional',
+        kind: 'transactional',
+      },
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    const args = ['send', '--to', s.peer.address, '--template', 'cli_receipt', '--variables', '{"number":7}'];
+    const sent = await pmail(env, [...args, '--idempotency-key', 'cli-receipt-7', '--json']);
+    expect(sent.code, sent.stdout + sent.stderr).toBe(0);
+    const id = JSON.parse(sent.stdout).id as string;
+    const again = await pmail(env, [...args, '--idempotency-key', 'cli-receipt-7']);
+    expect([again.code, idOf(again.stdout)]).toEqual([0, id]);
+    await s.settle();
+    expect((await s.mailbox(s.peer.id, 'inbound')).map((m) => m.subject)).toEqual(['Receipt 7']);
+
+    // A payload the template's schema refuses: the API's invalid_payload, exit 7, without the value.
+    const bad = await pmail(env, [...args.slice(0, -1), '{"number":"seven"}']);
+    expect(bad.code).toBe(7);
+    expect(bad.stderr).toContain('error: invalid_payload');
+    expect(bad.stderr).not.toContain('seven');
+    // Not JSON, or a body beside the template: usage, exit 2, nothing sent.
+    expect((await pmail(env, [...args.slice(0, -1), '{number'])).code).toBe(2);
+    expect((await pmail(env, [...args, '--text', 'x'])).code).toBe(2);
+    expect((await s.mailbox(s.agent.id, 'outbound')).map((m) => m.id)).toEqual([id]);
+  }, 60_000);
+});
+
 const hasTmux = (() => {
   try {
     execFileSync('tmux', ['-V']);
