@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 
 /** The single table (DESIGN § 4) and the client that reaches it — DynamoDB or DynamoDB Local alike. */
@@ -54,6 +54,57 @@ export function failedConditions<N extends string>(err: unknown, names: readonly
     if (r.Code === 'ConditionalCheckFailed' && names[i] !== undefined) out.add(names[i]);
   });
   return out;
+}
+
+type Key = { pk: string; sk: string };
+
+/** Every item of partition `pk` whose sort key starts with `prefix`, all pages (for small, bounded sets). */
+export async function queryPrefix(db: Db, pk: string, prefix: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.doc.send(
+      new QueryCommand({
+        TableName: db.table,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+        ExpressionAttributeValues: { ':pk': pk, ':sk': prefix },
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/**
+ * Delete an item counted against a limit and give its place back on the counter item (`count`),
+ * in one transaction; false when there was no item to delete.
+ */
+export async function deleteCounted(db: Db, key: Key, counter: Key): Promise<boolean> {
+  try {
+    await db.doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: db.table, Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+          {
+            Update: {
+              TableName: db.table,
+              Key: counter,
+              UpdateExpression: 'ADD #count :minus',
+              ConditionExpression: '#count > :zero',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (failedConditions(err, ['item', 'counter'] as const).has('item')) return false;
+    throw err;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { TemplateRecord, TemplateSource } from '../core/templates.ts';
-import { type Db, isTransactionCanceled } from './db.ts';
+import { type Db, deleteCounted, isTransactionCanceled, queryPrefix } from './db.ts';
 
 /**
  * Templates (issue 15) in their tenant's partition:
@@ -191,53 +191,10 @@ export async function getTemplateVersion(
 
 /** The tenant's templates (current versions), by name. At most the per-tenant limit. */
 export async function listTemplates(db: Db, tenantId: string): Promise<TemplateRecord[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.doc.send(
-      new QueryCommand({
-        TableName: db.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-        ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':sk': HEAD },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items.map(fromItem);
+  return (await queryPrefix(db, `T#${tenantId}`, HEAD)).map(fromItem);
 }
 
 /** Delete the template (its versions stay) and give its place back; false when there was none. */
 export async function deleteTemplate(db: Db, tenantId: string, name: string): Promise<boolean> {
-  try {
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: db.table,
-              Key: headKey(tenantId, name),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          {
-            Update: {
-              TableName: db.table,
-              Key: countKey(tenantId),
-              UpdateExpression: 'ADD #count :minus',
-              ConditionExpression: '#count > :zero',
-              ExpressionAttributeNames: { '#count': 'count' },
-              ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
-      return false;
-    throw err;
-  }
+  return deleteCounted(db, headKey(tenantId, name), countKey(tenantId));
 }

@@ -1,6 +1,6 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookEndpoint } from '../core/webhooks.ts';
-import { conditionally, type Db, isTransactionCanceled } from './db.ts';
+import { conditionally, type Db, deleteCounted, isTransactionCanceled, queryPrefix } from './db.ts';
 
 /**
  * Webhook endpoints (issue 5): `T#{ten}` / `WH#{whk_id}`, the secret only sealed
@@ -75,55 +75,12 @@ export async function getWebhook(
 
 /** Every endpoint of the tenant (at most the limit, so one page), oldest first. */
 export async function listWebhooks(db: Db, tenantId: string): Promise<StoredWebhook[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.doc.send(
-      new QueryCommand({
-        TableName: db.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-        ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':sk': SK },
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items.map(fromItem);
+  return (await queryPrefix(db, `T#${tenantId}`, SK)).map(fromItem);
 }
 
 /** Delete the endpoint and give its place back; false when there was none. */
 export async function deleteWebhook(db: Db, tenantId: string, webhookId: string): Promise<boolean> {
-  try {
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: db.table,
-              Key: webhookKey(tenantId, webhookId),
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-          {
-            Update: {
-              TableName: db.table,
-              Key: countKey(tenantId),
-              UpdateExpression: 'ADD #count :minus',
-              ConditionExpression: '#count > :zero',
-              ExpressionAttributeNames: { '#count': 'count' },
-              ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
-      return false;
-    throw err;
-  }
+  return deleteCounted(db, webhookKey(tenantId, webhookId), countKey(tenantId));
 }
 
 /** An endpoint that answered 410 Gone: active → disabled (once; false if not active any more). */
