@@ -1,4 +1,3 @@
-import { simpleParser } from 'mailparser';
 import { appendHtml, type ComposeInput, composePlan, htmlToText } from '../core/compose.ts';
 import { PmailError } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
@@ -314,7 +313,8 @@ async function loadThreadRoot(
 /** C6: a forwarded message's body and attachments, parsed from its stored MIME (missing: empty). */
 async function loadForwarded(deps: Deps, original: MessageRecord): Promise<ForwardedContent> {
   const raw = await deps.blobs.get(original.raw_key);
-  const parsed = raw ? await simpleParser(Buffer.from(raw.body)) : undefined;
+  // mailparser (with libmime's charset tables) loads on the first forward of a container only.
+  const parsed = raw ? await (await import('mailparser')).simpleParser(Buffer.from(raw.body)) : undefined;
   return {
     text: parsed?.text ?? undefined,
     html: typeof parsed?.html === 'string' ? parsed.html : undefined,
