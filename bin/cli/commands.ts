@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ulid } from 'ulid';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../functions/core/limits.ts';
@@ -114,6 +115,10 @@ export const MAIL_COMMANDS: Record<string, Command> = {
   domains: {
     usage: `pmail domains list [--tenant <id>] | get <domain_id> [--tenant <id>] ${COMMON}`,
     run: (a) => tenantScoped('domains', a),
+  },
+  templates: {
+    usage: `pmail templates list | get <name> | put <name> --file <template.json> | delete <name> [--tenant <id>] ${COMMON}`,
+    run: (a) => tenantScoped('templates', a),
   },
   doctor: { usage: 'pmail doctor [--aws [--region <r>]] [--json]', run: doctorCommand },
 };
@@ -470,11 +475,15 @@ async function tenantsCommand(argv: string[]): Promise<number> {
   );
 }
 
-/** `identities` and `domains`: listed per tenant (`--tenant`, else the key's own, from GET /v1/me). */
-async function tenantScoped(kind: 'identities' | 'domains', argv: string[]): Promise<number> {
+/**
+ * `identities`, `domains` and `templates`: per tenant (`--tenant`, else the key's own, from GET
+ * /v1/me). A template is written from a JSON file (`put <name> --file t.json`: the body of PUT
+ * …/templates/{name}, or of the POST that creates it, README › Templates) and deleted by name.
+ */
+async function tenantScoped(kind: 'identities' | 'domains' | 'templates', argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
-    options: { ...PROFILE_OPTIONS, tenant: { type: 'string' } },
+    options: { ...PROFILE_OPTIONS, tenant: { type: 'string' }, file: { type: 'string' } },
     allowPositionals: true,
   });
   const profile = profileOf(values);
@@ -485,19 +494,44 @@ async function tenantScoped(kind: 'identities' | 'domains', argv: string[]): Pro
     (() => {
       throw new CliError(EXIT.usage, 'pass --tenant <ten_…>');
     })();
+  const one = async () => `/v1/tenants/${await tenant()}/${kind}/${encodeURIComponent(id!)}`;
   let answer: { body: any } | undefined;
   if (verb === 'list') answer = await request(profile, 'GET', `/v1/tenants/${await tenant()}/${kind}`);
   else if (verb === 'get' && id)
     answer =
       kind === 'identities'
         ? await request(profile, 'GET', `/v1/identities/${encodeURIComponent(id)}`)
-        : await request(profile, 'GET', `/v1/tenants/${await tenant()}/domains/${encodeURIComponent(id)}`);
+        : await request(profile, 'GET', await one());
+  else if (kind === 'templates' && verb === 'put' && id && values.file) {
+    // PUT makes a new version of a template that exists; the first version is a POST with its name.
+    const body = templateFile(values.file);
+    try {
+      answer = await request(profile, 'PUT', await one(), { body });
+    } catch (e) {
+      if (!(e instanceof CliError) || e.envelope?.error.code !== 'template_not_found') throw e;
+      answer = await request(profile, 'POST', `/v1/tenants/${await tenant()}/templates`, {
+        body: { ...(body as object), name: id },
+      });
+    }
+  } else if (kind === 'templates' && verb === 'delete' && id)
+    answer = await request(profile, 'DELETE', await one());
   if (!answer) throw new CliError(EXIT.usage, MAIL_COMMANDS[kind].usage);
   return printDoc(answer.body, values.json, (x) =>
     kind === 'identities'
       ? `${x.id}  ${x.primary_address ?? ''}  ${x.status ?? ''}`
-      : `${x.id}  ${x.name ?? ''}  ${x.state ?? ''}  ${x.transport ?? ''}`,
+      : kind === 'domains'
+        ? `${x.id}  ${x.name ?? ''}  ${x.state ?? ''}  ${x.transport ?? ''}`
+        : `${x.name}  v${x.version ?? ''}  ${x.category ?? ''}  ${x.kind ?? ''}`,
   );
+}
+
+/** A template's JSON file (`--file`), read and parsed here so a bad file never reaches the API. */
+function templateFile(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new CliError(EXIT.usage, `--file ${path}: ${e instanceof SyntaxError ? 'not JSON' : 'unreadable'}`);
+  }
 }
 
 /** A list (`{ data }`) as one line per item, a single object as indented JSON; `--json` as is. */

@@ -110,13 +110,15 @@ describe('pmail send without --idempotency-key', () => {
 
 /** tmux is on the machine (README › CLI tests); .ci/run installs it like Java. */
 describe('pmail send --template', () => {
-  it('sends a tenant template with its variables once, and refuses a bad payload or bad JSON', async () => {
+  it('writes a template from a file, sends it with its variables once, refuses a bad payload or bad JSON, and deletes it', async () => {
     const s = await stack();
     const http = await served(s);
     const env = envOf(http.url, s.apiKey, s.agent.id);
-    const saved = await s.call('POST', `/v1/tenants/${s.tenantId}/templates`, {
-      body: {
-        name: 'cli_receipt',
+    // The template, written from a file with `pmail templates put` (PUT creates it).
+    const file = join(EMPTY_STATE, 'cli_receipt.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
         subject: 'Receipt {{number}}',
         text: 'Thanks, receipt {{number}}.',
         variables_schema: {
@@ -126,9 +128,13 @@ describe('pmail send --template', () => {
         },
         category: 'transactional',
         kind: 'transactional',
-      },
-    });
-    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+      }),
+    );
+    const put = await pmail(env, ['templates', 'put', 'cli_receipt', '--file', file, '--json']);
+    expect(put.code, put.stdout + put.stderr).toBe(0);
+    expect(JSON.parse(put.stdout)).toMatchObject({ name: 'cli_receipt', version: 1 });
+    const listed = await pmail(env, ['templates', 'list']);
+    expect(listed.stdout).toMatch(/^cli_receipt {2}v1 {2}transactional {2}transactional$/m);
     const args = ['send', '--to', s.peer.address, '--template', 'cli_receipt', '--variables', '{"number":7}'];
     const sent = await pmail(env, [...args, '--idempotency-key', 'cli-receipt-7', '--json']);
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
@@ -147,6 +153,11 @@ describe('pmail send --template', () => {
     expect((await pmail(env, [...args.slice(0, -1), '{number'])).code).toBe(2);
     expect((await pmail(env, [...args, '--text', 'x'])).code).toBe(2);
     expect((await s.mailbox(s.agent.id, 'outbound')).map((m) => m.id)).toEqual([id]);
+    // Deleted by name: a send by it is then 404 template_not_found (exit 5).
+    expect((await pmail(env, ['templates', 'delete', 'cli_receipt'])).code).toBe(0);
+    const gone = await pmail(env, [...args, '--idempotency-key', 'cli-receipt-9']);
+    expect(gone.code).toBe(5);
+    expect(gone.stderr).toContain('error: template_not_found');
   }, 60_000);
 });
 
