@@ -13,6 +13,7 @@ import {
 import { backoffSeconds, decideClaim, recordOutcome } from '../../functions/core/send-attempt.ts';
 import { simulate, simulatorScript } from '../../functions/core/simulator.ts';
 import type { TransportResult } from '../../functions/core/transport-result.ts';
+import { outboundMessage } from '../support/records.ts';
 
 describe('the Idempotency-Key pattern', () => {
   it.each([
@@ -127,34 +128,14 @@ describe('simulator scripts (DESIGN § 8)', () => {
   });
 });
 
-const queued = (): MessageRecord => ({
-  id: 'msg_1',
-  tenant_id: 't',
-  identity_id: 'i',
-  thread_id: 'th',
-  direction: 'outbound',
-  status: 'queued',
-  from: { address: 'a@example.com' },
-  to: [],
-  cc: [],
-  bcc: [],
-  reply_to: [],
-  subject: '',
-  kind: 'transactional',
-  labels: [],
-  flags: [],
-  rfc_message_id: '<1@example.com>',
-  raw_key: 'k',
-  raw_size: 1,
-  created_at: 0,
-  updated_at: 0,
-  version: 3,
-  claim: { token: 'mine', at: 100 },
-  deliveries: [
-    { address: 'x@example.net', field: 'to', status: 'queued', updated_at: 0 },
-    { address: 'y@example.net', field: 'cc', status: 'delivered', updated_at: 0 },
-  ],
-});
+const queued = (): MessageRecord =>
+  outboundMessage({
+    claim: { token: 'mine', at: 100 },
+    deliveries: [
+      { address: 'x@example.net', field: 'to', status: 'queued', updated_at: 0 },
+      { address: 'y@example.net', field: 'cc', status: 'delivered', updated_at: 0 },
+    ],
+  });
 
 describe('claim and record (DESIGN § 5.2)', () => {
   it('admits a queued message once: its own claim again, a foreign young claim never, an old one as dead', () => {

@@ -10,31 +10,15 @@ import {
   recordOutcome,
 } from '../../functions/core/send-attempt.ts';
 import { ORPHAN_AGE_MS } from '../../functions/events/consume.ts';
+import { outboundMessage } from '../support/records.ts';
 
 /** The pure rules of issue 9, row by row. */
 const message = (status: MessageStatus, deliveries: DeliveryStatus[], over: Partial<MessageRecord> = {}) =>
-  ({
+  outboundMessage({
     id: 'msg_01',
     tenant_id: 'ten',
     identity_id: 'idn',
-    thread_id: 'th',
-    direction: 'outbound',
     status,
-    from: { address: 'a@example.com' },
-    to: [],
-    cc: [],
-    bcc: [],
-    reply_to: [],
-    subject: '',
-    kind: 'transactional',
-    labels: [],
-    flags: [],
-    rfc_message_id: '<1@example.com>',
-    raw_key: 'k',
-    raw_size: 1,
-    created_at: 0,
-    updated_at: 0,
-    version: 3,
     deliveries: deliveries.map((s, i) => ({
       address: `r${i}@example.net`,
       field: 'to' as const,
@@ -42,7 +26,7 @@ const message = (status: MessageStatus, deliveries: DeliveryStatus[], over: Part
       updated_at: 0,
     })),
     ...over,
-  }) as MessageRecord;
+  });
 
 const unknown = { type: 'unknown', reason: 'transport_connection_lost', detail: 'killed' } as const;
 

@@ -11,39 +11,20 @@ import { simulate } from '../../functions/core/simulator.ts';
 import { classifySmtp, type SmtpEnd } from '../../functions/core/smtp-outcome.ts';
 import { type SuppressionReason, suppressionBlocks } from '../../functions/core/suppressions.ts';
 import type { TransportResult } from '../../functions/core/transport-result.ts';
+import { outboundMessage } from '../support/records.ts';
 
 /** seed 002 (the job model) as tables: kind, suppression by kind, born status, retry, undispatched. */
 
-const message = (over: Partial<MessageRecord> = {}): MessageRecord => ({
-  id: 'msg_1',
-  tenant_id: 't',
-  identity_id: 'i',
-  thread_id: 'th',
-  direction: 'outbound',
-  status: 'queued',
-  from: { address: 'a@example.com' },
-  to: [],
-  cc: [],
-  bcc: [],
-  reply_to: [],
-  subject: '',
-  kind: 'transactional',
-  labels: [],
-  flags: [],
-  rfc_message_id: '<1@example.com>',
-  raw_key: 'k',
-  raw_size: 1,
-  created_at: 0,
-  updated_at: 0,
-  version: 3,
-  claim: { token: 'mine', at: 100 },
-  dispatch: { execution: 'msg_1-d1', at: 0, n: 1 },
-  deliveries: [
-    { address: 'Ada@example.net', field: 'to', status: 'queued', updated_at: 0 },
-    { address: 'bo@example.net', field: 'cc', status: 'queued', updated_at: 0 },
-  ],
-  ...over,
-});
+const message = (over: Partial<MessageRecord> = {}): MessageRecord =>
+  outboundMessage({
+    claim: { token: 'mine', at: 100 },
+    dispatch: { execution: 'msg_1-d1', at: 0, n: 1 },
+    deliveries: [
+      { address: 'Ada@example.net', field: 'to', status: 'queued', updated_at: 0 },
+      { address: 'bo@example.net', field: 'cc', status: 'queued', updated_at: 0 },
+    ],
+    ...over,
+  });
 
 describe('the consent kind accessor (seed 002 › Category and kind)', () => {
   it.each([
