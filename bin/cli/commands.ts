@@ -97,7 +97,14 @@ export const MAIL_COMMANDS: Record<string, Command> = {
     usage: `pmail list [--direction inbound|outbound] [--limit <n>] [--cursor <c>] [--identity <id>] ${COMMON}`,
     run: listCommand,
   },
-  cancel: { usage: `pmail cancel <message-id> [--identity <id>] ${COMMON}`, run: cancelCommand },
+  cancel: {
+    usage: `pmail cancel <message-id> [--identity <id>] ${COMMON}`,
+    run: (a) => messageAction('cancel', a),
+  },
+  retry: {
+    usage: `pmail retry <message-id> [--identity <id>] ${COMMON}`,
+    run: (a) => messageAction('retry', a),
+  },
   resolve: {
     usage: `pmail resolve <message-id> --outcome sent|not_sent [--idempotency-key <k>] [--identity <id>] ${COMMON}`,
     run: resolveCommand,
@@ -355,7 +362,11 @@ async function listCommand(argv: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-async function cancelCommand(argv: string[]): Promise<number> {
+/**
+ * `cancel` and `retry` (an operator's retry of a `failed` message whose failure was not a refusal,
+ * README › The job model): one POST on the message, the message back.
+ */
+async function messageAction(action: 'cancel' | 'retry', argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: PROFILE_OPTIONS, allowPositionals: true });
   if (positionals.length !== 1) throw new CliError(EXIT.usage, 'give one message id');
   const profile = profileOf(values);
@@ -363,12 +374,12 @@ async function cancelCommand(argv: string[]): Promise<number> {
     await request(
       profile,
       'POST',
-      `/v1/identities/${identityOf(profile)}/messages/${encodeURIComponent(positionals[0])}/cancel`,
+      `/v1/identities/${identityOf(profile)}/messages/${encodeURIComponent(positionals[0])}/${action}`,
     )
   ).body;
   if (values.json) printJson(m);
   else {
-    out(`canceled: ${m.id}`);
+    out(`${action === 'cancel' ? 'canceled' : 'retried'}: ${m.id}`);
     printMessage(m);
   }
   return EXIT.ok;

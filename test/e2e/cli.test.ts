@@ -314,6 +314,8 @@ describe('the other commands', () => {
     expect(await json(['resolve', reply.id, '--outcome', 'sent'], 6)).toMatchObject({
       error: { code: 'not_uncertain' },
     });
+    // retry takes only a failed message whose failure was not a refusal: a canceled one is 409, exit 6.
+    expect(await json(['retry', scheduled.id], 6)).toMatchObject({ error: { code: 'not_retryable' } });
     const listed = await json(['list', '--direction', 'outbound']);
     expect(listed.data.map((m: { id: string }) => m.id).sort()).toEqual(
       [reply.id, all.id, fwd.id, scheduled.id].sort(),
