@@ -23,21 +23,21 @@ export const TRANSPORT_TASKS: readonly TransportTaskSpec[] = [
     provider: 'loopback',
     state: 'TransportLoopback',
     arn: 'LoopbackTransportFunctionArn',
-    entry: 'functions/transports/loopback.handler.ts',
+    entry: 'functions/send/loopback-transport.handler.ts',
     timeoutSeconds: 60,
   },
   {
     provider: 'simulator',
     state: 'TransportSimulator',
     arn: 'SimulatorTransportFunctionArn',
-    entry: 'functions/transports/simulator.handler.ts',
+    entry: 'functions/send/simulator-transport.handler.ts',
     timeoutSeconds: 60,
   },
   {
     provider: 'ses',
     state: 'TransportSes',
     arn: 'SesTransportFunctionArn',
-    entry: 'functions/transports/ses.handler.ts',
+    entry: 'functions/send/ses-transport.handler.ts',
     // connect 5 s + answer 30 s (ses.transport.ts › SES_CLIENT_DEFAULTS), well inside 50 s.
     timeoutSeconds: 60,
   },
@@ -45,7 +45,7 @@ export const TRANSPORT_TASKS: readonly TransportTaskSpec[] = [
     provider: 'smtp',
     state: 'TransportSmtp',
     arn: 'SmtpTransportFunctionArn',
-    entry: 'functions/transports/smtp.handler.ts',
+    entry: 'functions/send/smtp-transport.handler.ts',
     // The adapter's deadline is the seed's 4 minutes (250 s less the 10 s margin).
     timeoutSeconds: 250,
   },
@@ -53,7 +53,7 @@ export const TRANSPORT_TASKS: readonly TransportTaskSpec[] = [
     provider: 'cloudflare',
     state: 'TransportCloudflare',
     arn: 'CloudflareTransportFunctionArn',
-    entry: 'functions/transports/cloudflare.handler.ts',
+    entry: 'functions/send/cloudflare-transport.handler.ts',
     // Up to three requests (provider-suppression rounds) and the lookups between them.
     timeoutSeconds: 60,
   },

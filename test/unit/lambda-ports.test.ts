@@ -137,7 +137,7 @@ describe('bundles', () => {
         const api = /^functions\/api\/(\w+)\.handler\.ts$/.exec(rel)?.[1];
         const service = api ? (`api-${api}` as keyof typeof LAMBDA_PORTS) : serviceOf[rel];
         const s3 =
-          rel.startsWith('functions/transports/') ||
+          /^functions\/send\/\w+-transport\.handler\.ts$/.test(rel) ||
           service === 'blobs' ||
           (service !== undefined &&
             service !== 'none' &&
@@ -146,7 +146,7 @@ describe('bundles', () => {
         const libmime =
           rel === 'functions/api/messages.handler.ts' ||
           rel === 'functions/api/mcp.handler.ts' ||
-          rel === 'functions/transports/cloudflare.handler.ts';
+          rel === 'functions/send/cloudflare-transport.handler.ts';
         return [rel, { s3, libmime }];
       }),
     );

@@ -14,7 +14,9 @@ import { describe, expect, it } from 'vitest';
  *   - lib/ (the CDK) reads from functions/ only the lists it deploys (routes, transport tasks, metric
  *     names) and core's constants; bin/ drives use cases and the local runtime, never the send path.
  * A `*.handler.ts` is a Lambda entry point (a composition root: it builds the adapters and wires the
- * ports) and is checked only by the api/ rule.
+ * ports). The transports' entries are the send machine's tasks and live in send/
+ * (`send/{provider}-transport.handler.ts`), so the transports rule holds for every file under
+ * transports/, with no exemption.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -51,7 +53,6 @@ const pkg =
   (p: string) =>
     p.startsWith('pkg:') &&
     names.some((n) => (typeof n === 'string' ? p === `pkg:${n}` : n.test(p.slice(4))));
-const isHandler = (f: string) => f.endsWith('.handler.ts');
 const USE_CASES = ['send', 'events', 'sweeper', 'domains', 'admin', 'webhooks'].map((d) => `functions/${d}`);
 
 interface Rule {
@@ -85,7 +86,7 @@ const RULES: Rule[] = [
   },
   {
     name: 'transports import only core, their port and their clients',
-    from: (f) => under('functions/transports')(f) && !isHandler(f),
+    from: under('functions/transports'),
     allow: [
       under('functions/core'),
       under('functions/transports'),

@@ -1,9 +1,9 @@
 import { loadTransportDeps } from '../env.ts';
-import { sendAttemptTasks } from '../send/tasks.ts';
 import { s3Blobs } from '../store/blobs.ts';
 import { getAddresses } from '../store/directory.store.ts';
-import { loopbackTransport } from './loopback.transport.ts';
-import { transportTask } from './tasks.ts';
+import { loopbackTransport } from '../transports/loopback.transport.ts';
+import { transportTask } from '../transports/tasks.ts';
+import { sendAttemptTasks } from './tasks.ts';
 
 /** Lambda entry of the loopback transport task (test tenants). */
 const deps = loadTransportDeps('transport-loopback', { blobs: s3Blobs });

@@ -1,8 +1,8 @@
 import { loadCloudflareApiToken, loadTransportDeps } from '../env.ts';
-import { sendAttemptTasks } from '../send/tasks.ts';
 import { s3Blobs } from '../store/blobs.ts';
-import { cloudflareTransport } from './cloudflare.transport.ts';
-import { transportTask } from './tasks.ts';
+import { cloudflareTransport } from '../transports/cloudflare.transport.ts';
+import { transportTask } from '../transports/tasks.ts';
+import { sendAttemptTasks } from './tasks.ts';
 
 /**
  * Lambda entry of the Cloudflare Email Sending transport task. It alone reads the sending token's

@@ -1,10 +1,10 @@
 import { loadTransportDeps, required } from '../env.ts';
 import { sqsEvents } from '../events/event-sink.ts';
-import { sendAttemptTasks } from '../send/tasks.ts';
 import { s3Blobs } from '../store/blobs.ts';
 import { getAddresses } from '../store/directory.store.ts';
-import { simulatorTransport } from './simulator.transport.ts';
-import { transportTask } from './tasks.ts';
+import { simulatorTransport } from '../transports/simulator.transport.ts';
+import { transportTask } from '../transports/tasks.ts';
+import { sendAttemptTasks } from './tasks.ts';
 
 /** Lambda entry of the simulator transport task (test tenants). */
 const deps = loadTransportDeps('transport-simulator', { blobs: s3Blobs });

@@ -1,8 +1,8 @@
 import { loadTransportDeps } from '../env.ts';
-import { sendAttemptTasks } from '../send/tasks.ts';
 import { s3Blobs } from '../store/blobs.ts';
-import { sesClients, sesTransport } from './ses.transport.ts';
-import { transportTask } from './tasks.ts';
+import { sesClients, sesTransport } from '../transports/ses.transport.ts';
+import { transportTask } from '../transports/tasks.ts';
+import { sendAttemptTasks } from './tasks.ts';
 
 /**
  * Lambda entry of the SES transport task. Its role may read the message and its stored copy, set

@@ -1,11 +1,11 @@
 import { isSmtpProbeEvent, probeDomainRelay, type SmtpProbeEvent } from '../domains/smtp-probe.ts';
 import { loadTransportDeps } from '../env.ts';
-import { sendAttemptTasks } from '../send/tasks.ts';
-import type { TransportTaskInput } from '../send/transport-task.ts';
 import { s3Blobs } from '../store/blobs.ts';
 import { secretsManagerStore, smtpCredentials } from '../store/relay-secrets.store.ts';
-import { type SmtpPorts, smtpTransport } from './smtp.transport.ts';
-import { transportTask } from './tasks.ts';
+import { type SmtpPorts, smtpTransport } from '../transports/smtp.transport.ts';
+import { transportTask } from '../transports/tasks.ts';
+import { sendAttemptTasks } from './tasks.ts';
+import type { TransportTaskInput } from './transport-task.ts';
 
 /**
  * Lambda entry of the SMTP relay transport task (live tenants' `smtp` domains). It alone may read
