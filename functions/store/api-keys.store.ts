@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { isId } from '../core/ids.ts';
 import type { ApiKeyDefinition, ApiKeyRecord } from '../core/model.ts';
-import { type Db, isTransactionCanceled } from './db.ts';
+import { type Db, isTransactionCanceled, type TransactItem } from './db.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -18,10 +18,6 @@ import { keys } from './keys.ts';
  *   authenticating is one read. A rotation adds a secret and gives the old ones an end.
  * No secret is stored in clear.
  */
-type TransactItem = NonNullable<
-  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
->[number];
-
 export const KEYS_INDEX_PK = 'KEYS';
 const PLATFORM_PREFIX = '~platform';
 

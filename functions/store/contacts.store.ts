@@ -1,6 +1,5 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type ContactCounts, canonicalAddress } from '../core/suppressions.ts';
-import type { Db } from './db.ts';
+import type { Db, TransactItem } from './db.ts';
 import { batchGetItems } from './suppressions.store.ts';
 
 /**
@@ -14,8 +13,6 @@ export const contactKey = (identityId: string, address: string) => ({
   pk: `I#${identityId}`,
   sk: `C#${canonicalAddress(address)}`,
 });
-
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
  * One Update per distinct address for the submit transaction: `ADD outbound_count :1` (or

@@ -54,7 +54,7 @@ export async function reserveControl(db: Db, c: ControlIdempotency): Promise<Con
   } catch (err) {
     if (!isConditionFailed(err)) throw err;
     const old = oldItem<{ state: string; fingerprint: string; status?: number; body?: string }>(err);
-    if (!old || old.state !== 'completed') return { type: 'in_progress' };
+    if (old?.state !== 'completed') return { type: 'in_progress' };
     if (old.fingerprint !== c.fingerprint) return { type: 'conflict' };
     return { type: 'replay', status: old.status ?? 200, body: old.body ?? '{}' };
   }

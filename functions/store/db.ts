@@ -77,34 +77,44 @@ export async function queryPrefix(db: Db, pk: string, prefix: string): Promise<R
   return items;
 }
 
+/** One item of a TransactWriteItems, as the DocumentClient takes it. */
+export type TransactItem = NonNullable<
+  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
+>[number];
+
+/**
+ * Run a TransactWriteItems whose first item carries the condition that decides (the item must
+ * exist, be absent, be in a state): true when written, false when that condition failed; any other
+ * failure (another item's condition included) is thrown.
+ */
+export async function transactGuarded(db: Db, items: TransactItem[]): Promise<boolean> {
+  try {
+    await db.doc.send(new TransactWriteCommand({ TransactItems: items }));
+    return true;
+  } catch (err) {
+    if (failedConditions(err, ['guard'] as const).has('guard')) return false;
+    throw err;
+  }
+}
+
 /**
  * Delete an item counted against a limit and give its place back on the counter item (`count`),
  * in one transaction; false when there was no item to delete.
  */
-export async function deleteCounted(db: Db, key: Key, counter: Key): Promise<boolean> {
-  try {
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: db.table, Key: key, ConditionExpression: 'attribute_exists(pk)' } },
-          {
-            Update: {
-              TableName: db.table,
-              Key: counter,
-              UpdateExpression: 'ADD #count :minus',
-              ConditionExpression: '#count > :zero',
-              ExpressionAttributeNames: { '#count': 'count' },
-              ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (failedConditions(err, ['item', 'counter'] as const).has('item')) return false;
-    throw err;
-  }
+export function deleteCounted(db: Db, key: Key, counter: Key): Promise<boolean> {
+  return transactGuarded(db, [
+    { Delete: { TableName: db.table, Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+    {
+      Update: {
+        TableName: db.table,
+        Key: counter,
+        UpdateExpression: 'ADD #count :minus',
+        ConditionExpression: '#count > :zero',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+      },
+    },
+  ]);
 }
 
 /**

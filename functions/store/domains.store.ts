@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainRecord } from '../core/model.ts';
-import { type Db, isConditionFailed, isTransactionCanceled } from './db.ts';
+import { type Db, isConditionFailed, transactGuarded } from './db.ts';
 import { getDomain } from './directory.store.ts';
 import { keys } from './keys.ts';
 
@@ -22,40 +22,30 @@ const item = (d: DomainRecord) => ({
 
 /** A new domain; a name held by a domain that is not `removed` is taken (any tenant). */
 export async function createDomain(db: Db, d: DomainRecord & { id: string }): Promise<'created' | 'exists'> {
-  try {
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: db.table,
-              Item: item(d),
-              ConditionExpression: 'attribute_not_exists(pk) OR #state = :removed',
-              ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: { ':removed': 'removed' },
-            },
-          },
-          {
-            Put: {
-              TableName: db.table,
-              Item: { ...tenantRef(d.tenant_id, d.id), type: 'domain_ref', domain: d.domain.toLowerCase() },
-            },
-          },
-          {
-            Put: {
-              TableName: db.table,
-              Item: { ...registryRef(d.domain), type: 'domain_registry', tenant_id: d.tenant_id, id: d.id },
-            },
-          },
-        ],
-      }),
-    );
-    return 'created';
-  } catch (err) {
-    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
-      return 'exists';
-    throw err;
-  }
+  const written = await transactGuarded(db, [
+    {
+      Put: {
+        TableName: db.table,
+        Item: item(d),
+        ConditionExpression: 'attribute_not_exists(pk) OR #state = :removed',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':removed': 'removed' },
+      },
+    },
+    {
+      Put: {
+        TableName: db.table,
+        Item: { ...tenantRef(d.tenant_id, d.id), type: 'domain_ref', domain: d.domain.toLowerCase() },
+      },
+    },
+    {
+      Put: {
+        TableName: db.table,
+        Item: { ...registryRef(d.domain), type: 'domain_registry', tenant_id: d.tenant_id, id: d.id },
+      },
+    },
+  ]);
+  return written ? 'created' : 'exists';
 }
 
 /**

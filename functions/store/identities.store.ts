@@ -1,6 +1,6 @@
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AddressRecord, Identity } from '../core/model.ts';
-import { type Db, isTransactionCanceled } from './db.ts';
+import { type Db, failedConditions, type TransactItem, transactGuarded } from './db.ts';
 import { pageByIndex } from './index-page.ts';
 import { keys } from './keys.ts';
 
@@ -10,10 +10,6 @@ import { keys } from './keys.ts';
  * `T#{tenant}` / `IC#{client_id}`, all in one transaction. An address is never reused: a retired
  * address keeps its item.
  */
-type TransactItem = NonNullable<
-  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
->[number];
-
 const clientKey = (tenantId: string, clientId: string) => ({ pk: `T#${tenantId}`, sk: `IC#${clientId}` });
 
 export async function createIdentity(
@@ -62,10 +58,9 @@ export async function createIdentity(
     await db.doc.send(new TransactWriteCommand({ TransactItems: [...items, ...extra] }));
     return 'created';
   } catch (err) {
-    if (!isTransactionCanceled(err)) throw err;
-    const reasons = err.CancellationReasons ?? [];
-    if (client && reasons[2]?.Code === 'ConditionalCheckFailed') return 'client_id_taken';
-    if (reasons[1]?.Code === 'ConditionalCheckFailed') return 'address_taken';
+    const failed = failedConditions(err, ['identity', 'address', 'client_id'] as const);
+    if (client && failed.has('client_id')) return 'client_id_taken';
+    if (failed.has('address')) return 'address_taken';
     throw err;
   }
 }
@@ -119,7 +114,7 @@ export async function updateIdentityFields(
     names[`#r${n}`] = k;
     return `#r${n}`;
   });
-  return transact(db, [
+  return transactGuarded(db, [
     {
       Update: {
         TableName: db.table,
@@ -136,7 +131,7 @@ export async function updateIdentityFields(
 
 /** Deletion: the identity becomes `deleted` and each of its addresses `retired`, for good. */
 export async function deleteIdentity(db: Db, i: Identity, now: number, extra: TransactItem[] = []) {
-  return transact(db, [
+  return transactGuarded(db, [
     {
       Update: {
         TableName: db.table,
@@ -161,15 +156,4 @@ export async function deleteIdentity(db: Db, i: Identity, now: number, extra: Tr
     ),
     ...extra,
   ]);
-}
-
-async function transact(db: Db, items: TransactItem[]): Promise<boolean> {
-  try {
-    await db.doc.send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (err) {
-    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
-      return false;
-    throw err;
-  }
 }

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { TemplateRecord, TemplateSource } from '../core/templates.ts';
-import { type Db, deleteCounted, isTransactionCanceled, queryPrefix } from './db.ts';
+import { type Db, deleteCounted, failedConditions, isTransactionCanceled, queryPrefix } from './db.ts';
 
 /**
  * Templates (issue 15) in their tenant's partition:
@@ -97,11 +97,9 @@ export async function createTemplate(
     );
     return { created: record };
   } catch (err) {
-    if (!isTransactionCanceled(err)) throw err;
-    const codes = (err.CancellationReasons ?? []).map((r) => r.Code);
-    if (codes[0] === 'ConditionalCheckFailed' || codes[2] === 'ConditionalCheckFailed')
-      return { refused: 'exists' };
-    if (codes[1] === 'ConditionalCheckFailed') return { refused: 'limit_reached' };
+    const failed = failedConditions(err, ['head', 'count', 'version'] as const);
+    if (failed.has('head') || failed.has('version')) return { refused: 'exists' };
+    if (failed.has('count')) return { refused: 'limit_reached' };
     throw err;
   }
 }

@@ -1,7 +1,7 @@
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isId } from '../core/ids.ts';
 import type { Tenant, TenantPolicy } from '../core/model.ts';
-import { type Db, isTransactionCanceled } from './db.ts';
+import { type Db, failedConditions, type TransactItem, transactGuarded } from './db.ts';
 import { pageByIndex } from './index-page.ts';
 import { keys } from './keys.ts';
 
@@ -9,10 +9,6 @@ import { keys } from './keys.ts';
  * Tenants (issue 10): the tenant item `T#{id}` / `T` (listed through gsi1 `TENANTS`) and its slug
  * claim `TS#{slug}` / `TS`, written together, so two tenants never share a slug.
  */
-type TransactItem = NonNullable<
-  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
->[number];
-
 export const TENANTS_INDEX_PK = 'TENANTS';
 const slugKey = (slug: string) => ({ pk: `TS#${slug}`, sk: 'TS' });
 
@@ -45,8 +41,7 @@ export async function createTenant(
     );
     return 'created';
   } catch (err) {
-    if (isTransactionCanceled(err) && err.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed')
-      return 'slug_taken';
+    if (failedConditions(err, ['tenant', 'slug'] as const).has('slug')) return 'slug_taken';
     throw err;
   }
 }
@@ -107,7 +102,7 @@ export async function updateTenant(
     if (change.status === 'suspended') sets.push('suspended_at = :now');
     else removes.push('suspended_at');
   }
-  return transact(db, [
+  return transactGuarded(db, [
     {
       Update: {
         TableName: db.table,
@@ -131,7 +126,7 @@ export async function updateTenantPolicy(
   now: number,
   extra: TransactItem[] = [],
 ): Promise<boolean> {
-  return transact(db, [
+  return transactGuarded(db, [
     {
       Update: {
         TableName: db.table,
@@ -151,15 +146,4 @@ export async function updateTenantPolicy(
     },
     ...extra,
   ]);
-}
-
-async function transact(db: Db, items: TransactItem[]): Promise<boolean> {
-  try {
-    await db.doc.send(new TransactWriteCommand({ TransactItems: items }));
-    return true;
-  } catch (err) {
-    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
-      return false;
-    throw err;
-  }
 }

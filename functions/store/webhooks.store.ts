@@ -1,6 +1,6 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookEndpoint } from '../core/webhooks.ts';
-import { conditionally, type Db, deleteCounted, isTransactionCanceled, queryPrefix } from './db.ts';
+import { conditionally, type Db, deleteCounted, queryPrefix, transactGuarded } from './db.ts';
 
 /**
  * Webhook endpoints (issue 5): `T#{ten}` / `WH#{whk_id}`, the secret only sealed
@@ -30,36 +30,26 @@ export async function createWebhook(
   w: StoredWebhook,
   limit: number,
 ): Promise<{ created: true } | { created: false; reason: 'limit_reached' }> {
-  try {
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: db.table,
-              Key: countKey(w.tenant_id),
-              UpdateExpression: 'SET #type = :type ADD #count :one',
-              ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-              ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-              ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': 'webhook_count' },
-            },
-          },
-          {
-            Put: {
-              TableName: db.table,
-              Item: { ...webhookKey(w.tenant_id, w.id), type: 'webhook', ...w },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-    return { created: true };
-  } catch (err) {
-    if (isTransactionCanceled(err) && err.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')
-      return { created: false, reason: 'limit_reached' };
-    throw err;
-  }
+  const written = await transactGuarded(db, [
+    {
+      Update: {
+        TableName: db.table,
+        Key: countKey(w.tenant_id),
+        UpdateExpression: 'SET #type = :type ADD #count :one',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+        ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': 'webhook_count' },
+      },
+    },
+    {
+      Put: {
+        TableName: db.table,
+        Item: { ...webhookKey(w.tenant_id, w.id), type: 'webhook', ...w },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ]);
+  return written ? { created: true } : { created: false, reason: 'limit_reached' };
 }
 
 export async function getWebhook(
