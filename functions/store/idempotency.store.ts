@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
-import { isConditionFailed, oldItem } from './db.ts';
+import { conditionally, isConditionFailed, oldItem } from './db.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -170,6 +170,13 @@ export async function reserveIdempotency(
   }
 }
 
+/** The condition of a write by the key's holder: it is still in progress and still ours. */
+const stillOurs = (owner: string) => ({
+  ConditionExpression: '#owner = :owner AND #state = :in_progress',
+  ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+  ExpressionAttributeValues: { ':owner': owner, ':in_progress': 'in_progress' },
+});
+
 /** Step 5: any error after the reservation gives the key back (only if it is still ours). */
 export async function releaseIdempotency(
   db: Db,
@@ -177,19 +184,15 @@ export async function releaseIdempotency(
   keyHash: string,
   owner: string,
 ): Promise<void> {
-  try {
-    await db.doc.send(
+  await conditionally(
+    db.doc.send(
       new DeleteCommand({
         TableName: db.table,
         Key: keys.idempotency(identityId, keyHash),
-        ConditionExpression: '#owner = :owner AND #state = :in_progress',
-        ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
-        ExpressionAttributeValues: { ':owner': owner, ':in_progress': 'in_progress' },
+        ...stillOurs(owner),
       }),
-    );
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-  }
+    ),
+  );
 }
 
 /**
@@ -205,20 +208,18 @@ export async function abandonIdempotency(
   owner: string,
   now: number,
 ): Promise<void> {
-  try {
-    await db.doc.send(
+  const ours = stillOurs(owner);
+  await conditionally(
+    db.doc.send(
       new UpdateCommand({
         TableName: db.table,
         Key: keys.idempotency(identityId, keyHash),
         UpdateExpression: 'SET lease_until = :now',
-        ConditionExpression: '#owner = :owner AND #state = :in_progress',
-        ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
-        ExpressionAttributeValues: { ':owner': owner, ':in_progress': 'in_progress', ':now': now },
+        ...ours,
+        ExpressionAttributeValues: { ...ours.ExpressionAttributeValues, ':now': now },
       }),
-    );
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-  }
+    ),
+  );
 }
 
 /**
