@@ -113,8 +113,14 @@ export const MAIL_COMMANDS: Record<string, Command> = {
     usage: `pmail events [--follow] [--after <evt_id>] [--limit <n>] ${COMMON}`,
     run: eventsCommand,
   },
-  keys: { usage: `pmail keys list | get <key_id> | revoke <key_id> ${COMMON}`, run: keysCommand },
-  tenants: { usage: `pmail tenants list | get <tenant_id> ${COMMON}`, run: tenantsCommand },
+  keys: {
+    usage: `pmail keys list | get <key_id> | revoke <key_id> ${COMMON}`,
+    run: (a) => platformScoped('keys', a),
+  },
+  tenants: {
+    usage: `pmail tenants list | get <tenant_id> ${COMMON}`,
+    run: (a) => platformScoped('tenants', a),
+  },
   identities: {
     usage: `pmail identities list [--tenant <id>] | get <identity_id> ${COMMON}`,
     run: (a) => tenantScoped('identities', a),
@@ -448,41 +454,25 @@ async function eventsCommand(argv: string[]): Promise<number> {
 const eventLine = (e: { id: string; type: string; created_at: string; data: any }) =>
   `${e.created_at}  ${e.type.padEnd(22)}  ${e.data?.message_id ?? ''}  ${e.id}`;
 
-async function keysCommand(argv: string[]): Promise<number> {
+/** `keys` and `tenants`: `list`, `get <id>` and, for keys, `revoke <id>`, on `/v1/{kind}`. */
+async function platformScoped(kind: 'keys' | 'tenants', argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: PROFILE_OPTIONS, allowPositionals: true });
   const profile = profileOf(values);
   const [verb, id] = positionals;
+  const one = () => `/v1/${kind}/${encodeURIComponent(id!)}`;
   const answer =
     verb === 'list'
-      ? await request(profile, 'GET', '/v1/keys')
+      ? await request(profile, 'GET', `/v1/${kind}`)
       : verb === 'get' && id
-        ? await request(profile, 'GET', `/v1/keys/${encodeURIComponent(id)}`)
-        : verb === 'revoke' && id
-          ? await request(profile, 'DELETE', `/v1/keys/${encodeURIComponent(id)}`)
+        ? await request(profile, 'GET', one())
+        : kind === 'keys' && verb === 'revoke' && id
+          ? await request(profile, 'DELETE', one())
           : undefined;
-  if (!answer) throw new CliError(EXIT.usage, MAIL_COMMANDS.keys.usage);
-  return printDoc(
-    answer.body,
-    values.json,
-    (k) => `${k.id}  ${k.level ?? ''}  ${k.status ?? ''}  ${k.name ?? ''}`,
-  );
-}
-
-async function tenantsCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: PROFILE_OPTIONS, allowPositionals: true });
-  const profile = profileOf(values);
-  const [verb, id] = positionals;
-  const answer =
-    verb === 'list'
-      ? await request(profile, 'GET', '/v1/tenants')
-      : verb === 'get' && id
-        ? await request(profile, 'GET', `/v1/tenants/${encodeURIComponent(id)}`)
-        : undefined;
-  if (!answer) throw new CliError(EXIT.usage, MAIL_COMMANDS.tenants.usage);
-  return printDoc(
-    answer.body,
-    values.json,
-    (t) => `${t.id}  ${t.slug ?? ''}  ${t.mode ?? ''}  ${t.status ?? ''}`,
+  if (!answer) throw new CliError(EXIT.usage, MAIL_COMMANDS[kind].usage);
+  return printDoc(answer.body, values.json, (x) =>
+    kind === 'keys'
+      ? `${x.id}  ${x.level ?? ''}  ${x.status ?? ''}  ${x.name ?? ''}`
+      : `${x.id}  ${x.slug ?? ''}  ${x.mode ?? ''}  ${x.status ?? ''}`,
   );
 }
 
