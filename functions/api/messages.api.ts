@@ -70,7 +70,7 @@ export function messagesApi(deps: Deps) {
         if (early) return early;
         return submit(deps, {
           ...command,
-          tenant: () => tenantOfIdentity(deps.db, identity),
+          tenant: (db) => tenantOfIdentity(db, identity),
           identity,
           requestId,
           firstRead: true,

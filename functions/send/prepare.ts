@@ -3,10 +3,9 @@ import { PmailError } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
 import { MAX_MIME_BYTES } from '../core/limits.ts';
 import { attachmentLink, type LinkCandidate, linkBlobMetadata, planLinks } from '../core/links.ts';
-import type { AddressRecord, Identity, Mailbox, MessageRecord, Tenant, ThreadItem } from '../core/model.ts';
-import { baseAddress, type Recipient } from '../core/recipients.ts';
+import type { Identity, Mailbox, MessageRecord, Tenant, ThreadItem } from '../core/model.ts';
+import type { Recipient } from '../core/recipients.ts';
 import type { SendCommand } from '../core/send-command.ts';
-import { isSimulatorAddress } from '../core/simulator.ts';
 import {
   decideSubmit,
   emptyLoads,
@@ -23,6 +22,7 @@ import { type ContactCounts, canonicalAddress, type FilterDecision } from '../co
 import type { Deps } from '../deps.ts';
 import { batchedReads } from '../store/batch-reads.ts';
 import { getContacts } from '../store/contacts.store.ts';
+import type { Db } from '../store/db.ts';
 import { getAddresses, getDomain } from '../store/directory.store.ts';
 import { getMessage } from '../store/messages.store.ts';
 import { getSendListMatches } from '../store/send-lists.store.ts';
@@ -34,16 +34,21 @@ export { referencesFor } from '../core/submit-pipeline.ts';
 
 export type Operation = 'send' | 'reply' | 'reply_all' | 'forward';
 
-export interface PrepareInput {
-  tenant: Tenant;
+export interface LoadInput {
+  /**
+   * How to read the identity's tenant, given the loader's batched reads: the tenant's item is read
+   * in the round trip of the pipeline's first reads (one BatchGetItem with them).
+   */
+  tenant: (db: Db) => Promise<Tenant>;
   identity: Identity;
   operation: Operation;
   /** reply, reply_all, forward: the message answered or forwarded. */
   targetMessageId?: string;
   body: SendCommand;
-  /** The new message's ULID (its id is `msg_{ulid}`). */
-  ulid: string;
 }
+
+/** The snapshot as first loaded: everything but the new message's id, which the reservation mints. */
+export type LoadedSubmit = Omit<SubmitSnapshot, 'ulid'>;
 
 /** Everything the policy pipeline decided (steps 1–17), ready to be stored or reported by a dry run. */
 export interface Prepared {
@@ -78,13 +83,14 @@ export interface Prepared {
 
 /**
  * The policy pipeline of DESIGN § 8, steps 1–17: read → decide → compose. The loads are gathered
- * into a snapshot (the target and thread root first, then everything the request lets us name in
- * one round trip); `decideSubmit` (core/submit-pipeline.ts) runs every check in the table's order on
+ * into a snapshot (`loadSubmit`: the target and thread root first, then the tenant and everything
+ * the request lets us name in one round trip — started beside the key's reservation, as it needs no
+ * message id); `decideSubmit` (core/submit-pipeline.ts) runs every check in the table's order on
  * it and either throws the first refusal, names the reads it still needs (read in one round trip,
  * then it decides again), or decides. Then the MIME is composed and fitted. Nothing is written.
  */
-export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Prepared> {
-  let snapshot = await firstSnapshot(deps, input);
+export async function prepareSubmit(deps: Deps, loaded: LoadedSubmit, ulid: string): Promise<Prepared> {
+  let snapshot: SubmitSnapshot = { ...loaded, ulid };
   let outcome = decideSubmit(snapshot);
   for (let round = 0; outcome.type === 'need'; round++) {
     // Each round answers a need the pipeline named, and it names each read once: three at most.
@@ -93,7 +99,7 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
     outcome = decideSubmit(snapshot);
   }
   const d = outcome.decision;
-  const { tenant, identity } = input;
+  const { tenant, identity } = loaded;
   const {
     mime,
     compose: fitted,
@@ -127,48 +133,68 @@ export async function prepareSubmit(deps: Deps, input: PrepareInput): Promise<Pr
 }
 
 /**
- * The snapshot's first two round trips: the message answered (or the thread's root), then what the
- * request already names — the thread, the identity's addresses, the likely From's domain, the
- * recipients' filters (a send or forward names them), the replied message's Reply-To contacts, the
- * test-mode directory, a forward's original. The pipeline asks for anything else.
+ * The snapshot's first two round trips, none of which needs the message id: the message answered
+ * (or the thread's root), then the tenant and what the request already names — the thread, the
+ * identity's addresses, the likely From's domain, the recipients' filters (a send or forward names
+ * them), the replied message's Reply-To contacts, a forward's original. The pipeline asks for
+ * anything else (the test-mode directory among it: the tenant's mode is known once this is read).
  */
-async function firstSnapshot(deps: Deps, input: PrepareInput): Promise<SubmitSnapshot> {
+export async function loadSubmit(deps: Deps, input: LoadInput): Promise<LoadedSubmit> {
   const { identity, operation, body } = input;
   const threadIdRequested = operation === 'send' ? body.thread_id : undefined;
   const [target, threadRoot] = await Promise.all([
     input.targetMessageId ? loadMessage(deps, identity.id, input.targetMessageId) : undefined,
     threadIdRequested ? loadThreadRoot(deps, identity.id, threadIdRequested) : undefined,
   ]);
-  const snapshot: SubmitSnapshot = {
-    ...input,
+  const { tenant: readTenant, ...rest } = input;
+  const snapshot = {
+    ...rest,
     now: deps.clock(),
     hashKey: deps.config.hashKey,
     target,
     threadRoot,
     ...emptyLoads(),
   };
-  if ((input.targetMessageId && !target) || (threadIdRequested && !threadRoot)) return snapshot;
-  const { threadId, threaded } = threadOf(snapshot);
+  // The tenant's read and this round's are sent together (one BatchGetItem).
+  const db = batchedReads(deps.db);
+  if ((input.targetMessageId && !target) || (threadIdRequested && !threadRoot))
+    return { ...snapshot, tenant: await readTenant(db) };
+  // A threaded send's thread id comes from its target or body, never from the message id (not minted yet).
+  const { threadId, threaded } = threadOf({ ...snapshot, ulid: '' });
   const named = namedRecipients(operation, body) ?? [];
-  const outside = input.tenant.mode === 'test' ? named.filter((a) => !isSimulatorAddress(a)) : [];
-  return loadInto(deps, snapshot, {
-    ...(threaded ? { thread: threadId } : {}),
-    addresses: identityAddressList(identity),
-    domains: [likelyFromDomain(identity, body)],
-    ...(named.length ? { filters: named } : {}),
-    ...(outside.length ? { directory: outside.map((a) => baseAddress(a).toLowerCase()) } : {}),
-    ...((operation === 'reply' || operation === 'reply_all') && target?.reply_to.length
-      ? { contacts: target.reply_to.map((r) => r.address) }
-      : {}),
-    ...(operation === 'forward' && target ? { forwarded: true } : {}),
-  });
+  const [tenant, loaded] = await Promise.all([
+    readTenant(db),
+    loadInto(
+      deps,
+      snapshot,
+      {
+        ...(threaded ? { thread: threadId } : {}),
+        addresses: identityAddressList(identity),
+        domains: [likelyFromDomain(identity, body)],
+        ...(named.length ? { filters: named } : {}),
+        ...((operation === 'reply' || operation === 'reply_all') && target?.reply_to.length
+          ? { contacts: target.reply_to.map((r) => r.address) }
+          : {}),
+        ...(operation === 'forward' && target ? { forwarded: true } : {}),
+      },
+      db,
+    ),
+  ]);
+  return { ...loaded, tenant };
 }
 
+/** The snapshot's fields a round reads into (the tenant's own items are keyed by the identity's tenant). */
+type Loadable = Omit<SubmitSnapshot, 'ulid' | 'tenant'>;
+
 /** One round trip: every read named, at once, merged into a new snapshot. */
-async function loadInto(deps: Deps, s: SubmitSnapshot, reads: SubmitReads): Promise<SubmitSnapshot> {
-  const { tenant, identity } = s;
+async function loadInto<S extends Loadable>(
+  deps: Deps,
+  s: S,
+  reads: SubmitReads,
   // One BatchGetItem for the round (its consistent reads, the thread's, in a second one).
-  const db = batchedReads(deps.db);
+  db: Db = batchedReads(deps.db),
+): Promise<S> {
+  const { identity } = s;
   const contactAddrs = [
     ...new Set([...(reads.contacts ?? []), ...(reads.filters ?? [])].map(canonicalAddress)),
   ];
@@ -180,8 +206,10 @@ async function loadInto(deps: Deps, s: SubmitSnapshot, reads: SubmitReads): Prom
       Promise.all((reads.domains ?? []).map((d) => getDomain(db, d))),
       reads.directory?.length ? getAddresses(db, reads.directory) : undefined,
       contactAddrs.length ? getContacts(db, identity.id, contactAddrs) : undefined,
-      filterAddrs.length ? getSuppressionsFor(db, tenant.id, deps.config.hashKey, filterAddrs) : undefined,
-      filterAddrs.length ? getSendListMatches(db, tenant.id, filterAddrs) : undefined,
+      filterAddrs.length
+        ? getSuppressionsFor(db, identity.tenant_id, deps.config.hashKey, filterAddrs)
+        : undefined,
+      filterAddrs.length ? getSendListMatches(db, identity.tenant_id, filterAddrs) : undefined,
       reads.forwarded && s.target ? loadForwarded(deps, s.target) : undefined,
     ],
   );

@@ -15,7 +15,7 @@ import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { outboundKey } from '../store/blobs.ts';
 import { contactCountUpdates } from '../store/contacts.store.ts';
-import { conditionally } from '../store/db.ts';
+import { conditionally, type Db } from '../store/db.ts';
 import { appendEvent } from '../store/events.store.ts';
 import { evaluate, type IdempotencyItem } from '../store/idempotency.store.ts';
 import { getMessage, putAcceptedMessage } from '../store/messages.store.ts';
@@ -39,7 +39,14 @@ import {
   reserveKey,
   storedAnswer,
 } from './idempotency.ts';
-import { composeMime, type Operation, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
+import {
+  composeMime,
+  loadSubmit,
+  type Operation,
+  type Prepared,
+  prepareSubmit,
+  referencesFor,
+} from './prepare.ts';
 import { templateFields } from './template.ts';
 
 /** seed 000 › Thread lock: wait 250 ms between tries, for at most 10 s. */
@@ -47,8 +54,11 @@ export const LOCK_RETRY_MS = 250;
 export const LOCK_WAIT_MAX_MS = 10_000;
 
 export interface SubmitInput {
-  /** The tenant, or how to read it (then read beside the reservation, in one round trip). */
-  tenant: Tenant | (() => Promise<Tenant>);
+  /**
+   * How to read the identity's tenant, given the pipeline's batched reads: read in one BatchGetItem
+   * with the pipeline's first reads, beside the reservation (one round trip).
+   */
+  tenant: (db: Db) => Promise<Tenant>;
   identity: Identity;
   operation: Operation;
   /** reply, reply_all, forward: the message answered or forwarded. */
@@ -114,11 +124,11 @@ export interface DryRunResult {
  */
 export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
   const { identity, operation } = input;
-  const given = input.tenant;
-  let known: Tenant | undefined = typeof given === 'function' ? undefined : given;
-  const loadTenant = async () => {
-    known ??= await (given as () => Promise<Tenant>)();
-    return known;
+  // Read once: alone when the rate window is peeked here, else with the pipeline's first reads.
+  let tenantRead: Promise<Tenant> | undefined;
+  const loadTenant = (db: Db = deps.db) => {
+    tenantRead ??= input.tenant(db);
+    return tenantRead;
   };
 
   // 2. Rate limit — a read here (or in the first read); counted with the daily caps (step 18) only
@@ -137,18 +147,20 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   const key = input.idempotencyKey;
   const { raw, body } = input.request;
 
-  // Steps 1 (the rest), 5–17: the policy pipeline and the composition, nothing written.
-  const prepare = async (ulid: string) =>
-    prepareSubmit(deps, {
-      tenant: await loadTenant(),
+  // Steps 1 (the rest), 5–17: the policy pipeline and the composition, nothing written. Its first
+  // reads (the tenant among them) need no message id.
+  const load = () =>
+    loadSubmit(deps, {
+      tenant: loadTenant,
       identity,
       operation,
       targetMessageId: input.targetMessageId,
       body,
-      ulid,
     });
 
-  if (input.dryRun) return { type: 'dry_run', result: dryRunResult(await prepare(deps.newId())) };
+  if (input.dryRun) {
+    return { type: 'dry_run', result: dryRunResult(await prepareSubmit(deps, await load(), deps.newId())) };
+  }
 
   // 5. Fingerprint over the body as received.
   const fingerprint = sendFingerprint(
@@ -169,11 +181,12 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   // answer is replayed even once its send_at has passed).
   checkSendAt(body.send_at, deps.clock());
 
-  // Reservation step 2, with the tenant's read when the handler left it to us (one round trip). The
-  // reservation mints the message id (an earlier owner's, kept, when its lease passed).
+  // Reservation step 2, beside the pipeline's first reads and the tenant's (one BatchGetItem): one
+  // round trip. The reservation mints the message id (an earlier owner's, kept, when its lease
+  // passed); its answer is decided on first, so a refusal comes in the same order as if read after.
   const owner = input.requestId;
   const [loaded, reservation] = await Promise.allSettled([
-    loadTenant(),
+    load(),
     reserveKey(deps, { ...ref, operation, owner, messageId: `msg_${deps.newId()}` }),
   ]);
   if (reservation.status === 'rejected') throw reservation.reason;
@@ -195,15 +208,17 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
     early
       ?.release()
       .catch((e) => deps.log.error('lease release failed', { identity_id: identity.id, ...errorFields(e) }));
+  let tenant: Tenant;
   try {
-    const tenant = loaded.status === 'fulfilled' ? loaded.value : await Promise.reject(loaded.reason);
+    const snapshot = loaded.status === 'fulfilled' ? loaded.value : await Promise.reject(loaded.reason);
+    tenant = snapshot.tenant;
     early = leaseEarly(deps, input, tenant);
     // A takeover: the owner whose lease passed may have written the message before it stopped.
     const found = attempt > 0 ? await getMessage(deps.db, identity.id, messageId, true) : undefined;
     if (found) {
       stored = { type: 'found', existing: found };
     } else {
-      const prepared = await prepare(messageId.slice('msg_'.length));
+      const prepared = await prepareSubmit(deps, snapshot, messageId.slice('msg_'.length));
       stored = await store(deps, {
         tenant,
         identity,
@@ -240,7 +255,7 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
     });
     return replayed(answer);
   }
-  await afterCommit(deps, { tenant: (loaded as PromiseFulfilledResult<Tenant>).value, identity, ...stored });
+  await afterCommit(deps, { tenant, identity, ...stored });
   const mine = stored.answer === stored.response;
   return { type: 'accepted', message: JSON.parse(stored.answer) as ApiMessage, deduplicated: !mine };
 }

@@ -114,6 +114,82 @@ describe('POST /v1/identities/{id}/messages', () => {
     }
   });
 
+  it('reads the tenant with the pipeline in one BatchGetItem beside the reservation: a new send is five round trips of six calls', async () => {
+    // Executions are not started here, so no attempt's calls mix with the request's. A known
+    // recipient (no contact write after the commit) and a lease with room on today's counter (no
+    // block leased ahead): the common case.
+    const r = await testStack({ dispatcher: { start: async () => undefined } });
+    const to = { to: ['delivered@simulator.invalid'], subject: 'Round trips', text: 'Hi.' };
+    const send = (key: string) =>
+      r.call('POST', `/v1/identities/${r.agent.id}/messages`, {
+        body: to,
+        headers: { 'idempotency-key': key },
+      });
+    const calls: { label: string; start: number; end: number }[] = [];
+    let recording = false;
+    r.deps.db.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (!recording) return next(args);
+        const input = args.input as {
+          RequestItems?: Record<string, { Keys: { sk: string }[] }>;
+          Key?: { sk: string };
+          Item?: { sk: string };
+        };
+        const sks = [
+          ...Object.values(input.RequestItems ?? {}).flatMap((x) => x.Keys.map((k) => k.sk)),
+          ...[input.Key?.sk ?? input.Item?.sk].filter((k) => k !== undefined),
+        ];
+        const prefixes = [...new Set(sks.map((k) => k.split('#')[0]))].sort();
+        const call = {
+          label: `${String(context.commandName).replace(/Command$/, '')} ${prefixes.join('+')}`,
+          start: performance.now(),
+          end: Number.POSITIVE_INFINITY,
+        };
+        calls.push(call);
+        try {
+          return await next(args);
+        } finally {
+          call.end = performance.now();
+        }
+      },
+      { step: 'initialize', name: 'round-trips' },
+    );
+    try {
+      for (let i = 0; ; i++) {
+        expect((await send(`trips-warm-${i}`)).status).toBe(202);
+        const q = await r.deps.db.doc.send(
+          new GetCommand({
+            TableName: r.deps.db.table,
+            Key: { pk: `I#${r.agent.id}`, sk: `Q#${localDay(Date.now(), 'UTC')}` },
+            ConsistentRead: true,
+          }),
+        );
+        if (Number(q.Item?.lease ?? 0) > Number(q.Item?.sends ?? 0) + 1) break;
+      }
+      recording = true;
+      const sent = await send('trips-measured');
+      recording = false;
+      expect(sent.status).toBe(202);
+      // Calls that overlap are one round trip.
+      const waves: string[][] = [];
+      let end = -1;
+      for (const c of [...calls].sort((a, b) => a.start - b.start)) {
+        if (c.start < end) waves[waves.length - 1].push(c.label);
+        else waves.push([c.label]);
+        end = Math.max(end, c.end);
+      }
+      expect(waves.map((w) => w.sort())).toEqual([
+        ['BatchGetItem I+IK+K+Q'],
+        ['BatchGetItem A+C+D+L+S+T', 'PutItem IK'],
+        ['UpdateItem Q'],
+        ['PutItem M'],
+        ['UpdateItem IK'],
+      ]);
+    } finally {
+      await r.close();
+    }
+  });
+
   it('refuses the same key with another body: 409 idempotency_conflict naming the original message', async () => {
     const first = await s.send(hello(), 'conflict-1');
     const other = await s.send({ ...hello(), text: 'Something else.' }, 'conflict-1');
