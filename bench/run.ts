@@ -1,20 +1,28 @@
 /**
  * `npm run bench` — pmail against bare DynamoDB operations on the same DynamoDB Local, in one process:
  *   1. submit throughput at 32 in flight vs bare conditional PutItems at 32 in flight;
- *   2. duplicate-replay latency vs a bare consistent GetItem of an idempotency-sized item;
+ *   2. duplicate-replay latency vs a bare consistent GetItem of an idempotency-sized item (and vs
+ *      the replay's own BatchGetItem, bare: its floor);
  *   3. DynamoDB capacity per accepted send (submit alone, end to end) and per replay.
+ * pmail is driven two ways: over HTTP (the local server and a fetch client, both in this process)
+ * and as Lambda runs the API (its handler invoked with an API Gateway event: bench/lambda.ts). The
+ * summary's verdicts on CPU, replay and throughput stand on the second: on AWS, API Gateway
+ * terminates the HTTP and the API's Lambda runs the handler alone.
  * Ratios are the point: absolute numbers on DynamoDB Local and a laptop are not AWS numbers.
  * Nothing here asserts a number; failures (non-202 answers, runtime errors) are reported.
  *
  * Knobs (environment): BENCH_SENDS (400), BENCH_ROUNDS (1), BENCH_REPLAYS (300),
  * BENCH_CAPACITY_SENDS (20).
  */
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { sha256Hex } from '../functions/core/fingerprint.ts';
+import { possibleLocalDays } from '../functions/core/quota.ts';
+import { keys } from '../functions/store/keys.ts';
 import { getMessage } from '../functions/store/messages.store.ts';
 import { itemBytes, itemName, type Tally, type Totals, totals } from './capacity.ts';
 import { dynamoDbLocalLine, machineLine } from './env.ts';
+import { apiEvent, lambdaInvoker } from './lambda.ts';
 import { costPerThousand, PRICES } from './prices.ts';
 import { RoundTrips } from './round-trips.ts';
 import { type BenchStack, startBenchStack } from './stack.ts';
@@ -44,7 +52,10 @@ const ROUND_TRIP_SENDS = 5;
 
 const BODY = JSON.stringify({ to: ['delivered@simulator.invalid'], subject: 'bench', text: 'hello' });
 /** The rate limit is 120 sends per minute per identity: spread the load so no window fills. */
-const LOAD_IDENTITIES = Math.max(4, Math.ceil((WARMUP_SENDS + ROUNDS * SENDS * 2) / 90));
+const LOAD_IDENTITIES = Math.max(
+  4,
+  Math.ceil((2 * WARMUP_SENDS + ROUNDS * SENDS * 3 + ROUND_TRIP_SENDS) / 90),
+);
 /** ~1 KB items for the put baseline (key, type and pad together just under 1,024 bytes). */
 const PAD_1KB = 'x'.repeat(1024 - 64);
 
@@ -60,35 +71,55 @@ interface Answer {
   code?: string;
 }
 
-/** POSTs sends through the local HTTP server, as an API client would. */
+/**
+ * Sends as an API client would: POSTs through the local HTTP server (`http`: the server and the
+ * fetch client run in this process too), or invokes the API's Lambda handler with an API Gateway
+ * event (`lambda`: what the API's Lambda runs on AWS, bench/lambda.ts).
+ */
 class Client {
   private n = 0;
   readonly failures = new Map<string, number>();
+  private readonly invoke: ReturnType<typeof lambdaInvoker>;
   constructor(
     private readonly stack: BenchStack,
     private readonly load: string[],
-  ) {}
+    private readonly via: 'http' | 'lambda',
+  ) {
+    this.invoke = lambdaInvoker(stack.runtime.groups);
+  }
+
+  private async post(path: string, headers: Record<string, string>, body: string) {
+    if (this.via === 'lambda') {
+      const res = await this.invoke(apiEvent('POST', path, headers, body));
+      return { status: res.statusCode ?? 200, header: (h: string) => res.headers[h], text: res.body ?? '' };
+    }
+    const res = await fetch(`${this.stack.url}${path}`, { method: 'POST', headers, body });
+    return {
+      status: res.status,
+      header: (h: string) => res.headers.get(h) ?? undefined,
+      text: await res.text(),
+    };
+  }
 
   async send(identityId: string, key: string, body = BODY): Promise<Answer> {
-    const res = await fetch(`${this.stack.url}/v1/identities/${identityId}/messages`, {
-      method: 'POST',
-      headers: {
+    const res = await this.post(
+      `/v1/identities/${identityId}/messages`,
+      {
         authorization: `Bearer ${this.stack.tenant.apiKey}`,
         'idempotency-key': key,
         'content-type': 'application/json',
       },
       body,
-    });
-    const text = await res.text();
+    );
     let parsed: { id?: string; error?: { code?: string } } = {};
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(res.text);
     } catch {
       // reported as a failure without a code
     }
     const answer: Answer = {
       status: res.status,
-      replayed: res.headers.get('idempotent-replayed') === 'true',
+      replayed: res.header('idempotent-replayed') === 'true',
       messageId: parsed.id,
       code: parsed.error?.code,
     };
@@ -113,7 +144,8 @@ async function main(stack: BenchStack, names: string[]) {
   const db = runtime.deps.db;
   const byName = new Map(tenant.identities.map((i) => [i.name, i.id]));
   const load = names.filter((n) => n.startsWith('load')).map((n) => byName.get(n)!);
-  const client = new Client(stack, load);
+  const client = new Client(stack, load, 'http');
+  const lambda = new Client(stack, load, 'lambda');
   const trips = new RoundTrips();
   trips.install(db.doc);
   print(`dynamodb  ${dynamoDbLocalLine()}`);
@@ -161,6 +193,7 @@ async function main(stack: BenchStack, names: string[]) {
     );
   stack.setPhase('warmup');
   await pool(WARMUP_SENDS, CONCURRENCY, () => client.fresh('warm'));
+  await pool(WARMUP_SENDS, CONCURRENCY, () => lambda.fresh('warm'));
   await pool(WARMUP_PUTS, CONCURRENCY, (i) => barePut(`warm#${i}`));
   await runtime.settle();
   meter.collect();
@@ -184,9 +217,26 @@ async function main(stack: BenchStack, names: string[]) {
   const heldRates: number[] = [];
   const heldLat: number[] = [];
   const heldCpu: number[] = [];
+  const heldCalls: number[] = [];
+  const lambdaRates: number[] = [];
+  const lambdaLat: number[] = [];
+  const lambdaCpu: number[] = [];
+  const lambdaCalls: number[] = [];
   const underLoad: Tally[] = [];
   let liveAccepted = 0;
   let heldAccepted = 0;
+  let lambdaAccepted = 0;
+  // DynamoDB calls a timed run made under the phase `submit` (the executions it started run after, under `idle`).
+  const submitCalls = (tallies: Tally[]) => totals(tallies, ['submit']).calls / SENDS;
+  // The handler-alone runs' calls by command, and how many failed a condition (races).
+  const lambdaByCommand = new Map<string, { calls: number; failed: number }>();
+  const byCommand = (tallies: Tally[]) => {
+    for (const t of tallies.filter((x) => x.stage === 'submit')) {
+      const c = lambdaByCommand.get(t.command) ?? { calls: 0, failed: 0 };
+      lambdaByCommand.set(t.command, { calls: c.calls + t.calls, failed: c.failed + t.failed });
+    }
+    return tallies;
+  };
   let drainMs = 0;
   stack.setAttribution(false);
   for (let r = 0; r < ROUNDS; r++) {
@@ -213,7 +263,20 @@ async function main(stack: BenchStack, names: string[]) {
     heldLat.push(...held.latencies);
     heldCpu.push(held.cpuMs / SENDS);
     heldAccepted += held.results.filter((a) => a.status === 202).length;
-    meter.collect();
+    heldCalls.push(submitCalls(meter.collect()));
+
+    // The same, as the API's Lambda runs it: the handler invoked with an API Gateway event, no HTTP
+    // server or client in the process (bench/lambda.ts).
+    stack.setPhase('submit');
+    const holdLambda = stack.holdExecutions();
+    const alone = await pool(SENDS, CONCURRENCY, () => lambda.fresh(`lambda${r}`));
+    stack.setPhase('idle');
+    await holdLambda.release();
+    lambdaRates.push((SENDS / alone.elapsedMs) * 1000);
+    lambdaLat.push(...alone.latencies);
+    lambdaCpu.push(alone.cpuMs / SENDS);
+    lambdaAccepted += alone.results.filter((a) => a.status === 202).length;
+    lambdaCalls.push(submitCalls(byCommand(meter.collect())));
 
     await baseline(`r${r}b`);
   }
@@ -239,6 +302,7 @@ async function main(stack: BenchStack, names: string[]) {
         row('baseline: conditional PutItem, ~1 KB, distinct keys', putRates, putLat, putCpu),
         row('pmail submit over HTTP (executions running)', liveRates, liveLat, liveCpu),
         row('pmail submit over HTTP (executions held)', heldRates, heldLat, heldCpu),
+        row('pmail submit, Lambda handler alone (executions held)', lambdaRates, lambdaLat, lambdaCpu),
       ],
       [1, 3, 4, 5, 6],
     ),
@@ -250,6 +314,38 @@ async function main(stack: BenchStack, names: string[]) {
   print(
     `   executions held: started after the timed window, as on AWS where they run off the API's CPU. ` +
       `Drain after the live run: ${fixed(drainMs / ROUNDS, 0)} ms.`,
+  );
+  print(
+    '   over HTTP: the local HTTP server and the fetch client run in this process too; Lambda handler alone: ' +
+      "the API's handler invoked as Lambda invokes it (API Gateway event, middy), as on AWS where API Gateway " +
+      "terminates the HTTP (it leaves out the Lambda runtime's own GET and POST per invocation).",
+  );
+  // Why the throughput ratio is what it is: both sides share DynamoDB Local's one Java process and the
+  // same 2 cores; a submit is several DynamoDB calls, the baseline one.
+  const callsPerSubmit = Math.min(...heldCalls, ...lambdaCalls);
+  const heldBestRate = Math.max(...heldRates);
+  const lambdaBestRate = Math.max(...lambdaRates);
+  const bestPutRate = Math.max(...putRates);
+  print(
+    `   DynamoDB calls per submit (counted, executions held): over HTTP ${heldCalls.map((x) => fixed(x, 2)).join(' / ')}, ` +
+      `handler alone ${lambdaCalls.map((x) => fixed(x, 2)).join(' / ')}; per baseline put: 1. DynamoDB calls per ` +
+      `second: baseline ${fixed(bestPutRate, 0)}, pmail over HTTP ${fixed(heldBestRate * Math.min(...heldCalls), 0)} ` +
+      `(${ratio(heldBestRate * Math.min(...heldCalls), bestPutRate)}), handler alone ` +
+      `${fixed(lambdaBestRate * Math.min(...lambdaCalls), 0)} (${ratio(lambdaBestRate * Math.min(...lambdaCalls), bestPutRate)}).`,
+  );
+  print(
+    `   handler alone, DynamoDB calls per submit by command: ${[...lambdaByCommand]
+      .map(
+        ([c, x]) =>
+          `${c} ${fixed(x.calls / (ROUNDS * SENDS), 2)}${x.failed ? ` (${fixed(x.failed / (ROUNDS * SENDS), 2)} failed a condition)` : ''}`,
+      )
+      .join(', ')}; sends per load identity in flight: ${fixed(CONCURRENCY / LOAD_IDENTITIES, 1)} ` +
+      "(their counts race on the identity's counter item and its lease).",
+  );
+  print(
+    `   -> at the baseline's rate of calls, ${fixed(callsPerSubmit, 2)} calls per submit cap the ratio at ` +
+      `${ratio(1, callsPerSubmit)} (node CPU per call: baseline ${fixed(Math.min(...putCpu), 2)} ms, pmail handler alone ` +
+      `${fixed(Math.min(...lambdaCpu) / callsPerSubmit, 2)} ms with the handler's own work).`,
   );
 
   // ── Round trips on the submit critical path: sequential sends, executions held ───────────────
@@ -318,8 +414,23 @@ async function main(stack: BenchStack, names: string[]) {
   const bareGet = () =>
     db.doc.send(new GetCommand({ TableName: db.table, Key: getKey, ConsistentRead: true }));
   const replay = () => client.send(replayId, replayKey);
+  const replayAlone = () => lambda.send(replayId, replayKey);
+  // The replay's own read, bare: the one consistent BatchGetItem its first read sends (the key, the
+  // identity, the Idempotency-Key item, the identity's counter of each possible local day).
+  const firstReadKeys = [
+    keys.apiKey(sha256Hex(tenant.apiKey)),
+    keys.identity(replayId),
+    keys.idempotency(replayId, sha256Hex(replayKey)),
+    ...possibleLocalDays(Date.now()).map((day) => ({ pk: `I#${replayId}`, sk: `Q#${day}` })),
+  ];
+  const bareBatch = () =>
+    db.doc.send(
+      new BatchGetCommand({ RequestItems: { [db.table]: { Keys: firstReadKeys, ConsistentRead: true } } }),
+    );
   await pool(60, CONCURRENCY, replay);
+  await pool(60, CONCURRENCY, replayAlone);
   await pool(60, CONCURRENCY, bareGet);
+  await pool(60, CONCURRENCY, bareBatch);
   meter.collect();
 
   trips.take();
@@ -333,24 +444,33 @@ async function main(stack: BenchStack, names: string[]) {
   const rSeq = await pool(REPLAYS, 1, replay);
   const rPar = await pool(REPLAYS, CONCURRENCY, replay);
   const replayTallies = meter.collect();
+  const lSeq = await pool(REPLAYS, 1, replayAlone);
+  const lPar = await pool(REPLAYS, CONCURRENCY, replayAlone);
+  meter.collect();
   stack.setPhase('baseline');
   const gSeq = await pool(REPLAYS, 1, bareGet);
   const gPar = await pool(REPLAYS, CONCURRENCY, bareGet);
   const getTallies = meter.collect();
+  const bSeq = await pool(REPLAYS, 1, bareBatch);
+  const bPar = await pool(REPLAYS, CONCURRENCY, bareBatch);
+  meter.collect();
   meter.exactTransactions = false;
   const replays = [...rSeq.results, ...rPar.results];
-  const replayedOk = replays.filter(
-    (a) => a.status === 202 && a.replayed && a.messageId === first.messageId,
-  ).length;
+  const isReplay = (a: Answer) => a.status === 202 && a.replayed && a.messageId === first.messageId;
+  const replayedOk = replays.filter(isReplay).length;
+  const aloneReplays = [...lSeq.results, ...lPar.results];
+  const aloneReplayedOk = aloneReplays.filter(isReplay).length;
 
   print(`\n2. Duplicate replay latency, ms (${REPLAYS} per row; the idempotency item is ${ikBytes} B)`);
   const latRows: string[][] = [];
-  for (const [name, r, g] of [
-    ['sequential', rSeq, gSeq],
-    [`${CONCURRENCY} in flight`, rPar, gPar],
+  for (const [name, r, l, g, b] of [
+    ['sequential', rSeq, lSeq, gSeq, bSeq],
+    [`${CONCURRENCY} in flight`, rPar, lPar, gPar, bPar],
   ] as const) {
     const rs = summarize(r.latencies);
+    const ls = summarize(l.latencies);
     const gs = summarize(g.latencies);
+    const bs = summarize(b.latencies);
     latRows.push([
       `${name}: baseline consistent GetItem`,
       fixed(gs.p50, 2),
@@ -364,8 +484,36 @@ async function main(stack: BenchStack, names: string[]) {
       ratio(rs.p95, gs.p95),
       ratio(rs.p99, gs.p99),
     ]);
+    latRows.push([
+      `${name}: pmail replay, Lambda handler alone`,
+      fixed(ls.p50, 2),
+      fixed(ls.p95, 2),
+      fixed(ls.p99, 2),
+    ]);
+    latRows.push([
+      `${name}: handler alone / baseline`,
+      ratio(ls.p50, gs.p50),
+      ratio(ls.p95, gs.p95),
+      ratio(ls.p99, gs.p99),
+    ]);
+    latRows.push([
+      `${name}: the replay's BatchGetItem, bare (${firstReadKeys.length} keys)`,
+      fixed(bs.p50, 2),
+      fixed(bs.p95, 2),
+      fixed(bs.p99, 2),
+    ]);
+    latRows.push([
+      `${name}: bare BatchGetItem / baseline`,
+      ratio(bs.p50, gs.p50),
+      ratio(bs.p95, gs.p95),
+      ratio(bs.p99, gs.p99),
+    ]);
   }
   print(table(['', 'p50', 'p95', 'p99'], latRows, [1, 2, 3]));
+  print(
+    "   the bare BatchGetItem is the floor of a replay answered from one read: what is above it is pmail's work " +
+      '(authentication, scope, the body and its fingerprint, the answer) and, over HTTP, the local server and client.',
+  );
 
   // ── 3. Report ──────────────────────────────────────────────────────────────────────────────
   print(
@@ -454,7 +602,9 @@ async function main(stack: BenchStack, names: string[]) {
 
   // ── The figures issue 12 moves, with their goals ───────────────────────────────────────────
   const heldBest = Math.max(...heldRates);
+  const lambdaBest = Math.max(...lambdaRates);
   const rSeqP50 = summarize(rSeq.latencies).p50;
+  const lSeqP50 = summarize(lSeq.latencies).p50;
   const gSeqP50 = summarize(gSeq.latencies).p50;
   const wcuPerSend = e2e.wcuCorrected / CAPACITY_SENDS;
   const rcuPerSend = e2e.rcuCorrected / CAPACITY_SENDS;
@@ -463,6 +613,7 @@ async function main(stack: BenchStack, names: string[]) {
   const allCost = costs.reduce((sum, c) => sum + c.perThousand, 0);
   const tripsMax = Math.max(...tripCounts);
   const cpu = Math.min(...heldCpu);
+  const cpuAlone = Math.min(...lambdaCpu);
   const yes = (ok: boolean) => (ok ? 'PASS' : 'OVER');
   print('\nsummary (issue 12: figure, goal, verdict)');
   print(
@@ -476,10 +627,16 @@ async function main(stack: BenchStack, names: string[]) {
           yes(wcuPerSend <= TARGET_WCU_PER_SEND + 1e-9),
         ],
         [
-          `duplicate replay p50 vs one consistent GetItem (${replayWaves.length} round trip(s))`,
+          `duplicate replay p50 vs one consistent GetItem (${replayWaves.length} round trip(s)), over local HTTP`,
           ratio(rSeqP50, gSeqP50),
           `<= ${GOAL_REPLAY_RATIO}x`,
           yes(rSeqP50 / gSeqP50 <= GOAL_REPLAY_RATIO),
+        ],
+        [
+          '  the same, Lambda handler alone *',
+          ratio(lSeqP50, gSeqP50),
+          `<= ${GOAL_REPLAY_RATIO}x`,
+          yes(lSeqP50 / gSeqP50 <= GOAL_REPLAY_RATIO),
         ],
         [
           'sequential DynamoDB round trips on the submit critical path',
@@ -488,16 +645,28 @@ async function main(stack: BenchStack, names: string[]) {
           yes(tripsMax <= GOAL_ROUND_TRIPS),
         ],
         [
-          `node CPU per submit, ms (bare put ${fixed(Math.min(...putCpu), 2)})`,
+          `node CPU per submit, ms (bare put ${fixed(Math.min(...putCpu), 2)}), over local HTTP`,
           fixed(cpu, 2),
           `<= ${GOAL_CPU_MS}`,
           yes(cpu <= GOAL_CPU_MS),
         ],
         [
-          `submit throughput at ${CONCURRENCY} in flight, executions held, vs bare put`,
+          '  the same, Lambda handler alone *',
+          fixed(cpuAlone, 2),
+          `<= ${GOAL_CPU_MS}`,
+          yes(cpuAlone <= GOAL_CPU_MS),
+        ],
+        [
+          `submit throughput at ${CONCURRENCY} in flight, executions held, vs bare put, over local HTTP`,
           ratio(heldBest, bestPut),
           `>= ${GOAL_THROUGHPUT_RATIO}x`,
           yes(heldBest / bestPut >= GOAL_THROUGHPUT_RATIO),
+        ],
+        [
+          `  the same, Lambda handler alone * (${fixed(callsPerSubmit, 2)} DynamoDB calls per submit vs 1)`,
+          ratio(lambdaBest, bestPut),
+          `>= ${GOAL_THROUGHPUT_RATIO}x`,
+          yes(lambdaBest / bestPut >= GOAL_THROUGHPUT_RATIO),
         ],
         [
           "$ per 1,000 sends, DynamoDB from counted units, vs SES's $0.10",
@@ -508,6 +677,10 @@ async function main(stack: BenchStack, names: string[]) {
       ],
       [1],
     ),
+  );
+  print(
+    "   * the figure the goal is judged on: on AWS the API's Lambda runs the handler alone (API Gateway terminates " +
+      'the HTTP); over local HTTP adds an HTTP server and a fetch client in the same process. Both are printed.',
   );
   print(`   submit round trips per send: ${tripCounts.join(', ')}; the last: ${tripShape}`);
   print(`   replay round trips: ${replayWaves.map((w) => w.join('+')).join(' -> ')}`);
@@ -521,13 +694,14 @@ async function main(stack: BenchStack, names: string[]) {
   print('\nchecks');
   print(
     `   202 accepted: live ${liveAccepted}/${ROUNDS * SENDS}, held ${heldAccepted}/${ROUNDS * SENDS}, ` +
-      `capacity ${capAccepted}/${CAPACITY_SENDS}; replays answered 202 + Idempotent-Replayed + original id: ` +
-      `${replayedOk}/${replays.length}`,
+      `handler alone ${lambdaAccepted}/${ROUNDS * SENDS}, capacity ${capAccepted}/${CAPACITY_SENDS}; replays ` +
+      `answered 202 + Idempotent-Replayed + original id: over HTTP ${replayedOk}/${replays.length}, handler alone ` +
+      `${aloneReplayedOk}/${aloneReplays.length}`,
   );
   print(
     `   capacity sends' final status: ${[...finalStatus].map(([s, n]) => `${s} x${n}`).join(', ') || 'none'}`,
   );
-  const failures = [...client.failures].map(([k, n]) => `${k} x${n}`).join(', ');
+  const failures = [...client.failures, ...lambda.failures].map(([k, n]) => `${k} x${n}`).join(', ');
   print(`   non-202 answers: ${failures || 'none'}`);
   print(
     `   runtime log: ${stack.logged.error} errors, ${stack.logged.warn} warnings` +

@@ -29,8 +29,23 @@ export function maxLeasedBefore(cap: number, block: number): number {
 
 /** One formatter per time zone: building an Intl.DateTimeFormat costs far more than using one. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
+type Parts = { y: number; m: number; d: number; h: number; min: number; s: number };
+/**
+ * The last second's parts per time zone: formatToParts costs ~8 µs and a send asks for the same
+ * second's local day several times (the count, its expiry, the warnings). A pure memo.
+ */
+const lastParts = new Map<string, { second: number; parts: Parts }>();
 
-function parts(now: number, timeZone: string) {
+function parts(now: number, timeZone: string): Parts {
+  const second = Math.floor(now / 1000);
+  const last = lastParts.get(timeZone);
+  if (last?.second === second) return last.parts;
+  const computed = formatParts(now, timeZone);
+  lastParts.set(timeZone, { second, parts: computed });
+  return computed;
+}
+
+function formatParts(now: number, timeZone: string): Parts {
   let f = formatters.get(timeZone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-CA', {
@@ -55,8 +70,20 @@ export function localDay(now: number, timeZone: string): string {
   return `${p.y}-${String(p.m).padStart(2, '0')}-${String(p.d).padStart(2, '0')}`;
 }
 
+/** The last answer of `nextLocalMidnight` per time zone: the same for every instant of a local day. */
+const lastMidnight = new Map<string, { day: string; midnight: number }>();
+
 /** The UTC instant of the next local midnight after `now` in `timeZone` (DST-safe by search). */
 export function nextLocalMidnight(now: number, timeZone: string): number {
+  const day = localDay(now, timeZone);
+  const last = lastMidnight.get(timeZone);
+  if (last?.day === day && now < last.midnight) return last.midnight;
+  const midnight = searchNextMidnight(now, timeZone);
+  lastMidnight.set(timeZone, { day, midnight });
+  return midnight;
+}
+
+function searchNextMidnight(now: number, timeZone: string): number {
   const p = parts(now, timeZone);
   const offset = Date.UTC(p.y, p.m - 1, p.d, p.h, p.min, p.s) - Math.floor(now / 1000) * 1000;
   let guess = Date.UTC(p.y, p.m - 1, p.d + 1) - offset;

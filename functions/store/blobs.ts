@@ -40,10 +40,21 @@ export function folderBlobStore(root: string): BlobStore {
     if (!p.startsWith(resolve(root))) throw new Error('blob key escapes the store');
     return p;
   };
+  // Folders this store made: a send's objects go to its identity's folder, made once (a folder
+  // removed behind the store's back is made again).
+  const made = new Set<string>();
   const writeAtomic = async (file: string, data: Uint8Array | string) => {
-    await mkdir(dirname(file), { recursive: true });
+    const dir = dirname(file);
     const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    await writeFile(tmp, data);
+    if (!made.has(dir)) await mkdir(dir, { recursive: true });
+    try {
+      await writeFile(tmp, data);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await mkdir(dir, { recursive: true });
+      await writeFile(tmp, data);
+    }
+    made.add(dir);
     await rename(tmp, file);
   };
   return {

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { type ApiEvent, type ApiResult, matchRoute } from '../functions/api/http.ts';
+import type { RouteGroup } from '../functions/api/routes.ts';
+
+/**
+ * The API as Lambda runs it, for the bench's "Lambda handler alone" rows: each route group's
+ * function wrapped in middy exactly as its entry does (functions/api/messages.handler.ts:
+ * `middy().handler(messagesApi(deps))`, the deps built once), invoked with an API Gateway HTTP API
+ * payload v2 event and a Lambda context, as the Lambda runtime invokes it. No HTTP server or
+ * client runs in the process: on AWS, API Gateway terminates the HTTP. What this leaves out of
+ * the CPU figure is the Lambda runtime's own per-invocation work (one GET and one POST to the
+ * Runtime API on localhost).
+ */
+export function lambdaInvoker(groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>) {
+  const handlers = new Map<RouteGroup, (e: ApiEvent, c: Context) => Promise<ApiResult>>();
+  return (event: ApiEvent): Promise<ApiResult> => {
+    const { route } = matchRoute(event.requestContext.http.method, event.rawPath);
+    let handler = handlers.get(route.group);
+    if (!handler) {
+      handler = middy<ApiEvent, ApiResult>().handler(groups[route.group]);
+      handlers.set(route.group, handler);
+    }
+    return handler(event, lambdaContext(route.group));
+  };
+}
+
+/** An API Gateway HTTP API (payload format 2.0) event, as functions/local/http-server.ts builds one. */
+export function apiEvent(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): ApiEvent {
+  const now = Date.now();
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: { host: 'bench.execute-api.local', 'user-agent': 'pmail-bench', ...headers },
+    requestContext: {
+      accountId: 'bench',
+      apiId: 'bench',
+      domainName: 'bench.execute-api.local',
+      domainPrefix: 'bench',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'pmail-bench' },
+      requestId: randomUUID(),
+      routeKey: '$default',
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+    body,
+    isBase64Encoded: false,
+  };
+}
+
+/** The route groups' function timeout is 15 s (lib/api.ts): middy arms its early timeout from it. */
+function lambdaContext(group: string): Context {
+  const deadline = Date.now() + 15_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `pmail-api-${group}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:pmail-api-${group}`,
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/pmail-api-${group}`,
+    logStreamName: 'bench',
+    getRemainingTimeInMillis: () => deadline - Date.now(),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
