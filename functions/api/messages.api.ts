@@ -34,7 +34,7 @@ export function messagesApi(deps: Deps) {
       const operation = OPERATIONS[route.operation];
       const out = await (async () => {
         // The first read (one BatchGetItem): the key, the identity, the Idempotency-Key's item and
-        // the rate window. A duplicate is answered from it; a new send reads its tenant next.
+        // the rate window. A duplicate is answered from it; a new send reads its tenant with the pipeline.
         const hash = bearerHash(header(event, 'authorization'));
         const rawKey = dryRun === 'true' ? undefined : header(event, 'idempotency-key');
         const now = deps.clock();

@@ -262,8 +262,9 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
 
 /**
  * The identity's lease was used up when the first read found it (`lease ≤ sends` on the tenant's
- * local day): lease the next block now, beside the pipeline's reads, so the count that starts a
- * block is one write like any other (store/quota.store.ts `leaseAhead`).
+ * local day): lease the next block now that the tenant is read (its time zone and caps decide the
+ * day and the block), beside the pipeline's decision and the composition, so the count that starts
+ * a block is one write like any other (store/quota.store.ts `leaseAhead`).
  */
 function leaseEarly(deps: Deps, input: SubmitInput, tenant: Tenant): EarlyLease | undefined {
   if (!input.counters || input.dryRun) return undefined;

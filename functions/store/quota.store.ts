@@ -270,8 +270,8 @@ async function giveBackLease(
 
 /**
  * A block leased ahead of the count, when the first read showed the identity's lease used up
- * (`lease ≤ sends`): it runs beside the pipeline's reads, so the send that starts a block costs no
- * more round trips than any other. `reserveSend` takes it (grant and count on the lease as read; a
+ * (`lease ≤ sends`): it runs as soon as the tenant is read, beside the pipeline's decision, so the
+ * count that starts a block is one write like any other. `reserveSend` takes it (grant and count on the lease as read; a
  * lease that moved meanwhile gives the block back and counts as usual); a send that never counts
  * (refused, a replay, fully suppressed) gives it back with `release`. A crash strands it, as any
  * lease: it errs towards refusing.
