@@ -1,29 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { type ApiEvent, type ApiResult, matchRoute } from '../functions/api/http.ts';
+import type { ApiEvent, ApiResult } from '../functions/api/http.ts';
 import type { RouteGroup } from '../functions/api/routes.ts';
 
 /**
- * The API as Lambda runs it, for the bench's "Lambda handler alone" rows: each route group's
- * function wrapped in middy exactly as its entry does (functions/api/messages.handler.ts:
+ * The API as Lambda runs it, for the bench's "Lambda handler alone" rows: a route group's function
+ * wrapped in middy exactly as its entry does (functions/api/messages.handler.ts:
  * `middy().handler(messagesApi(deps))`, the deps built once), invoked with an API Gateway HTTP API
- * payload v2 event and a Lambda context, as the Lambda runtime invokes it. No HTTP server or
- * client runs in the process: on AWS, API Gateway terminates the HTTP. What this leaves out of
- * the CPU figure is the Lambda runtime's own per-invocation work (one GET and one POST to the
- * Runtime API on localhost).
+ * payload v2 event and a Lambda context, as the Lambda runtime invokes it (API Gateway has already
+ * picked the group's function by its route). No HTTP server or client runs in the process: on AWS,
+ * API Gateway terminates the HTTP. What this leaves out of the CPU figure is the Lambda runtime's
+ * own per-invocation work (one GET and one POST to the Runtime API on localhost).
  */
-export function lambdaInvoker(groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>) {
-  const handlers = new Map<RouteGroup, (e: ApiEvent, c: Context) => Promise<ApiResult>>();
-  return (event: ApiEvent): Promise<ApiResult> => {
-    const { route } = matchRoute(event.requestContext.http.method, event.rawPath);
-    let handler = handlers.get(route.group);
-    if (!handler) {
-      handler = middy<ApiEvent, ApiResult>().handler(groups[route.group]);
-      handlers.set(route.group, handler);
-    }
-    return handler(event, lambdaContext(route.group));
-  };
+export function lambdaHandler(
+  group: RouteGroup,
+  fn: (e: ApiEvent) => Promise<ApiResult>,
+): (event: ApiEvent) => Promise<ApiResult> {
+  const handler = middy<ApiEvent, ApiResult>().handler(fn);
+  return (event) => handler(event, lambdaContext(group));
 }
 
 /** An API Gateway HTTP API (payload format 2.0) event, as functions/local/http-server.ts builds one. */

@@ -22,7 +22,7 @@ import { keys } from '../functions/store/keys.ts';
 import { getMessage } from '../functions/store/messages.store.ts';
 import { itemBytes, itemName, type Tally, type Totals, totals } from './capacity.ts';
 import { dynamoDbLocalLine, machineLine } from './env.ts';
-import { apiEvent, lambdaInvoker } from './lambda.ts';
+import { apiEvent, lambdaHandler } from './lambda.ts';
 import { costPerThousand, PRICES } from './prices.ts';
 import { RoundTrips } from './round-trips.ts';
 import { type BenchStack, startBenchStack } from './stack.ts';
@@ -79,13 +79,14 @@ interface Answer {
 class Client {
   private n = 0;
   readonly failures = new Map<string, number>();
-  private readonly invoke: ReturnType<typeof lambdaInvoker>;
+  /** The `messages` route group's Lambda, which API Gateway invokes for the send routes. */
+  private readonly invoke: ReturnType<typeof lambdaHandler>;
   constructor(
     private readonly stack: BenchStack,
     private readonly load: string[],
     private readonly via: 'http' | 'lambda',
   ) {
-    this.invoke = lambdaInvoker(stack.runtime.groups);
+    this.invoke = lambdaHandler('messages', stack.runtime.groups.messages);
   }
 
   private async post(path: string, headers: Record<string, string>, body: string) {
