@@ -244,7 +244,8 @@ const drawJitter = () => (Math.random() * 2 - 1) * 0.1;
 export async function record(
   deps: Deps,
   input: SendAttemptInput & {
-    claim: { token: string };
+    /** Claim's answer: its token, and `provider: 'none'` when no transport ran (`NoTransport`). */
+    claim: { token: string; provider?: string };
     result: TransportTaskResult;
     /** The execution's input (`$$.Execution.Input`): `parent` and `hand_off` when a Standard execution runs it. */
     execution?: { parent?: string; hand_off?: boolean };
@@ -267,7 +268,8 @@ export async function record(
     input.identity_id,
     input.message_id,
     (m) => {
-      if (m.claim?.token !== token) return { result: m.recorded?.token === token ? m.recorded.next : 'done' };
+      if (!recordsUnder(m, input.claim, now))
+        return { result: m.recorded?.token === token ? m.recorded.next : 'done' };
       const recorded = recordOutcome(m, result, now, jitter);
       if (recorded.next.type !== 'wait') {
         return {
@@ -311,6 +313,17 @@ export async function record(
     written: out.written,
   });
   return { ...recordOutput(input, m, mine ? out.result : 'done'), status: m.status };
+}
+
+/**
+ * Whether a Record may write its result on `m`: under its own claim, which its transport task wrote
+ * with the `sending` mark. A result Claim decided itself (`provider: 'none'`: no transport ran and
+ * the provider was never called, so no claim was written) is recorded under Claim's decision instead,
+ * checked again on the message as written: still queued, with no other execution's claim on it.
+ */
+function recordsUnder(m: MessageRecord, claim: { token: string; provider?: string }, now: number): boolean {
+  if (m.claim?.token === claim.token) return true;
+  return claim.provider === 'none' && decideClaim(m, claim.token, now).type === 'claim';
 }
 
 /** The answer of a Record whose outcome is `next`, built from the message as stored. */

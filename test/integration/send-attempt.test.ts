@@ -549,6 +549,48 @@ describe('the claim and its sending mark are one write, in the transport task (i
     }
   });
 
+  it('records a result Claim decided without a transport (NoTransport) only while no other execution’s claim is on the message', async () => {
+    const r = await testStack({ dispatcher: { start: async () => undefined } });
+    try {
+      const noTransport = {
+        type: 'rejected',
+        reason: 'sender_domain_unavailable',
+        code: 'E_NO_TRANSPORT',
+        detail: 'the sending domain has no transport configured',
+      } as const;
+      const mine = { token: claimToken('no-transport'), provider: 'none' };
+      // a duplicate execution's transport holds the message: the decision is not applied over it
+      const held = await r.send({ to: [r.peer.address], subject: 'Held', text: 'x' }, 'none-held');
+      const heldInput = { tenant_id: r.tenantId, identity_id: r.agent.id, message_id: held.body.id };
+      const other = await claimSending(r.deps.db, r.agent.id, held.body.id, {
+        token: claimToken('other'),
+        at: r.deps.clock(),
+      });
+      expect(other.written).toBe(true);
+      expect(await record(r.deps, { ...heldInput, claim: mine, result: noTransport })).toEqual({
+        next: 'done',
+        status: 'queued',
+      });
+      const still = (await r.message(r.agent.id, held.body.id))!;
+      expect(still.version).toBe(other.written ? other.message.version : -1);
+      expect(still.claim?.token).toBe(claimToken('other'));
+      // an unclaimed message takes it, once: a retried Record answers the same and writes nothing
+      const free = await r.send({ to: [r.peer.address], subject: 'Free', text: 'x' }, 'none-free');
+      const freeInput = { tenant_id: r.tenantId, identity_id: r.agent.id, message_id: free.body.id };
+      expect((await record(r.deps, { ...freeInput, claim: mine, result: noTransport })).status).toBe(
+        'rejected',
+      );
+      const done = (await r.message(r.agent.id, free.body.id))!;
+      expect(done).toMatchObject({ status: 'rejected', status_reason: 'sender_domain_unavailable' });
+      expect((await record(r.deps, { ...freeInput, claim: mine, result: noTransport })).status).toBe(
+        'rejected',
+      );
+      expect((await r.message(r.agent.id, free.body.id))?.version).toBe(done.version);
+    } finally {
+      await r.close();
+    }
+  });
+
   it('re-dispatches a claim without the mark left by the two-write scheme (a message in flight across the deploy), and sends it once', async () => {
     let now = Date.now();
     const r = await testStack({ clock: () => now, config: { simEventDelaySeconds: 0 } });
