@@ -549,6 +549,37 @@ describe('the claim and its sending mark are one write, in the transport task (i
     }
   });
 
+  it('a transport task killed before its claim write leaves the message queued, not uncertain: the sweeper sends it once', async () => {
+    let now = Date.now();
+    const r = await testStack({
+      table: `pmail-attempt-${Math.random().toString(36).slice(2)}`,
+      clock: () => now,
+      config: { simEventDelaySeconds: 0 },
+    });
+    try {
+      const records = countRecords(r);
+      overrides(r).TransportLoopback = async () => {
+        throw killed();
+      };
+      const sent = await r.send({ to: [r.peer.address], subject: 'Early death', text: 'x' }, 'early-death');
+      await r.machine.idle();
+      // the machine caught the failure and ran Record, which found no claim of its token: no write
+      expect(records).toHaveLength(1);
+      const m = (await r.message(r.agent.id, sent.body.id))!;
+      expect(m.status).toBe('queued');
+      expect(m.claim).toBeUndefined();
+      const loopback = countLoopback(r);
+      now += 6 * 60_000;
+      expect(await r.sweep()).toMatchObject({ redispatched: [sent.body.id], uncertain: [] });
+      await r.settle();
+      expect(loopback.calls).toBe(1);
+      expect((await r.message(r.agent.id, sent.body.id))?.status).toBe('delivered');
+      expect(await inboundCount(r)).toBe(1);
+    } finally {
+      await r.close();
+    }
+  });
+
   it('records a result Claim decided without a transport (NoTransport) only while no other execution’s claim is on the message', async () => {
     const r = await testStack({ dispatcher: { start: async () => undefined } });
     try {
