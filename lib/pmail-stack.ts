@@ -84,8 +84,9 @@ export class PmailStack extends Stack {
     }
     // Record writes loopback's inbound copies (functions/send/loopback-delivery.ts).
     for (const fn of [...apiFunctions, this.send.record]) this.data.grantBlobReadWrite(fn);
-    // Each transport task reads the message, its domain and the directory and sets the sending mark
-    // (functions/send/transport-task.ts); no keys, no blob writes. Provider grants follow per transport.
+    // Each transport task reads the message, its domain and the directory and writes the claim with
+    // its sending mark (functions/send/transport-task.ts); no keys, no blob writes. Provider grants
+    // follow per transport.
     for (const fn of this.send.transportFunctions) {
       this.data.grantTableItems(fn, ['GetItem', 'BatchGetItem', 'UpdateItem']);
     }

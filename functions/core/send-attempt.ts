@@ -13,14 +13,20 @@ export type ClaimDecision =
   | { type: 'already_claimed' }
   /** The previous attempt died after the `sending` mark: its provider call may have happened. */
   | { type: 'stale'; token: string }
-  /** The previous attempt died before the `sending` mark: the provider was never called. */
+  /**
+   * The previous attempt died before the `sending` mark: the provider was never called. Only the
+   * two-write scheme before issue 12 left such claims (Claim wrote the claim, the transport marked
+   * it later): a message in flight across that deploy. Kept so that one is re-dispatched, not lost.
+   */
   | { type: 'abandoned'; token: string };
 
 /**
- * DESIGN § 5.2 Claim: a queued message with no claim, or with our own claim (a retried Claim task),
- * is ours. A foreign claim younger than 5 minutes stops this attempt; an older one is a dead attempt:
- * `stale` when it holds the `sending` mark, else `abandoned` (issue 9: the mark is written before the
- * one provider call, so a dead claim without it proves the provider was never called).
+ * DESIGN § 5.2 Claim (docs/architecture.md › The attempt's writes): Claim reads and decides; the
+ * claim itself is written by the transport task, with its `sending` mark, in one conditional write
+ * (store/messages.store.ts › claimSending). A queued message with no claim, or with our own claim,
+ * may be sent by us. A foreign claim younger than 5 minutes stops this attempt (another execution
+ * is calling the provider); an older one is a dead attempt: `stale` when it holds the `sending`
+ * mark (every claim written since issue 12 does), else `abandoned`.
  */
 export function decideClaim(message: MessageRecord, token: string, now: number): ClaimDecision {
   if (message.status !== 'queued') return { type: 'not_queued' };
@@ -28,6 +34,18 @@ export function decideClaim(message: MessageRecord, token: string, now: number):
   if (!claim || claim.token === token) return { type: 'claim' };
   if (now - claim.at < CLAIM_STALE_MS) return { type: 'already_claimed' };
   return claim.sending ? { type: 'stale', token: claim.token } : { type: 'abandoned', token: claim.token };
+}
+
+/**
+ * provider-outcomes.md's two rules, when the transport's claim-and-mark write was refused
+ * (`current`: the message as it was, if it still exists): our own token on it means this claim was
+ * written already — a repeated invocation of the same transport task, whose provider call may have
+ * happened — so the answer is `unknown` (Record makes it uncertain, **I1**). Anything else (another
+ * execution's claim, a cancel, the message no longer queued or gone) means another decision won:
+ * `lost`, the provider is not called and nothing is recorded under this token.
+ */
+export function sendingRefusal(current: MessageRecord | undefined, token: string): 'repeated' | 'lost' {
+  return current?.claim?.token === token ? 'repeated' : 'lost';
 }
 
 /**

@@ -62,3 +62,17 @@ type TransportOutcome =
     }
   | { type: 'retry_later'; provider?: string; class: RetryClass; code: string; refused: RecipientRefusal[] }
   | { type: 'unknown'; provider?: string; reason: UncertainReason; detail: string };
+
+/**
+ * The transport task's answer when its claim-and-mark write was refused because another decision
+ * won (core/send-attempt.ts › sendingRefusal: a duplicate execution's claim, a cancel): the provider
+ * was not called and there is nothing to record. The send-attempt machine ends there (`Sent?`);
+ * Record ignores it too, since the claim is not this token's.
+ */
+export interface NotClaimed {
+  type: 'not_claimed';
+  detail: string;
+}
+
+/** What a transport task answers the send-attempt machine. */
+export type TransportTaskResult = TransportResult | NotClaimed;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { StateMachine } from 'aws-local-stepfunctions';
-import type { TransportResult } from '../core/transport-result.ts';
+import type { TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import type { Dispatcher, MachineKind, SendAttemptInput, SendInput } from '../send/dispatcher.ts';
@@ -138,7 +138,7 @@ export class LocalSendMachine implements Dispatcher {
       const transport = transports[spec.provider];
       if (!transport) continue;
       const task = sendAttemptTasks.Transport(transport, spec)(this.deps);
-      out[spec.state] = (async (input: Parameters<typeof task>[0]): Promise<TransportResult> => {
+      out[spec.state] = (async (input: Parameters<typeof task>[0]): Promise<TransportTaskResult> => {
         const result = await task(input);
         await faults?.afterProviderCall?.(input.message_id);
         return result;

@@ -10,7 +10,7 @@ import {
   recordOutcome,
   suppressAtSend,
 } from '../core/send-attempt.ts';
-import type { TransportResult } from '../core/transport-result.ts';
+import type { TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { addSuppression } from '../events/consume.ts';
 import { errorFields } from '../log.ts';
@@ -27,12 +27,14 @@ import { deliverLoopback } from './loopback-delivery.ts';
 import { chooseClaimTransport } from './transport-task.ts';
 
 /**
- * The tasks of statemachines/send-attempt.asl.json (DESIGN § 5.2): Claim → the provider's transport
- * task (functions/send/transport-task.ts, chosen by `ByProvider`) → Record.
+ * The tasks of statemachines/send-attempt.asl.json (DESIGN § 5.2; docs/architecture.md › The
+ * attempt's writes): Claim (reads and decides) → the provider's transport task
+ * (functions/send/transport-task.ts, chosen by `ByProvider`: writes the claim with its `sending`
+ * mark, then calls the provider once) → Record.
  */
 
 export type ClaimOutput =
-  | ({ outcome: 'claimed'; token: string; at: number } & TransportChoice)
+  | ({ outcome: 'claimed'; token: string } & TransportChoice)
   | {
       outcome: 'stop';
       reason:
@@ -44,13 +46,22 @@ export type ClaimOutput =
     };
 
 /**
- * The claim token is derived from the execution id: a retried Claim task of the same execution
+ * The claim token is derived from the execution id: a retried task of the same execution
  * recognises its own claim, while a duplicate Express execution (same name, another id) does not.
  */
 export function claimToken(executionId: string): string {
   return sha256Hex(executionId).slice(0, 32);
 }
 
+/**
+ * Claim: one consistent read of the message and the decision (core/send-attempt.ts › decideClaim).
+ * In the normal case it writes no claim — the transport task writes the claim and its `sending`
+ * mark in one conditional write just before the provider call — and answers `claimed` with the
+ * token and the transport to run. It writes only to end or hand on the message: the sender's
+ * re-check (a cancel), the suppression re-check (seed 002), a dead attempt's claim (uncertain, or
+ * re-dispatched), and the thread lock's lease. A Claim that dies leaves nothing behind: its retry,
+ * or the sweeper's next execution, decides again from scratch.
+ */
 export async function claim(
   deps: Deps,
   input: SendAttemptInput & { execution_id: string },
@@ -58,54 +69,70 @@ export async function claim(
   const token = claimToken(input.execution_id);
   if (await recheckSender(deps, input)) return { outcome: 'stop', reason: 'canceled' };
   const now = deps.clock();
-  let release = false;
-  const out = await mutateMessage<ClaimDecision>(deps.db, input.identity_id, input.message_id, (m) => {
-    const decision = decideClaim(m, token, now);
-    if (decision.type === 'claim') {
-      if (m.claim?.token === token) return { result: decision };
-      return { next: { ...m, claim: { token, at: now } }, result: decision };
-    }
-    if (decision.type === 'stale' || decision.type === 'abandoned') {
-      // The previous attempt died holding the claim: uncertain if it reached the sending mark, else
-      // released and re-dispatched under the next execution name, minted in this write.
-      const dead = deadClaimOutcome(m, now, 'a previous attempt died holding the claim', (n) =>
-        executionName(m.id, n),
-      );
-      if (dead.type === 'redispatch') return { next: dead.message, result: decision };
-      release = dead.recorded.releaseLock;
-      return { next: dead.recorded.message, result: decision };
-    }
-    return { result: decision };
-  });
-  if (!out.found) return { outcome: 'stop', reason: 'not_found' };
-  const m = out.message;
-  if (release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
-  if (out.result.type === 'stale') deps.metrics.add('stale_claims', { by: 'claim' });
-  if (out.result.type === 'stale') await emitAttemptEnd(deps, m);
-  if (out.result.type === 'abandoned') {
-    if (out.written) await startNamed(deps, m);
-    deps.log.info('claim re-dispatched an abandoned claim', { message_id: input.message_id });
-    return { outcome: 'stop', reason: 'redispatched' };
+  const read = await getMessage(deps.db, input.identity_id, input.message_id, true);
+  if (!read) return { outcome: 'stop', reason: 'not_found' };
+  let m = read;
+  let decision = decideClaim(m, token, now);
+  if (decision.type === 'stale' || decision.type === 'abandoned') {
+    const dead = await endDeadClaim(deps, m, token, now);
+    if (!dead) return { outcome: 'stop', reason: 'not_found' };
+    m = dead.message;
+    decision = dead.decision;
+    if (decision.type === 'abandoned') return { outcome: 'stop', reason: 'redispatched' };
   }
-  if (out.result.type === 'claim') {
-    const checked = await recheckSuppressions(deps, m, token, now);
-    if (checked.status === 'suppressed') return { outcome: 'stop', reason: 'suppressed' };
-    // seed 000 › Thread lock › Holding: the attempt refreshes the lease to now + 60 s.
-    if (checked.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
-    return {
-      outcome: 'claimed',
-      token,
-      at: checked.claim!.at,
-      ...(await chooseClaimTransport(deps, checked)),
-    };
+  if (decision.type !== 'claim') {
+    deps.log.info('claim stopped', { message_id: input.message_id, reason: decision.type });
+    return { outcome: 'stop', reason: decision.type };
   }
-  deps.log.info('claim stopped', { message_id: input.message_id, reason: out.result.type });
-  return { outcome: 'stop', reason: out.result.type };
+  const checked = await recheckSuppressions(deps, m, token, now);
+  if (checked.status === 'suppressed') return { outcome: 'stop', reason: 'suppressed' };
+  // seed 000 › Thread lock › Holding: the attempt refreshes the lease to now + 60 s.
+  if (checked.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
+  return { outcome: 'claimed', token, ...(await chooseClaimTransport(deps, checked)) };
 }
 
 /**
- * seed 002 › Suppression is checked at enqueue as well as at send: under our claim, the recipients
- * still queued are checked against the suppressions in force now (a scheduled send was enqueued
+ * The previous attempt died holding the claim (older than 5 minutes): uncertain if it reached the
+ * sending mark, else — a claim of the two-write scheme before issue 12, from a message in flight
+ * across that deploy — released and re-dispatched under the next execution name, minted in this
+ * write. Decided again on the message as written (a versioned put): when another attempt or the
+ * sweeper handled it first, the decision on what it left is returned instead. Undefined when the
+ * message is gone.
+ */
+async function endDeadClaim(
+  deps: Deps,
+  read: MessageRecord,
+  token: string,
+  now: number,
+): Promise<{ decision: ClaimDecision; message: MessageRecord } | undefined> {
+  let release = false;
+  const out = await mutateMessage<ClaimDecision>(deps.db, read.identity_id, read.id, (m) => {
+    const decision = decideClaim(m, token, now);
+    if (decision.type !== 'stale' && decision.type !== 'abandoned') return { result: decision };
+    const dead = deadClaimOutcome(m, now, 'a previous attempt died holding the claim', (n) =>
+      executionName(m.id, n),
+    );
+    if (dead.type === 'redispatch') return { next: dead.message, result: decision };
+    release = dead.recorded.releaseLock;
+    return { next: dead.recorded.message, result: decision };
+  });
+  if (!out.found) return undefined;
+  const m = out.message;
+  if (release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
+  if (out.result.type === 'stale') {
+    deps.metrics.add('stale_claims', { by: 'claim' });
+    await emitAttemptEnd(deps, m);
+  }
+  if (out.result.type === 'abandoned') {
+    if (out.written) await startNamed(deps, m);
+    deps.log.info('claim re-dispatched an abandoned claim', { message_id: m.id });
+  }
+  return { decision: out.result, message: m };
+}
+
+/**
+ * seed 002 › Suppression is checked at enqueue as well as at send: before the transport claims the
+ * message (while no other execution's claim is on it), the recipients still queued are checked against the suppressions in force now (a scheduled send was enqueued
  * days ago). The decision is core/send-attempt.ts › suppressAtSend; this reads and writes it. A
  * message left with no recipient ends `suppressed` here, and no transport is called.
  */
@@ -121,7 +148,8 @@ async function recheckSuppressions(
   if (!suppressAtSend(m, found, now)) return m;
   let release = false;
   const out = await mutateMessage(deps.db, m.identity_id, m.id, (cur) => {
-    if (cur.status !== 'queued' || cur.claim?.token !== token) return { result: undefined };
+    // Not while another execution's claim is on it: that attempt is calling the provider.
+    if (decideClaim(cur, token, now).type !== 'claim') return { result: undefined };
     const decided = suppressAtSend(cur, found, now);
     if (!decided) return { result: undefined };
     release = decided.releaseLock;
@@ -208,21 +236,27 @@ const drawJitter = () => (Math.random() * 2 - 1) * 0.1;
  * thread lock again (a no-op when the first release happened). A back-off names the execution
  * coming for the message in the same write: the parent Standard execution when there is one (it
  * waits and loops), else a new Standard execution, started by the machine after this task (also
- * when the parent hands off before its history limit).
+ * when the parent hands off before its history limit). A transport that found the message claimed
+ * or decided by another (`not_claimed`) has nothing to record: the machine skips Record for it, and
+ * Record answers `done` and writes nothing should it get one anyway (an execution of the previous
+ * definition during a deploy).
  */
 export async function record(
   deps: Deps,
   input: SendAttemptInput & {
-    claim: { token: string };
-    result: TransportResult;
+    /** Claim's answer: its token, and `provider: 'none'` when no transport ran (`NoTransport`). */
+    claim: { token: string; provider?: string };
+    result: TransportTaskResult;
     /** The execution's input (`$$.Execution.Input`): `parent` and `hand_off` when a Standard execution runs it. */
     execution?: { parent?: string; hand_off?: boolean };
     jitter?: number;
   },
 ): Promise<RecordOutput> {
-  if (input.result.type === 'accepted' && input.result.loopback?.length) {
+  if (input.result.type === 'not_claimed') return { next: 'done' };
+  const result = input.result;
+  if (result.type === 'accepted' && result.loopback?.length) {
     const sent = await getMessage(deps.db, input.identity_id, input.message_id, true);
-    if (sent) await deliverLoopback(deps, sent, input.result.provider_message_id, input.result.loopback);
+    if (sent) await deliverLoopback(deps, sent, result.provider_message_id, result.loopback);
   }
   const parent = input.execution?.parent ?? input.parent;
   const handOff = input.execution?.hand_off ?? input.hand_off;
@@ -234,8 +268,9 @@ export async function record(
     input.identity_id,
     input.message_id,
     (m) => {
-      if (m.claim?.token !== token) return { result: m.recorded?.token === token ? m.recorded.next : 'done' };
-      const recorded = recordOutcome(m, input.result, now, jitter);
+      if (!recordsUnder(m, input.claim, now))
+        return { result: m.recorded?.token === token ? m.recorded.next : 'done' };
+      const recorded = recordOutcome(m, result, now, jitter);
       if (recorded.next.type !== 'wait') {
         return {
           next: { ...recorded.message, recorded: recordedClaim(token, recorded, 'done') },
@@ -265,19 +300,30 @@ export async function record(
   if (mine?.release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
   // seed 000 › Provider suppressions: pmail's own `provider` suppressions (idempotent, so a retried
   // Record adds nothing twice), for the recipients this attempt's transport reported.
-  for (const p of input.result.provider_suppressed ?? []) {
+  for (const p of result.provider_suppressed ?? []) {
     await addSuppression(deps, m, p.address, 'provider');
   }
-  if (out.written) countAttempt(deps.metrics, input.result, m, now);
+  if (out.written) countAttempt(deps.metrics, result, m, now);
   // Also when this Record found its write already done (a retry): the event may be what was lost.
   await emitAttemptEnd(deps, m);
   deps.log.info('attempt recorded', {
     message_id: input.message_id,
-    result: input.result.type,
+    result: result.type,
     status: m.status,
     written: out.written,
   });
   return { ...recordOutput(input, m, mine ? out.result : 'done'), status: m.status };
+}
+
+/**
+ * Whether a Record may write its result on `m`: under its own claim, which its transport task wrote
+ * with the `sending` mark. A result Claim decided itself (`provider: 'none'`: no transport ran and
+ * the provider was never called, so no claim was written) is recorded under Claim's decision instead,
+ * checked again on the message as written: still queued, with no other execution's claim on it.
+ */
+function recordsUnder(m: MessageRecord, claim: { token: string; provider?: string }, now: number): boolean {
+  if (m.claim?.token === claim.token) return true;
+  return claim.provider === 'none' && decideClaim(m, claim.token, now).type === 'claim';
 }
 
 /** The answer of a Record whose outcome is `next`, built from the message as stored. */

@@ -5,8 +5,8 @@ import { transportTask } from '../transports/tasks.ts';
 import { sendAttemptTasks } from './tasks.ts';
 
 /**
- * Lambda entry of the SES transport task. Its role may read the message and its stored copy, set
- * the sending mark and call ses:SendEmail — nothing else (lib/pmail-stack.ts).
+ * Lambda entry of the SES transport task. Its role may read the message and its stored copy, write
+ * the claim with its sending mark and call ses:SendEmail — nothing else (lib/pmail-stack.ts).
  */
 const deps = loadTransportDeps('transport-ses', { blobs: s3Blobs });
 

@@ -28,7 +28,7 @@ export const sendAttemptTasks = {
   Record: asTask<Deps, Parameters<typeof attempt.record>[1], Awaited<ReturnType<typeof attempt.record>>>(
     attempt.record,
   ),
-  /** One transport task (functions/transports/tasks.ts): its adapter, behind the sending mark. */
+  /** One transport task (functions/transports/tasks.ts): its adapter, behind the claim and its sending mark. */
   Transport: (transport: Transport, spec: TransportTaskSpec) =>
     asTask((deps: TransportTaskDeps, input: TransportTaskInput) =>
       runTransport(deps, transport, spec, input),

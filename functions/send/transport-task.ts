@@ -1,9 +1,10 @@
 import { domainOf } from '../core/recipients.ts';
+import { sendingRefusal } from '../core/send-attempt.ts';
 import { senderDomainDecision } from '../core/sender-domain.ts';
-import type { TransportResult } from '../core/transport-result.ts';
+import type { TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { getDomain, getTenant } from '../store/directory.store.ts';
-import { markSending } from '../store/messages.store.ts';
+import { claimSending } from '../store/messages.store.ts';
 import { adapterBudgetMs, DEPLOYED_PROVIDERS, type TransportTaskSpec } from '../transports/tasks.ts';
 import {
   chooseTransport,
@@ -14,35 +15,54 @@ import {
 } from '../transports/transport.ts';
 import type { SendAttemptInput } from './dispatcher.ts';
 
-/** What a transport task reads and marks: the message, its domain and its stored copy. */
+/** What a transport task reads and writes: the message (its claim), its domain and its stored copy. */
 export type TransportTaskDeps = Pick<Deps, 'db' | 'blobs' | 'clock' | 'log'>;
 
 export type TransportTaskInput = SendAttemptInput & { claim: { token: string } };
 
 /**
- * One transport task of the send-attempt machine (one Lambda per provider). The two rules of
- * provider-outcomes.md: the conditional `sending` mark comes before the single provider call, and a
- * second invocation for the same claim finds the mark and reports unknown without calling the
- * provider. The adapter gets a deadline inside the task's timeout and an abort signal at it.
+ * One transport task of the send-attempt machine (one Lambda per provider). Claim only read and
+ * decided; here the claim is written with its `sending` mark in one conditional write
+ * (store/messages.store.ts › claimSending), and only then comes the single provider call. The two
+ * rules of provider-outcomes.md: the mark comes before the call, and a second invocation for the
+ * same claim finds it and reports unknown without calling the provider. A write refused because
+ * another decision won (a duplicate execution's claim, a cancel) reports `not_claimed`: the
+ * provider is not called and the machine records nothing. The adapter gets a deadline inside the
+ * task's timeout and an abort signal at it.
  */
 export async function runTransport(
   deps: TransportTaskDeps,
   transport: Transport,
   spec: TransportTaskSpec,
   input: TransportTaskInput,
-): Promise<TransportResult> {
-  const message = await markSending(deps.db, input.identity_id, input.message_id, input.claim.token);
-  if (!message) {
-    deps.log.warn('transport found the claim already sending or gone; provider not called', {
+): Promise<TransportTaskResult> {
+  const token = input.claim.token;
+  const claimed = await claimSending(deps.db, input.identity_id, input.message_id, {
+    token,
+    at: deps.clock(),
+  });
+  if (!claimed.written) {
+    if (sendingRefusal(claimed.current, token) === 'repeated') {
+      deps.log.warn('transport found its claim already sending; provider not called', {
+        message_id: input.message_id,
+      });
+      return {
+        type: 'unknown',
+        reason: 'transport_connection_lost',
+        detail:
+          'the claim was already sending: a repeated transport invocation did not call the provider again',
+      };
+    }
+    deps.log.info('transport found the message claimed or decided by another; provider not called', {
       message_id: input.message_id,
+      status: claimed.current?.status ?? 'gone',
     });
     return {
-      type: 'unknown',
-      reason: 'transport_connection_lost',
-      detail:
-        'the claim was already sending: a repeated transport invocation did not call the provider again',
+      type: 'not_claimed',
+      detail: 'another execution claimed the message, or it left queued, before this attempt could claim it',
     };
   }
+  const message = claimed.message;
   const domainName = domainOf(message.from.address);
   const domain: TransportDomain = (await getDomain(deps.db, domainName)) ?? {
     domain: domainName,
@@ -56,7 +76,7 @@ export async function runTransport(
     tenant_id: message.tenant_id,
     identity_id: message.identity_id,
     message_id: message.id,
-    claim_token: input.claim.token,
+    claim_token: token,
     attempt: (message.backoff?.n ?? 0) + 1,
     mime: {
       key: message.raw_key,

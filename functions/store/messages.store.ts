@@ -294,37 +294,48 @@ export async function mutateMessage<R>(
 }
 
 /**
- * DESIGN § 5.2 Transport, first step: mark the claim `sending` — only if the claim is ours and not
- * marked yet. A second invocation of the same attempt finds the mark and must not call the provider.
+ * DESIGN § 5.2 Transport, first step (docs/architecture.md › The attempt's writes): the claim and
+ * its `sending` mark in one conditional write, immediately before the one provider call. Admitted
+ * while the message is queued with no claim — or with this token's claim not yet marked, which only
+ * the two-write scheme before it wrote (an attempt in flight across the deploy). The claim always
+ * carries the mark, so a second invocation for the same claim, a duplicate execution (another
+ * token) and a cancel that landed first are all refused; `written: false` gives the message as it
+ * was (`ReturnValuesOnConditionCheckFailure`), or nothing when it is gone.
  */
-export async function markSending(
+export async function claimSending(
   db: Db,
   identityId: string,
   messageId: string,
-  token: string,
-): Promise<MessageRecord | undefined> {
+  claim: { token: string; at: number },
+): Promise<{ written: true; message: MessageRecord } | { written: false; current?: MessageRecord }> {
   try {
     const out = await db.doc.send(
       new UpdateCommand({
         TableName: db.table,
         Key: keys.message(identityId, messageId),
-        UpdateExpression: 'SET #claim.#sending = :true, version = version + :one',
+        UpdateExpression: 'SET #claim = :claim, version = version + :one',
         ConditionExpression:
-          '#status = :queued AND #claim.#token = :token AND attribute_not_exists(#claim.#sending)',
+          '#status = :queued AND (attribute_not_exists(#claim) OR (#claim.#token = :token AND attribute_not_exists(#claim.#sending)))',
         ExpressionAttributeNames: {
           '#claim': 'claim',
           '#sending': 'sending',
           '#token': 'token',
           '#status': 'status',
         },
-        ExpressionAttributeValues: { ':true': true, ':one': 1, ':token': token, ':queued': 'queued' },
+        ExpressionAttributeValues: {
+          ':claim': { token: claim.token, at: claim.at, sending: true },
+          ':one': 1,
+          ':token': claim.token,
+          ':queued': 'queued',
+        },
         ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return fromItem(out.Attributes);
+    return { written: true, message: fromItem(out.Attributes)! };
   } catch (err) {
-    if (isConditionFailed(err)) return undefined;
-    throw err;
+    if (!isConditionFailed(err)) throw err;
+    return { written: false, current: fromItem(oldItem<Record<string, unknown>>(err)) };
   }
 }
 

@@ -27,9 +27,14 @@ export interface SweepReport {
  * The sweeper (DESIGN § 6; seed 002's one rule): for every queued message whose dispatch time is
  * more than 5 minutes old —
  * - a claim older than 5 minutes belongs to a dead attempt: with the `sending` mark (the provider
- *   may have been called) the message becomes `uncertain` (`transport_connection_lost`) and is never
- *   retried; without it (the provider was never called) the claim is released and the message
- *   re-dispatched like a lost dispatch, below; a younger claim is left alone;
+ *   may have been called; every claim written since issue 12 carries it, written with the claim
+ *   just before the call) the message becomes `uncertain` (`transport_connection_lost`) and is never
+ *   retried; without it (the provider was never called: only a claim of the two-write scheme before
+ *   issue 12, from a message in flight across that deploy — kept so that one is not lost) the claim
+ *   is released and the message re-dispatched like a lost dispatch, below; a younger claim is left
+ *   alone;
+ * - an attempt that died before its transport's claim write (in Claim, or between Claim and the
+ *   transport task) left no claim: its message is a lost dispatch, below;
  * - a named Standard execution that still runs is left alone; an Express execution older than
  *   5 minutes is dead;
  * - otherwise the next execution name is minted on the message in one conditional write, and the

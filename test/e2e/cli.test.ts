@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { silentLogger } from '../../functions/log.ts';
-import { markSending } from '../../functions/store/messages.store.ts';
+import { claimSending } from '../../functions/store/messages.store.ts';
 import { ROOT, runCli } from '../support/cli.ts';
 import { stackPerTest, type TestStack, testStack } from '../support/local.ts';
 
@@ -219,7 +219,7 @@ describe('a reply whose attempt died mid-send, then a restart', () => {
     await first.settle();
     const [question] = await first.mailbox(first.peer.id, 'inbound');
 
-    // The transport task marks `sending` (the provider call may now happen) and the process dies.
+    // The transport task writes its claim marked `sending` (the provider call may now happen) and the process dies.
     const overrides = (first.machine as unknown as { overrides: Record<string, unknown> }).overrides;
     const killed = () => Object.assign(new Error('the Lambda was killed'), { name: 'Sandbox.Timedout' });
     overrides.TransportLoopback = async (input: {
@@ -227,7 +227,10 @@ describe('a reply whose attempt died mid-send, then a restart', () => {
       message_id: string;
       claim: { token: string };
     }) => {
-      await markSending(first.deps.db, input.identity_id, input.message_id, input.claim.token);
+      await claimSending(first.deps.db, input.identity_id, input.message_id, {
+        token: input.claim.token,
+        at: first.deps.clock(),
+      });
       throw killed();
     };
     overrides.Record = async () => {

@@ -6,7 +6,7 @@ import { localTransports } from '../../functions/local/transports.ts';
 import { claim, claimToken, record } from '../../functions/send/attempt.ts';
 import { sendAttemptTasks } from '../../functions/send/tasks.ts';
 import { listEvents } from '../../functions/store/events.store.ts';
-import { markSending } from '../../functions/store/messages.store.ts';
+import { claimSending, mutateMessage } from '../../functions/store/messages.store.ts';
 import { readDailyCounts } from '../../functions/store/quota.store.ts';
 import { transportTask } from '../../functions/transports/tasks.ts';
 import { stackPerTest, submittedVia, type TestStack, testStack } from '../support/local.ts';
@@ -50,7 +50,7 @@ describe('1. an event that arrives before its Record is never reconciled onto an
     const x = await s.send(body, 'x-key');
     const token = claimToken('x-exec');
     expect((await claim(s.deps, { ...ids(s, x.body.id), execution_id: 'x-exec' })).outcome).toBe('claimed');
-    expect(await markSending(s.deps.db, s.agent.id, x.body.id, token)).toBeTruthy();
+    expect((await claimSending(s.deps.db, s.agent.id, x.body.id, { token, at: now })).written).toBe(true);
     // The provider accepted X; its delivered event arrives before X's Record is written.
     const facts: MailFacts = {
       messageId: '0100018c-x-accepted',
@@ -239,8 +239,11 @@ describe('4. Record is idempotent per claim', () => {
   });
 });
 
-describe('5. a stale claim without the sending mark is re-dispatched, one with the mark is uncertain', () => {
-  /** Run the message's first attempt with its Transport and Record killed, at or after the mark. */
+describe('5. an attempt killed before its claim write is re-dispatched, one killed after it is uncertain', () => {
+  /**
+   * Run the message's first attempt with its Transport and Record killed, before or after the
+   * transport's one write of the claim with its `sending` mark (before it, nothing is written).
+   */
   async function killAttempt(s: TestStack, afterMark: boolean) {
     const o = overrides(s);
     o.TransportLoopback = async (input: {
@@ -248,7 +251,12 @@ describe('5. a stale claim without the sending mark is re-dispatched, one with t
       message_id: string;
       claim: { token: string };
     }) => {
-      if (afterMark) await markSending(s.deps.db, input.identity_id, input.message_id, input.claim.token);
+      if (afterMark) {
+        await claimSending(s.deps.db, input.identity_id, input.message_id, {
+          token: input.claim.token,
+          at: s.deps.clock(),
+        });
+      }
       throw killed();
     };
     o.Record = async () => {
@@ -261,10 +269,11 @@ describe('5. a stale claim without the sending mark is re-dispatched, one with t
     const m = (await s.message(s.agent.id, sent.body.id))!;
     expect(m.status).toBe('queued');
     expect(!!m.claim?.sending).toBe(afterMark);
+    if (!afterMark) expect(m.claim).toBeUndefined();
     return sent.body.id as string;
   }
 
-  it('sweeper: a claim killed before the mark is released and the message sent under the next name', async () => {
+  it('sweeper: an attempt killed before its claim write is re-dispatched and sent under the next name', async () => {
     let now = Date.now();
     const s = await testStack({ table: ownTable(), clock: () => now, config: { simEventDelaySeconds: 0 } });
     try {
@@ -282,7 +291,7 @@ describe('5. a stale claim without the sending mark is re-dispatched, one with t
     }
   });
 
-  it('sweeper: a claim killed after the mark becomes uncertain and is never sent', async () => {
+  it('sweeper: a claim killed after its write with the mark becomes uncertain and is never sent', async () => {
     let now = Date.now();
     const s = await testStack({ table: ownTable(), clock: () => now, config: { simEventDelaySeconds: 0 } });
     try {
@@ -322,8 +331,12 @@ describe('5. a stale claim without the sending mark is re-dispatched, one with t
         const f = (['before', 'after', 'lived'] as const)[n++ % 3];
         fate.set(input.message_id, f);
         if (f === 'lived') return real(input as never);
-        if (f === 'after')
-          await markSending(s.deps.db, input.identity_id, input.message_id, input.claim.token);
+        if (f === 'after') {
+          await claimSending(s.deps.db, input.identity_id, input.message_id, {
+            token: input.claim.token,
+            at: s.deps.clock(),
+          });
+        }
         throw killed();
       };
       o.Record = async (input: { message_id: string }) => {
@@ -354,25 +367,35 @@ describe('5. a stale claim without the sending mark is re-dispatched, one with t
     }
   });
 
-  it('Claim: a later execution finding a claim killed before the mark re-dispatches; after the mark it records uncertain', async () => {
+  it('Claim: a later execution sends a message whose attempt died before its claim write, re-dispatches a two-write-era claim without the mark, and records one with the mark uncertain', async () => {
     let now = Date.now();
     const s = await stack({ clock: () => now });
-    const before = await killAttempt(s, false);
+    const unwritten = await killAttempt(s, false);
+    const legacy = await killAttempt(s, false);
+    // what Claim wrote before issue 12: the claim alone, its mark left to a transport that died
+    await mutateMessage(s.deps.db, s.agent.id, legacy, (m) => ({
+      next: { ...m, claim: { token: 'old-scheme-token', at: now } },
+      result: undefined,
+    }));
     const after = await killAttempt(s, true);
     now += 6 * 60_000;
     // a duplicate of the first execution (Express is at-least-once) comes for each message
-    const outBefore = (await s.machine.run(`${before}-d1`, ids(s, before))) as { claim: unknown };
-    expect(outBefore.claim).toEqual({ outcome: 'stop', reason: 'redispatched' });
+    const outUnwritten = (await s.machine.run(`${unwritten}-d1`, ids(s, unwritten))) as { claim: unknown };
+    expect(outUnwritten.claim).toMatchObject({ outcome: 'claimed' });
+    const outLegacy = (await s.machine.run(`${legacy}-d1`, ids(s, legacy))) as { claim: unknown };
+    expect(outLegacy.claim).toEqual({ outcome: 'stop', reason: 'redispatched' });
     const outAfter = (await s.machine.run(`${after}-d1`, ids(s, after))) as { claim: unknown };
     expect(outAfter.claim).toEqual({ outcome: 'stop', reason: 'stale' });
     await s.settle();
-    expect((await s.message(s.agent.id, before))?.status).toBe('delivered');
-    expect(s.machine.started.filter((n) => n.startsWith(before))).toEqual([`${before}-d1`, `${before}-d2`]);
+    expect((await s.message(s.agent.id, unwritten))?.status).toBe('delivered');
+    expect((await s.message(s.agent.id, legacy))?.status).toBe('delivered');
+    expect(s.machine.started.filter((n) => n.startsWith(unwritten))).toEqual([`${unwritten}-d1`]);
+    expect(s.machine.started.filter((n) => n.startsWith(legacy))).toEqual([`${legacy}-d1`, `${legacy}-d2`]);
     expect(await s.message(s.agent.id, after)).toMatchObject({
       status: 'uncertain',
       status_reason: 'transport_connection_lost',
     });
-    expect(await inbound(s)).toBe(1);
+    expect(await inbound(s)).toBe(2);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { claim, claimToken, record } from '../../functions/send/attempt.ts';
-import { markSending } from '../../functions/store/messages.store.ts';
+import { claimSending } from '../../functions/store/messages.store.ts';
 import { stackPerTest } from '../support/local.ts';
 
 /**
@@ -92,10 +92,15 @@ describe('metrics counted through the local stack', () => {
     const sent = await s.send({ to: [s.peer.address], subject: 'Stale', text: 'x' }, 'metrics-stale');
     const input = { tenant_id: s.tenantId, identity_id: s.agent.id, message_id: sent.body.id };
     expect((await claim(s.deps, { ...input, execution_id: 'dead' })).outcome).toBe('claimed');
-    // the dead attempt had marked its claim `sending` (without the mark it would be re-dispatched)
+    // the dead attempt's transport wrote its claim with the `sending` mark, then died
     expect(
-      await markSending(s.deps.db, input.identity_id, input.message_id, claimToken('dead')),
-    ).toBeTruthy();
+      (
+        await claimSending(s.deps.db, input.identity_id, input.message_id, {
+          token: claimToken('dead'),
+          at: now,
+        })
+      ).written,
+    ).toBe(true);
     now += 6 * 60_000;
     expect(await claim(s.deps, { ...input, execution_id: 'next' })).toEqual({
       outcome: 'stop',

@@ -332,9 +332,13 @@ describe('the sweeper', () => {
       const input = { tenant_id: s.tenantId, identity_id: s.agent.id, message_id: sent.body.id };
       expect((await claim(s.deps, { ...input, execution_id: 'killed' })).outcome).toBe('claimed');
       const { claimToken } = await import('../../functions/send/attempt.ts');
-      const { markSending } = await import('../../functions/store/messages.store.ts');
-      expect(await markSending(s.deps.db, s.agent.id, sent.body.id, claimToken('killed'))).toBeTruthy();
-      // the attempt dies here, after the sending mark; nothing ever comes back
+      const { claimSending } = await import('../../functions/store/messages.store.ts');
+      const written = await claimSending(s.deps.db, s.agent.id, sent.body.id, {
+        token: claimToken('killed'),
+        at: now,
+      });
+      expect(written.written).toBe(true);
+      // the attempt dies here, after its claim and sending mark; nothing ever comes back
       now += 4 * 60_000;
       expect(await sweepOf(s, sent.body.id)).toMatchObject({ uncertain: false, redispatched: false });
       now += 2 * 60_000;

@@ -37,6 +37,15 @@ export const writes = {
   event: (c: Call) => c.command === 'PutItem' && c.sk.startsWith('E#'),
 };
 
+/** The writes of the send attempt, by what they write. */
+export const attemptWrites = {
+  /** The transport task's claim with its `sending` mark (store/messages.store.ts › claimSending). */
+  claimSending: (c: Call) =>
+    c.command === 'UpdateItem' &&
+    c.sk.startsWith('M#') &&
+    String(c.input.UpdateExpression).includes('#claim = :claim'),
+};
+
 const killed = () => Object.assign(new Error('the Lambda was killed'), { name: 'Sandbox.Timedout' });
 const lostAnswer = () => Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
 

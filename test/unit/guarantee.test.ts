@@ -6,8 +6,10 @@ import { RECONCILE_MIN_AGE_MS, reconcilable } from '../../functions/core/reconci
 import {
   CLAIM_STALE_MS,
   deadClaimOutcome,
+  decideClaim,
   recordedClaim,
   recordOutcome,
+  sendingRefusal,
 } from '../../functions/core/send-attempt.ts';
 import { ORPHAN_AGE_MS } from '../../functions/events/consume.ts';
 import { outboundMessage } from '../support/records.ts';
@@ -73,6 +75,31 @@ describe('resolve refuses where the deliveries already say what happened', () =>
     } else {
       expect(resolveMessage(m, outcome, 5).status).toBe(expected);
     }
+  });
+});
+
+describe('the transport’s claim-and-mark write, refused (provider-outcomes.md’s two rules)', () => {
+  it('is a repeated invocation (unknown, recorded uncertain) only when the claim on the message is its own', () => {
+    const mine = message('queued', ['queued'], { claim: { token: 'me', at: 0, sending: true } });
+    expect(sendingRefusal(mine, 'me')).toBe('repeated');
+    expect(sendingRefusal({ ...mine, status: 'submitted' }, 'me')).toBe('repeated');
+  });
+
+  it('is lost (no provider call, nothing recorded) under another execution’s claim, a cancel, or no message', () => {
+    const other = message('queued', ['queued'], { claim: { token: 'dup', at: 0, sending: true } });
+    expect(sendingRefusal(other, 'me')).toBe('lost');
+    expect(sendingRefusal(message('canceled', ['queued']), 'me')).toBe('lost');
+    expect(sendingRefusal(undefined, 'me')).toBe('lost');
+  });
+
+  it('lets Claim admit a queued message with no claim or its own, and nothing else', () => {
+    expect(decideClaim(message('queued', ['queued']), 'me', 0)).toEqual({ type: 'claim' });
+    const own = message('queued', ['queued'], { claim: { token: 'me', at: 0, sending: true } });
+    expect(decideClaim(own, 'me', 0)).toEqual({ type: 'claim' });
+    const live = message('queued', ['queued'], { claim: { token: 'dup', at: 0, sending: true } });
+    expect(decideClaim(live, 'me', CLAIM_STALE_MS - 1)).toEqual({ type: 'already_claimed' });
+    expect(decideClaim(live, 'me', CLAIM_STALE_MS)).toEqual({ type: 'stale', token: 'dup' });
+    expect(decideClaim(message('canceled', ['queued']), 'me', 0)).toEqual({ type: 'not_queued' });
   });
 });
 
