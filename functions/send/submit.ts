@@ -286,8 +286,8 @@ function leaseEarly(deps: Deps, input: SubmitInput, tenant: Tenant): EarlyLease 
  * A request that took the key over found its message written (its earlier owner stopped between
  * the message and the key's completion, or won the put): re-put the message's own outbox event
  * (deterministic id: a no-op if it was written), complete the key from the message, start its named
- * execution if it is still queued and unclaimed (a second execution for it finds the claim of the
- * first: Claim admits one). The answer is what the key holds.
+ * execution if it is still queued and unclaimed (a second execution for it is refused at its
+ * transport's claim write: one claim per message). The answer is what the key holds.
  */
 async function adoptWritten(
   deps: Deps,
