@@ -468,47 +468,22 @@ async function main(stack: BenchStack, names: string[]) {
     ['sequential', rSeq, lSeq, gSeq, bSeq],
     [`${CONCURRENCY} in flight`, rPar, lPar, gPar, bPar],
   ] as const) {
-    const rs = summarize(r.latencies);
-    const ls = summarize(l.latencies);
     const gs = summarize(g.latencies);
-    const bs = summarize(b.latencies);
-    latRows.push([
-      `${name}: baseline consistent GetItem`,
-      fixed(gs.p50, 2),
-      fixed(gs.p95, 2),
-      fixed(gs.p99, 2),
-    ]);
-    latRows.push([`${name}: pmail replay over HTTP`, fixed(rs.p50, 2), fixed(rs.p95, 2), fixed(rs.p99, 2)]);
-    latRows.push([
-      `${name}: replay / baseline`,
-      ratio(rs.p50, gs.p50),
-      ratio(rs.p95, gs.p95),
-      ratio(rs.p99, gs.p99),
-    ]);
-    latRows.push([
-      `${name}: pmail replay, Lambda handler alone`,
-      fixed(ls.p50, 2),
-      fixed(ls.p95, 2),
-      fixed(ls.p99, 2),
-    ]);
-    latRows.push([
-      `${name}: handler alone / baseline`,
-      ratio(ls.p50, gs.p50),
-      ratio(ls.p95, gs.p95),
-      ratio(ls.p99, gs.p99),
-    ]);
-    latRows.push([
-      `${name}: the replay's BatchGetItem, bare (${firstReadKeys.length} keys)`,
-      fixed(bs.p50, 2),
-      fixed(bs.p95, 2),
-      fixed(bs.p99, 2),
-    ]);
-    latRows.push([
-      `${name}: bare BatchGetItem / baseline`,
-      ratio(bs.p50, gs.p50),
-      ratio(bs.p95, gs.p95),
-      ratio(bs.p99, gs.p99),
-    ]);
+    const row = (label: string, s: ReturnType<typeof summarize>) =>
+      latRows.push([`${name}: ${label}`, fixed(s.p50, 2), fixed(s.p95, 2), fixed(s.p99, 2)]);
+    /** A figure's row, then its ratio to the baseline GetItem. */
+    const measured = (label: string, vs: string, s: ReturnType<typeof summarize>) => {
+      row(label, s);
+      latRows.push([`${name}: ${vs}`, ratio(s.p50, gs.p50), ratio(s.p95, gs.p95), ratio(s.p99, gs.p99)]);
+    };
+    row('baseline consistent GetItem', gs);
+    measured('pmail replay over HTTP', 'replay / baseline', summarize(r.latencies));
+    measured('pmail replay, Lambda handler alone', 'handler alone / baseline', summarize(l.latencies));
+    measured(
+      `the replay's BatchGetItem, bare (${firstReadKeys.length} keys)`,
+      'bare BatchGetItem / baseline',
+      summarize(b.latencies),
+    );
   }
   print(table(['', 'p50', 'p95', 'p99'], latRows, [1, 2, 3]));
   print(
