@@ -132,9 +132,10 @@ async function endDeadClaim(
 
 /**
  * seed 002 › Suppression is checked at enqueue as well as at send: before the transport claims the
- * message (while no other execution's claim is on it), the recipients still queued are checked against the suppressions in force now (a scheduled send was enqueued
- * days ago). The decision is core/send-attempt.ts › suppressAtSend; this reads and writes it. A
- * message left with no recipient ends `suppressed` here, and no transport is called.
+ * message (while no other execution's claim is on it), the recipients still queued are checked
+ * against the suppressions in force now (a scheduled send was enqueued days ago). The decision is
+ * core/send-attempt.ts › suppressAtSend; this reads and writes it. A message left with no recipient
+ * ends `suppressed` here, and no transport is called.
  */
 async function recheckSuppressions(
   deps: Deps,
