@@ -108,8 +108,10 @@ const num = (v: unknown) => (v as number | undefined) ?? 0;
  *    nothing left: `tenant`). Held: `Σ lease ≤ leased ≤ cap`, so the tenant's sends never pass its
  *    cap.
  * 3. **Grant and count** in one write on the identity's item: `lease + b`, `sends + 1`, conditioned
- *    on the rate window and the identity's cap. Refused (a concurrent send filled the window or the
- *    cap), the block is still granted, alone, and the refusal answered.
+ *    on the lease as read, the rate window and the identity's cap. A lease another send moved
+ *    meanwhile (sends racing at a block's start) is granted on top while it stays within the
+ *    identity's cap, so each keeps the block it leased. Refused (a concurrent send filled the window
+ *    or the cap), the block goes back to the tenant's item and the refusal is answered.
  * A crash between 2 and 3 strands at most one block on the tenant's item (leased, held by no one):
  * it errs towards refusing, never towards passing a cap. A canceled or refused send gives its count
  * back to its identity, whose lease keeps the allowance for its next send.
@@ -178,6 +180,18 @@ export async function reserveSend(
     }
     throw new Error('the send counter kept changing');
   };
+  /**
+   * Step 3 with a block in hand: grant and count on the lease as seen. A lease another send moved
+   * meanwhile (it granted its own block first) is granted on top, while the lease stays within the
+   * identity's cap: the block is already leased, and giving it back would cost the tenant's item a
+   * write and this send another count. 'lease' when it could not be granted.
+   */
+  const grant = async (block: number, seen: number): Promise<Written> => {
+    let written = await identityWrite(block, seen);
+    for (let i = 0; i < 3 && written.type === 'lease' && written.seen + block <= args.caps!.identity; i++)
+      written = await identityWrite(block, written.seen);
+    return written;
+  };
   if (!daily) {
     const counted = await identityWrite();
     return counted.type === 'refused'
@@ -190,7 +204,7 @@ export async function reserveSend(
   const early = args.early?.day === args.day ? await args.early.take() : undefined;
   if (early) {
     args.early!.consumed();
-    const granted = await identityWrite(early.block, early.seen);
+    const granted = await grant(early.block, early.seen);
     if (granted.type === 'counted') {
       const identity = granted.sends - 1;
       return {
@@ -214,8 +228,8 @@ export async function reserveSend(
     const seen = counted.seen;
     const leased = await leaseFromTenant(db, args, args.caps!.identity - seen);
     if (typeof leased === 'string') return { ok: false, refused: leased };
-    // 3. Grant the block and count the send, one write, on the lease as read.
-    const granted = await identityWrite(leased.block, seen);
+    // 3. Grant the block and count the send, one write, on the lease as read (or on top).
+    const granted = await grant(leased.block, seen);
     if (granted.type === 'counted') {
       const identity = granted.sends - 1;
       return {
@@ -224,8 +238,8 @@ export async function reserveSend(
         after: { tenant: leased.before + leased.block, identity: identity + 1 },
       };
     }
-    // Not granted (a concurrent send granted first, or filled the window or the cap): the block
-    // goes back to the tenant.
+    // Not granted (a concurrent send filled the window or the cap, or the lease kept moving): the
+    // block goes back to the tenant.
     await giveBackLease(db, args, leased.block);
     if (granted.type === 'refused') return { ok: false, refused: granted.refused };
   }

@@ -199,7 +199,42 @@ describe('a block leased ahead (the first read found the lease used up)', () => 
     expect(await s.mailbox(s.peer.id, 'inbound')).toHaveLength(2);
   });
 
-  it('two sends of one identity leasing ahead at once: one grant wins, the other gives its block back and counts', async () => {
+  it("two sends racing at a block's start each keep the block they leased: the later grant lands on top, nothing is given back", async () => {
+    const s = await stack({ seed: { policy: { daily_send_cap: 10_000 } } });
+    const f = faults(s.deps.db);
+    const leases: number[] = [];
+    s.deps.db.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as { Key?: { sk?: unknown }; UpdateExpression?: string };
+        if (context.commandName === 'UpdateCommand' && String(input.Key?.sk).startsWith('Q#'))
+          leases.push(input.UpdateExpression?.includes('ADD leased :minus') ? -1 : 0);
+        return next(args);
+      },
+      { step: 'initialize', name: 'count-give-backs' },
+    );
+    // Both find the identity's lease used up (its first sends of the day) and lease a block ahead;
+    // the first grant is held until the other send is accepted, so it finds the lease moved.
+    const held = f.pauseBefore(writes.grant);
+    const a = s.send(to('delivered+1@simulator.invalid'), 'race-a');
+    const b = s.send(to('delivered+2@simulator.invalid'), 'race-b');
+    await held.reached;
+    const first = await Promise.race([a, b]);
+    expect(first.status).toBe(202);
+    held.go();
+    expect((await Promise.all([a, b])).map((r) => r.status)).toEqual([202, 202]);
+    // Two blocks of 16 leased and both held by the identity: Σ lease = leased, and no write gave
+    // one back to the tenant.
+    expect(await counts(s, s.agent.id)).toEqual({ tenant: 32, identity: 2, lease: 32 });
+    expect(leases.filter((l) => l < 0)).toEqual([]);
+    // The next 30 sends count on that lease alone: the tenant's item is not written again.
+    for (let i = 0; i < 30; i++)
+      expect((await s.send(to(`delivered+${i + 3}@simulator.invalid`), `after-${i}`)).status).toBe(202);
+    expect(await counts(s, s.agent.id)).toEqual({ tenant: 32, identity: 32, lease: 32 });
+    await s.settle();
+    expect(await s.mailbox(s.agent.id, 'outbound')).toHaveLength(32);
+  });
+
+  it('two sends of one identity leasing ahead at once near the cap: both counted, the cap holds', async () => {
     const s = await stack({ seed: { policy: { daily_send_cap: 3 } } });
     expect((await s.send(to(s.peer.address), 'one')).status).toBe(202);
     const answers = await Promise.all([
