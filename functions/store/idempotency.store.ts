@@ -232,29 +232,14 @@ export async function completeIdempotency(
   db: Db,
   args: { identityId: string; keyHash: string; messageId: string; response: string; now: number },
 ): Promise<boolean> {
-  const expiresAt = args.now + KEEP_MS;
+  const completion = completionUpdate(args);
   try {
     await db.doc.send(
       new UpdateCommand({
         TableName: db.table,
         Key: keys.idempotency(args.identityId, args.keyHash),
-        UpdateExpression:
-          'SET #state = :completed, #response = :response, expires_at = :exp, #ttl = :ttl REMOVE lease_until, #owner',
+        ...completion,
         ConditionExpression: '#state = :in_progress AND message_id = :mid',
-        ExpressionAttributeNames: {
-          '#state': 'state',
-          '#owner': 'owner',
-          '#response': 'response',
-          '#ttl': 'ttl',
-        },
-        ExpressionAttributeValues: {
-          ':completed': 'completed',
-          ':in_progress': 'in_progress',
-          ':mid': args.messageId,
-          ':response': gzipSync(args.response, { level: 9 }),
-          ':exp': expiresAt,
-          ':ttl': ttlOf(expiresAt),
-        },
       }),
     );
     return true;
@@ -276,30 +261,38 @@ export function completeIdempotencyUpdate(
     now: number;
   },
 ) {
-  const expiresAt = args.now + KEEP_MS;
+  const completion = completionUpdate(args);
   return {
     Update: {
       TableName: db.table,
       Key: keys.idempotency(args.identityId, args.keyHash),
-      UpdateExpression:
-        'SET #state = :completed, message_id = :mid, #response = :response, expires_at = :exp, #ttl = :ttl REMOVE lease_until, #owner',
+      ...completion,
       ConditionExpression: '#owner = :owner AND #state = :in_progress',
-      ExpressionAttributeNames: {
-        '#state': 'state',
-        '#owner': 'owner',
-        '#response': 'response',
-        '#ttl': 'ttl',
-      },
-      ExpressionAttributeValues: {
-        ':completed': 'completed',
-        ':in_progress': 'in_progress',
-        ':owner': args.owner,
-        ':mid': args.messageId,
-        ':response': gzipSync(args.response, { level: 9 }),
-        ':exp': expiresAt,
-        ':ttl': ttlOf(expiresAt),
-      },
+      ExpressionAttributeValues: { ...completion.ExpressionAttributeValues, ':owner': args.owner },
     },
+  };
+}
+
+/** A key's completion, whoever completes it: the answer kept (gzipped) for the key's 24 hours. */
+function completionUpdate(args: { messageId: string; response: string; now: number }) {
+  const expiresAt = args.now + KEEP_MS;
+  return {
+    UpdateExpression:
+      'SET #state = :completed, message_id = :mid, #response = :response, expires_at = :exp, #ttl = :ttl REMOVE lease_until, #owner',
+    ExpressionAttributeNames: {
+      '#state': 'state',
+      '#owner': 'owner',
+      '#response': 'response',
+      '#ttl': 'ttl',
+    },
+    ExpressionAttributeValues: {
+      ':completed': 'completed',
+      ':in_progress': 'in_progress',
+      ':mid': args.messageId,
+      ':response': gzipSync(args.response, { level: 9 }),
+      ':exp': expiresAt,
+      ':ttl': ttlOf(expiresAt),
+    } as Record<string, unknown>,
   };
 }
 
