@@ -17,17 +17,8 @@ export type MessageStatus =
   | 'undispatched'
   | 'received';
 
-export type DeliveryStatus =
-  | 'queued'
-  | 'submitted'
-  | 'delivered'
-  | 'deferred'
-  | 'bounced'
-  | 'complained'
-  | 'rejected'
-  | 'failed'
-  | 'uncertain'
-  | 'suppressed';
+/** A recipient's status: a message's, but for the states only a whole message takes. */
+export type DeliveryStatus = Exclude<MessageStatus, 'canceled' | 'undispatched' | 'received'>;
 
 export type RecipientField = 'to' | 'cc' | 'bcc';
 export type MessageKind = 'transactional' | 'marketing' | 'auto_reply';

@@ -8,6 +8,7 @@ import { claimSending } from '../store/messages.store.ts';
 import { adapterBudgetMs, DEPLOYED_PROVIDERS, type TransportTaskSpec } from '../transports/tasks.ts';
 import {
   chooseTransport,
+  noTransport,
   type Transport,
   type TransportChoice,
   type TransportDomain,
@@ -142,16 +143,7 @@ export async function chooseClaimTransport(
       return chooseTransport({ transport: 'cloudflare' }, queued, DEPLOYED_PROVIDERS);
   }
   if (!live) return chooseTransport({ transport: 'test' }, queued, DEPLOYED_PROVIDERS);
-  if (!domain?.transport || domain.transport === 'test') {
-    return {
-      provider: 'none',
-      result: {
-        type: 'rejected',
-        reason: 'sender_domain_unavailable',
-        code: 'E_NO_TRANSPORT',
-        detail: 'the sending domain has no transport configured',
-      },
-    };
-  }
+  if (!domain?.transport || domain.transport === 'test')
+    return noTransport('the sending domain has no transport configured');
   return chooseTransport(domain, queued, DEPLOYED_PROVIDERS);
 }

@@ -86,16 +86,15 @@ export function chooseTransport(
         ? 'simulator'
         : 'loopback'
       : transport;
-  if (!available.includes(provider)) {
-    return {
-      provider: 'none',
-      result: {
-        type: 'rejected',
-        reason: 'sender_domain_unavailable',
-        code: 'E_NO_TRANSPORT',
-        detail: `no ${provider} transport is deployed for this sending domain`,
-      },
-    };
-  }
+  if (!available.includes(provider))
+    return noTransport(`no ${provider} transport is deployed for this sending domain`);
   return { provider };
+}
+
+/** Nothing can send the message: Record rejects it as `sender_domain_unavailable`. */
+export function noTransport(detail: string): TransportChoice {
+  return {
+    provider: 'none',
+    result: { type: 'rejected', reason: 'sender_domain_unavailable', code: 'E_NO_TRANSPORT', detail },
+  };
 }
