@@ -98,6 +98,23 @@ export async function transactGuarded(db: Db, items: TransactItem[]): Promise<bo
 }
 
 /**
+ * The transaction item that takes a place on a counter item (`count`) for an item created against
+ * `limit`: it fails the transaction when the counter is full. `deleteCounted` gives the place back.
+ */
+export function countUnderLimit(db: Db, counter: Key, limit: number, type: string): TransactItem {
+  return {
+    Update: {
+      TableName: db.table,
+      Key: counter,
+      UpdateExpression: 'SET #type = :type ADD #count :one',
+      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+      ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+      ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': type },
+    },
+  };
+}
+
+/**
  * Delete an item counted against a limit and give its place back on the counter item (`count`),
  * in one transaction; false when there was no item to delete.
  */

@@ -1,6 +1,13 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { TemplateRecord, TemplateSource } from '../core/templates.ts';
-import { type Db, deleteCounted, failedConditions, isTransactionCanceled, queryPrefix } from './db.ts';
+import {
+  countUnderLimit,
+  type Db,
+  deleteCounted,
+  failedConditions,
+  isTransactionCanceled,
+  queryPrefix,
+} from './db.ts';
 
 /**
  * Templates (issue 15) in their tenant's partition:
@@ -71,16 +78,7 @@ export async function createTemplate(
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          {
-            Update: {
-              TableName: db.table,
-              Key: countKey(t.tenant_id),
-              UpdateExpression: 'SET #type = :type ADD #count :one',
-              ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-              ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-              ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': 'template_count' },
-            },
-          },
+          countUnderLimit(db, countKey(t.tenant_id), limit, 'template_count'),
           {
             Put: {
               TableName: db.table,

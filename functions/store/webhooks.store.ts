@@ -1,6 +1,13 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { WebhookEndpoint } from '../core/webhooks.ts';
-import { conditionally, type Db, deleteCounted, queryPrefix, transactGuarded } from './db.ts';
+import {
+  conditionally,
+  countUnderLimit,
+  type Db,
+  deleteCounted,
+  queryPrefix,
+  transactGuarded,
+} from './db.ts';
 
 /**
  * Webhook endpoints (issue 5): `T#{ten}` / `WH#{whk_id}`, the secret only sealed
@@ -31,16 +38,7 @@ export async function createWebhook(
   limit: number,
 ): Promise<{ created: true } | { created: false; reason: 'limit_reached' }> {
   const written = await transactGuarded(db, [
-    {
-      Update: {
-        TableName: db.table,
-        Key: countKey(w.tenant_id),
-        UpdateExpression: 'SET #type = :type ADD #count :one',
-        ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-        ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-        ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':type': 'webhook_count' },
-      },
-    },
+    countUnderLimit(db, countKey(w.tenant_id), limit, 'webhook_count'),
     {
       Put: {
         TableName: db.table,
