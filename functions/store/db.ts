@@ -1,8 +1,15 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
+import {
+  DynamoDBDocumentClient,
+  PutCommand,
+  type PutCommandInput,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 
-/** The single table (DESIGN § 4) and the client that reaches it — DynamoDB or DynamoDB Local alike. */
+/** The single table (docs/architecture.md › Items and their keys) and the client that reaches it — DynamoDB or DynamoDB Local alike. */
 export interface Db {
   doc: DynamoDBDocumentClient;
   table: string;
@@ -24,6 +31,11 @@ export function createDb(opts: {
     config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
   }
   const client = new DynamoDBClient(config);
+  client.middlewareStack.add(writesNeverResent, {
+    step: 'deserialize',
+    priority: 'high',
+    name: 'pmailWritesNeverResent',
+  });
   return {
     doc: DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
@@ -31,6 +43,71 @@ export function createDb(opts: {
     table: opts.table,
   };
 }
+
+/**
+ * The single-item writes the SDK never sends twice (docs/lost-answers.md). A transaction is not
+ * among them: each carries a ClientRequestToken, with which DynamoDB applies a resent transaction
+ * once.
+ */
+const SINGLE_ITEM_WRITES = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+]);
+
+/** Errors that prove the request never reached DynamoDB (nothing was applied). */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Whether a failed write may have been applied: DynamoDB answered nothing we can read (a timeout, a
+ * reset connection) or a 5xx. A 4xx is DynamoDB's own refusal (a condition, a throttle, validation):
+ * nothing was written.
+ */
+export function outcomeUnknown(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  if (!e || typeof e !== 'object') return true;
+  const status = e.$metadata?.httpStatusCode;
+  if (status !== undefined && status < 500) return false;
+  return !NEVER_SENT.has(e.code ?? '') && !NEVER_SENT.has(e.name ?? '');
+}
+
+/**
+ * A single-item write whose answer was lost: DynamoDB may have applied it, or not. The SDK does not
+ * resend it (its name is none the SDK retries, and it has no `cause` for the SDK to look through);
+ * the store function that sent it decides what an unknown outcome means for its write
+ * (docs/lost-answers.md). Transient: a caller that cannot decide answers 503 or lets the state
+ * machine retry.
+ */
+export class WriteOutcomeUnknown extends Error {
+  readonly command: string;
+  readonly lost: unknown;
+  constructor(command: string, lost: unknown) {
+    super(`the answer to ${command} was lost: it may have been applied`);
+    this.name = 'WriteOutcomeUnknown';
+    this.command = command;
+    this.lost = lost;
+  }
+}
+
+export const isOutcomeUnknown = (err: unknown): err is WriteOutcomeUnknown =>
+  err instanceof Error && err.name === 'WriteOutcomeUnknown';
+
+/**
+ * Inside the SDK's retry loop, around each attempt: a single-item write whose outcome is unknown
+ * becomes `WriteOutcomeUnknown`, which the SDK does not retry. Reads, transactions and definite
+ * refusals (throttling among them) keep the SDK's own retry.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
+const writesNeverResent = (next: any, context: { commandName?: string }) => async (args: any) => {
+  try {
+    return await next(args);
+  } catch (err) {
+    const command = String(context.commandName);
+    if (SINGLE_ITEM_WRITES.has(command) && outcomeUnknown(err)) throw new WriteOutcomeUnknown(command, err);
+    throw err;
+  }
+};
 
 export function isConditionFailed(err: unknown): boolean {
   return err instanceof Error && err.name === 'ConditionalCheckFailedException';
@@ -162,7 +239,7 @@ export function oldItem<T>(err: unknown): T | undefined {
   return (looksRaw ? unmarshall(item as any) : item) as T;
 }
 
-/** Errors a retry may cure: the state machine retries them as `StoreUnavailable` (DESIGN § 5.2). */
+/** Errors a retry may cure: the state machine retries them as `StoreUnavailable` (docs/architecture.md › The send machines). */
 export class StoreUnavailable extends Error {
   constructor(cause: unknown) {
     super('the table is unavailable', { cause });
@@ -188,7 +265,51 @@ export function isTransient(err: unknown): boolean {
     'ServiceUnavailable',
     'TransactionConflictException',
     'TimeoutError',
+    'WriteOutcomeUnknown',
     'ECONNREFUSED',
     'ECONNRESET',
   ].includes(e.name ?? e.code ?? '');
+}
+
+/** The attribute of a created item that names the call that created it (`putOnce`). */
+export const WRITER = 'wt';
+
+/** A token for one logical write, kept across its own resends (96 random bits). */
+export const writeToken = (): string => randomBytes(12).toString('base64url');
+
+/** How often `putOnce` sends one create whose answers keep getting lost before it gives up. */
+const CREATE_SENDS = 3;
+
+/**
+ * Create an item that must not exist yet, once, whatever becomes of the answers
+ * (docs/lost-answers.md › Creates): the item carries the call's token (`wt`); an unknown outcome
+ * sends the same put again, and a refusal whose item carries this call's token is this call's own
+ * earlier send, so it answers `written`. Another writer's item answers `written: false` with that
+ * item (`old`). `ConditionExpression` defaults to the item's absence.
+ */
+export async function putOnce(
+  db: Db,
+  input: Omit<PutCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'>,
+  token: string = writeToken(),
+): Promise<{ written: true; token: string } | { written: false; old: Record<string, unknown> | undefined }> {
+  const command = () =>
+    new PutCommand({
+      ConditionExpression: 'attribute_not_exists(pk)',
+      ...input,
+      TableName: db.table,
+      Item: { ...input.Item, [WRITER]: token },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  for (let send = 1; ; send++) {
+    try {
+      await db.doc.send(command());
+      return { written: true, token };
+    } catch (err) {
+      if (isConditionFailed(err)) {
+        const old = oldItem<Record<string, unknown>>(err);
+        return old?.[WRITER] === token ? { written: true, token } : { written: false, old };
+      }
+      if (!isOutcomeUnknown(err) || send >= CREATE_SENDS) throw err;
+    }
+  }
 }

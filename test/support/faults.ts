@@ -46,11 +46,31 @@ export const attemptWrites = {
     String(c.input.UpdateExpression).includes('#claim = :claim'),
 };
 
+/** The JSON body of a DynamoDB request as it leaves the SDK (a string or bytes). */
+function parseBody(body: unknown): Record<string, unknown> {
+  if (body === undefined) return {};
+  const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : String(body);
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
 const killed = () => Object.assign(new Error('the Lambda was killed'), { name: 'Sandbox.Timedout' });
 const lostAnswer = () => Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
 
 /**
- * Faults made to happen on a Db's client. `crashBefore`/`crashAfter`: the process dies at that call
+ * Faults made to happen on a Db's client.
+
+ * Two places a lost answer can happen (docs/lost-answers.md):
+ * - `loseAnswer` (outside the SDK's retry): DynamoDB applied the call and the caller sees the error.
+ * - `loseAnswerInRetry` (inside it, at the SDK's deserialize step, where a socket timeout happens):
+ *   DynamoDB applied the call and the SDK's own retry decides whether to send it again. `then` runs
+ *   before the error goes up, so whatever resends the write (the SDK or pmail's own code) arrives
+ *   after another writer's write. `sent(rule)` counts how often a matching request reached
+ *   DynamoDB, resends included.
+ * `crashBefore`/`crashAfter`: the process dies at that call
  * (before it reaches DynamoDB, or after DynamoDB applied it): that call and every later one fail
  * until `revive()` (a new Lambda). `loseAnswer`: DynamoDB applies the call, the caller gets a
  * timeout, and goes on. `pauseBefore`: the call waits until the returned `go()`.
@@ -64,6 +84,30 @@ export function faults(db: Db) {
     gate?: Promise<void>;
     fired: boolean;
   }[] = [];
+  const inRetry: {
+    match: (c: Call) => boolean;
+    then?: () => Promise<unknown>;
+    fired: boolean;
+    sent: number;
+  }[] = [];
+  db.doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const request = (args as { request?: { body?: unknown } }).request;
+      const input = parseBody(request?.body);
+      const call = describeCall(String(context.commandName), input);
+      const hits = inRetry.filter((r) => r.match(call));
+      for (const r of hits) r.sent++;
+      const rule = hits.find((r) => !r.fired);
+      if (rule) rule.fired = true;
+      const out = await next(args);
+      if (rule) {
+        await rule.then?.();
+        throw lostAnswer();
+      }
+      return out;
+    },
+    { step: 'deserialize', priority: 'low', name: `faults-in-retry-${Math.random().toString(36).slice(2)}` },
+  );
   db.doc.middlewareStack.add(
     (next, context) => async (args) => {
       if (dead) throw killed();
@@ -98,6 +142,14 @@ export function faults(db: Db) {
     crashBefore: (match: (c: Call) => boolean) => add(match, 'before', 'crash'),
     crashAfter: (match: (c: Call) => boolean) => add(match, 'after', 'crash'),
     loseAnswer: (match: (c: Call) => boolean) => add(match, 'after', 'lose'),
+    /** Apply the next matching call, then lose its answer inside the SDK's retry (see above). */
+    loseAnswerInRetry(match: (c: Call) => boolean, opts: { then?: () => Promise<unknown> } = {}) {
+      const rule = { match, then: opts.then, fired: false, sent: 0 };
+      inRetry.push(rule);
+      return rule;
+    },
+    /** How often a `loseAnswerInRetry` rule's requests reached DynamoDB (its resends included). */
+    sent: (rule: { sent: number }) => rule.sent,
     /** Hold the next matching call; it reaches DynamoDB after `go()`. `reached` resolves when held. */
     pauseBefore(match: (c: Call) => boolean) {
       let go!: () => void;

@@ -81,7 +81,7 @@ const RULES: Rule[] = [
     allow: [
       under('functions/core'),
       under('functions/store'),
-      pkg(/^@aws-sdk\//, 'node:zlib', 'node:fs/promises', 'node:path'),
+      pkg(/^@aws-sdk\//, 'node:crypto', 'node:zlib', 'node:fs/promises', 'node:path'),
     ],
   },
   {
