@@ -26,7 +26,10 @@ export type SmtpEnd =
   | { type: 'reply'; stage: SmtpStage; code: number; text: string }
   /** Every RCPT TO was refused: no DATA was sent (the replies are in `rcpt`). */
   | { type: 'no_recipient' }
-  /** Port 587 and the server offered no STARTTLS: credentials were never sent. */
+  /**
+   * STARTTLS required (any port but implicit TLS) and EHLO did not advertise it, whether or not the
+   * relay would have accepted the command: credentials were never sent.
+   */
   | { type: 'no_starttls' }
   /** The relay host or port broke the SSRF rules (core/relay-address.ts): nothing was connected. */
   | { type: 'target_refused'; detail: string }

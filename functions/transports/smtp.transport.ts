@@ -29,7 +29,8 @@ import type { Transport, TransportDomain, TransportRequest } from './transport.t
  *   core/relay-address.ts refuse, and connects to the checked IP; TLS verifies the certificate
  *   against the configured host name (`servername`), never the IP.
  * - Port 465: TLS from the first byte. Any other port: STARTTLS is required (`requireTLS`); a server
- *   that offers none is refused (`smtp_tls_required`) and the credentials are never sent.
+ *   whose EHLO does not advertise it is refused (`smtp_tls_required`), also when it would accept the
+ *   command, and the credentials are never sent.
  * - AUTH PLAIN or LOGIN (whichever the server offers first) with the username and the secret's
  *   password, or XOAUTH2 with the secret's access token (`auth: 'xoauth2'`); no AUTH when the domain
  *   names no username.
@@ -379,6 +380,13 @@ async function runSession(
     } catch (err) {
       return report(setupEnd(err, state, noAnswer));
     }
+    // nodemailer's requireTLS sends STARTTLS even when EHLO did not advertise it, and a relay may
+    // accept it. The contract is the advertisement (an attacker on the path can strip it, and a
+    // relay that hides it is not configured for TLS): refused before AUTH, no credential sent.
+    if (!implicit && !state.starttlsOffered) {
+      c.quit();
+      return report({ type: 'no_starttls' });
+    }
 
     // 4. AUTH.
     if (target.username && secret) {
@@ -490,7 +498,8 @@ function setupEnd(
 ): SmtpEnd {
   const e = err as SmtpErrorLike;
   if (state.timedOut || state.aborted) return noAnswer(err);
-  // requireTLS sends STARTTLS even when EHLO did not offer it; a server without it refuses.
+  // requireTLS sends STARTTLS even when EHLO did not offer it; a server without it refuses (one that
+  // accepts it is refused after connect(): runSession).
   if (
     e.command === 'STARTTLS' &&
     (!state.starttlsOffered || (e.responseCode !== undefined && e.responseCode >= 500))

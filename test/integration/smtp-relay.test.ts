@@ -148,6 +148,28 @@ describe('SMTP relay transport against smtp-server', () => {
     expect(r.messages).toHaveLength(0);
   });
 
+  it('a server that accepts STARTTLS without advertising it is refused with smtp_tls_required, no AUTH, no message', async () => {
+    const r = await relay({ mode: 'hidden' });
+    const result = await transport(r).send(request(domainFor(r)));
+    expect(result).toMatchObject({
+      type: 'rejected',
+      reason: 'sender_domain_unavailable',
+      code: 'smtp_tls_required',
+    });
+    expect(r.connections).toBe(1);
+    expect(r.auths).toEqual([]);
+    expect(r.messages).toHaveLength(0);
+    // The probe says the same, so such a relay never passes the probe gate.
+    expect(
+      await probeSmtpRelay(
+        { credentials: secret(), log: silentLogger },
+        { allowLocalRelays: true, tlsCa: [r.cert] },
+        domainFor(r),
+      ),
+    ).toMatchObject({ ok: false, issue: 'smtp_tls_required' });
+    expect(r.auths).toEqual([]);
+  });
+
   it('a wrong password (535) is rejected as smtp_auth_failed, nothing sent', async () => {
     const r = await relay();
     const result = await transport(r, {}, { password: 'wrong' }).send(request(domainFor(r)));

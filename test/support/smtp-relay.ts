@@ -8,8 +8,11 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
  * server answers afterwards, so a test can count the copies a relay took.
  */
 export interface RelayScript {
-  /** 'starttls' (default), 'implicit' (TLS from the first byte) or 'plain' (no STARTTLS offered). */
-  mode?: 'starttls' | 'implicit' | 'plain';
+  /**
+   * 'starttls' (default), 'implicit' (TLS from the first byte), 'plain' (no STARTTLS offered) or
+   * 'hidden' (STARTTLS not advertised in EHLO, but accepted when sent).
+   */
+  mode?: 'starttls' | 'implicit' | 'plain' | 'hidden';
   /** Reply code per recipient address to RCPT TO (default 250). */
   rcpt?: Record<string, number>;
   /**
@@ -63,6 +66,7 @@ export async function startRelay(script: RelayScript = {}): Promise<Relay> {
     cert,
     logger: false,
     disabledCommands: script.mode === 'plain' ? ['STARTTLS'] : [],
+    hideSTARTTLS: script.mode === 'hidden',
     authMethods: ['PLAIN', 'LOGIN', 'XOAUTH2'],
     authOptional: true,
     size: script.size,
