@@ -1,10 +1,12 @@
 import { PmailError } from './errors.ts';
 import type { MessageRecord } from './model.ts';
+import { withoutBackoffReason } from './send-attempt.ts';
 
 /**
  * seed 000 › Cancel: only while queued, with no transport claim and no delivery already submitted.
  * The message becomes `canceled` (deliveries stay queued: the message status is authoritative);
- * back-off and dispatch are cleared, and the lock is released by the caller.
+ * back-off (its `retry_later` reason too) and dispatch are cleared, and the lock is released by the
+ * caller.
  */
 export function cancelMessage(m: MessageRecord, now: number): MessageRecord {
   const partlySent = (m.deliveries ?? []).some((d) => d.status !== 'queued' && d.status !== 'suppressed');
@@ -19,7 +21,7 @@ export function cancelMessage(m: MessageRecord, now: number): MessageRecord {
     );
   }
   return {
-    ...m,
+    ...withoutBackoffReason(m),
     status: 'canceled',
     backoff: undefined,
     dispatch: undefined,

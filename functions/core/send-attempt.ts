@@ -159,11 +159,12 @@ export function recordOutcome(
   jitter = 0,
 ): RecordedOutcome {
   const out = applyResult(withProviderSuppressions(message, result, now), result, now, jitter);
-  // seed 000 › Back-off bookkeeping: backoff is cleared when the message leaves queued.
+  // seed 000 › Back-off bookkeeping: backoff is cleared when the message leaves queued, and with it
+  // the back-off's reason (`status_reason` names why a message was rejected, failed or uncertain).
   if (out.message.status !== 'queued') {
     const dispatchN = message.dispatch?.n ?? message.dispatch_n;
     out.message = {
-      ...out.message,
+      ...withoutBackoffReason(out.message),
       backoff: undefined,
       dispatch: undefined,
       ...(dispatchN !== undefined ? { dispatch_n: dispatchN } : {}),
@@ -236,6 +237,17 @@ export const ATTEMPT_END_STATUSES: ReadonlySet<string> = new Set([
   'suppressed',
 ]);
 
+/** The `status_reason` of a queued message waiting in a back-off of class `{class}`. */
+const BACKOFF_REASON = 'retry_later:';
+
+/**
+ * The message without a back-off's `retry_later:{class}` reason: for a message leaving queued
+ * (submitted, canceled, or an outcome that names its own reason).
+ */
+export function withoutBackoffReason(m: MessageRecord): MessageRecord {
+  return m.status_reason?.startsWith(BACKOFF_REASON) ? { ...m, status_reason: undefined } : m;
+}
+
 /** seed 000 › Back-off bookkeeping: every back-off ends 24 hours after submit (or an operator retry). */
 export const BACKOFF_END_MS = 24 * 3600 * 1000;
 
@@ -281,7 +293,7 @@ function backOff(
       dispatch: message.dispatch
         ? { ...message.dispatch, at: retryAt }
         : { execution: '', at: retryAt, n: 0 },
-      status_reason: `retry_later:${cls}`,
+      status_reason: `${BACKOFF_REASON}${cls}`,
     },
     next: { type: 'wait', seconds },
   };

@@ -208,6 +208,46 @@ describe('claim and record (DESIGN § 5.2)', () => {
     expect(again.next).toEqual({ type: 'wait', seconds: 20 });
   });
 
+  it("a back-off's retry_later reason goes when the message leaves queued: submitted, uncertain overtaken by events, canceled", () => {
+    const relay: TransportResult = { type: 'retry_later', class: 'Relay', code: 'smtp_451', refused: [] };
+    const waiting = recordOutcome({ ...queued(), dispatch: { execution: 'e', at: 0, n: 1 } }, relay, 1000, 0);
+    expect(waiting.message).toMatchObject({ status: 'queued', status_reason: 'retry_later:Relay' });
+    const retry = { ...waiting.message, claim: { token: 'mine', at: 61_000 } };
+    const sent = recordOutcome(
+      retry,
+      { type: 'accepted', provider: 'smtp', provider_message_id: 'p', refused: [], deferred: [] },
+      62_000,
+    );
+    expect(sent.message.status).toBe('submitted');
+    expect(sent.message.status_reason).toBeUndefined();
+    const settled = {
+      ...retry,
+      deliveries: retry.deliveries!.map((d) => ({ ...d, status: 'delivered' as const })),
+    };
+    const overtaken = recordOutcome(
+      settled,
+      { type: 'unknown', reason: 'transport_timeout', detail: 'd' },
+      62_000,
+    );
+    expect(overtaken.message.status).toBe('delivered');
+    expect(overtaken.message.status_reason).toBeUndefined();
+    const unsent = {
+      ...waiting.message,
+      claim: undefined,
+      deliveries: waiting.message.deliveries!.slice(0, 1),
+    };
+    const canceled = cancelMessage(unsent, 62_000);
+    expect(canceled.status).toBe('canceled');
+    expect(canceled.status_reason).toBeUndefined();
+    // An outcome that names its own reason keeps it.
+    const refused = recordOutcome(
+      retry,
+      { type: 'rejected', provider: 'smtp', reason: 'provider_validation', code: 'smtp_554', detail: 'no' },
+      62_000,
+    );
+    expect(refused.message.status_reason).toBe('provider_validation');
+  });
+
   it('ends a back-off whose retry would fall more than 24 hours after submit: queued deliveries failed', () => {
     const m = { ...queued(), backoff: { n: 9, first_at: 5 }, dispatch: { execution: 'e', at: 0, n: 1 } };
     const justInside = recordOutcome(m, rateLimited, 24 * 3600_000 - 60_000, 0);
