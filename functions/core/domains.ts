@@ -1,4 +1,6 @@
 import type { DnsRecord, DomainRecord, DomainState } from './model.ts';
+import type { SmtpDomainIssue } from './smtp-outcome.ts';
+import type { TransportResult } from './transport-result.ts';
 
 /**
  * Sending domains (seed 000 › Identities, addresses and domains; Amazon SES › Identities): the
@@ -143,6 +145,33 @@ export function nextRelayDomainState(
   const wasVerified =
     current.state === 'healthy' || current.state === 'degraded' || current.state === 'failing';
   return { state: wasVerified ? 'failing' : 'verifying', state_reason: probe.issue };
+}
+
+/**
+ * The relay refusals of a send that the probe would report too: the login refused (535 to AUTH, or
+ * no secret stored) and STARTTLS not advertised. Every later send would meet the same refusal.
+ */
+const SEND_TIME_ISSUES: ReadonlySet<string> = new Set<SmtpDomainIssue>([
+  'smtp_auth_failed',
+  'smtp_tls_required',
+]);
+
+/**
+ * The state a send's relay refusal moves its `smtp` domain to, at once rather than at the next
+ * probe: a healthy or degraded domain whose relay refused the login (`smtp_auth_failed`) or hid
+ * STARTTLS (`smtp_tls_required`) becomes `failing` with that reason, as a failed probe makes a
+ * verified domain. Undefined when nothing moves: another result, another transport, a domain not
+ * sending (verifying, failing already, suspended, being removed).
+ */
+export function relayRefusalAtSend(
+  current: Pick<DomainRecord, 'state' | 'transport'>,
+  result: TransportResult,
+): { state: 'failing'; state_reason: SmtpDomainIssue } | undefined {
+  if (current.transport !== 'smtp' || result.type !== 'rejected' || result.provider !== 'smtp')
+    return undefined;
+  if (!SEND_TIME_ISSUES.has(result.code)) return undefined;
+  if (current.state !== 'healthy' && current.state !== 'degraded') return undefined;
+  return { state: 'failing', state_reason: result.code as SmtpDomainIssue };
 }
 
 /** The API view of a domain (openapi.yaml Domain). Relay credentials never appear in it. */

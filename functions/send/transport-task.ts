@@ -3,6 +3,7 @@ import { sendingRefusal } from '../core/send-attempt.ts';
 import { senderDomainDecision } from '../core/sender-domain.ts';
 import type { TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
+import { failDomainOnRelayRefusal } from '../domains/relay-refusal.ts';
 import { getDomain, getTenant } from '../store/directory.store.ts';
 import { claimSending } from '../store/messages.store.ts';
 import { adapterBudgetMs, DEPLOYED_PROVIDERS, type TransportTaskSpec } from '../transports/tasks.ts';
@@ -65,7 +66,8 @@ export async function runTransport(
   }
   const message = claimed.message;
   const domainName = domainOf(message.from.address);
-  const domain: TransportDomain = (await getDomain(deps.db, domainName)) ?? {
+  const stored = await getDomain(deps.db, domainName);
+  const domain: TransportDomain = stored ?? {
     domain: domainName,
     tenant_id: message.tenant_id,
     transport: 'test',
@@ -101,7 +103,10 @@ export async function runTransport(
     signal: controller.signal,
   };
   try {
-    return await transport.send(request);
+    const result = await transport.send(request);
+    // A relay that refused the login fails its domain now, not at the next probe (never throws).
+    if (stored?.tenant_id === message.tenant_id) await failDomainOnRelayRefusal(deps, stored, result);
+    return result;
   } finally {
     clearTimeout(timer);
   }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SmtpDomainSettings } from '../../functions/core/model.ts';
 import { LOCAL_SECRET_PREFIX } from '../../functions/local/transports.ts';
+import { getDomain } from '../../functions/store/directory.store.ts';
 import { writeSmtpSecret } from '../../functions/store/relay-secrets.store.ts';
 import { makeLive } from '../support/live-domain.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
@@ -24,14 +25,19 @@ afterEach(async () => {
 
 const stackFor = stackPerTest();
 
-async function liveSmtpStack(script: RelayScript = {}): Promise<{ s: TestStack; relay: Relay }> {
+async function liveSmtpStack(
+  script: RelayScript = {},
+  password = RELAY_PASSWORD,
+): Promise<{ s: TestStack; relay: Relay }> {
   const relay = await startRelay(script);
   relays.push(relay);
-  const s = await stackFor({ smtp: { tlsCa: [relay.cert] } });
-  const domain = s.agent.address.split('@')[1]!;
-  const secretRef = await writeSmtpSecret(s.secrets, LOCAL_SECRET_PREFIX, domain, {
-    password: RELAY_PASSWORD,
+  // The Standard machine's back-off waits take no real time.
+  const s = await stackFor({
+    smtp: { tlsCa: [relay.cert] },
+    waitTimeOverrides: { Backoff: 0, WaitUntilSendAt: 0 },
   });
+  const domain = s.agent.address.split('@')[1]!;
+  const secretRef = await writeSmtpSecret(s.secrets, LOCAL_SECRET_PREFIX, domain, { password });
   const smtp: SmtpDomainSettings = {
     host: 'localhost',
     port: relay.port,
@@ -95,5 +101,47 @@ describe('a live tenant sending through its SMTP relay (local state machine)', (
       ['gone@dest.example', 'rejected'],
     ]);
     expect(relay.messages).toHaveLength(1);
+  });
+
+  it('a 451 to the final dot backs off; the retry is accepted and the submitted message keeps no status_reason', async () => {
+    const { s, relay } = await liveSmtpStack({ afterDot: [451, 'ok'] });
+    const res = await s.send({ to: ['ann@dest.example'], subject: 'Try later', text: 'x' });
+    expect(res.status).toBe(202);
+    await s.settle();
+    const m = await s.message(s.agent.id, res.body.id);
+    expect(m).toMatchObject({ status: 'submitted', provider: 'smtp' });
+    expect(m?.status_reason).toBeUndefined();
+    expect(m?.backoff).toBeUndefined();
+    // The first copy was refused with 451 (the relay keeps none), the retry was taken.
+    expect(relay.messages).toHaveLength(2);
+    const view = await s.call('GET', `/v1/identities/${s.agent.id}/messages/${res.body.id}`);
+    expect(view.body).toMatchObject({ status: 'submitted', status_reason: null });
+  });
+
+  it('a login refused at send time (535) makes the domain failing (smtp_auth_failed) at once; the next send is failed at the claim, the relay never asked again', async () => {
+    const { s, relay } = await liveSmtpStack({}, 'not-the-relay-password');
+    const domain = s.agent.address.split('@')[1]!;
+    const first = await s.send({ to: ['ann@dest.example'], subject: 'Bad login', text: 'x' });
+    expect(first.status).toBe(202);
+    await s.settle();
+    expect(await s.message(s.agent.id, first.body.id)).toMatchObject({
+      status: 'rejected',
+      status_reason: 'sender_domain_unavailable',
+    });
+    expect(await getDomain(s.deps.db, domain)).toMatchObject({
+      state: 'failing',
+      state_reason: 'smtp_auth_failed',
+    });
+    expect(relay.auths).toHaveLength(1);
+
+    const second = await s.send({ to: ['bob@dest.example'], subject: 'After the refusal', text: 'x' });
+    expect(second.status).toBe(202);
+    await s.settle();
+    expect(await s.message(s.agent.id, second.body.id)).toMatchObject({
+      status: 'failed',
+      status_reason: 'domain_failing_no_fallback',
+    });
+    expect(relay.connections).toBe(1);
+    expect(relay.messages).toHaveLength(0);
   });
 });

@@ -17,14 +17,17 @@ export interface RelayScript {
   rcpt?: Record<string, number>;
   /**
    * What happens after the final dot: 'ok' (250), a reply code, 'stall' (no reply) or 'drop'
-   * (connection closed, no reply). @default 'ok'
+   * (connection closed, no reply); a list answers the n-th message with its n-th entry (the last
+   * one for every message after). @default 'ok'
    */
-  afterDot?: 'ok' | number | 'stall' | 'drop';
+  afterDot?: AfterDot | AfterDot[];
   /** Close the connection at RCPT TO on the first n sessions (a drop before the dot). */
   dropAtRcpt?: number;
   /** Advertised SIZE limit. */
   size?: number;
 }
+
+type AfterDot = 'ok' | number | 'stall' | 'drop';
 
 export interface ReceivedMail {
   from: string;
@@ -110,7 +113,8 @@ export async function startRelay(script: RelayScript = {}): Promise<Relay> {
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks).toString('utf8'),
         });
-        const after = script.afterDot ?? 'ok';
+        const list = [script.afterDot ?? 'ok'].flat();
+        const after = list[Math.min(relay.messages.length, list.length) - 1] ?? 'ok';
         if (after === 'stall') return;
         if (after === 'drop') {
           socketOf(server, session.id)?.destroy();

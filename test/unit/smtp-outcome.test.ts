@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { relayRefusalAtSend } from '../../functions/core/domains.ts';
 import { relayAddressAllowed, relayTargetAllowed } from '../../functions/core/relay-address.ts';
 import {
   classifySmtp,
@@ -176,6 +177,33 @@ describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
     expect(smtpDomainIssue({ type: 'no_starttls' })).toBe('smtp_tls_required');
     expect(smtpDomainIssue({ type: 'reply', stage: 'auth', code: 535, text: '' })).toBe('smtp_auth_failed');
     expect(smtpDomainIssue({ type: 'reply', stage: 'auth', code: 454, text: '' })).toBeUndefined();
+  });
+
+  it('a send whose relay refused the login or hid STARTTLS fails a sending domain at once', () => {
+    const smtp = (state: 'healthy' | 'degraded' | 'verifying' | 'failing' | 'suspended') => ({
+      state,
+      transport: 'smtp' as const,
+    });
+    const auth535 = run({ type: 'reply', stage: 'auth', code: 535, text: 'bad login' });
+    expect(relayRefusalAtSend(smtp('healthy'), auth535)).toEqual({
+      state: 'failing',
+      state_reason: 'smtp_auth_failed',
+    });
+    expect(relayRefusalAtSend(smtp('degraded'), run({ type: 'no_starttls' }))).toEqual({
+      state: 'failing',
+      state_reason: 'smtp_tls_required',
+    });
+    // Not sending (or already failing): nothing moves; other answers move nothing either.
+    for (const state of ['verifying', 'failing', 'suspended'] as const)
+      expect(relayRefusalAtSend(smtp(state), auth535)).toBeUndefined();
+    expect(relayRefusalAtSend({ state: 'healthy', transport: 'ses' }, auth535)).toBeUndefined();
+    for (const end of [
+      { type: 'reply', stage: 'auth', code: 454, text: 'try later' },
+      { type: 'reply', stage: 'mail', code: 550, text: 'no' },
+      { type: 'target_refused', detail: 'loopback' },
+      beforeDot(false),
+    ] as SmtpEnd[])
+      expect(relayRefusalAtSend(smtp('healthy'), run(end))).toBeUndefined();
   });
 
   it('uses implicit TLS on 465 only, unless the domain says otherwise', () => {
