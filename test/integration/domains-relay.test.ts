@@ -2,13 +2,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SMTP_ALLOWED_PORTS } from '../../functions/core/smtp-outcome.ts';
 import { checkDomain } from '../../functions/domains/lifecycle.ts';
+import { failDomainOnRelayRefusal } from '../../functions/domains/relay-refusal.ts';
 import { autoVerifyingIdentities } from '../../functions/domains/ses-identities.ts';
 import { localSmtpProbe } from '../../functions/domains/smtp-probe.ts';
-import { localSmtpPorts, localSmtpSettings } from '../../functions/local/transports.ts';
+import { LOCAL_SECRET_PREFIX, localSmtpPorts, localSmtpSettings } from '../../functions/local/transports.ts';
 import type { Logger } from '../../functions/log.ts';
 import { getDomain } from '../../functions/store/directory.store.ts';
 import { keys } from '../../functions/store/keys.ts';
+import { writeSmtpSecret } from '../../functions/store/relay-secrets.store.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 import { RELAY_PASSWORD, RELAY_TOKEN, RELAY_USER, type Relay, startRelay } from '../support/smtp-relay.ts';
 
@@ -305,6 +308,64 @@ describe('an smtp domain through the domains API', () => {
       expect(await storedItem(name)).toBeUndefined();
       expect(await strict.secrets.read(`pmail/smtp/${name}`)).toBeUndefined();
     }
+  });
+
+  it('a password rotated at the relay: the first send refused with 535 makes the domain failing (smtp_auth_failed) in the API at once; PATCH and verify make it healthy', async () => {
+    const name = freshName();
+    const created = (await s.call('POST', base(), { body: smtpBody(name, RELAY_PASSWORD) })).body;
+    expect((await s.call('POST', `${base()}/${created.id}/verify`)).body.state).toBe('healthy');
+    const agent = await identityOn(name);
+    // The relay no longer takes the stored password (what a rotation at the relay looks like).
+    await writeSmtpSecret(s.secrets, LOCAL_SECRET_PREFIX, name, { password: WRONG_PASSWORD });
+    const sent = await sendFrom(agent.id, `rotated-${name}`, 'After a rotation');
+    expect(sent.status).toBe(202);
+    await s.settle();
+    expect(await s.message(agent.id, sent.body.id)).toMatchObject({ status: 'rejected' });
+    const failing = await s.call('GET', `${base()}/${created.id}`);
+    expect(failing.body).toMatchObject({ state: 'failing', state_reason: 'smtp_auth_failed' });
+    expect(failing.body.checked_at).not.toBeNull();
+
+    await s.call('PATCH', `${base()}/${created.id}`, {
+      body: { smtp: { host: 'localhost', port: relay.port, username: RELAY_USER, password: RELAY_PASSWORD } },
+    });
+    const ok = await s.call('POST', `${base()}/${created.id}/verify`);
+    expect(ok.body).toMatchObject({ state: 'healthy', state_reason: null });
+    expect(logged.join('\n')).not.toContain(WRONG_PASSWORD);
+  });
+
+  it('a relay refusal reported for settings a PATCH has replaced since the send read them leaves the domain as the PATCH wrote it', async () => {
+    const name = freshName();
+    const created = (await s.call('POST', base(), { body: smtpBody(name, RELAY_PASSWORD) })).body;
+    await s.call('POST', `${base()}/${created.id}/verify`);
+    const readBySend = await getDomain(s.deps.db, name);
+    expect(readBySend?.state).toBe('healthy');
+    const patched = await s.call('PATCH', `${base()}/${created.id}`, {
+      body: { smtp: { host: 'localhost', port: relay.port, username: RELAY_USER, password: RELAY_PASSWORD } },
+    });
+    expect(patched.body).toMatchObject({ state: 'verifying', state_reason: 'smtp_probe_pending' });
+    const auth535 = {
+      type: 'rejected',
+      provider: 'smtp',
+      reason: 'sender_domain_unavailable',
+      code: 'smtp_auth_failed',
+      detail: '535 bad login',
+    } as const;
+    await failDomainOnRelayRefusal(s.deps, readBySend!, auth535);
+    expect(await getDomain(s.deps.db, name)).toMatchObject({
+      state: 'verifying',
+      state_reason: 'smtp_probe_pending',
+    });
+    // The domain as it is now is not sending (verifying): a refusal moves nothing either.
+    await failDomainOnRelayRefusal(s.deps, (await getDomain(s.deps.db, name))!, auth535);
+    expect((await getDomain(s.deps.db, name))?.state).toBe('verifying');
+  });
+
+  it('the local runtime lifts the port rule with the address rule: a relay on a port outside 25/465/587/2525 is created and probed', async () => {
+    expect(SMTP_ALLOWED_PORTS).not.toContain(relay.port);
+    const created = await s.call('POST', base(), { body: smtpBody(freshName(), RELAY_PASSWORD) });
+    expect(created.status).toBe(201);
+    expect(created.body.smtp.port).toBe(relay.port);
+    expect((await s.call('POST', `${base()}/${created.body.id}/verify`)).body.state).toBe('healthy');
   });
 
   it("another tenant's key sees 404, and cannot verify or change the domain", async () => {
