@@ -408,7 +408,7 @@ async function leaseFromTenant(
 
 /**
  * Give a send back: a send refused after its reservation (thread lock, an earlier owner's message)
- * also leaves its rate window (`rate`), a canceled message only its day's count (it was sent to no one).
+ * also leaves its rate window (`rate`), a canceled message only its day's count.
  * The identity's day count goes back and its lease comes down to what it has sent (one write);
  * then the lease it no longer holds goes back to the tenant's item — in this order, so
  * `Σ lease ≤ leased` holds at every step (a crash between the two keeps the units on the tenant's
