@@ -1,6 +1,6 @@
 /**
- * Daily caps (DESIGN § 8 step 18, "Day boundaries"): counted per day in the tenant's time zone;
- * `resets_at` is the next local midnight, in UTC. Pure: `now` comes in.
+ * Daily caps (docs/architecture.md › The submit path, step 4 Count): counted per day in the
+ * tenant's time zone; `resets_at` is the next local midnight, in UTC. Pure: `now` comes in.
  */
 export const DEFAULT_TENANT_DAILY_CAP = 10_000;
 export const DEFAULT_IDENTITY_DAILY_CAP = 1_000;

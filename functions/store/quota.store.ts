@@ -1,18 +1,19 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { leaseBlock, maxLeasedBefore } from '../core/quota.ts';
 import type { Db } from './db.ts';
-import { conditionally, isConditionFailed, oldItem } from './db.ts';
+import { conditionally, isConditionFailed, isOutcomeUnknown, oldItem, putOnce } from './db.ts';
 import { ttlOf } from './idempotency.store.ts';
 
 /**
- * The counters of an accepted send (seed 000 › Handler step 2 RL_SEND, step 18 daily caps):
+ * The counters of an accepted send (docs/architecture.md › The submit path, step 4 Count): its rate
+ * window (`RL_SEND`) and its daily caps:
  *
  * - `I#{idn}` / `Q#{day}`: the identity's sends of the local day (`sends`) and its current
  *   one-minute rate window (`rm` its start, `rn` the sends in it);
  * - `T#{ten}` / `Q#{day}`: the tenant's sends of the local day.
  *
  * Both are counted by conditional ADDs *before* the storage transaction and given back if the send
- * is then refused (the seed's TenantQuota Reserve / Release around the thread lock), instead of
+ * is then refused (`reserveSend` / `releaseSend` around the thread lock), instead of
  * inside the transaction, where every item costs twice: 2 WCU for the two counters instead of 3
  * (the counter in the transaction and a separate rate-window write). A crash between the count
  * and the commit keeps one send too many on the day's count — it errs towards refusing, never
@@ -27,7 +28,7 @@ export interface RateWindow {
   limit: number;
   windowMs: number;
 }
-/** seed 000 › Handler step 2: 120 accepted sends a minute per identity. */
+/** 120 accepted sends a minute per identity (429 `rate_limited` beyond). */
 export const RL_SEND: RateWindow = { limit: 120, windowMs: 60_000 };
 
 const windowStart = (now: number, w: RateWindow) => now - (now % w.windowMs);
@@ -115,6 +116,14 @@ const num = (v: unknown) => (v as number | undefined) ?? 0;
  * A crash between 2 and 3 strands at most one block on the tenant's item (leased, held by no one):
  * it errs towards refusing, never towards passing a cap. A canceled or refused send gives its count
  * back to its identity, whose lease keeps the allowance for its next send.
+ *
+ * Lost answers (docs/lost-answers.md, count): no write here is sent again after its outcome is
+ * unknown (`WriteOutcomeUnknown`, or any error the caller sees for a write that may have landed).
+ * The count (1) and the grant (3) are taken as applied — the send may be counted, the block may be
+ * the identity's — and the error goes up: the send is not accepted (a count that did not land must
+ * not let a send through), the block is neither granted again nor given back (given back while the
+ * identity holds it, the tenant's cap could pass). The caller's retry is a new send, counted anew:
+ * an unknown outcome leaves at most one send or one block too many on the day, never one too few.
  */
 export async function reserveSend(
   db: Db,
@@ -169,6 +178,8 @@ export async function reserveSend(
         );
         return { type: 'counted', sends: num(out.Attributes?.sends) };
       } catch (err) {
+        // An unknown outcome goes up, never sent again (see above): so a refusal read here is never
+        // this write's own earlier send, and a moved lease is another send's grant.
         if (!isConditionFailed(err)) throw err;
         const old = oldItem<Record<string, unknown>>(err);
         if (daily && num(old?.sends) >= args.caps!.identity) return { type: 'refused', refused: 'identity' };
@@ -184,7 +195,8 @@ export async function reserveSend(
    * Step 3 with a block in hand: grant and count on the lease as seen. A lease another send moved
    * meanwhile (it granted its own block first) is granted on top, while the lease stays within the
    * identity's cap: the block is already leased, and giving it back would cost the tenant's item a
-   * write and this send another count. 'lease' when it could not be granted.
+   * write and this send another count. 'lease' when it could not be granted. An unknown outcome
+   * goes up with the block neither granted again nor given back: it may be the identity's already.
    */
   const grant = async (block: number, seen: number): Promise<Written> => {
     let written = await identityWrite(block, seen);
@@ -246,7 +258,14 @@ export async function reserveSend(
   throw new Error('the send counter kept changing');
 }
 
-/** Leased units no identity holds go back to the tenant's item (deleted when it comes back to 0). */
+/**
+ * Leased units no identity holds go back to the tenant's item (deleted when it comes back to 0).
+ *
+ * A give-back whose outcome is unknown (docs/lost-answers.md, count) is taken as not applied and
+ * never sent again: applied twice, it would hand the tenant allowance an identity still holds and
+ * let the cap pass; not applied, the units stay leased, held by no one (errs towards refusing). The
+ * caller's answer stands (a refused send is still refused).
+ */
 async function giveBackLease(
   db: Db,
   args: Pick<SendCounters, 'tenantId' | 'day'>,
@@ -265,11 +284,11 @@ async function giveBackLease(
       }),
     )
     .catch((e) => {
-      if (isConditionFailed(e)) return undefined;
+      if (isConditionFailed(e) || isOutcomeUnknown(e)) return undefined;
       throw e;
     });
   if (out && num(out.Attributes?.leased) === 0) {
-    await conditionally(
+    await deleteIfEmpty(
       db.doc.send(
         new DeleteCommand({
           TableName: db.table,
@@ -280,6 +299,16 @@ async function giveBackLease(
       ),
     );
   }
+}
+
+/**
+ * Delete a counter item that came back to nothing. Tidying only: an item left at zero counts the
+ * same as none, so a refused condition or an unknown outcome is taken as done.
+ */
+async function deleteIfEmpty(write: Promise<unknown>): Promise<void> {
+  await conditionally(write).catch((e) => {
+    if (!isOutcomeUnknown(e)) throw e;
+  });
 }
 
 /**
@@ -329,7 +358,14 @@ export function leaseAhead(
   };
 }
 
-/** Step 2 of reserveSend: lease the block the tenant's remaining allowance allows. */
+/**
+ * Step 2 of reserveSend: lease the block the tenant's remaining allowance allows.
+ *
+ * An unknown outcome (docs/lost-answers.md, count) is taken as applied and never sent again: the
+ * block counts as leased and the error goes up, so the block is never granted (an identity must not
+ * use allowance whose lease is unknown); it stays leased, held by no one (errs towards refusing).
+ * `leaseAhead` takes such an error as no block leased ahead, and `reserveSend` leases its own.
+ */
 async function leaseFromTenant(
   db: Db,
   args: Pick<SendCounters, 'tenantId' | 'day' | 'expiresAt'> & {
@@ -372,12 +408,17 @@ async function leaseFromTenant(
 
 /**
  * Give a send back: a send refused after its reservation (thread lock, an earlier owner's message)
- * also leaves its rate window (`rate`), a canceled message only its day's count (seed 000 › Cancel).
+ * also leaves its rate window (`rate`), a canceled message only its day's count.
  * The identity's day count goes back and its lease comes down to what it has sent (one write);
  * then the lease it no longer holds goes back to the tenant's item — in this order, so
  * `Σ lease ≤ leased` holds at every step (a crash between the two keeps the units on the tenant's
  * item: it errs towards refusing). An identity item that comes back to nothing is deleted, so a
  * refused send leaves no item behind.
+ *
+ * An unknown outcome of the give-back on the identity's item (docs/lost-answers.md, count) is taken
+ * as not applied and never sent again, not even in its other form (without the rate window): the
+ * error goes up, the callers log it and go on, the send stays counted (errs towards refusing).
+ * Applied twice, it would give back a send that is still counted by another.
  */
 export async function releaseSend(
   db: Db,
@@ -427,7 +468,7 @@ export async function releaseSend(
   if (!after) return;
   if (after.unused > 0) await giveBackLease(db, args, after.unused);
   if (!after.sends && !after.rn && !after.lease) {
-    await conditionally(
+    await deleteIfEmpty(
       db.doc.send(
         new DeleteCommand({
           TableName: db.table,
@@ -441,23 +482,22 @@ export async function releaseSend(
   }
 }
 
-/** Once per scope, metric, threshold and day: true the first time only (quota.warning). */
+/**
+ * Once per scope, metric, threshold and day: true the first time only (quota.warning). A create
+ * (docs/lost-answers.md): `putOnce` recognises its own earlier send, so a lost answer neither
+ * swallows the warning nor lets a second caller emit it again.
+ */
 export async function markWarned(
   db: Db,
   args: { tenantId: string; day: string; scope: string; threshold: number; expiresAt: number },
 ): Promise<boolean> {
-  return conditionally(
-    db.doc.send(
-      new PutCommand({
-        TableName: db.table,
-        Item: {
-          pk: `T#${args.tenantId}`,
-          sk: `Q#${args.day}#warned#${args.scope}#${args.threshold}`,
-          type: 'quota_warning_mark',
-          ttl: ttlOf(args.expiresAt),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    ),
-  );
+  const out = await putOnce(db, {
+    Item: {
+      pk: `T#${args.tenantId}`,
+      sk: `Q#${args.day}#warned#${args.scope}#${args.threshold}`,
+      type: 'quota_warning_mark',
+      ttl: ttlOf(args.expiresAt),
+    },
+  });
+  return out.written;
 }
