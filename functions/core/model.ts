@@ -50,6 +50,12 @@ export interface Claim {
   token: string;
   at: number;
   sending?: boolean;
+  /**
+   * The transport invocation that wrote the claim (a nonce of its own): the token names the
+   * execution, which a duplicate invocation shares, so this tells an invocation its own write after
+   * a lost answer (core/send-attempt.ts › claimWriteSeen).
+   */
+  by?: string;
 }
 
 /**

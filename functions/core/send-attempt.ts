@@ -49,6 +49,30 @@ export function sendingRefusal(current: MessageRecord | undefined, token: string
 }
 
 /**
+ * The claim-and-mark write's outcome, read back from the message (`current`, read consistently)
+ * after its answer was lost (docs/lost-answers.md › owned transition). `claim.by` is this transport
+ * invocation's own nonce: a duplicate invocation of the same execution carries the same token, so
+ * only the nonce tells this write from that one's.
+ * - `mine`: the claim with this nonce is on the message: this invocation holds it and has not
+ *   called the provider yet, so it goes on to the call.
+ * - `again`: the write did not land and nothing stands in its way (queued, no claim, or this token's
+ *   unmarked claim of the two-write scheme): the same write is sent again.
+ * - `refused`: another decision won, answered as a refused write (`sendingRefusal`): another
+ *   execution's claim or a cancel (`lost`), or this token's claim under another invocation's nonce
+ *   (`repeated`: that invocation may be calling the provider).
+ */
+export function claimWriteSeen(
+  current: MessageRecord | undefined,
+  claim: { token: string; by: string },
+): 'mine' | 'again' | 'refused' {
+  if (current?.claim?.token === claim.token && current.claim.by === claim.by) return 'mine';
+  if (current?.status !== 'queued') return 'refused';
+  const held = current.claim;
+  if (!held || (held.token === claim.token && !held.sending)) return 'again';
+  return 'refused';
+}
+
+/**
  * DESIGN § 6: the message queued again under the next execution name, minted in this write (the
  * caller starts that execution after it). Any claim goes: only a claim that never reached the
  * `sending` mark, or no claim at all, may be re-dispatched. `executionFor(n)` names the n-th dispatch.

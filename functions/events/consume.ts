@@ -22,8 +22,10 @@ import { getAddress, getTenant } from '../store/directory.store.ts';
 import { appendEvent, eventPutItem } from '../store/events.store.ts';
 import {
   findByProviderId,
+  getMessage,
   listCfPending,
   listUncertain,
+  mayHaveApplied,
   mutateMessage,
   type ProviderIdMatch,
 } from '../store/messages.store.ts';
@@ -117,13 +119,44 @@ type Applied = {
   message: MessageRecord;
 };
 
-/** seed 000 › Applying an event: one conditional write of the message and its outbox events. */
+/**
+ * Applying an event (docs/architecture.md › Events): one conditional write of the message and its
+ * outbox events. An owned transition (docs/lost-answers.md): the event's id, kept on its delivery,
+ * owns the write.
+ * With outbox events the write is a transaction (resent by the SDK with its ClientRequestToken);
+ * when its answer is lost anyway (a lone put, or every resend lost) the message is read again: the
+ * event's id on the delivery means the write landed, and this call goes on as its applier (the
+ * suppression, the abuse outcome), which a redelivery, finding a duplicate, would skip; without it
+ * the event is applied again from the message as it is now.
+ */
 async function applyTo(
   deps: Deps,
   identityId: string,
   messageId: string,
   event: DeliveryEvent,
   opts: { reconcile?: boolean; adopt?: boolean } = {},
+): Promise<Applied | 'not_found' | 'not_candidate'> {
+  let sent: Omit<Applied, 'message'> | undefined;
+  try {
+    return await applyOnce(deps, identityId, messageId, event, opts, (s) => {
+      sent = s;
+    });
+  } catch (err) {
+    if (!sent || !mayHaveApplied(err)) throw err;
+    const m = await getMessage(deps.db, identityId, messageId, true);
+    if (m && applyDeliveryEvent(m, event, deps.clock()).type === 'duplicate') return { ...sent, message: m };
+    return applyOnce(deps, identityId, messageId, event, opts, () => undefined);
+  }
+}
+
+async function applyOnce(
+  deps: Deps,
+  identityId: string,
+  messageId: string,
+  event: DeliveryEvent,
+  opts: { reconcile?: boolean; adopt?: boolean },
+  /** Told what each write about to be sent applies (the last one is the write whose answer counts). */
+  sending: (s: Omit<Applied, 'message'>) => void,
 ): Promise<Applied | 'not_found' | 'not_candidate'> {
   const now = deps.clock();
   let extra: { outcome?: AbuseOutcome; suppress: boolean } = { suppress: false };
@@ -147,6 +180,7 @@ async function applyTo(
     }
     extra = { outcome: applied.outcome, suppress: applied.suppress };
     const next = applied.message;
+    sending({ result: opts.reconcile ? 'reconciled' : 'applied', ...extra });
     const at = deps.clock();
     const leading: PendingEvent[] = opts.reconcile ? [reconciledEvent(next, event, at)] : [];
     const pending = deliveryEvents({

@@ -17,7 +17,7 @@ import { errorFields } from '../log.ts';
 import { countAttempt } from '../metrics.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
 import { appendEvent } from '../store/events.store.ts';
-import { getMessage, mutateMessage } from '../store/messages.store.ts';
+import { getMessage, mayHaveApplied, mutateMessage } from '../store/messages.store.ts';
 import { getSuppressionsFor } from '../store/suppressions.store.ts';
 import { refreshThreadLock, releaseThreadLock } from '../store/threads.store.ts';
 import type { TransportChoice } from '../transports/transport.ts';
@@ -264,36 +264,45 @@ export async function record(
   const token = input.claim.token;
   const now = deps.clock();
   const jitter = input.jitter ?? drawJitter();
+  const decide = (m: MessageRecord): { next?: MessageRecord; result: RecordedClaim['next'] } => {
+    if (!recordsUnder(m, input.claim, now))
+      return { result: m.recorded?.token === token ? m.recorded.next : 'done' };
+    const recorded = recordOutcome(m, result, now, jitter);
+    if (recorded.next.type !== 'wait') {
+      return {
+        next: { ...recorded.message, recorded: recordedClaim(token, recorded, 'done') },
+        result: 'done',
+      };
+    }
+    const at = recorded.message.dispatch!.at;
+    const n = m.dispatch?.n ?? 1;
+    if (parent && !handOff) {
+      const dispatch = { execution: parent, at, n };
+      return {
+        next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'wait') },
+        result: 'wait',
+      };
+    }
+    const dispatch = { execution: executionName(m.id, n + 1, 'send'), at, n: n + 1 };
+    return {
+      next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'start') },
+      result: 'start' as const,
+    };
+  };
+  // An owned transition (docs/lost-answers.md): the claim's token is the owner. When the put's
+  // answer is lost, the same decision runs again on the message read again: if the put landed, the
+  // claim is gone and `recorded` carries this token, so it replays its answer and writes nothing.
+  let lost = false;
   const out = await mutateMessage<RecordedClaim['next']>(
     deps.db,
     input.identity_id,
     input.message_id,
-    (m) => {
-      if (!recordsUnder(m, input.claim, now))
-        return { result: m.recorded?.token === token ? m.recorded.next : 'done' };
-      const recorded = recordOutcome(m, result, now, jitter);
-      if (recorded.next.type !== 'wait') {
-        return {
-          next: { ...recorded.message, recorded: recordedClaim(token, recorded, 'done') },
-          result: 'done',
-        };
-      }
-      const at = recorded.message.dispatch!.at;
-      const n = m.dispatch?.n ?? 1;
-      if (parent && !handOff) {
-        const dispatch = { execution: parent, at, n };
-        return {
-          next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'wait') },
-          result: 'wait',
-        };
-      }
-      const dispatch = { execution: executionName(m.id, n + 1, 'send'), at, n: n + 1 };
-      return {
-        next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'start') },
-        result: 'start',
-      };
-    },
-  );
+    decide,
+  ).catch((err) => {
+    if (!mayHaveApplied(err)) throw err;
+    lost = true;
+    return mutateMessage<RecordedClaim['next']>(deps.db, input.identity_id, input.message_id, decide);
+  });
   if (!out.found) return { next: 'done' };
   const m = out.message;
   const mine = m.recorded?.token === token ? m.recorded : undefined;
@@ -304,7 +313,7 @@ export async function record(
   for (const p of result.provider_suppressed ?? []) {
     await addSuppression(deps, m, p.address, 'provider');
   }
-  if (out.written) countAttempt(deps.metrics, result, m, now);
+  if (out.written || (lost && mine)) countAttempt(deps.metrics, result, m, now);
   // Also when this Record found its write already done (a retry): the event may be what was lost.
   await emitAttemptEnd(deps, m);
   deps.log.info('attempt recorded', {
@@ -324,6 +333,8 @@ export async function record(
  */
 function recordsUnder(m: MessageRecord, claim: { token: string; provider?: string }, now: number): boolean {
   if (m.claim?.token === claim.token) return true;
+  // Recorded already (a retry, or the same put after its answer was lost): replayed, not again.
+  if (m.recorded?.token === claim.token) return false;
   return claim.provider === 'none' && decideClaim(m, claim.token, now).type === 'claim';
 }
 

@@ -4,6 +4,7 @@ import { senderDomainDecision } from '../core/sender-domain.ts';
 import type { TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { failDomainOnRelayRefusal } from '../domains/relay-refusal.ts';
+import { writeToken } from '../store/db.ts';
 import { getDomain, getTenant } from '../store/directory.store.ts';
 import { claimSending } from '../store/messages.store.ts';
 import { adapterBudgetMs, DEPLOYED_PROVIDERS, type TransportTaskSpec } from '../transports/tasks.ts';
@@ -39,8 +40,11 @@ export async function runTransport(
   input: TransportTaskInput,
 ): Promise<TransportTaskResult> {
   const token = input.claim.token;
+  // This invocation's own nonce on the claim: a duplicate invocation of the same execution carries
+  // the same token, so only this tells the claim write's own outcome after a lost answer.
   const claimed = await claimSending(deps.db, input.identity_id, input.message_id, {
     token,
+    by: writeToken(),
     at: deps.clock(),
   });
   if (!claimed.written) {

@@ -7,10 +7,21 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { isCfRestProviderId } from '../core/cf-outcome.ts';
 import type { MessageRecord } from '../core/model.ts';
+import { claimWriteSeen } from '../core/send-attempt.ts';
 import { redactPayload } from '../core/template-payload.ts';
 import { inboundKey, outboundKey } from './blobs.ts';
 import type { Db } from './db.ts';
-import { conditionally, failedConditions, isConditionFailed, isTransactionCanceled, oldItem } from './db.ts';
+import {
+  conditionally,
+  failedConditions,
+  isConditionFailed,
+  isOutcomeUnknown,
+  isTransactionCanceled,
+  isTransient,
+  oldItem,
+  outcomeUnknown,
+  writeToken,
+} from './db.ts';
 import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
 
 /**
@@ -294,48 +305,80 @@ export async function mutateMessage<R>(
 }
 
 /**
- * DESIGN § 5.2 Transport, first step (docs/architecture.md › The attempt's writes): the claim and
+ * Whether a failed write may have been applied: its answer was lost inside the SDK's retry
+ * (`WriteOutcomeUnknown`) or reached the caller as a transient error DynamoDB did not answer (a
+ * timeout, a reset connection, a 5xx). A definite refusal (a failed condition, a throttle) and a
+ * connection never made are not.
+ */
+export function mayHaveApplied(err: unknown): boolean {
+  return isOutcomeUnknown(err) || (isTransient(err) && outcomeUnknown(err));
+}
+
+/** How often claimSending sends its write while each answer is lost and nothing else has decided. */
+const CLAIM_SENDS = 3;
+
+/**
+ * The transport task's first write (docs/architecture.md › The attempt's writes, step by step): the claim and
  * its `sending` mark in one conditional write, immediately before the one provider call. Admitted
  * while the message is queued with no claim — or with this token's claim not yet marked, which only
  * the two-write scheme before it wrote (an attempt in flight across the deploy). The claim always
  * carries the mark, so a second invocation for the same claim, a duplicate execution (another
  * token) and a cancel that landed first are all refused; `written: false` gives the message as it
  * was (`ReturnValuesOnConditionCheckFailure`), or nothing when it is gone.
+ *
+ * An owned transition (docs/lost-answers.md): the claim carries the invocation's nonce (`by`). When
+ * the answer is lost (in the SDK's retry or outside it) the message is read again, consistently,
+ * and core/send-attempt.ts › claimWriteSeen decides: this nonce's claim is this write (`written`);
+ * no claim on a queued message sends it again; anything else is a refusal like the condition's. A
+ * refusal whose old item carries this nonce is this write's own earlier send. Only when that read
+ * fails too does the error go up (the invocation cannot tell whether it holds the claim). Without
+ * `by` the call draws its own nonce.
  */
 export async function claimSending(
   db: Db,
   identityId: string,
   messageId: string,
-  claim: { token: string; at: number },
+  claim: { token: string; by?: string; at: number },
 ): Promise<{ written: true; message: MessageRecord } | { written: false; current?: MessageRecord }> {
-  try {
-    const out = await db.doc.send(
-      new UpdateCommand({
-        TableName: db.table,
-        Key: keys.message(identityId, messageId),
-        UpdateExpression: 'SET #claim = :claim, version = version + :one',
-        ConditionExpression:
-          '#status = :queued AND (attribute_not_exists(#claim) OR (#claim.#token = :token AND attribute_not_exists(#claim.#sending)))',
-        ExpressionAttributeNames: {
-          '#claim': 'claim',
-          '#sending': 'sending',
-          '#token': 'token',
-          '#status': 'status',
-        },
-        ExpressionAttributeValues: {
-          ':claim': { token: claim.token, at: claim.at, sending: true },
-          ':one': 1,
-          ':token': claim.token,
-          ':queued': 'queued',
-        },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { written: true, message: fromItem(out.Attributes)! };
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-    return { written: false, current: fromItem(oldItem<Record<string, unknown>>(err)) };
+  const mine = { token: claim.token, by: claim.by ?? writeToken() };
+  const update = () =>
+    new UpdateCommand({
+      TableName: db.table,
+      Key: keys.message(identityId, messageId),
+      UpdateExpression: 'SET #claim = :claim, version = version + :one',
+      ConditionExpression:
+        '#status = :queued AND (attribute_not_exists(#claim) OR (#claim.#token = :token AND attribute_not_exists(#claim.#sending)))',
+      ExpressionAttributeNames: {
+        '#claim': 'claim',
+        '#sending': 'sending',
+        '#token': 'token',
+        '#status': 'status',
+      },
+      ExpressionAttributeValues: {
+        ':claim': { token: mine.token, by: mine.by, at: claim.at, sending: true },
+        ':one': 1,
+        ':token': claim.token,
+        ':queued': 'queued',
+      },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+  for (let send = 1; ; send++) {
+    try {
+      const out = await db.doc.send(update());
+      return { written: true, message: fromItem(out.Attributes)! };
+    } catch (err) {
+      if (isConditionFailed(err)) {
+        const current = fromItem(oldItem<Record<string, unknown>>(err));
+        if (current && claimWriteSeen(current, mine) === 'mine') return { written: true, message: current };
+        return { written: false, current };
+      }
+      if (!mayHaveApplied(err) || send >= CLAIM_SENDS) throw err;
+      const current = await getMessage(db, identityId, messageId, true);
+      const seen = claimWriteSeen(current, mine);
+      if (seen === 'mine') return { written: true, message: current! };
+      if (seen === 'refused') return { written: false, current };
+    }
   }
 }
 

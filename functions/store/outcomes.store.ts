@@ -1,14 +1,32 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AbuseMetrics } from '../core/abuse.ts';
-import { type Db, isConditionFailed } from './db.ts';
+import { type Db, isConditionFailed, writeToken } from './db.ts';
 import { changeIdentityStatus } from './identity-status.store.ts';
+import { mayHaveApplied } from './messages.store.ts';
 
 /**
- * The per-identity outcome window of abuse auto-pause (DESIGN § 4: `I#{idn}` / `OW`): one compact
- * item, updated read–modify–write under a version check (the seed's TenantQuota.outcomes).
+ * The per-identity outcome window of abuse auto-pause (docs/architecture.md › Items and their keys:
+ * `I#{idn}` / `OW`): one compact item, updated read–modify–write under a version check.
  */
 const windowKey = (identityId: string) => ({ pk: `I#${identityId}`, sk: 'OW' });
 
+/**
+ * How many of the last writes the window remembers by their token (`wts`): enough that a write
+ * whose answer was lost is still named when it is read back a moment later, though other outcomes
+ * of the identity landed in between.
+ */
+export const WINDOW_WRITERS = 8;
+
+/** How often one outcome's write is sent while each answer is lost. */
+const WINDOW_SENDS = 3;
+
+/**
+ * Push one outcome into the identity's window, read–modify–write under a version check. An owned
+ * transition (docs/lost-answers.md) whose owner is the write itself: each put carries a token of its
+ * own and keeps the last WINDOW_WRITERS tokens on the item, so when its answer is lost (in the SDK's
+ * retry or outside it) the window read again says whether it landed: its token there, the outcome
+ * is in; absent, it is pushed again on the window as it is now. An outcome is counted once.
+ */
 export async function updateOutcomeWindow(
   db: Db,
   identityId: string,
@@ -16,12 +34,17 @@ export async function updateOutcomeWindow(
   next: (window: string) => string | undefined,
   now: number,
 ): Promise<string> {
+  const token = writeToken();
+  let lost = 0;
   for (let i = 0; i < 8; i++) {
     const out = await db.doc.send(
       new GetCommand({ TableName: db.table, Key: windowKey(identityId), ConsistentRead: true }),
     );
     const version = (out.Item?.version as number | undefined) ?? 0;
     const current = (out.Item?.outcomes as string | undefined) ?? '';
+    const writers = (out.Item?.wts as string[] | undefined) ?? [];
+    // The write whose answer was lost landed: the window read is the one it wrote, or later.
+    if (lost > 0 && writers.includes(token)) return current;
     const window = next(current);
     if (window === undefined) return current;
     try {
@@ -33,6 +56,7 @@ export async function updateOutcomeWindow(
             type: 'outcome_window',
             outcomes: window,
             version: version + 1,
+            wts: [...writers, token].slice(-WINDOW_WRITERS),
             updated_at: now,
           },
           ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :v',
@@ -41,7 +65,8 @@ export async function updateOutcomeWindow(
       );
       return window;
     } catch (err) {
-      if (!isConditionFailed(err)) throw err;
+      if (isConditionFailed(err)) continue;
+      if (!mayHaveApplied(err) || ++lost >= WINDOW_SENDS) throw err;
     }
   }
   throw new Error('the outcome window kept changing');

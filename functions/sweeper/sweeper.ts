@@ -8,7 +8,13 @@ import { errorFields } from '../log.ts';
 import { emitAttemptEnd } from '../send/attempt.ts';
 import { executionName, isStandardExecution } from '../send/dispatcher.ts';
 import { getDomain } from '../store/directory.store.ts';
-import { getMessage, listDueDispatches, listUndispatched, mutateMessage } from '../store/messages.store.ts';
+import {
+  getMessage,
+  listDueDispatches,
+  listUndispatched,
+  mayHaveApplied,
+  mutateMessage,
+} from '../store/messages.store.ts';
 import { releaseThreadLock } from '../store/threads.store.ts';
 
 /** seed 002 › The batch id: a dispatch older than this with nothing running for it is lost. */
@@ -87,7 +93,7 @@ async function sweepOne(
   if (seen.claim) {
     if (now - seen.claim.at < CLAIM_STALE_MS) return;
     let release = false;
-    const out = await mutateMessage(deps.db, identityId, messageId, (m) => {
+    const out = await sweepWrite(deps, identityId, messageId, (m) => {
       if (m.status !== 'queued' || m.claim?.token !== seen.claim?.token) return { result: '' as const };
       const dead = deadClaimOutcome(m, now, 'the attempt holding the claim never recorded an outcome', (n) =>
         executionName(m.id, n),
@@ -109,11 +115,47 @@ async function sweepOne(
     report.running.push(messageId);
     return;
   }
-  const out = await mutateMessage(deps.db, identityId, messageId, (m) => {
+  const out = await sweepWrite(deps, identityId, messageId, (m) => {
     if (m.status !== 'queued' || m.claim || m.dispatch?.execution !== current) return { result: false };
     return { next: redispatch(m, now, (n) => executionName(m.id, n)), result: true };
   });
   if (out.found && out.written) await start(deps, out.message, report);
+}
+
+/**
+ * The sweeper's versioned write of a message (mutateMessage), surviving its own lost answer
+ * (docs/lost-answers.md › owned transition): the message read again, consistently, shows whether
+ * the write landed — its status, its dispatch name (minted in the write) and its claim are what the
+ * write made them — and the pass then goes on as its writer (the event, the lock, the start: each
+ * fenced or idempotent, so a twin decision by Claim or another pass reads the same); otherwise the
+ * decision runs again on the message as it is now.
+ */
+async function sweepWrite<R>(
+  deps: Deps,
+  identityId: string,
+  messageId: string,
+  decide: (m: MessageRecord) => { next?: MessageRecord; result: R },
+): Promise<{ found: false } | { found: true; result: R; message: MessageRecord; written: boolean }> {
+  let sent: { next: MessageRecord; result: R } | undefined;
+  const decideSent = (m: MessageRecord) => {
+    const out = decide(m);
+    if (out.next) sent = { next: out.next, result: out.result };
+    return out;
+  };
+  try {
+    return await mutateMessage(deps.db, identityId, messageId, decideSent);
+  } catch (err) {
+    if (!sent || !mayHaveApplied(err)) throw err;
+    const { next, result } = sent;
+    const m = await getMessage(deps.db, identityId, messageId, true);
+    if (!m) return { found: false };
+    const landed =
+      m.status === next.status &&
+      m.dispatch?.execution === next.dispatch?.execution &&
+      m.claim?.token === next.claim?.token;
+    if (landed) return { found: true, result, message: m, written: true };
+    return mutateMessage(deps.db, identityId, messageId, decideSent);
+  }
 }
 
 /** Start the execution the sweeper just named on the message. */
@@ -138,7 +180,7 @@ async function dispatchOne(deps: Deps, identityId: string, messageId: string, re
   const domain = await getDomain(deps.db, domainOf(seen.from.address));
   if (!canDispatchHeld(domain, seen.kind === 'marketing')) return;
   const now = deps.clock();
-  const out = await mutateMessage(deps.db, identityId, messageId, (m) => {
+  const out = await sweepWrite(deps, identityId, messageId, (m) => {
     const next = dispatchHeld(m, now, (n, scheduled) =>
       executionName(m.id, n, scheduled ? 'send' : 'attempt'),
     );
