@@ -5,13 +5,19 @@ import { pageByIndex } from './index-page.ts';
 import { keys } from './keys.ts';
 
 /**
- * Identities created through the API (issue 10): the identity item `I#{id}` / `I` (listed per tenant
+ * Identities created through the API: the identity item `I#{id}` / `I` (listed per tenant
  * through gsi1 `TI#{tenant}`), its address `A#{address}`, and for a `client_id` the claim
  * `T#{tenant}` / `IC#{client_id}`, all in one transaction. An address is never reused: a retired
  * address keeps its item.
  */
 const clientKey = (tenantId: string, clientId: string) => ({ pk: `T#${tenantId}`, sk: `IC#${clientId}` });
 
+/**
+ * Create the identity, its address and its client_id claim, or answer which was taken.
+ * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * ClientRequestToken and DynamoDB answers the resend as the first send, so a create is never
+ * refused by its own address (`address_taken`) or its own claim.
+ */
 export async function createIdentity(
   db: Db,
   i: Identity,
@@ -93,6 +99,9 @@ export async function listIdentities(
 /**
  * Sets and removes identity fields, plus `extra`, in one transaction conditioned on the status the
  * caller read (so a change never lands on an identity deleted meanwhile).
+ * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * ClientRequestToken and DynamoDB answers the resend as the first send, so a status another writer
+ * changed before the resend does not refuse this call's own change, nor is the change written twice.
  */
 export async function updateIdentityFields(
   db: Db,
@@ -129,7 +138,12 @@ export async function updateIdentityFields(
   ]);
 }
 
-/** Deletion: the identity becomes `deleted` and each of its addresses `retired`, for good. */
+/**
+ * Deletion: the identity becomes `deleted` and each of its addresses `retired`, for good.
+ * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * ClientRequestToken and DynamoDB answers the resend as the first send, so a deletion is never
+ * refused by its own `deleted` (answered `identity_not_found`).
+ */
 export async function deleteIdentity(db: Db, i: Identity, now: number, extra: TransactItem[] = []) {
   return transactGuarded(db, [
     {

@@ -5,8 +5,12 @@ import { keys } from './keys.ts';
 /**
  * One identity status change (pause or resume), with its event and audit entry, in one
  * transaction conditioned on the status it changes from: two concurrent changes cannot both
- * emit, and a change that found the identity elsewhere writes nothing (seed 000 › Abuse
- * auto-pause: "only from active … only when it changed").
+ * emit, and a change that found the identity elsewhere writes nothing (an identity is paused
+ * only from active, and an event is emitted only when the status changed).
+ *
+ * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * ClientRequestToken and DynamoDB answers the resend as the first send, so a change is never
+ * refused by its own new status, and a resend after another writer's change does not apply again.
  */
 export interface IdentityStatusChange {
   tenantId: string;

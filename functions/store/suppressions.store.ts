@@ -1,4 +1,4 @@
-import { BatchGetCommand, DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
   addressHash,
   blocksOnlyElective,
@@ -6,10 +6,10 @@ import {
   type Suppression,
   type SuppressionReason,
 } from '../core/suppressions.ts';
-import { type Db, isConditionFailed, oldItem } from './db.ts';
+import { type Db, putOnce, transactGuarded } from './db.ts';
 
 /**
- * Suppressions (seed 000 › Suppressions; DESIGN § 4): `T#{ten}` / `S#{hmac(address)}`. The plain
+ * Suppressions: `T#{ten}` / `S#{hmac(address)}`. The plain
  * address is never stored: the key is its HMAC and the item keeps only the masked `address_hint`.
  */
 export const suppressionKey = (tenantId: string, hash: string) => ({ pk: `T#${tenantId}`, sk: `S#${hash}` });
@@ -43,11 +43,15 @@ function fromItem(item: Record<string, unknown>): Suppression {
 }
 
 /**
- * The seed's `INSERT OR IGNORE`: a conditional put that wins where no live suppression exists (an
- * expired one counts as absent). One widening on top of the seed, because of seed 002's elective
- * rule: a suppression that blocks all mail replaces one that blocks only elective mail, and a
- * permanent one replaces one that expires — else a hard bounce after an unsubscribe would leave the
- * bounced address open to transactional mail. Returns whether it wrote, and the suppression in force.
+ * An `INSERT OR IGNORE`: a conditional put that wins where no live suppression exists (an expired
+ * one counts as absent). A suppression that blocks all mail also replaces one that blocks only
+ * elective mail, and a permanent one replaces one that expires, so a hard bounce after an
+ * unsubscribe closes the address to transactional mail as well. Returns whether it wrote, and the
+ * suppression in force.
+ *
+ * A create (docs/lost-answers.md): `putOnce` keeps this call's token on the item, so a put whose
+ * answer was lost is sent again and a refusal by the item it wrote itself answers `created`; a
+ * refusal by another writer's suppression answers that one.
  */
 export async function putSuppressionIfAbsent(
   db: Db,
@@ -65,24 +69,15 @@ export async function putSuppressionIfAbsent(
     ...(s.source_message_id !== undefined ? { source_message_id: s.source_message_id } : {}),
     ...(s.reason === 'manual' && s.elective ? { elective: true as const } : {}),
   };
-  try {
-    await db.doc.send(
-      new PutCommand({
-        TableName: db.table,
-        Item: item,
-        ...replaceCondition(s, now),
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
+  const out = await putOnce(db, { Item: item, ...replaceCondition(s, now) });
+  if (out.written)
     return { created: true, suppression: fromItem(item as unknown as Record<string, unknown>) };
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-    const old = oldItem<Record<string, unknown>>(err);
-    if (!old) throw err;
-    return { created: false, suppression: fromItem(old) };
-  }
+  // A refusal always names the live suppression that refused: the condition holds on a missing item.
+  if (!out.old) throw new Error('a suppression put was refused with no suppression in its place');
+  return { created: false, suppression: fromItem(out.old) };
 }
 
+/** The condition of `putSuppressionIfAbsent`'s put (a create through `putOnce`: see there). */
 function replaceCondition(s: Suppression, now: number) {
   const parts = ['attribute_not_exists(pk)', 'expires_at <= :now'];
   const values: Record<string, unknown> = { ':now': now };
@@ -99,20 +94,22 @@ function replaceCondition(s: Suppression, now: number) {
   };
 }
 
+/**
+ * Delete the suppression; false when there was none. A transaction of one item
+ * (docs/lost-answers.md): the SDK resends it under its ClientRequestToken when its answer is lost,
+ * and DynamoDB answers the resend as the first send, so a delete that landed is never answered
+ * `suppression_not_found`, and a suppression written again meanwhile is not deleted by the resend.
+ */
 export async function deleteSuppression(db: Db, tenantId: string, hash: string): Promise<boolean> {
-  try {
-    await db.doc.send(
-      new DeleteCommand({
+  return transactGuarded(db, [
+    {
+      Delete: {
         TableName: db.table,
         Key: suppressionKey(tenantId, hash),
         ConditionExpression: 'attribute_exists(pk)',
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
-  }
+      },
+    },
+  ]);
 }
 
 /**

@@ -10,7 +10,7 @@ import {
 } from './db.ts';
 
 /**
- * Templates (issue 15) in their tenant's partition:
+ * Templates in their tenant's partition:
  *   - `T#{ten}` / `TPL#{name}`: the current version (what a send renders);
  *   - `T#{ten}` / `TPLV#{name}#{version, 6 digits}`: every version ever saved, kept so a message's
  *     recorded version can be read again, and so a name deleted and created again keeps counting
@@ -59,6 +59,9 @@ async function lastVersion(db: Db, tenantId: string, name: string): Promise<numb
 /**
  * Create the template (its first version, or the one after the last of a deleted template of the
  * same name) unless the name is taken or the tenant has `limit` templates. Nothing is written then.
+ * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * ClientRequestToken and DynamoDB answers the resend as the first send, so a create is never
+ * refused by its own head (`template_exists`) nor counted twice.
  */
 export async function createTemplate(
   db: Db,
@@ -105,6 +108,10 @@ export async function createTemplate(
 /**
  * PUT: a new version of an existing template, compare-and-set on the version read (a concurrent PUT
  * makes this one retry on top of it, so both versions are kept and none is lost).
+ * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * ClientRequestToken and DynamoDB answers the resend as the first send, so the compare-and-set is
+ * never refused by the version it wrote itself (which would write the same source again as one
+ * version more).
  */
 export async function updateTemplate(
   db: Db,
@@ -190,7 +197,12 @@ export async function listTemplates(db: Db, tenantId: string): Promise<TemplateR
   return (await queryPrefix(db, `T#${tenantId}`, HEAD)).map(fromItem);
 }
 
-/** Delete the template (its versions stay) and give its place back; false when there was none. */
+/**
+ * Delete the template (its versions stay) and give its place back; false when there was none.
+ * A transaction (docs/lost-answers.md): the SDK's resend under the same ClientRequestToken is
+ * answered as the first send, so a delete that landed never answers `template_not_found`, gives
+ * no place back twice and leaves a template created again meanwhile in place.
+ */
 export async function deleteTemplate(db: Db, tenantId: string, name: string): Promise<boolean> {
   return deleteCounted(db, headKey(tenantId, name), countKey(tenantId));
 }

@@ -6,12 +6,18 @@ import { pageByIndex } from './index-page.ts';
 import { keys } from './keys.ts';
 
 /**
- * Tenants (issue 10): the tenant item `T#{id}` / `T` (listed through gsi1 `TENANTS`) and its slug
+ * Tenants: the tenant item `T#{id}` / `T` (listed through gsi1 `TENANTS`) and its slug
  * claim `TS#{slug}` / `TS`, written together, so two tenants never share a slug.
+ *
+ * Every write here is a transaction (docs/lost-answers.md): when its answer is lost the SDK resends
+ * it under its ClientRequestToken and DynamoDB answers the resend as the first send, so a write is
+ * never refused by its own earlier send (a slug it claimed itself, a status or policy version it
+ * wrote itself) and is not applied twice.
  */
 export const TENANTS_INDEX_PK = 'TENANTS';
 const slugKey = (slug: string) => ({ pk: `TS#${slug}`, sk: 'TS' });
 
+/** Create the tenant and claim its slug, or answer `slug_taken` (a transaction: see above). */
 export async function createTenant(
   db: Db,
   t: Tenant,
@@ -74,7 +80,7 @@ export async function listTenants(
 
 /**
  * Changes name, timezone and status (with `suspended_at`), plus `extra`, in one transaction
- * conditioned on the tenant existing at the status read.
+ * conditioned on the tenant existing at the status read (a transaction: see above).
  */
 export async function updateTenant(
   db: Db,
@@ -117,7 +123,11 @@ export async function updateTenant(
   ]);
 }
 
-/** The policy compare-and-set: written only while the stored policy_version is `fromVersion`. */
+/**
+ * The policy compare-and-set: written only while the stored policy_version is `fromVersion`. A
+ * transaction (see above): its resend is not refused by the version it wrote itself, so a patch
+ * whose answer was lost is never answered `policy_version_conflict`.
+ */
 export async function updateTenantPolicy(
   db: Db,
   tenantId: string,
