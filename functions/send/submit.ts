@@ -15,7 +15,7 @@ import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { outboundKey } from '../store/blobs.ts';
 import { contactCountUpdates } from '../store/contacts.store.ts';
-import { conditionally, type Db } from '../store/db.ts';
+import type { Db } from '../store/db.ts';
 import { appendEvent } from '../store/events.store.ts';
 import { evaluate, type IdempotencyItem } from '../store/idempotency.store.ts';
 import { getMessage, putAcceptedMessage } from '../store/messages.store.ts';
@@ -28,7 +28,7 @@ import {
   releaseSend,
   reserveSend,
 } from '../store/quota.store.ts';
-import { getThread, lockedByOther, threadSendItem } from '../store/threads.store.ts';
+import { getThread, lockedByOther, takeThreadForSend } from '../store/threads.store.ts';
 import { executionName } from './dispatcher.ts';
 import {
   abandonKey,
@@ -521,25 +521,20 @@ async function storeReserved(
     // The thread's lock and chain, before the message: a message is never queued in a thread
     // without the lock. A lost race (the lock taken, the chain moved) is retried after the holder.
     if (prepared.threaded) {
-      const took = await conditionally(
-        deps.db.doc.send(
-          new UpdateCommand(
-            threadSendItem(deps.db, {
-              identityId: identity.id,
-              threadId: prepared.threadId,
-              messageId: message.id,
-              now,
-              seenSeq: prepared.thread?.seq ?? 0,
-              refs: prepared.ownInChain
-                ? prepared.thread!.refs
-                : [...(prepared.references ?? []), message.rfc_message_id],
-              autoStreak: prepared.autoStreak,
-              fromAddress: prepared.from.address,
-              lock: !suppressedAll && !prepared.undispatched,
-            }).Update,
-          ),
-        ),
-      );
+      const took = await takeThreadForSend(deps.db, {
+        identityId: identity.id,
+        threadId: prepared.threadId,
+        messageId: message.id,
+        now,
+        seenSeq: prepared.thread?.seq ?? 0,
+        refs: prepared.ownInChain
+          ? prepared.thread!.refs
+          : [...(prepared.references ?? []), message.rfc_message_id],
+        rfcMessageId: message.rfc_message_id,
+        autoStreak: prepared.autoStreak,
+        fromAddress: prepared.from.address,
+        lock: !suppressedAll && !prepared.undispatched,
+      });
       if (!took) continue;
     }
 
@@ -707,7 +702,9 @@ async function afterCommit(
   const { tenant, identity, message, prepared } = args;
   if (message.status === 'queued') await startDispatch(deps, message);
   // A contact is written when it changes: a recipient already known (outbound_count > 0, read at
-  // step 16) is not written again; only whether one was ever sent to is read.
+  // step 16) is not written again; only whether one was ever sent to is read. An unconditional count
+  // (docs/lost-answers.md): never sent twice; a lost answer is logged, and the next send to an
+  // address whose count it did not reach finds it at zero and writes it then.
   const queued = (message.deliveries ?? [])
     .filter((d) => d.status === 'queued')
     .map((d) => d.address)

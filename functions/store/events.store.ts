@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
-import { conditionally } from './db.ts';
+import { putOnce } from './db.ts';
 
 /**
  * The tenant's events outbox (DESIGN § 4: `T#{ten}` / `E#{ulid}`): every event pmail emits, in
@@ -27,14 +27,22 @@ function item(e: OutboxEvent) {
   };
 }
 
-/** A TransactWriteItem that appends the event (idempotent: it must not exist yet). */
+/**
+ * A TransactWriteItem that appends the event (idempotent: it must not exist yet). A transaction
+ * (docs/lost-answers.md): the SDK resends it with its ClientRequestToken, and DynamoDB applies it
+ * once.
+ */
 export function eventPutItem(db: Db, e: OutboxEvent) {
   return { Put: { TableName: db.table, Item: item(e), ConditionExpression: 'attribute_not_exists(pk)' } };
 }
 
-/** Append one event outside a transaction; false if that id was already emitted. */
+/**
+ * Append one event outside a transaction; false if that id was already emitted. A create
+ * (docs/lost-answers.md): `putOnce`, so a resend after a lost answer finds this call's token and
+ * answers true, and an id another writer emitted answers false.
+ */
 export async function appendEvent(db: Db, e: OutboxEvent): Promise<boolean> {
-  return conditionally(db.doc.send(new PutCommand(eventPutItem(db, e).Put)));
+  return (await putOnce(db, { Item: item(e) })).written;
 }
 
 /**

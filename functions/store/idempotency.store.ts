@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
-import { conditionally, isConditionFailed, oldItem } from './db.ts';
+import { conditionally, isConditionFailed, isOutcomeUnknown, oldItem } from './db.ts';
 import { keys } from './keys.ts';
 
 /**
@@ -78,6 +78,25 @@ export interface Reserved {
   attempt: number;
 }
 
+/** How often a write of the key whose answers keep getting lost is sent before the outcome goes up. */
+const SENDS = 3;
+
+/** The key's item as stored (consistent read). */
+async function readItem(
+  db: Db,
+  identityId: string,
+  keyHash: string,
+): Promise<(IdempotencyItem & { owner?: string }) | undefined> {
+  const out = await db.doc.send(
+    new GetCommand({ TableName: db.table, Key: keys.idempotency(identityId, keyHash), ConsistentRead: true }),
+  );
+  return out.Item as (IdempotencyItem & { owner?: string }) | undefined;
+}
+
+/** Held by `owner`, still in progress: the reservation's own token is on the item. */
+const heldBy = (item: IdempotencyItem | undefined, owner: string): boolean =>
+  item?.state === 'in_progress' && item.owner === owner;
+
 /**
  * Step 2: take the key for this request. The put wins where the item is absent or expired; an
  * in-progress item whose lease has passed is taken over by an update that keeps its `message_id`
@@ -85,6 +104,12 @@ export interface Reserved {
  * by a different request (another fingerprint) of a key that already names a message is a
  * conflict: that message may exist, and its request is not this one. Losing returns what the
  * winner left (step 1 again).
+ *
+ * Both writes recognise their own earlier send by the request's token, `owner` (docs/lost-answers.md):
+ * the put is a create, sent again after a lost answer, and a refusal whose item this request holds
+ * is its own reservation; the takeover is an owned transition, whose lost answer re-reads the key:
+ * held by this request, it is taken; still the earlier owner's with its lease passed, it is sent
+ * again; else it answers as a lost race.
  */
 export async function reserveIdempotency(
   db: Db,
@@ -110,26 +135,33 @@ export async function reserveIdempotency(
     created_at: now,
     expires_at: now + KEEP_MS,
   };
-  let old: IdempotencyItem | undefined;
-  try {
-    await db.doc.send(
-      new PutCommand({
-        TableName: db.table,
-        Item: {
-          ...keys.idempotency(identityId, keyHash),
-          type: 'idempotency',
-          ...item,
-          ttl: ttlOf(item.expires_at),
-        },
-        ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
-        ExpressionAttributeValues: { ':now': now },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { type: 'reserved', message_id: args.messageId, attempt: 0 };
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-    old = oldItem<IdempotencyItem & { owner: string }>(err);
+  let old: (IdempotencyItem & { owner?: string }) | undefined;
+  for (let send = 1; ; send++) {
+    try {
+      await db.doc.send(
+        new PutCommand({
+          TableName: db.table,
+          Item: {
+            ...keys.idempotency(identityId, keyHash),
+            type: 'idempotency',
+            ...item,
+            ttl: ttlOf(item.expires_at),
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+          ExpressionAttributeValues: { ':now': now },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { type: 'reserved', message_id: args.messageId, attempt: 0 };
+    } catch (err) {
+      if (isOutcomeUnknown(err) && send < SENDS) continue;
+      if (!isConditionFailed(err)) throw err;
+      old = oldItem<IdempotencyItem & { owner: string }>(err);
+      // This request's own put, answered by a resend.
+      if (old && heldBy(old, owner))
+        return { type: 'reserved', message_id: old.message_id, attempt: old.attempt ?? 0 };
+      break;
+    }
   }
   const lookup = evaluate(old, fingerprint, now);
   if (lookup.type !== 'absent' || !old) return lookup.type === 'absent' ? { type: 'in_progress' } : lookup;
@@ -137,45 +169,86 @@ export async function reserveIdempotency(
   if (old.message_id && old.fingerprint !== fingerprint) return { type: 'conflict' };
   const kept = old.message_id ?? args.messageId;
   const attempt = (old.attempt ?? 0) + 1;
-  try {
-    await db.doc.send(
-      new UpdateCommand({
-        TableName: db.table,
-        Key: keys.idempotency(identityId, keyHash),
-        UpdateExpression:
-          'SET #owner = :owner, lease_until = :lease, fingerprint = :fp, operation = :op, attempt = :attempt' +
-          (kept ? ', message_id = :mid' : ''),
-        ConditionExpression: '#state = :in_progress AND #owner = :old AND lease_until <= :now',
-        ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':owner': owner,
-          ':lease': now + LEASE_MS,
-          ':fp': fingerprint,
-          ':op': operation,
-          ':attempt': attempt,
-          ':in_progress': 'in_progress',
-          ':old': old.owner ?? '',
-          ':now': now,
-          ...(kept ? { ':mid': kept } : {}),
-        },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { type: 'reserved', message_id: kept, attempt };
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-    const again = evaluate(oldItem<IdempotencyItem>(err), fingerprint, now);
-    // Another request took it over first (or it changed as a lease ran out): it runs.
-    return again.type === 'absent' ? { type: 'in_progress' } : again;
+  const previous = old.owner ?? '';
+  for (let send = 1; ; send++) {
+    try {
+      await db.doc.send(
+        new UpdateCommand({
+          TableName: db.table,
+          Key: keys.idempotency(identityId, keyHash),
+          UpdateExpression:
+            'SET #owner = :owner, lease_until = :lease, fingerprint = :fp, operation = :op, attempt = :attempt' +
+            (kept ? ', message_id = :mid' : ''),
+          ConditionExpression: '#state = :in_progress AND #owner = :old AND lease_until <= :now',
+          ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':owner': owner,
+            ':lease': now + LEASE_MS,
+            ':fp': fingerprint,
+            ':op': operation,
+            ':attempt': attempt,
+            ':in_progress': 'in_progress',
+            ':old': previous,
+            ':now': now,
+            ...(kept ? { ':mid': kept } : {}),
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { type: 'reserved', message_id: kept, attempt };
+    } catch (err) {
+      let seen: IdempotencyItem | undefined;
+      if (isOutcomeUnknown(err)) {
+        seen = await readItem(db, identityId, keyHash);
+        if (seen && heldBy(seen, owner))
+          return { type: 'reserved', message_id: seen.message_id, attempt: seen.attempt ?? 0 };
+        const unchanged = !!seen && heldBy(seen, previous) && (seen.lease_until ?? 0) <= now;
+        if (unchanged && send < SENDS) continue;
+        if (unchanged) throw err;
+      } else if (isConditionFailed(err)) {
+        seen = oldItem<IdempotencyItem>(err);
+      } else throw err;
+      const again = evaluate(seen, fingerprint, now);
+      // Another request took it over first (or it changed as a lease ran out): it runs.
+      return again.type === 'absent' ? { type: 'in_progress' } : again;
+    }
   }
 }
 
-/** The condition of a write by the key's holder: it is still in progress and still ours. */
+/**
+ * The condition of a write by the key's holder: it is still in progress and still ours. An owned
+ * transition (docs/lost-answers.md): `ownedWrite` re-reads the key after a lost answer and sends the
+ * write again only while the key is still ours and not yet as the write leaves it.
+ */
 const stillOurs = (owner: string) => ({
   ConditionExpression: '#owner = :owner AND #state = :in_progress',
   ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
   ExpressionAttributeValues: { ':owner': owner, ':in_progress': 'in_progress' },
 });
+
+/**
+ * Send a write conditioned on `stillOurs`; a refusal is a no-op. A lost answer re-reads the key:
+ * ours and not yet `done`, the write is sent again (at most SENDS times); otherwise it landed, or
+ * the key is no longer ours to write.
+ */
+async function ownedWrite(
+  db: Db,
+  key: { identityId: string; keyHash: string; owner: string },
+  write: () => Promise<unknown>,
+  done: (item: IdempotencyItem) => boolean,
+): Promise<void> {
+  for (let send = 1; ; send++) {
+    try {
+      await conditionally(write());
+      return;
+    } catch (err) {
+      if (!isOutcomeUnknown(err)) throw err;
+      const seen = await readItem(db, key.identityId, key.keyHash);
+      if (!seen || !heldBy(seen, key.owner) || done(seen)) return;
+      if (send >= SENDS) throw err;
+    }
+  }
+}
 
 /** Step 5: any error after the reservation gives the key back (only if it is still ours). */
 export async function releaseIdempotency(
@@ -184,14 +257,18 @@ export async function releaseIdempotency(
   keyHash: string,
   owner: string,
 ): Promise<void> {
-  await conditionally(
-    db.doc.send(
-      new DeleteCommand({
-        TableName: db.table,
-        Key: keys.idempotency(identityId, keyHash),
-        ...stillOurs(owner),
-      }),
-    ),
+  await ownedWrite(
+    db,
+    { identityId, keyHash, owner },
+    () =>
+      db.doc.send(
+        new DeleteCommand({
+          TableName: db.table,
+          Key: keys.idempotency(identityId, keyHash),
+          ...stillOurs(owner),
+        }),
+      ),
+    () => false,
   );
 }
 
@@ -209,16 +286,20 @@ export async function abandonIdempotency(
   now: number,
 ): Promise<void> {
   const ours = stillOurs(owner);
-  await conditionally(
-    db.doc.send(
-      new UpdateCommand({
-        TableName: db.table,
-        Key: keys.idempotency(identityId, keyHash),
-        UpdateExpression: 'SET lease_until = :now',
-        ...ours,
-        ExpressionAttributeValues: { ...ours.ExpressionAttributeValues, ':now': now },
-      }),
-    ),
+  await ownedWrite(
+    db,
+    { identityId, keyHash, owner },
+    () =>
+      db.doc.send(
+        new UpdateCommand({
+          TableName: db.table,
+          Key: keys.idempotency(identityId, keyHash),
+          UpdateExpression: 'SET lease_until = :now',
+          ...ours,
+          ExpressionAttributeValues: { ...ours.ExpressionAttributeValues, ':now': now },
+        }),
+      ),
+    (item) => (item.lease_until ?? 0) <= now,
   );
 }
 
@@ -227,29 +308,44 @@ export async function abandonIdempotency(
  * that it is still in progress for that message. Whoever holds the message completes it — the
  * request that wrote it, or one that took the key over and found it — so no owner condition: the
  * message id is the commit. False when the key was completed already (replay what it holds).
+ *
+ * An owned transition whose token is the message id (docs/lost-answers.md): a lost answer re-reads
+ * the key. Still in progress for the message, it is sent again; completed with this very answer, it
+ * is this call's (true); completed otherwise, false, and the caller replays what the key holds.
  */
 export async function completeIdempotency(
   db: Db,
   args: { identityId: string; keyHash: string; messageId: string; response: string; now: number },
 ): Promise<boolean> {
   const completion = completionUpdate(args);
-  try {
-    await db.doc.send(
-      new UpdateCommand({
-        TableName: db.table,
-        Key: keys.idempotency(args.identityId, args.keyHash),
-        ...completion,
-        ConditionExpression: '#state = :in_progress AND message_id = :mid',
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-    return false;
+  for (let send = 1; ; send++) {
+    try {
+      await db.doc.send(
+        new UpdateCommand({
+          TableName: db.table,
+          Key: keys.idempotency(args.identityId, args.keyHash),
+          ...completion,
+          ConditionExpression: '#state = :in_progress AND message_id = :mid',
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailed(err)) return false;
+      if (!isOutcomeUnknown(err)) throw err;
+      const seen = await readItem(db, args.identityId, args.keyHash);
+      if (seen?.message_id !== args.messageId) return false;
+      if (seen.state === 'completed')
+        return !!seen.response && gunzipSync(seen.response).toString('utf8') === args.response;
+      if (send >= SENDS) throw err;
+    }
   }
 }
 
-/** Resolve's transaction item that completes its reservation, on condition the owner is us. */
+/**
+ * Resolve's transaction item that completes its reservation, on condition the owner is us. A
+ * transaction (docs/lost-answers.md): the SDK resends it with its ClientRequestToken, and DynamoDB
+ * applies it once.
+ */
 export function completeIdempotencyUpdate(
   db: Db,
   args: {

@@ -12,7 +12,6 @@ import { redactPayload } from '../core/template-payload.ts';
 import { inboundKey, outboundKey } from './blobs.ts';
 import type { Db } from './db.ts';
 import {
-  conditionally,
   failedConditions,
   isConditionFailed,
   isOutcomeUnknown,
@@ -20,6 +19,7 @@ import {
   isTransient,
   oldItem,
   outcomeUnknown,
+  putOnce,
   writeToken,
 } from './db.ts';
 import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
@@ -129,7 +129,11 @@ async function listDispatchPartitions(
   return found;
 }
 
-/** A TransactWriteItem that stores `next` if the message is still at `version` (the CAS of mutateMessage). */
+/**
+ * A TransactWriteItem that stores `next` if the message is still at `version` (the CAS of
+ * mutateMessage). A transaction (docs/lost-answers.md): the SDK resends it with its
+ * ClientRequestToken, and DynamoDB applies it once.
+ */
 export function messagePutItem(db: Db, next: MessageRecord, version: number) {
   return {
     Put: {
@@ -181,6 +185,7 @@ function fromItem(item: Record<string, unknown> | undefined): MessageRecord | un
     gsi1sk: _g1s,
     gsi2pk: _g2,
     gsi2sk: _g2s,
+    [MUTATION]: _mutation,
     ...rest
   } = item as Record<string, unknown> & { pk: string };
   for (const field of OMITTED_WHEN_EMPTY) rest[field] ??= [];
@@ -211,53 +216,74 @@ export async function getMessage(
   return fromItem(out.Item);
 }
 
+/** How often a create whose answers keep getting lost is sent before its unknown outcome goes up. */
+const CREATE_SENDS = 3;
+
 /**
- * seed 000 › Storage of an accepted send, the commit point (docs/architecture.md › The submit path):
- * the conditional put of the message under the id its reservation minted. `written: false` with the
+ * Storage of an accepted send, the commit point (docs/architecture.md › The submit path): the
+ * conditional put of the message under the id its reservation minted. `written: false` with the
  * message as stored when that id is taken already: an earlier owner of the same Idempotency-Key
  * wrote it, and it is the send.
+ *
+ * A create that recognises its own earlier send (docs/lost-answers.md): each request of the key
+ * writes its own MIME object (`raw_key`, numbered by its reservation's `attempt`, which one request
+ * holds), and no later write of the message changes it. An unknown outcome sends the same put again;
+ * a refusal whose message names this request's MIME object is this request's own message, whatever
+ * was written on it since, so it answers `written: true`. After three lost answers the unknown
+ * outcome goes up: the message may be this request's, and nothing may be given back.
  */
 export async function putAcceptedMessage(
   db: Db,
   message: MessageRecord,
 ): Promise<{ written: true } | { written: false; existing: MessageRecord }> {
-  try {
-    await db.doc.send(
-      new PutCommand({
-        TableName: db.table,
-        Item: toItem(message),
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { written: true };
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-    const existing = fromItem(oldItem<Record<string, unknown>>(err));
-    if (existing) return { written: false, existing };
-    // Only a put racing a delete could see no item: read it.
-    const read = await getMessage(db, message.identity_id, message.id, true);
-    if (!read) throw err;
-    return { written: false, existing: read };
+  for (let send = 1; ; send++) {
+    try {
+      await db.doc.send(
+        new PutCommand({
+          TableName: db.table,
+          Item: toItem(message),
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { written: true };
+    } catch (err) {
+      if (isOutcomeUnknown(err) && send < CREATE_SENDS) continue;
+      if (!isConditionFailed(err)) throw err;
+      // Only a put racing a delete could see no item: read it.
+      const existing =
+        fromItem(oldItem<Record<string, unknown>>(err)) ??
+        (await getMessage(db, message.identity_id, message.id, true));
+      if (!existing) throw err;
+      if (existing.raw_key === message.raw_key) return { written: true };
+      return { written: false, existing };
+    }
   }
 }
 
-/** Store a message that must not exist yet (loopback's inbound copy). False when it already does. */
+/**
+ * Store a message that must not exist yet (loopback's inbound copy). False when it already does.
+ * A create (docs/lost-answers.md): `putOnce`, so a resend after a lost answer finds this call's
+ * token (`wt`, kept through every later write of the message) and answers true.
+ */
 export async function putNewMessage(db: Db, message: MessageRecord): Promise<boolean> {
-  return conditionally(
-    db.doc.send(
-      new PutCommand({
-        TableName: db.table,
-        Item: toItem(message),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    ),
-  );
+  return (await putOnce(db, { Item: toItem(message) })).written;
 }
+
+/** The attribute naming the last `mutateMessage` write of a message (its token, per write). */
+const MUTATION = 'mt';
 
 /**
  * Read–decide–write with a version check, retried on a lost race. `decide` returns the next record,
  * or undefined to leave the message as it is. Returns the record as stored after the call.
+ *
+ * An owned transition (docs/lost-answers.md): the version read is the owner's token, and the put
+ * carries one of its own (`mt`). An unknown outcome re-reads the message: still at the version read,
+ * the write did not land and is decided again; one version on with this write's token, it landed
+ * (`written`); one version on with another's, the race was lost and is decided again. Moved on
+ * further, whether this write landed cannot be told: the unknown outcome goes up, and the caller's
+ * retry decides on the message as it is (the transaction with `alsoWrite` is resent by its
+ * ClientRequestToken instead).
  */
 export async function mutateMessage<R>(
   db: Db,
@@ -273,9 +299,10 @@ export async function mutateMessage<R>(
     const { next, result, alsoWrite } = decide(current);
     if (!next) return { found: true, result, message: current, written: false };
     const stored = { ...next, version: current.version + 1 };
+    const token = writeToken();
     const put = {
       TableName: db.table,
-      Item: toItem(stored),
+      Item: { ...toItem(stored), [MUTATION]: token },
       ConditionExpression: 'version = :v',
       ExpressionAttributeValues: { ':v': current.version },
     };
@@ -289,6 +316,15 @@ export async function mutateMessage<R>(
       return { found: true, result, message: stored, written: true };
     } catch (err) {
       if (isConditionFailed(err)) continue;
+      if (isOutcomeUnknown(err)) {
+        const seen = await rawMessage(db, identityId, messageId);
+        const version = Number(seen?.version);
+        if (version === current.version) continue;
+        if (version === stored.version && seen?.[MUTATION] === token)
+          return { found: true, result, message: stored, written: true };
+        if (version === stored.version) continue;
+        throw err;
+      }
       // A lost version race, or a concurrent transaction on the same item: read again and retry.
       if (
         isTransactionCanceled(err) &&
@@ -302,6 +338,18 @@ export async function mutateMessage<R>(
     }
   }
   throw new Error(`message ${messageId} kept changing: gave up after ${attempts} attempts`);
+}
+
+/** The message item as stored (consistent read), its write tokens included. */
+async function rawMessage(
+  db: Db,
+  identityId: string,
+  messageId: string,
+): Promise<Record<string, unknown> | undefined> {
+  const out = await db.doc.send(
+    new GetCommand({ TableName: db.table, Key: keys.message(identityId, messageId), ConsistentRead: true }),
+  );
+  return out.Item;
 }
 
 /**

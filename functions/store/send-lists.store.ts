@@ -1,6 +1,6 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { canonicalAddress, type ListEntry, type ListKind } from '../core/suppressions.ts';
-import { type Db, isConditionFailed, oldItem } from './db.ts';
+import { type Db, isConditionFailed, isOutcomeUnknown, putOnce, WRITER } from './db.ts';
 import { batchGetItems } from './suppressions.store.ts';
 
 /**
@@ -30,7 +30,11 @@ function fromItem(item: Record<string, unknown>): ListEntry {
   };
 }
 
-/** Put an entry unless it exists; an existing entry is returned unchanged (its created_at kept). */
+/**
+ * Put an entry unless it exists; an existing entry is returned unchanged (its created_at kept). A
+ * create (docs/lost-answers.md): `putOnce`, so a resend after a lost answer finds this call's token
+ * (`wt`) on the entry and answers `created`; another writer's entry answers as it is.
+ */
 export async function putListEntry(
   db: Db,
   tenantId: string,
@@ -39,22 +43,10 @@ export async function putListEntry(
   now: number,
 ): Promise<{ created: boolean; entry: ListEntry }> {
   const item: ListEntryItem = { ...listEntryKey(tenantId, kind, entry), type: 'list_entry', created_at: now };
-  try {
-    await db.doc.send(
-      new PutCommand({
-        TableName: db.table,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return { created: true, entry: fromItem(item as unknown as Record<string, unknown>) };
-  } catch (err) {
-    if (!isConditionFailed(err)) throw err;
-    const old = oldItem<Record<string, unknown>>(err);
-    if (!old) throw err;
-    return { created: false, entry: fromItem(old) };
-  }
+  const out = await putOnce(db, { Item: item as unknown as Record<string, unknown> });
+  if (out.written) return { created: true, entry: fromItem(item as unknown as Record<string, unknown>) };
+  if (!out.old) throw new Error(`list entry ${entry} refused without an item`);
+  return { created: false, entry: fromItem(out.old) };
 }
 
 export async function getListEntry(
@@ -69,24 +61,49 @@ export async function getListEntry(
   return out.Item ? fromItem(out.Item) : undefined;
 }
 
+/**
+ * Delete an entry; false when there is none. The entry's creation token (`wt`, from `putListEntry`)
+ * names it: the delete is conditioned on the entry read, so an entry put again after it is never
+ * taken for it. An owned transition (docs/lost-answers.md): a lost answer re-reads the entry; the
+ * same entry still there, the delete is sent again; gone (or another entry in its place), it was
+ * deleted.
+ */
 export async function deleteListEntry(
   db: Db,
   tenantId: string,
   kind: ListKind,
   entry: string,
 ): Promise<boolean> {
-  try {
-    await db.doc.send(
-      new DeleteCommand({
-        TableName: db.table,
-        Key: listEntryKey(tenantId, kind, entry),
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
+  const key = listEntryKey(tenantId, kind, entry);
+  const read = async () =>
+    (await db.doc.send(new GetCommand({ TableName: db.table, Key: key, ConsistentRead: true }))).Item;
+  const found = await read();
+  if (!found) return false;
+  const token = found[WRITER] as string | undefined;
+  // Entries put before they carried a token are named by their absence of one.
+  const named =
+    token === undefined
+      ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#wt)' }
+      : { ConditionExpression: '#wt = :wt', ExpressionAttributeValues: { ':wt': token } };
+  for (let send = 1; ; send++) {
+    try {
+      await db.doc.send(
+        new DeleteCommand({
+          TableName: db.table,
+          Key: key,
+          ExpressionAttributeNames: { '#wt': WRITER },
+          ...named,
+        }),
+      );
+      return true;
+    } catch (err) {
+      // Another request deleted it first (or deleted it and put it again).
+      if (isConditionFailed(err)) return false;
+      if (!isOutcomeUnknown(err)) throw err;
+      const seen = await read();
+      if (!seen || seen[WRITER] !== token) return true;
+      if (send >= 3) throw err;
+    }
   }
 }
 
