@@ -15,7 +15,7 @@ import { completeIdempotencyUpdate } from '../store/idempotency.store.ts';
 import { getMessage, messagePutItem } from '../store/messages.store.ts';
 import { releaseSend } from '../store/quota.store.ts';
 import { releaseThreadLock } from '../store/threads.store.ts';
-import { executionName } from './dispatcher.ts';
+import { executionName, startExecution } from './dispatcher.ts';
 import { lookupKey, releaseKey, reserveKey } from './idempotency.ts';
 
 /**
@@ -233,11 +233,7 @@ export async function retrySend(
       continue;
     }
     try {
-      await deps.dispatcher.start(after.dispatch!.execution, {
-        tenant_id: after.tenant_id,
-        identity_id: after.identity_id,
-        message_id: after.id,
-      });
+      await startExecution(deps.dispatcher, after);
     } catch (err) {
       deps.log.error('dispatch failed; the sweeper will retry', {
         message_id: after.id,

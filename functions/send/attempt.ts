@@ -22,7 +22,7 @@ import { getSuppressionsFor } from '../store/suppressions.store.ts';
 import { refreshThreadLock, releaseThreadLock } from '../store/threads.store.ts';
 import type { TransportChoice } from '../transports/transport.ts';
 import { cancelSend } from './actions.ts';
-import { executionName, type SendAttemptInput } from './dispatcher.ts';
+import { executionName, type SendAttemptInput, startExecution } from './dispatcher.ts';
 import { deliverLoopback } from './loopback-delivery.ts';
 import { chooseClaimTransport } from './transport-task.ts';
 
@@ -166,17 +166,13 @@ async function recheckSuppressions(
 }
 
 /**
- * Start the Express execution the message names (DESIGN § 6), after the write that named it. If the
- * start fails the message stays queued with its dispatch time, and the sweeper starts it.
+ * Start the execution the message names (dispatcher.ts › startExecution), after the write that named
+ * it. If the start fails the message stays queued with its dispatch time, and the sweeper starts it.
  */
 export async function startNamed(deps: Deps, m: MessageRecord): Promise<void> {
   if (m.status !== 'queued' || !m.dispatch) return;
   try {
-    await deps.dispatcher.start(m.dispatch.execution, {
-      tenant_id: m.tenant_id,
-      identity_id: m.identity_id,
-      message_id: m.id,
-    });
+    await startExecution(deps.dispatcher, m);
   } catch (err) {
     deps.log.error('dispatch failed; the sweeper will retry', { message_id: m.id, ...errorFields(err) });
   }

@@ -4,6 +4,10 @@ import {
   SFNClient,
   StartExecutionCommand,
 } from '@aws-sdk/client-sfn';
+import { executionStart, type MachineKind } from '../core/dispatch.ts';
+import type { MessageRecord } from '../core/model.ts';
+
+export { executionName, isStandardExecution, type MachineKind } from '../core/dispatch.ts';
 
 /** What the send-attempt machine takes as input. */
 export interface SendAttemptInput {
@@ -22,12 +26,10 @@ export interface SendInput extends Omit<SendAttemptInput, 'parent' | 'hand_off'>
   send_at?: string;
 }
 
-/** `attempt`: the Express send-attempt machine; `send`: the Standard machine of waits (DESIGN § 6). */
-export type MachineKind = 'attempt' | 'send';
-
 /**
- * Starts the execution named on the message (DESIGN § 6). Production: Step Functions
- * StartExecution on the Express or the Standard machine; local: the same ASL run in-process.
+ * Starts an execution of one of the two send machines (core/dispatch.ts › MachineKind). Production:
+ * Step Functions StartExecution on the Express or the Standard machine; local: the same ASL run
+ * in-process. Callers start a message's execution through `startExecution`, never this directly.
  */
 export interface Dispatcher {
   start(executionName: string, input: SendInput, machine?: MachineKind): Promise<void>;
@@ -70,13 +72,18 @@ export function stepFunctionsDispatcher(
 }
 
 /**
- * The execution name for the n-th dispatch of a message: `{message id}-d{n}` on the Express machine,
- * `{message id}-s{n}` on the Standard one (the sweeper tells them apart by it).
+ * Start the execution the message names, after the write that named it: the one rule of
+ * core/dispatch.ts › executionStart (the message's own name, on the machine that name was minted
+ * for, a Standard one waiting until the dispatch time). The submit, its takeover by a retried
+ * request, an operator retry, Claim's re-dispatch and the sweeper all start through this, so a
+ * second start of one name is the same StartExecution and Step Functions refuses a second Standard
+ * execution by its name. Nothing when the message names no execution. A failed start leaves the
+ * message queued with its dispatch: the sweeper finds it.
  */
-export const executionName = (messageId: string, n: number, machine: MachineKind = 'attempt') =>
-  `${messageId}-${machine === 'send' ? 's' : 'd'}${n}`;
-
-export const isStandardExecution = (name: string) => /-s\d+$/.test(name);
+export async function startExecution(dispatcher: Dispatcher, m: MessageRecord): Promise<void> {
+  const start = executionStart(m);
+  if (start) await dispatcher.start(start.name, start.input, start.machine);
+}
 
 /**
  * The Lambda factory of the dispatcher (functions/env.ts › loadLambdaDeps): the stack's two machines.

@@ -29,7 +29,7 @@ import {
   reserveSend,
 } from '../store/quota.store.ts';
 import { getThread, lockedByOther, takeThreadForSend } from '../store/threads.store.ts';
-import { executionName } from './dispatcher.ts';
+import { executionName, startExecution } from './dispatcher.ts';
 import {
   abandonKey,
   completeKey,
@@ -666,16 +666,7 @@ function buildMessage(
 /** Start the execution the message names; a failure leaves it to the sweeper (DESIGN § 5.1 step 6). */
 async function startDispatch(deps: Deps, message: MessageRecord): Promise<void> {
   try {
-    const ids = { tenant_id: message.tenant_id, identity_id: message.identity_id, message_id: message.id };
-    if (message.send_at) {
-      await deps.dispatcher.start(
-        message.dispatch!.execution,
-        { ...ids, send_at: new Date(message.send_at).toISOString() },
-        'send',
-      );
-    } else {
-      await deps.dispatcher.start(message.dispatch!.execution, ids);
-    }
+    await startExecution(deps.dispatcher, message);
   } catch (err) {
     deps.log.error('dispatch failed; the sweeper will retry', {
       message_id: message.id,

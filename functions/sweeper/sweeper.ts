@@ -6,7 +6,7 @@ import { CLAIM_STALE_MS, deadClaimOutcome, redispatch } from '../core/send-attem
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { emitAttemptEnd } from '../send/attempt.ts';
-import { executionName, isStandardExecution } from '../send/dispatcher.ts';
+import { executionName, isStandardExecution, startExecution } from '../send/dispatcher.ts';
 import { getDomain } from '../store/directory.store.ts';
 import {
   getMessage,
@@ -17,34 +17,34 @@ import {
 } from '../store/messages.store.ts';
 import { releaseThreadLock } from '../store/threads.store.ts';
 
-/** seed 002 › The batch id: a dispatch older than this with nothing running for it is lost. */
+/** A dispatch older than this with nothing running for it is lost. */
 export const SWEEP_AFTER_MS = 5 * 60 * 1000;
 
 /** The message ids the pass acted on. */
 export interface SweepReport {
   redispatched: string[];
-  /** seed 002 › undispatched: held messages whose transport is now configured, dispatched. */
+  /** Held (`undispatched`) messages whose transport is now configured, dispatched. */
   dispatched: string[];
   uncertain: string[];
   running: string[];
 }
 
 /**
- * The sweeper (DESIGN § 6; seed 002's one rule): for every queued message whose dispatch time is
+ * The sweeper (docs/architecture.md › Dead claims): for every queued message whose dispatch time is
  * more than 5 minutes old —
  * - a claim older than 5 minutes belongs to a dead attempt: with the `sending` mark (the provider
- *   may have been called; every claim written since issue 12 carries it, written with the claim
- *   just before the call) the message becomes `uncertain` (`transport_connection_lost`) and is never
- *   retried; without it (the provider was never called: only a claim of the two-write scheme before
- *   issue 12, from a message in flight across that deploy — kept so that one is not lost) the claim
- *   is released and the message re-dispatched like a lost dispatch, below; a younger claim is left
- *   alone;
+ *   may have been called; the transport task writes the mark with the claim, just before the call)
+ *   the message becomes `uncertain` (`transport_connection_lost`) and is never retried; without it
+ *   (the provider was never called: a claim of the two-write scheme, from a message in flight
+ *   across its deploy) the claim is released and the message re-dispatched like a lost dispatch,
+ *   below; a younger claim is left alone;
  * - an attempt that died before its transport's claim write (in Claim, or between Claim and the
  *   transport task) left no claim: its message is a lost dispatch, below;
  * - a named Standard execution that still runs is left alone; an Express execution older than
  *   5 minutes is dead;
  * - otherwise the next execution name is minted on the message in one conditional write, and the
- *   execution is started after it. A crash between the two is found again 5 minutes later.
+ *   execution is started after it (send/dispatcher.ts › startExecution). A crash between the two
+ *   is found again 5 minutes later.
  */
 export async function sweep(deps: Deps): Promise<SweepReport> {
   const report: SweepReport = { redispatched: [], dispatched: [], uncertain: [], running: [] };
@@ -89,7 +89,7 @@ async function sweepOne(
   report: SweepReport,
 ): Promise<void> {
   const seen = await getMessage(deps.db, identityId, messageId, true);
-  if (!seen || seen.status !== 'queued' || !seen.dispatch) return;
+  if (seen?.status !== 'queued' || !seen.dispatch) return;
   if (seen.claim) {
     if (now - seen.claim.at < CLAIM_STALE_MS) return;
     let release = false;
@@ -161,15 +161,11 @@ async function sweepWrite<R>(
 /** Start the execution the sweeper just named on the message. */
 async function start(deps: Deps, m: MessageRecord, report: SweepReport): Promise<void> {
   report.redispatched.push(m.id);
-  await deps.dispatcher.start(m.dispatch!.execution, {
-    tenant_id: m.tenant_id,
-    identity_id: m.identity_id,
-    message_id: m.id,
-  });
+  await startExecution(deps.dispatcher, m);
 }
 
 /**
- * seed 002 › undispatched: a held message whose sending domain can now send (core/domains.ts ›
+ * A held (`undispatched`) message whose sending domain can now send (core/domains.ts ›
  * canDispatchHeld, the submit path's own rule) is queued under its first execution name in one
  * conditional write (another sweeper or a cancel that won leaves it alone), then that execution is
  * started: a start that fails leaves it queued with its dispatch, which the next pass re-dispatches.
@@ -187,16 +183,6 @@ async function dispatchOne(deps: Deps, identityId: string, messageId: string, re
     return next ? { next, result: true } : { result: false };
   });
   if (!out.found || !out.written) return;
-  const m = out.message;
-  report.dispatched.push(m.id);
-  const ids = { tenant_id: m.tenant_id, identity_id: m.identity_id, message_id: m.id };
-  if (isStandardExecution(m.dispatch!.execution)) {
-    await deps.dispatcher.start(
-      m.dispatch!.execution,
-      { ...ids, send_at: new Date(m.dispatch!.at).toISOString() },
-      'send',
-    );
-  } else {
-    await deps.dispatcher.start(m.dispatch!.execution, ids);
-  }
+  report.dispatched.push(out.message.id);
+  await startExecution(deps.dispatcher, out.message);
 }
