@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { type DeliveryJob, RETRY_SCHEDULE_S, verifyWebhook } from '../../functions/core/webhooks.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
