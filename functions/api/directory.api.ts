@@ -18,6 +18,7 @@ import { bodyOf, header, json, routeGroup } from './http.ts';
 import { decodeCursor, encodeCursor } from './keys.api.ts';
 import { parseBody, parseQuery } from './parse.ts';
 import { requireLevel, tenantInReach } from './scope.ts';
+import { oneLine } from './send.schema.ts';
 
 /** The policy defaults, from the constants the send path enforces. */
 export const POLICY_DEFAULTS: Required<Omit<TenantPolicy, 'ai_disclosure' | 'domain_fallback'>> = {
@@ -115,7 +116,7 @@ const metadata = z
 /** POST /v1/tenants/{tenant_id}/identities (openapi.yaml IdentityCreateRequest). */
 export const createIdentitySchema = z.strictObject({
   username: z.string().min(1).max(64),
-  display_name: z.string().max(100).optional(),
+  display_name: oneLine(100).optional(),
   owner: owner.optional(),
   domain: z.string().min(1).max(253).optional(),
   send_policy: sendPolicy.optional(),

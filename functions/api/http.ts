@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type ErrorCode, PmailError } from '../core/errors.ts';
+import { MAX_BODY_BYTES } from '../core/limits.ts';
 import type { Logger } from '../log.ts';
 import { errorFields } from '../log.ts';
 import { isTransient } from '../store/db.ts';
@@ -333,9 +334,20 @@ export function header(event: ApiEvent, name: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The request body as text, at most 7 MiB (MAX_BODY_BYTES) on every route, the send and the
+ * control-plane routes alike: a larger one is 413 payload_too_large before it is parsed.
+ */
 export function bodyOf(event: ApiEvent): string {
   if (!event.body) return '';
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
+  const size = raw ? raw.length : Buffer.byteLength(event.body);
+  if (size > MAX_BODY_BYTES) {
+    throw new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
+      details: { max_bytes: MAX_BODY_BYTES },
+    });
+  }
+  return raw ? raw.toString('utf8') : event.body;
 }
 
 export interface RouteCall {

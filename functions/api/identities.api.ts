@@ -10,12 +10,13 @@ import { checkIdentityCap, identityFieldSchemas } from './directory.api.ts';
 import { bodyOf, header, json, routeGroup } from './http.ts';
 import { parseBody } from './parse.ts';
 import { requireLevel } from './scope.ts';
+import { oneLine } from './send.schema.ts';
 
 /** PATCH /v1/identities/{identity_id} (openapi.yaml IdentityUpdateRequest); `null` clears a field. */
 export const updateIdentitySchema = z
   .strictObject({
     status: z.enum(['active', 'paused']).optional(),
-    display_name: z.string().max(100).optional(),
+    display_name: oneLine(100).optional(),
     owner: identityFieldSchemas.owner.nullable().optional(),
     send_policy: identityFieldSchemas.sendPolicy.nullable().optional(),
     metadata: identityFieldSchemas.metadata.nullable().optional(),

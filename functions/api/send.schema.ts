@@ -4,7 +4,6 @@ import {
   BASE64_PATTERN,
   MAX_ADDRESS_CHARS,
   MAX_ATTACHMENTS,
-  MAX_BODY_BYTES,
   MAX_CONTENT_ID_CHARS,
   MAX_DISPLAY_NAME_CHARS,
   MAX_FILENAME_BYTES,
@@ -26,11 +25,22 @@ import type { ParsedSend, SendCommand } from '../core/send-command.ts';
  * so a field pmail does not implement is refused rather than silently ignored.
  * openapi.yaml describes the same shapes (test/unit/openapi.test.ts).
  */
+/**
+ * A header's text (a subject, a display name) is one line: RFC 5322 has no CR or LF in an
+ * unstructured field or a phrase, so one in the request is refused with its field named rather
+ * than changed. Also used by the identity's display_name in the control plane.
+ */
+export const oneLine = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !/[\r\n]/.test(s), 'must not contain CR or LF');
+
 const recipient = z.union([
   z.string().min(3).max(MAX_ADDRESS_CHARS),
   z.strictObject({
     address: z.string().min(3).max(MAX_ADDRESS_CHARS),
-    name: z.string().max(MAX_DISPLAY_NAME_CHARS).optional(),
+    name: oneLine(MAX_DISPLAY_NAME_CHARS).optional(),
   }),
 ]);
 
@@ -117,7 +127,7 @@ const recipientFields = {
 export const sendBodySchema = z
   .strictObject({
     ...recipientFields,
-    subject: z.string().max(MAX_SUBJECT_CHARS).default(''),
+    subject: oneLine(MAX_SUBJECT_CHARS).default(''),
     ...replyFields,
     unsubscribe: unsubscribe.optional(),
     consent: consent.optional(),
@@ -151,15 +161,11 @@ const SEND_SCHEMAS: Record<SendOperation, z.ZodType<SendCommand>> = {
 };
 
 /**
- * seed 000 › Handler step 4: the body of a send, at most 7 MiB of JSON matching the operation's
- * schema; 413 payload_too_large or 400 invalid_request (every field error listed).
+ * The body of a send, JSON matching the operation's schema, or 400 invalid_request with every
+ * field error listed. Its size (7 MiB, 413 payload_too_large) is checked where every route reads
+ * its body: api/http.ts › bodyOf.
  */
 export function parseSendBody(operation: SendOperation, text: string): ParsedSend {
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
-      details: { max_bytes: MAX_BODY_BYTES },
-    });
-  }
   let raw: unknown;
   try {
     raw = JSON.parse(text);

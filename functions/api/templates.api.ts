@@ -26,10 +26,11 @@ import { authenticate, requirePermission } from './auth.ts';
 import { type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
 import { parseBody } from './parse.ts';
 import { tenantInReach } from './scope.ts';
+import { oneLine } from './send.schema.ts';
 
 /** The fields of a template's sources (PUT replaces them all, as a new version). */
 const sourceFields = {
-  subject: z.string().max(MAX_SUBJECT_CHARS),
+  subject: oneLine(MAX_SUBJECT_CHARS),
   text: z.string().optional(),
   html: z.string().optional(),
   variables_schema: z.record(z.string(), z.unknown()),

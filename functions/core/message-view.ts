@@ -5,6 +5,17 @@ import { redactPayload } from './template-payload.ts';
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 const mailbox = (m: Mailbox) => ({ address: m.address, name: m.name ?? null });
 
+/**
+ * A Message-ID as the API shows it: the header's msg-id with its angle brackets (RFC 5322 § 3.6.4),
+ * `<id-left@id-right>`, the form In-Reply-To and References carry it in and mail parsers return.
+ * pmail stores what it composed or received; a value stored without brackets (a provider's
+ * header copied bare) is shown with them, so every view compares equal to the header.
+ */
+export function msgIdView(id: string): string {
+  const bare = id.trim().replace(/^<+|>+$/g, '');
+  return `<${bare}>`;
+}
+
 /** The Message object of DESIGN § 3a, as the API returns it. */
 export function toApiMessage(record: MessageRecord) {
   // As the codec stores it: a final message of a transactional template shows its redaction.
@@ -30,8 +41,8 @@ export function toApiMessage(record: MessageRecord) {
     labels: m.labels,
     flags: m.flags,
     metadata: m.metadata ?? {},
-    rfc_message_id: m.rfc_message_id,
-    in_reply_to: m.in_reply_to ?? null,
+    rfc_message_id: msgIdView(m.rfc_message_id),
+    in_reply_to: m.in_reply_to ? msgIdView(m.in_reply_to) : null,
     send_at: iso(m.send_at),
     provider: m.provider ?? null,
     provider_message_id: m.provider_message_id ?? null,

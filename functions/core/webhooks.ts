@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { publicHost } from './address-policy.ts';
 import { ID_PATTERNS } from './ids.ts';
 
 /**
@@ -175,8 +176,11 @@ export function remainingDelaySeconds(job: DeliveryJob, now: number): number {
 
 /**
  * Why `raw` cannot be an endpoint URL, or undefined when it can: HTTPS only, without credentials,
- * and not to an internal address; plain http only to this machine (127.0.0.1, localhost, [::1])
- * and only when `allowLocalHttp` (the local runtime and tests; never production).
+ * and to a host core/address-policy.ts allows (an IP literal of a public unicast address, or a name
+ * that is not `localhost`, `.internal`, `.local`, `.home.arpa` or one label). Where a name resolves
+ * is checked again at every delivery (functions/webhooks/http-client.ts). Plain http only to this
+ * machine (127.0.0.1, localhost, [::1]) and only when `allowLocalHttp` (the local runtime and
+ * tests; never production), which also lifts the address rule.
  */
 export function webhookUrlProblem(raw: string, allowLocalHttp: boolean): string | undefined {
   let url: URL;
@@ -190,36 +194,9 @@ export function webhookUrlProblem(raw: string, allowLocalHttp: boolean): string 
   const local = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
   if (url.protocol === 'http:' && local && allowLocalHttp) return undefined;
   if (url.protocol !== 'https:') return 'must be an https URL';
-  // The deliverer must not be pointed at the deployment's own network. A name that resolves to
-  // such an address later is not caught here: the Lambda runs outside any VPC, so there is none.
-  if (!allowLocalHttp && (local || isInternalHost(url.hostname.toLowerCase())))
-    return 'must not name a loopback, private or link-local address';
-  return undefined;
-}
-
-/** IP literals of loopback, private, link-local (cloud metadata), CGNAT and unspecified ranges. */
-function isInternalHost(host: string): boolean {
-  if (host.endsWith('.localhost') || host === '0.0.0.0') return true;
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.\d{1,3}\.\d{1,3}$/.exec(host);
-  if (v4) {
-    const [a, b] = [Number(v4[1]), Number(v4[2])];
-    return (
-      a === 10 ||
-      a === 127 ||
-      a === 0 ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 100 && b >= 64 && b <= 127)
-    );
-  }
-  if (host.startsWith('[')) {
-    const v6 = host.slice(1, -1);
-    return (
-      v6 === '::' || v6 === '::1' || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || v6.startsWith('::ffff:')
-    );
-  }
-  return false;
+  if (allowLocalHttp) return undefined;
+  const host = publicHost(url.hostname);
+  return host.ok ? undefined : `must not name an internal address (${host.range})`;
 }
 
 /** What may be logged of an endpoint URL: scheme, host and path, never the query. */

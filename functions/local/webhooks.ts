@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Deps } from '../deps.ts';
 import { deliverBatch } from '../webhooks/deliver.ts';
 import { fanOut } from '../webhooks/fan-out.ts';
-import { fetchPoster } from '../webhooks/http-client.ts';
+import { systemPoster } from '../webhooks/http-client.ts';
 import type { WebhookQueue } from '../webhooks/webhook-queue.ts';
 import { LocalQueue } from './queue.ts';
 import { LocalStreamPoller } from './stream.ts';
@@ -25,7 +25,7 @@ export async function localWebhooks(
     consume: (event) =>
       deliverBatch(
         deps,
-        { queue: sink!, post: fetchPoster, jitter: Math.random, scheduleScale: opts.scheduleScale },
+        { queue: sink!, post: systemPoster, jitter: Math.random, scheduleScale: opts.scheduleScale },
         event,
       ),
   });

@@ -1,14 +1,14 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { loadLambdaDeps } from '../env.ts';
 import { deliverBatch } from './deliver.ts';
-import { fetchPoster } from './http-client.ts';
+import { systemPoster } from './http-client.ts';
 import { sqsWebhookQueue } from './webhook-queue.ts';
 
 /** Lambda entry of the webhook deliverer (SQS webhook-deliveries, partial batch responses, DLQ). */
 const deps = await loadLambdaDeps('webhook-deliverer', {});
 const ports = {
   queue: sqsWebhookQueue(process.env.PMAIL_WEBHOOK_QUEUE_URL ?? ''),
-  post: fetchPoster,
+  post: systemPoster,
   jitter: Math.random,
 };
 

@@ -46,7 +46,8 @@ const hashed = (id: string) => sha256Hex(id).slice(0, 16);
 
 /**
  * One attempt of one delivery (issue 5): the event's envelope POSTed to the endpoint, signed.
- * 2xx: done. 410: the endpoint is disabled. Anything else: a new job after the schedule's wait,
+ * 2xx: done. 410: the endpoint is disabled. Anything else, an address the poster refused after
+ * resolving the endpoint's host included (http-client.ts): a new job after the schedule's wait,
  * or dead after the last attempt. A job that arrives before its `due_at` waits again (SQS delays
  * stop at 15 minutes). A missing or disabled endpoint, or an expired event, drops the job.
  */
@@ -79,7 +80,14 @@ export async function deliverJob(
   );
   const body = JSON.stringify(webhookEnvelope(event));
   const headers = webhookHeaders(secret, event.id, Math.floor(now / 1000), body);
-  const answer = await ports.post({ url: endpoint.url, headers, body, timeoutMs: WEBHOOK_TIMEOUT_MS });
+  // The address rule is lifted only where plain http to this machine is allowed (local runtime).
+  const answer = await ports.post({
+    url: endpoint.url,
+    headers,
+    body,
+    timeoutMs: WEBHOOK_TIMEOUT_MS,
+    allowInternal: deps.config.webhookAllowLocalHttp === true,
+  });
   const verdict = classifyResponse(answer.status);
   const fields = { ...log, endpoint: loggableUrl(endpoint.url), status: answer.status, error: answer.error };
   if (verdict === 'delivered') {

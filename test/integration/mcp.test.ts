@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { silentLogger } from '../../functions/log.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
@@ -195,6 +197,68 @@ describe('MCP server', () => {
       });
       expect(out.isError, String(idempotency_key)).toBe(true);
     }
+    await s.settle();
+    expect(await s.mailbox(s.agent.id, 'outbound')).toEqual([]);
+  });
+
+  it('answers each protocol fault openapi.yaml documents, in the JSON-RPC error shape with a Request-Id', async () => {
+    const s = await stack();
+    const url = await served(s);
+    const post = (headers: Record<string, string>, body: string) =>
+      fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${s.apiKey}`, ...headers },
+        body,
+      });
+    const json = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    const faults: [string, Response, number][] = [
+      ['400', await post(json, '{not json'), -32700],
+      ['400', await post(json, JSON.stringify({ hello: 'world' })), -32700],
+      ['400', await post({ ...json, 'mcp-protocol-version': '1999-01-01' }, list), -32000],
+      ['406', await post({ ...json, accept: 'application/json' }, list), -32000],
+      ['415', await post({ ...json, 'content-type': 'text/plain' }, list), -32000],
+    ];
+    for (const [status, res, code] of faults) {
+      expect(String(res.status)).toBe(status);
+      expect(res.headers.get('request-id')).toMatch(/^req_/);
+      expect(await res.json()).toMatchObject({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code, message: expect.any(String) },
+      });
+    }
+    const spec = parse(readFileSync(new URL('../../openapi.yaml', import.meta.url), 'utf8'));
+    const documented = Object.entries(
+      spec.paths['/mcp'].post.responses as Record<
+        string,
+        { content?: Record<string, { schema?: { $ref?: string } }> }
+      >,
+    )
+      .filter(
+        ([, r]) => r.content?.['application/json']?.schema?.$ref === '#/components/schemas/JsonRpcError',
+      )
+      .map(([status]) => status);
+    expect(documented.sort()).toEqual([...new Set(faults.map(([status]) => status))].sort());
+  });
+
+  it('refuses a line break in a send tool’s subject, naming the field (its recipients are bare addresses)', async () => {
+    const s = await stack();
+    const client = await connect(await served(s), s.apiKey);
+    const out = await client.callTool({
+      name: 'send_email',
+      arguments: {
+        identity_id: s.agent.id,
+        idempotency_key: 'mcp-crlf',
+        to: [s.peer.address],
+        subject: 'Invoice\r\nBcc: x@example.com',
+        text: 'x',
+      },
+    });
+    expect(out.isError).toBe(true);
+    expect(out.structuredContent).toMatchObject({
+      error: { code: 'invalid_request', details: { errors: [{ path: 'subject' }] } },
+    });
     await s.settle();
     expect(await s.mailbox(s.agent.id, 'outbound')).toEqual([]);
   });

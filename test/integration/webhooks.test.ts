@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { type DeliveryJob, RETRY_SCHEDULE_S, verifyWebhook } from '../../functions/core/webhooks.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
@@ -11,6 +12,7 @@ import { putApiKey } from '../../functions/store/directory.store.ts';
 import { appendEvent, listEvents } from '../../functions/store/events.store.ts';
 import { deliverJob } from '../../functions/webhooks/deliver.ts';
 import { fanOut, outboxInsert } from '../../functions/webhooks/fan-out.ts';
+import { httpPoster } from '../../functions/webhooks/http-client.ts';
 import { createOldTable, type TestStack, testStack, withOwnDynamoDb } from '../support/local.ts';
 
 /**
@@ -431,6 +433,123 @@ describe('the deliverer, driven attempt by attempt', () => {
     const all = lines.join('\n');
     for (const never of [secret, 'do-not-log', posts[0]]) expect(all).not.toContain(never);
     for (const hashed of [event.id, id, s.tenantId]) expect(JSON.stringify(dead)).not.toContain(hashed);
+  });
+});
+
+describe('endpoint addresses under the production rule (no local http)', () => {
+  let prod: TestStack;
+  beforeAll(async () => {
+    prod = await testStack({ config: { webhookAllowLocalHttp: false } });
+  });
+  afterAll(async () => {
+    await prod?.close();
+  });
+
+  it('refuses an endpoint URL that names an internal address or name, with the url path named', async () => {
+    for (const url of [
+      'https://localhost./hook',
+      'https://foo.localhost./hook',
+      'https://metadata.google.internal/computeMetadata/v1/',
+      'https://[::127.0.0.1]/hook',
+      'https://[64:ff9b::7f00:1]/hook',
+      'https://[fec0::1]/hook',
+      'https://[2002:7f00:1::]/hook',
+      'https://198.18.0.1/hook',
+      'https://224.0.0.1/hook',
+      'https://255.255.255.255/hook',
+      'https://169.254.169.254/latest/meta-data',
+      `${base}/hook`,
+    ]) {
+      const res = await prod.call('POST', '/v1/webhooks', { body: { url } });
+      expect(res.status, url).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(res.body.error.details.errors[0].path, url).toBe('url');
+    }
+    const ok = await prod.call('POST', '/v1/webhooks', { body: { url: 'https://hooks.example.com/ok' } });
+    expect(ok.status).toBe(201);
+    expect((await prod.call('DELETE', `/v1/webhooks/${ok.body.id}`)).status).toBe(204);
+  });
+
+  it('refuses at delivery a host that resolves to an internal address: nothing is connected, the job retries', async () => {
+    let connections = 0;
+    const tcp = createTcpServer((sock) => {
+      connections++;
+      sock.destroy();
+    });
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', () => r()));
+    const port = (tcp.address() as { port: number }).port;
+    const dns: Record<string, string[]> = {
+      'hooks.example.com': ['127.0.0.1'],
+      'mixed.example.net': ['8.8.8.8', '169.254.169.254'],
+      'nat64.example.net': ['64:ff9b::7f00:1'],
+    };
+    const resolved: string[] = [];
+    const post = httpPoster(async (host) => {
+      resolved.push(host);
+      return dns[host] ?? [];
+    });
+    const queued: DeliveryJob[] = [];
+    const warned: Record<string, unknown>[] = [];
+    const ports = {
+      queue: { send: async (jobs: { job: DeliveryJob }[]) => void queued.push(...jobs.map((j) => j.job)) },
+      post,
+      jitter: () => 0.5,
+    };
+    const deps = {
+      ...prod.deps,
+      log: { ...silentLogger, warn: (_m: string, f?: Record<string, unknown>) => void warned.push(f ?? {}) },
+    };
+    try {
+      for (const host of Object.keys(dns)) {
+        const created = await prod.call('POST', '/v1/webhooks', {
+          body: { url: `https://${host}:${port}/hook`, event_types: ['webhook.test'] },
+        });
+        expect(created.status).toBe(201);
+        const event = {
+          id: `evt_${prod.deps.newId()}`,
+          type: 'webhook.test',
+          tenant_id: prod.tenantId,
+          created_at: 1,
+          data: {},
+        };
+        expect(await appendEvent(prod.deps.db, event)).toBe(true);
+        const job = { tenant_id: prod.tenantId, webhook_id: created.body.id, event_id: event.id, attempt: 1 };
+        expect(await deliverJob(deps, ports, job), host).toBe('retry');
+        expect(warned.at(-1)).toMatchObject({ error: 'address_refused' });
+        expect(queued.at(-1)).toMatchObject({ webhook_id: created.body.id, attempt: 2 });
+        expect((await prod.call('DELETE', `/v1/webhooks/${created.body.id}`)).status).toBe(204);
+      }
+      expect(resolved).toEqual(Object.keys(dns));
+      expect(connections).toBe(0);
+      // The same poster with the rule lifted (the local runtime) connects to the address it resolved.
+      expect(
+        await post({
+          url: `https://hooks.example.com:${port}/hook`,
+          headers: {},
+          body: '{}',
+          timeoutMs: 5000,
+          allowInternal: true,
+        }),
+      ).toMatchObject({ error: expect.any(String) });
+      expect(connections).toBe(1);
+    } finally {
+      await new Promise((r) => tcp.close(r));
+    }
+  });
+
+  it('posts to the address a name resolved to, when that address is allowed', async () => {
+    const post = httpPoster(async () => ['127.0.0.1']);
+    const path = newPath();
+    const answer = await post({
+      url: `${base.replace('127.0.0.1', 'hooks.example.com')}${path}`,
+      headers: { 'content-type': 'application/json' },
+      body: '{"id":"evt_x"}',
+      timeoutMs: 5000,
+      allowInternal: true,
+    });
+    expect(answer).toEqual({ status: 200 });
+    expect(at(path)).toHaveLength(1);
+    expect(at(path)[0].headers.host).toBe(`hooks.example.com:${new URL(base).port}`);
   });
 });
 
