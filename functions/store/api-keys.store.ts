@@ -11,12 +11,15 @@ import { type Db, isTransactionCanceled, type TransactItem } from './db.ts';
 import { keys } from './keys.ts';
 
 /**
- * API keys (issue 10). Two kinds of item:
+ * API keys. Two kinds of item:
  * - `KEY#{key_id}` / `KEY`: the key (name, level, scope, permissions, expiry, revocation, the hashes of
  *   its live secrets). Listed through gsi1 (`KEYS`, `{tenant_id|~platform}#{key_id}`).
  * - `K#{sha256(secret)}` / `K`: one per secret, a copy of what authentication needs, so that
  *   authenticating is one read. A rotation adds a secret and gives the old ones an end.
- * No secret is stored in clear.
+ * No secret is stored in clear. Every change is one transaction (docs/lost-answers.md ›
+ * transaction): when its answer is lost the SDK resends it with the same ClientRequestToken and
+ * DynamoDB answers the resend as the first send, so a key's own creation, revocation or rotation is
+ * never refused by its own earlier send.
  */
 export const KEYS_INDEX_PK = 'KEYS';
 const PLATFORM_PREFIX = '~platform';
@@ -42,6 +45,7 @@ export function secretRecord(d: ApiKeyDefinition): ApiKeyRecord {
   };
 }
 
+/** The secret item of a new secret, a create inside the transaction of its key's creation or rotation. */
 const secretPut = (db: Db, hash: string, d: ApiKeyDefinition): TransactItem => ({
   Put: {
     TableName: db.table,
@@ -234,6 +238,11 @@ export async function getSecretItems(db: Db, hashes: string[]): Promise<Map<stri
   return found;
 }
 
+/**
+ * A key's change, conditioned on the key's version: false when another change came first. Resent by
+ * the SDK with its ClientRequestToken after a lost answer, so this change's own earlier send never
+ * reads as another's.
+ */
 async function transactIfCurrent(db: Db, items: TransactItem[]): Promise<boolean> {
   try {
     await db.doc.send(new TransactWriteCommand({ TransactItems: items }));
@@ -250,7 +259,9 @@ async function transactIfCurrent(db: Db, items: TransactItem[]): Promise<boolean
 
 /**
  * `last_used_at` of the secret item and of the key, each only when the stored value is older than
- * `cutoff`: at most one write per key a minute, whatever the number of requests.
+ * `cutoff`: at most one write per key a minute, whatever the number of requests. Bookkeeping: an
+ * unknown outcome goes up unsent again (docs/lost-answers.md), the caller never fails its request on
+ * it, and the next request re-decides on the stored `last_used_at`.
  */
 export async function touchLastUsed(db: Db, keyId: string, hash: string, now: number, cutoff: number) {
   const update = (Key: Record<string, string>) =>

@@ -2,7 +2,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
 
 /**
- * Audit items of control-plane changes (DESIGN § 4: `T#{ten}` / `AU#{ulid}`). Changes that concern
+ * Audit items of control-plane changes (`T#{ten}` / `AU#{ulid}`, docs/architecture.md › Items and
+ * their keys). Changes that concern
  * no tenant (platform keys, the bootstrap) go to the `PLATFORM` partition. Each change writes its
  * item in the same transaction as the change.
  */
@@ -21,6 +22,11 @@ export interface AuditRecord {
   created_at: number;
 }
 
+/**
+ * The audit item of one change, a create inside the change's own transaction: the SDK resends that
+ * transaction with its ClientRequestToken after a lost answer (docs/lost-answers.md › transaction),
+ * so the change is audited once.
+ */
 export function auditPut(db: Db, a: AuditRecord) {
   return {
     Put: {

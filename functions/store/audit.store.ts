@@ -1,6 +1,9 @@
 import type { Db } from './db.ts';
 
-/** The tenant's audit log (DESIGN § 4: `T#{ten}` / `AU#{ulid}`): who did what to which message. */
+/**
+ * The tenant's audit log (`T#{ten}` / `AU#{ulid}`, docs/architecture.md › Items and their keys): who
+ * did what to which message.
+ */
 export interface AuditEntry {
   id: string;
   tenant_id: string;
@@ -11,6 +14,11 @@ export interface AuditEntry {
   at: number;
 }
 
+/**
+ * The audit item of a message action, a create inside the action's transaction: the SDK resends it
+ * with its ClientRequestToken after a lost answer (docs/lost-answers.md › transaction), so the action
+ * is audited once.
+ */
 export function auditPutItem(db: Db, e: AuditEntry) {
   return {
     Put: {

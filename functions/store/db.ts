@@ -1,5 +1,5 @@
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { randomBytes } from 'node:crypto';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
   PutCommand,
@@ -162,7 +162,9 @@ export type TransactItem = NonNullable<
 /**
  * Run a TransactWriteItems whose first item carries the condition that decides (the item must
  * exist, be absent, be in a state): true when written, false when that condition failed; any other
- * failure (another item's condition included) is thrown.
+ * failure (another item's condition included) is thrown. A lost answer is the SDK's to resend, with
+ * the same ClientRequestToken (docs/lost-answers.md › transaction): DynamoDB answers the resend as
+ * the first send, so a guard this transaction passed never reads as failed by its own write.
  */
 export async function transactGuarded(db: Db, items: TransactItem[]): Promise<boolean> {
   try {
@@ -177,6 +179,7 @@ export async function transactGuarded(db: Db, items: TransactItem[]): Promise<bo
 /**
  * The transaction item that takes a place on a counter item (`count`) for an item created against
  * `limit`: it fails the transaction when the counter is full. `deleteCounted` gives the place back.
+ * Only inside a transaction, whose resend by ClientRequestToken takes the place once.
  */
 export function countUnderLimit(db: Db, counter: Key, limit: number, type: string): TransactItem {
   return {
@@ -193,7 +196,8 @@ export function countUnderLimit(db: Db, counter: Key, limit: number, type: strin
 
 /**
  * Delete an item counted against a limit and give its place back on the counter item (`count`),
- * in one transaction; false when there was no item to delete.
+ * in one transaction; false when there was no item to delete. A resend after a lost answer carries
+ * the same ClientRequestToken: the place is given back once and the delete is not answered false.
  */
 export function deleteCounted(db: Db, key: Key, counter: Key): Promise<boolean> {
   return transactGuarded(db, [

@@ -1,6 +1,6 @@
-import { BatchGetCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { AddressRecord, ApiKeyRecord, DomainRecord, Identity, Tenant } from '../core/model.ts';
-import type { Db } from './db.ts';
+import { type Db, putOnce } from './db.ts';
 import { keys } from './keys.ts';
 
 /** Tenants, identities, addresses and API keys (the seed's D1 directory), one item each. */
@@ -71,10 +71,23 @@ export async function getAddresses(db: Db, addresses: string[]): Promise<Map<str
   return found;
 }
 
+/** The item a `put…` below would create is another writer's: the address, domain or id is taken. */
+export class ItemTaken extends Error {
+  constructor(item: Pick<Stored, 'type'>) {
+    super(`this ${item.type} is taken`);
+    this.name = 'ItemTaken';
+  }
+}
+
+/**
+ * A create (docs/lost-answers.md › create): `putOnce` sends the put again when its answer was lost
+ * and takes a refusal by an item carrying this call's own token for its own claim, so the claimant
+ * is never told its own address (or domain, tenant, key) is taken. Another writer's item throws
+ * `ItemTaken`.
+ */
 async function putNew(db: Db, item: Stored): Promise<void> {
-  await db.doc.send(
-    new PutCommand({ TableName: db.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
-  );
+  const out = await putOnce(db, { Item: item });
+  if (!out.written) throw new ItemTaken(item);
 }
 
 export const putTenant = (db: Db, t: Tenant) => putNew(db, { ...keys.tenant(t.id), type: 'tenant', ...t });

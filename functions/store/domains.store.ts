@@ -1,6 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainRecord } from '../core/model.ts';
-import { type Db, isConditionFailed, transactGuarded } from './db.ts';
+import { type Db, putOnce, transactGuarded } from './db.ts';
 import { getDomain } from './directory.store.ts';
 import { keys } from './keys.ts';
 
@@ -20,7 +20,11 @@ const item = (d: DomainRecord) => ({
   domain: d.domain.toLowerCase(),
 });
 
-/** A new domain; a name held by a domain that is not `removed` is taken (any tenant). */
+/**
+ * A new domain; a name held by a domain that is not `removed` is taken (any tenant). One
+ * transaction (docs/lost-answers.md › transaction): a resend after a lost answer carries the same
+ * ClientRequestToken and is answered as the first send, so a name this call took is never `exists`.
+ */
 export async function createDomain(db: Db, d: DomainRecord & { id: string }): Promise<'created' | 'exists'> {
   const written = await transactGuarded(db, [
     {
@@ -105,33 +109,29 @@ export async function listTenantDomains(db: Db, tenantId: string): Promise<Domai
 
 /**
  * Write the domain back if nobody changed it since it was read (`updated_at` unchanged). False when
- * someone did: the caller reads again.
+ * someone did: the caller reads again. An owned transition decided by the writer's token
+ * (docs/lost-answers.md): the item carries this call's token (`putOnce`), a lost answer sends the
+ * same put again, and a refusal by an item carrying this call's token is this call's own write.
+ * Another writer's token answers false, whether or not this write landed before theirs: the caller's
+ * read again decides on what is there now.
  */
 export async function saveDomain(
   db: Db,
   d: DomainRecord,
   readUpdatedAt: number | undefined,
 ): Promise<boolean> {
-  try {
-    await db.doc.send(
-      new PutCommand({
-        TableName: db.table,
-        Item: item(d),
-        ConditionExpression:
-          readUpdatedAt === undefined
-            ? 'tenant_id = :t AND attribute_not_exists(updated_at)'
-            : 'tenant_id = :t AND updated_at = :u',
-        ExpressionAttributeValues: {
-          ':t': d.tenant_id,
-          ...(readUpdatedAt === undefined ? {} : { ':u': readUpdatedAt }),
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionFailed(err)) return false;
-    throw err;
-  }
+  const out = await putOnce(db, {
+    Item: item(d),
+    ConditionExpression:
+      readUpdatedAt === undefined
+        ? 'tenant_id = :t AND attribute_not_exists(updated_at)'
+        : 'tenant_id = :t AND updated_at = :u',
+    ExpressionAttributeValues: {
+      ':t': d.tenant_id,
+      ...(readUpdatedAt === undefined ? {} : { ':u': readUpdatedAt }),
+    },
+  });
+  return out.written;
 }
 
 /** Every domain the scheduled check visits (the registry), a page at a time. */

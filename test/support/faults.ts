@@ -144,6 +144,7 @@ export function faults(db: Db) {
     loseAnswer: (match: (c: Call) => boolean) => add(match, 'after', 'lose'),
     /** Apply the next matching call, then lose its answer inside the SDK's retry (see above). */
     loseAnswerInRetry(match: (c: Call) => boolean, opts: { then?: () => Promise<unknown> } = {}) {
+      // biome-ignore lint/suspicious/noThenProperty: the rule's step after the loss, never awaited as a promise
       const rule = { match, then: opts.then, fired: false, sent: 0 };
       inRetry.push(rule);
       return rule;

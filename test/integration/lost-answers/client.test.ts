@@ -115,6 +115,7 @@ describe('db.ts › putOnce: a create recognises its own earlier send', () => {
   it('its answer lost and another writer updating the item before the resend: still its own', async () => {
     const f = faults(db);
     f.loseAnswerInRetry(on('PutItem', 'create-2'), {
+      // biome-ignore lint/suspicious/noThenProperty: the fault helper's option (test/support/faults.ts)
       then: () =>
         db.doc.send(
           new UpdateCommand({
