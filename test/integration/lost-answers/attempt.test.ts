@@ -387,13 +387,15 @@ describe('sweeper/sweeper.ts › sweepOne: the sweeper’s versioned write whose
     const f = faults(r.deps.db);
     // biome-ignore lint/suspicious/noThenProperty: the fault helper's option (test/support/faults.ts)
     const rule = f.loseAnswerInRetry(uncertainWrite, { then: otherWriter(r, id) });
-    expect(await r.sweep()).toMatchObject({ uncertain: [id] });
+    // The table is shared with other files, whose messages the shifted clock may make look dead too:
+    // the assertions are on this message.
+    expect((await r.sweep()).uncertain).toContain(id);
     // the sweeper's put reached DynamoDB once (the other request is the other writer's)
     expect(f.sent(rule)).toBe(2);
-    expect(r.metrics.get('stale_claims', { by: 'sweeper' })).toBe(1);
+    expect(r.metrics.get('stale_claims', { by: 'sweeper' })).toBeGreaterThanOrEqual(1);
     expect(await r.message(r.agent.id, id)).toMatchObject({ status: 'uncertain', labels: ['touched'] });
     expect((await eventTypes(r, id)).filter((t) => t === 'message.uncertain')).toHaveLength(1);
-    expect(await r.sweep()).toMatchObject({ uncertain: [] });
+    expect((await r.sweep()).uncertain).not.toContain(id);
   });
 
   it('a lost dispatch re-named in the SDK retry: the pass starts the execution it named, once', async () => {
