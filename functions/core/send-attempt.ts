@@ -183,8 +183,8 @@ export function recordOutcome(
   jitter = 0,
 ): RecordedOutcome {
   const out = applyResult(withProviderSuppressions(message, result, now), result, now, jitter);
-  // seed 000 › Back-off bookkeeping: backoff is cleared when the message leaves queued, and with it
-  // the back-off's reason (`status_reason` names why a message was rejected, failed or uncertain).
+  // Back-off bookkeeping (docs/architecture.md › The send machines): backoff is cleared when the
+  // message leaves queued, and with it the back-off's reason (`status_reason` names why a message was rejected, failed or uncertain).
   if (out.message.status !== 'queued') {
     const dispatchN = message.dispatch?.n ?? message.dispatch_n;
     out.message = {
