@@ -16,7 +16,7 @@ import { Construct } from 'constructs';
 import { pmailMetric, sesReputation } from './dashboard.ts';
 import type { Discovered } from './discover.ts';
 
-/** Alarm thresholds; each has a context key (README › Deploying › Context keys). */
+/** Alarm thresholds; each has a context key (docs/reference/configuration.md › Context keys). */
 export interface AlarmSettings {
   /** Uncertain messages per 100 attempts over 15 minutes. @default 1 */
   readonly uncertainPercent: number;
@@ -70,7 +70,7 @@ export interface PmailAlarmsProps {
 
 /**
  * The alarms (issue 14), every one to one SNS topic the operator subscribes to (stack output
- * `AlarmTopicArn`). README › Runbook has what to do for each.
+ * `AlarmTopicArn`). docs/operating.md › Runbook has what to do for each, one entry per alarm.
  */
 export class PmailAlarms extends Construct {
   readonly topic: Topic;
@@ -104,7 +104,7 @@ export class PmailAlarms extends Construct {
     ) => {
       const a = new Alarm(this, id, {
         alarmName: `${stackName}-${id}`,
-        alarmDescription: `${description} Runbook: README › Runbook › ${id}.`,
+        alarmDescription: `${description} Runbook: docs/operating.md#${runbookAnchor(id)}`,
         metric,
         threshold: opts.threshold,
         comparisonOperator: opts.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -199,3 +199,7 @@ export class PmailAlarms extends Construct {
     }
   }
 }
+
+/** The anchor of an alarm's entry in docs/operating.md › Runbook (one entry for every dead-letter queue). */
+export const runbookAnchor = (alarmId: string): string =>
+  alarmId.startsWith('DeadLetters-') ? 'deadletters' : alarmId.toLowerCase();

@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { ulid } from 'ulid';
 import { type ApiEvent, type ApiResult, errorResponse, matchRoute } from '../api/http.ts';
 import type { RouteGroup } from '../api/routes.ts';
@@ -15,9 +20,11 @@ const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
  */
 export function startHttpServer(
   groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>,
-  opts: { port: number; host?: string; log: Logger },
+  opts: { port: number; host?: string; log: Logger; docs?: ApiDocs },
 ): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const docs = apiDocs(opts.docs);
   const server = createServer(async (req, res) => {
+    if (req.method === 'GET' && /^\/docs\/?(?:\?.*)?$/.test(req.url ?? '')) return docs(res);
     let result: ApiResult;
     try {
       const body = await readBody(req);
@@ -46,6 +53,53 @@ export function startHttpServer(
     });
   });
 }
+
+/**
+ * The HTTP API reference at `GET /docs`: the page `npm run docs:api` renders from openapi.yaml with
+ * Redocly CLI (docs/reference/api.md). When the page is missing, the first request builds it (with
+ * `build`), and a page that cannot be built is answered by one that names the command.
+ */
+export interface ApiDocs {
+  /** @default `$PMAIL_STATE_DIR/docs/api.html` (`.pmail/docs/api.html`), where `npm run docs:api` writes */
+  file?: string;
+  /** Build a missing page on the first request. @default true */
+  build?: boolean;
+}
+
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function apiDocs(opts: ApiDocs = {}): (res: ServerResponse) => Promise<void> {
+  const file = opts.file ?? join(resolve(process.env.PMAIL_STATE_DIR ?? '.pmail'), 'docs', 'api.html');
+  let building: Promise<void> | undefined;
+  const build = () =>
+    new Promise<void>((done) => {
+      const cli = join(REPO_ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+      execFile(
+        process.execPath,
+        [cli, 'build-docs', join(REPO_ROOT, 'openapi.yaml'), '-o', file],
+        { cwd: REPO_ROOT, env: { ...process.env, REDOCLY_TELEMETRY: 'off' }, timeout: 60_000 },
+        () => done(),
+      );
+    });
+  return async (res) => {
+    if (!existsSync(file) && opts.build !== false) {
+      building ??= build();
+      await building;
+    }
+    const page = existsSync(file) ? await readFile(file) : Buffer.from(docsPointer(file));
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(page);
+  };
+}
+
+const docsPointer = (file: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>pmail API reference</title></head>
+<body><h1>pmail API reference</h1>
+<p>The reference is not built yet. Run <code>npm run docs:api</code> in the repository (it writes
+<code>${file.replace(/[<>&]/g, '')}</code> from <code>openapi.yaml</code>), then reload this page.
+The specification itself is served at <a href="/openapi.json">/openapi.json</a>.</p>
+</body></html>
+`;
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
