@@ -3,7 +3,7 @@ import { publicHost } from './address-policy.ts';
 import { ID_PATTERNS } from './ids.ts';
 
 /**
- * Webhooks (issue 5): the Standard Webhooks signature, the retry schedule, the envelope, the URL
+ * Webhooks: the Standard Webhooks signature, the retry schedule, the envelope, the URL
  * rule and the sealing of endpoint secrets. Pure: the time, the jitter and the IV come in as
  * arguments; node:crypto here is computation, not I/O.
  */
