@@ -4,7 +4,7 @@ import { type Db, isConditionFailed, isOutcomeUnknown, putOnce, WRITER } from '.
 import { batchGetItems } from './suppressions.store.ts';
 
 /**
- * Send lists (seed 000 › Recipient filters; DESIGN § 4): `T#{ten}` / `L#{block|allow}#{entry}`, the
+ * Send lists: `T#{ten}` / `L#{block|allow}#{entry}`, the
  * entry an address or `@domain`, lower case with an A-label domain (core normaliseListEntry).
  * Inbound (receive) lists will need their own prefix; only `send` exists so far.
  */
