@@ -29,7 +29,7 @@ export async function resolveTemplate(
     });
   }
   // Loaded on the first send by template only: a plain send's cold start does not pay for the
-  // template engine and the schema compiler (README › Cold starts).
+  // template engine and the schema compiler (docs/operating.md, cold starts).
   const { checkVariables, renderTemplate } = await import('../core/templates.ts');
   const variables = body.variables ?? {};
   checkVariables(t, variables);

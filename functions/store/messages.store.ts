@@ -37,7 +37,7 @@ import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
 /**
  * List fields stored only when non-empty: most messages have no cc, bcc, reply_to, labels or
  * flags, and leaving the empty lists out keeps a one-recipient message under 1 KB through its
- * last write, where each write costs 1 WCU instead of 2 (the cost target of the README).
+ * last write, where each write costs 1 WCU instead of 2 (docs/design/cost.md).
  */
 const OMITTED_WHEN_EMPTY = ['to', 'cc', 'bcc', 'reply_to', 'labels', 'flags'] as const;
 
