@@ -26,7 +26,7 @@ export interface Suppression {
   elective?: boolean;
 }
 
-/** Only send lists so far; receive lists come with the inbound path. */
+/** Only send lists: receive lists would belong to the inbound path. */
 export type ListDirection = 'send';
 export const LIST_KINDS = ['block', 'allow'] as const;
 export type ListKind = (typeof LIST_KINDS)[number];

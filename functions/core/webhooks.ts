@@ -8,7 +8,7 @@ import { ID_PATTERNS } from './ids.ts';
  * arguments; node:crypto here is computation, not I/O.
  */
 
-/** The payload schema date of every envelope (there is one version so far). */
+/** The payload schema date of every envelope (there is one version). */
 export const WEBHOOK_API_VERSION = '2026-10-01';
 /** A 2xx within this many milliseconds is a delivery; anything else, a timeout included, fails. */
 export const WEBHOOK_TIMEOUT_MS = 15_000;
