@@ -48,7 +48,7 @@ import {
 } from './suppressions.ts';
 
 /**
- * The submit pipeline (docs/architecture.md › The submit path), one pure function over a snapshot of what the
+ * The submit pipeline (docs/architecture.md › The submit path): one pure function over a snapshot of what the
  * send module read: read → decide → write. `decideSubmit` runs every check in the table's order on
  * the snapshot and throws the first refusal (a PmailError); when a check needs an item the snapshot
  * does not hold yet (the From's domain when it is not the likely one, the test-mode directory, the

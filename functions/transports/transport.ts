@@ -58,7 +58,7 @@ export interface TransportRequest {
   signal: AbortSignal;
 }
 
-/** One adapter: one provider call per request: a resend is decided above it, never inside. */
+/** One adapter: one provider call per request (a resend is decided above it, never inside). */
 export interface Transport {
   readonly provider: TransportProvider;
   send(request: TransportRequest): Promise<TransportResult>;
