@@ -5,7 +5,7 @@ import { SMTPServer } from 'smtp-server';
 
 /**
  * `npm run capture-relay`: a local SMTP relay that accepts everything and keeps it, for trying a
- * live tenant's `smtp` domain with `npm start` (README › SMTP relay). STARTTLS on 127.0.0.1:2525
+ * live tenant's `smtp` domain with `npm start` (docs/guides/domains.md). STARTTLS on 127.0.0.1:2525
  * (PMAIL_CAPTURE_PORT) with a certificate for `localhost` generated at start and written to
  * `.pmail/capture-relay.pem` — start pmail with `PMAIL_SMTP_CA_FILE=.pmail/capture-relay.pem` so
  * its relay client trusts it. Any AUTH user and password are accepted. Each message is written to

@@ -5,8 +5,8 @@ import { type Command, MAIL_COMMANDS, printCliError } from './cli/commands.ts';
 /**
  * `pmail`: the command-line entry. A table of commands, each returning its exit code: `start` and
  * `admin bootstrap` here (the only two that touch the table directly), the mail and control-plane
- * commands over the HTTP API in bin/cli/commands.ts. Exit codes: bin/cli/client.ts › EXIT (README ›
- * CLI).
+ * commands over the HTTP API in bin/cli/commands.ts. Exit codes: bin/cli/client.ts › EXIT
+ * (docs/guides/cli.md).
  */
 const COMMANDS: Record<string, Command> = {
   ...MAIL_COMMANDS,

@@ -26,11 +26,11 @@ export interface Deps {
 }
 
 export interface Config {
-  /** Delay before a simulator/loopback event reaches the events queue (DESIGN § 8: "after ~1 s"). */
+  /** Delay before a simulator/loopback event reaches the events queue (about a second, like a provider's). */
   simEventDelaySeconds: number;
-  /** PM_HASH_KEY: the HMAC key of suppression hashes (seed 000 › Suppressions). */
+  /** PM_HASH_KEY: the HMAC key of suppression hashes. */
   hashKey: string;
-  /** Signing keys of signed links (seed 000 › Attachments and size); the first one signs. */
+  /** Signing keys of signed links; the first one signs. */
   linkKeys: { kid: string; secret: string }[];
   /** Base URL that signed links point at, e.g. https://api.example.com (PM_API_HOST). */
   apiBaseUrl: string;
@@ -44,12 +44,12 @@ export interface Config {
    */
   eventsSettleMs: number;
   /**
-   * PM_PLATFORM_DOMAIN: the domain of the journal copies (seed 000 › Message-ID strategy B); delivery
+   * PM_PLATFORM_DOMAIN: the domain of the journal copies (core/journal.ts); delivery
    * events for `journal+…@{platformDomain}` are acked and ignored. Local default `pmail.invalid`.
    */
   platformDomain: string;
   /**
-   * Webhook endpoints may be plain http to 127.0.0.1/localhost (issue 5). The local runtime sets
+   * Webhook endpoints may be plain http to 127.0.0.1/localhost. The local runtime sets
    * it; production never does (functions/env.ts leaves it out).
    */
   webhookAllowLocalHttp?: boolean;

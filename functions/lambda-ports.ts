@@ -1,7 +1,7 @@
 import type { Deps } from './deps.ts';
 
 /**
- * Which of the costly ports each Lambda gets (issue 14 › Cold starts). A port's AWS client (S3 for
+ * Which of the costly ports each Lambda gets (cold starts). A port's AWS client (S3 for
  * `blobs`, Step Functions for `dispatcher`, SQS for `events`) is bundled into a function only if its
  * entry passes the port's factory, so each function carries only what it uses.
  *

@@ -2,7 +2,7 @@ import { Metrics as PowertoolsMetrics } from '@aws-lambda-powertools/metrics';
 import type { TransportResult } from './core/transport-result.ts';
 
 /**
- * pmail's metrics (issue 14): every name, unit and dimension is written here once. The emitters
+ * pmail's metrics: every name, unit and dimension is written here once. The emitters
  * (through the `Metrics` port), the dashboard (lib/dashboard.ts) and the alarms (lib/alarms.ts) all
  * read this table, and test/infra checks that the dashboard shows exactly these names.
  *

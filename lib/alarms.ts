@@ -16,7 +16,7 @@ import { Construct } from 'constructs';
 import { pmailMetric, sesReputation } from './dashboard.ts';
 import type { Discovered } from './discover.ts';
 
-/** Alarm thresholds; each has a context key (docs/reference/configuration.md › Context keys). */
+/** Alarm thresholds; each has a context key (docs/reference/configuration.md). */
 export interface AlarmSettings {
   /** Uncertain messages per 100 attempts over 15 minutes. @default 1 */
   readonly uncertainPercent: number;
@@ -69,8 +69,8 @@ export interface PmailAlarmsProps {
 }
 
 /**
- * The alarms (issue 14), every one to one SNS topic the operator subscribes to (stack output
- * `AlarmTopicArn`). docs/operating.md › Runbook has what to do for each, one entry per alarm.
+ * The alarms, every one to one SNS topic the operator subscribes to (stack output
+ * `AlarmTopicArn`). docs/operating.md#runbook has what to do for each.
  */
 export class PmailAlarms extends Construct {
   readonly topic: Topic;

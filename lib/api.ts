@@ -66,7 +66,7 @@ export interface PmailApiProps {
   readonly logRetention?: RetentionDays;
   /**
    * The stage's throttle (API Gateway answers 429 above it, before any Lambda runs): steady requests
-   * per second and burst. Per-tenant and per-identity limits are pmail's own (DESIGN § 8); this one
+   * per second and burst. Per-tenant and per-identity limits are pmail's own (core/quota.ts); this one
    * protects the account.
    * @default - context `pmail:apiRateLimit` (default 100) and `pmail:apiBurstLimit` (default 200)
    */
@@ -81,7 +81,7 @@ export const API_THROTTLE_CONTEXT = {
 /**
  * The HTTP API: one Lambda per route group and one route per entry of functions/api/routes.ts, the
  * table the local server routes by too. Authentication is the API key check in the handlers
- * (DESIGN § 3a), so routes have no API Gateway authorizer.
+ * (functions/api/auth.ts), so routes have no API Gateway authorizer.
  */
 export class PmailApi extends Construct {
   readonly httpApi: HttpApi;
@@ -149,7 +149,7 @@ export class PmailApi extends Construct {
     }
 
     // Anything else reaches the messages group too, whose router answers with pmail's own
-    // 404 route_not_found / 405 method_not_allowed envelope (DESIGN § 3a) rather than API Gateway's.
+    // 404 route_not_found / 405 method_not_allowed envelope of openapi.yaml rather than API Gateway's.
     new HttpRoute(this.httpApi, 'Fallback', {
       httpApi: this.httpApi,
       routeKey: HttpRouteKey.DEFAULT,
@@ -159,7 +159,7 @@ export class PmailApi extends Construct {
     Validations.of(this.httpApi).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:
-        'Clients authenticate with pmail API keys (Authorization: Bearer), checked by the handlers against hashed key items (DESIGN § 3a); no IAM or Cognito authorizer fits agent API keys.',
+        'Clients authenticate with pmail API keys (Authorization: Bearer), checked by the handlers against hashed key items; no IAM or Cognito authorizer fits agent API keys.',
     });
   }
 

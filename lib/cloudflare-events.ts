@@ -33,7 +33,7 @@ export interface CloudflareEventsProps extends CloudflareSettings {
 }
 
 /**
- * The Cloudflare pull consumer (DESIGN § 1–2, functions/events/cloudflare-pull.ts): every minute it
+ * The Cloudflare pull consumer (functions/events/cloudflare-pull.ts): every minute it
  * pulls Email Sending events from a Cloudflare Queue over HTTPS for up to ~50 s and forwards them to
  * the delivery-events queue. The API token (Queues read + write) lives in a secret the operator
  * fills after the first deploy; until then each run fails at the Cloudflare API and acks nothing.

@@ -51,10 +51,10 @@ export interface PmailDashboardProps {
 }
 
 /**
- * The operator's dashboard (issue 14), one row per question: is mail going out (send funnel,
+ * The operator's dashboard, one row per question: is mail going out (send funnel,
  * transport outcomes), is the promise kept (the guarantee), are we a good sender (delivery and
- * reputation), do tenants hear about it (webhooks), and is the platform healthy. README › Reading
- * the dashboard says what each row means.
+ * reputation), do tenants hear about it (webhooks), and is the platform healthy. docs/operating.md
+ * says what each row means.
  */
 export class PmailDashboard extends Construct {
   readonly dashboard: Dashboard;

@@ -5,10 +5,10 @@ import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IConstruct } from 'constructs';
 
-/** Sparse GSI: provider message id → message (DESIGN § 4, event routing). */
+/** Sparse GSI: provider message id → message (event routing). */
 export const GSI1 = { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' } as const;
 /**
- * Sparse GSI shared by two exclusive states (DESIGN § 4): queued messages by dispatch time for the
+ * Sparse GSI shared by two exclusive states: queued messages by dispatch time for the
  * sweeper (`DQ#{shard}`), and uncertain messages without a provider id by identity for
  * reconciliation (`U#{idn}`). A message is never both, so one index serves both.
  */
@@ -39,7 +39,7 @@ export interface PmailDataProps {
   readonly removalPolicy?: RemovalPolicy;
 }
 
-/** The single DynamoDB table (DESIGN § 4) and the blob bucket for outbound message sources. */
+/** The single DynamoDB table (docs/architecture.md › Items and their keys) and the outbound blob bucket. */
 export class PmailData extends Construct {
   readonly table: Table;
   readonly bucket: Bucket;
@@ -54,7 +54,7 @@ export class PmailData extends Construct {
       partitionKey: { name: 'pk', type: AttributeType.STRING },
       sortKey: { name: 'sk', type: AttributeType.STRING },
       billingMode: BillingMode.PAY_PER_REQUEST,
-      // DynamoDB TTL expires idempotency items and rate-limit windows (DESIGN § 4).
+      // DynamoDB TTL expires idempotency items and rate-limit windows.
       timeToLiveAttribute: 'ttl',
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: removalPolicy === RemovalPolicy.RETAIN,

@@ -19,7 +19,7 @@ export interface DeliveryEventsProps {
   readonly environment?: Record<string, string>;
   /**
    * Receives before a message moves to the dead-letter queue. NotFound retries are bounded by age
-   * (330 s), not by this count (DESIGN § 2), so it is a backstop for poison messages.
+   * (330 s), not by this count (core/reconcile.ts), so it is a backstop for poison messages.
    * @default 20
    */
   readonly maxReceiveCount?: number;
@@ -29,7 +29,7 @@ export interface DeliveryEventsProps {
 
 /**
  * The `delivery-events` queue with its dead-letter queue, and the one consumer that applies
- * delivery events (DESIGN § 5.2 ApplyDeliveryEvent) with partial batch responses.
+ * delivery events (functions/events/consume.ts; docs/architecture.md › Events) with partial batch responses.
  */
 export class DeliveryEvents extends Construct {
   readonly queue: Queue;
@@ -57,7 +57,7 @@ export class DeliveryEvents extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 20 },
     });
 
-    // DESIGN § 2: SES → SNS → SQS inside the account (no public endpoint, nothing to forge). The
+    // SES → SNS → SQS inside the account (no public endpoint, nothing to forge). The
     // subscription keeps the SNS envelope: its MessageId makes the event ids `ses:{id}:{rcpt}`.
     const topicKey = new Key(this, 'SesEventsKey', {
       description: 'pmail SES events topic',

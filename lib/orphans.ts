@@ -14,7 +14,7 @@ export interface OrphanSweepProps {
 
 /**
  * The daily orphan pass (functions/sweeper/orphans.ts): deletes the outbound objects of submits
- * that never committed (README › Teardown and what is retained).
+ * that never committed (docs/deploying.md, teardown).
  */
 export class OrphanSweep extends Construct {
   readonly fn: PmailFunction;

@@ -223,7 +223,7 @@ export class PmailStack extends Stack {
       }
     }
 
-    // Journal copies (seed 000 › Message-ID strategy B) are recognised on PM_PLATFORM_DOMAIN.
+    // Journal copies (functions/core/journal.ts) are recognised on PM_PLATFORM_DOMAIN.
     const platformDomain = this.node.tryGetContext('pmail:platformDomain');
     if (platformDomain) this.events.consumer.addEnvironment({ PM_PLATFORM_DOMAIN: String(platformDomain) });
     const cloudflare = cloudflareSettings(this, props?.cloudflare);

@@ -44,7 +44,7 @@ export interface SendMachineProps {
 }
 
 /**
- * The Express send-attempt machine (DESIGN § 6): Claim → the provider's transport task → Record, one
+ * The Express send-attempt machine: Claim → the provider's transport task → Record, one
  * Lambda per task: Claim and Record from functions/send/send-attempt.handler.ts, one transport
  * Lambda per entry of functions/transports/tasks.ts (each granted only its own permissions by the
  * stack), and the Standard send machine that waits (a
@@ -93,7 +93,7 @@ export class SendMachine extends Construct {
       });
 
     this.claim = task('Claim', 'claim', Duration.seconds(20), 'pmail send-attempt: claim the queued message');
-    // One provider call each; the Lambda outlives its ASL task timeout by 10 s (DESIGN § 6).
+    // One provider call each; the Lambda outlives its ASL task timeout by 10 s.
     const transports: Partial<Record<TransportProvider, PmailFunction>> = {};
     for (const t of TRANSPORT_TASKS) {
       transports[t.provider] = task(

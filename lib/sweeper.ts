@@ -13,7 +13,7 @@ export interface SweeperProps {
 }
 
 /**
- * The sweeper (DESIGN § 6, functions/sweeper): every minute, re-dispatch queued messages whose
+ * The sweeper (functions/sweeper): every minute, re-dispatch queued messages whose
  * dispatch is more than 5 minutes old with nothing running for them, and resolve claims older than
  * 5 minutes to uncertain.
  */

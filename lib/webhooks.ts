@@ -27,7 +27,7 @@ export interface WebhooksProps {
 }
 
 /**
- * Webhook delivery (issue 5): the table's stream, filtered to inserts of outbox events
+ * Webhook delivery: the table's stream, filtered to inserts of outbox events
  * (`type = "event"`), feeds the fan-out, which puts one job per (endpoint, event) on the
  * `webhook-deliveries` queue; the deliverer POSTs each, signed, and schedules its retries as new
  * delayed messages. Both consumers report partial batch failures.

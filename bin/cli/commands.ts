@@ -22,7 +22,7 @@ import {
 } from './client.ts';
 
 /**
- * The mail and control-plane commands of `pmail` (issue 16), each a thin use of the HTTP API
+ * The mail and control-plane commands of `pmail`, each a thin use of the HTTP API
  * (bin/cli/client.ts). Human output by default, `--json` prints the API's document unchanged (one
  * per invocation; `events --follow` prints one per line). Exit codes: client.ts › EXIT.
  */
@@ -183,7 +183,7 @@ async function sendCommand(operation: SendOperationName, argv: string[]): Promis
     throw new CliError(EXIT.usage, 'give at least one --to, --cc or --bcc');
   if (operation === 'forward' && !values.to) throw new CliError(EXIT.usage, 'give at least one --to');
   if (values.template !== undefined) {
-    // A send by template (README › Templates): the template's own subject and bodies.
+    // A send by template (docs/guides/templates.md): the template's own subject and bodies.
     if (body.subject !== undefined || body.text !== undefined || body.html !== undefined)
       throw new CliError(EXIT.usage, '--template takes the place of --subject, --text and --html');
     body.template = values.template;
@@ -191,7 +191,7 @@ async function sendCommand(operation: SendOperationName, argv: string[]): Promis
   } else if (values.variables !== undefined) throw new CliError(EXIT.usage, '--variables needs --template');
   else if (body.text === undefined && body.html === undefined)
     throw new CliError(EXIT.usage, 'give --text or --html (or --template)');
-  // Seed 003 › Refusals: a reply body must not be empty (pmail's API accepts an empty text part).
+  // The reply-attempt model refuses an empty reply body (pmail's API accepts an empty text part).
   if (
     (operation === 'reply' || operation === 'reply_all') &&
     !String(body.text ?? '').trim() &&
@@ -370,7 +370,7 @@ async function listCommand(argv: string[]): Promise<number> {
 
 /**
  * `cancel` and `retry` (an operator's retry of a `failed` message whose failure was not a refusal,
- * README › The job model): one POST on the message, the message back.
+ * docs/guides/sending.md): one POST on the message, the message back.
  */
 async function messageAction(action: 'cancel' | 'retry', argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: PROFILE_OPTIONS, allowPositionals: true });
@@ -479,7 +479,7 @@ async function platformScoped(kind: 'keys' | 'tenants', argv: string[]): Promise
 /**
  * `identities`, `domains` and `templates`: per tenant (`--tenant`, else the key's own, from GET
  * /v1/me). A template is written from a JSON file (`put <name> --file t.json`: the body of PUT
- * …/templates/{name}, or of the POST that creates it, README › Templates) and deleted by name.
+ * …/templates/{name}, or of the POST that creates it, docs/guides/templates.md) and deleted by name.
  */
 async function tenantScoped(kind: 'identities' | 'domains' | 'templates', argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -673,7 +673,7 @@ async function doctorCommand(argv: string[]): Promise<number> {
   return checks.some((c) => c.result === 'fail') ? EXIT.doctor_failed : EXIT.ok;
 }
 
-/** Print an API error as the design's human block (or the envelope with `--json`), with seed 003's code. */
+/** Print an API error as a human block (or the envelope with `--json`), with the reply-attempt code. */
 export function printCliError(e: CliError, json: boolean): void {
   if (e.envelope) {
     const x = e.envelope.error;

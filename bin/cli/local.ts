@@ -39,7 +39,7 @@ export async function start(): Promise<number> {
     webhooks: true,
     // The sweeper's schedule (EventBridge, every minute, in AWS).
     sweepEveryMs: 60_000,
-    // A local relay's self-signed certificate (README › SMTP relay, `npm run capture-relay`).
+    // A local relay's self-signed certificate (docs/guides/domains.md, `npm run capture-relay`).
     smtp: process.env.PMAIL_SMTP_CA_FILE
       ? { tlsCa: [readFileSync(process.env.PMAIL_SMTP_CA_FILE, 'utf8')] }
       : {},

@@ -13,7 +13,7 @@ import { mintKey } from './keys.ts';
 const LOCK_MS = 60_000;
 
 /**
- * `pmail admin bootstrap` (issue 10): the first platform key, written straight into the table (its
+ * `pmail admin bootstrap`: the first platform key, written straight into the table (its
  * SHA-256, as every key), valid 24 hours, holding every permission a platform key can hold. Refused
  * while a platform key that is neither revoked nor expired exists: then the operator already has a
  * way in, and a second bootstrap would only widen who holds one.

@@ -14,7 +14,7 @@ import {
 import type { Actor } from './keys.ts';
 
 /**
- * Identities (issue 10). An identity's address is `{username}@{domain}`: for a test tenant the
+ * Identities. An identity's address is `{username}@{domain}`: for a test tenant the
  * domain is its test domain `{slug}.{testDomain}` (mail from test tenants goes to the simulator and
  * loopback, which need no domain item), or one of its domain items; for a live tenant a domain item
  * (`D#…`, made by domain onboarding) of the tenant that is not being removed — otherwise 422

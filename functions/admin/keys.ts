@@ -22,7 +22,7 @@ import { auditPut } from '../store/audit-log.store.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
 
 /**
- * Minting, rotating and revoking API keys (issue 10). The secret exists only in the answer to the
+ * Minting, rotating and revoking API keys. The secret exists only in the answer to the
  * call that made it; the table holds its SHA-256. Each change writes its audit item in the same
  * transaction, and `finish` lets the caller add its idempotency record to it.
  */

@@ -12,7 +12,7 @@ import {
 } from '../store/tenants.store.ts';
 import type { Actor } from './keys.ts';
 
-/** Tenants and their policy (issue 10). Every change writes its audit item in its own transaction. */
+/** Tenants and their policy. Every change writes its audit item in its own transaction. */
 type Extra = Parameters<typeof storeTenant>[2];
 const actorId = (a: Actor) => ('key' in a ? a.key.key_id : a.system);
 

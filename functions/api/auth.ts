@@ -81,7 +81,7 @@ export function requirePermission(key: ApiKeyRecord, permission: Permission): vo
 
 /**
  * The identity, if the key may act for it. Outside the key's scope is `identity_not_found`, exactly
- * as for a missing identity (seed 000 › Handler step 1).
+ * as for a missing identity.
  */
 /**
  * The identity as `identityInScope` admits it, on an identity item already read (the send's first

@@ -13,7 +13,7 @@ import type { Caller } from './auth.ts';
 import { type ApiEvent, type ApiResult, header, json } from './http.ts';
 
 /**
- * Optional Idempotency-Key on control-plane POSTs (issue 10): the same key and request replays the
+ * Optional Idempotency-Key on control-plane POSTs: the same key and request replays the
  * first answer (`Idempotent-Replayed: true`), without any secret it carried (`secret_replayed:
  * false`); another request with the key is 409 idempotency_conflict; one still running is 409
  * request_in_progress. `run` receives `finish(status, replayBody)`, the transaction item that

@@ -159,7 +159,7 @@ function checkPolicy(p: TenantPolicy): void {
 }
 
 /**
- * The `directory` route group (issue 10): tenants (`tenants:manage`, platform keys), their policy
+ * The `directory` route group: tenants (`tenants:manage`, platform keys), their policy
  * (`policy:write`, platform keys or the tenant's own tenant key) and the creation and listing of
  * identities (`identities:read|write`, platform or tenant keys). A tenant out of reach answers
  * exactly as a missing one.

@@ -25,7 +25,7 @@ const CONFIGURATION_SET = /^[A-Za-z0-9_-]{1,64}$/;
 const CLOUDFLARE_ACCOUNT = /^[0-9a-f]{32}$/;
 
 /**
- * The `smtp` settings of a domain (seed 000 › SMTP relay). `password` / `access_token` are
+ * The `smtp` settings of a domain (docs/guides/domains.md). `password` / `access_token` are
  * write-only: stored in the domain's secret (functions/store/relay-secrets.store.ts), never kept on
  * the domain, never answered, never logged.
  */
@@ -144,8 +144,8 @@ export interface DomainsApiPorts extends DomainCheckPorts {
 }
 
 /**
- * The `domains` route group: a tenant's sending domains (seed 000 › Identities, addresses and
- * domains; Amazon SES › Identities; SMTP relay; Cloudflare). An `ses` domain gets its SES identity
+ * The `domains` route group: a tenant's sending domains (docs/guides/domains.md:
+ * SES, SMTP relay, Cloudflare). An `ses` domain gets its SES identity
  * (Easy DKIM, the configuration set) and the DNS records to publish; an `smtp` domain stores its
  * relay credentials write-only and stays `verifying` until the relay probe passes; a `cloudflare`
  * domain is `healthy` at once, unchecked (core/domains.ts › CLOUDFLARE_UNCHECKED). `…/verify` and

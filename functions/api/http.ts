@@ -9,7 +9,7 @@ import { type Route, routes } from './routes.ts';
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2 & { headers: Record<string, string> };
 
-/** One table from error code to HTTP status, retryability and the one-sentence fix (DESIGN § 3a). */
+/** One table from error code to HTTP status, retryability and the one-sentence fix. */
 export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix: string }> = {
   unauthenticated: {
     status: 401,
@@ -359,7 +359,7 @@ export interface RouteCall {
 
 /**
  * A route group's Lambda handler: a request id, the route and its parameters, and every error turned
- * into the envelope of DESIGN § 3a. `handle` is the group's own work.
+ * into the error envelope of openapi.yaml. `handle` is the group's own work.
  */
 export function routeGroup(
   deps: { newId: () => string; log: Logger },

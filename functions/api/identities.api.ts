@@ -25,7 +25,7 @@ export const updateIdentitySchema = z
 
 /**
  * The `identities` route group: read an identity, change its fields, pause it by hand and resume it
- * (seed 000 › Abuse auto-pause: "resume needs a tenant or platform key"), and delete it (issue 10).
+ * (resume needs a tenant or platform key), and delete it.
  * A status change writes the identity, its identity.paused / identity.resumed event and an audit
  * entry in one transaction, and only when the status really changed; setting the status it already
  * has writes nothing. Field changes are applied first, then the status.

@@ -54,7 +54,7 @@ export const listAuditQuerySchema = z.strictObject({
 });
 
 /**
- * The `keys` route group (issue 10): API keys (`keys:manage`), `/v1/me` (any key) and the audit log
+ * The `keys` route group: API keys (`keys:manage`), `/v1/me` (any key) and the audit log
  * (`audit:read`). A key never mints, reads, rotates or revokes a key wider than itself; a key out of
  * reach answers 404 key_not_found exactly as a missing one.
  */

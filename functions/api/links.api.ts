@@ -13,7 +13,7 @@ import { routeGroup } from './http.ts';
 const MAX_CACHE_SECONDS = 3_600;
 
 /**
- * The `links` route group: `GET /v1/links/{token}` (seed 000 › Attachments and size › Signed links).
+ * The `links` route group: `GET /v1/links/{token}` (core/links.ts).
  * No API key: the token's MAC is the authority, so an Authorization header is ignored. A malformed
  * token, an unknown kid, a bad MAC, an expired link and a missing blob all answer the same 404
  * `attachment_not_found`, so a link reveals nothing about why it failed. The token is never logged.

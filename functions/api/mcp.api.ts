@@ -15,7 +15,7 @@ import { authenticate, type Caller, type Permission } from './auth.ts';
 import { type ApiEvent, type ApiResult, errorResponse, header } from './http.ts';
 
 /**
- * The MCP server (issue 16): the Model Context Protocol's Streamable HTTP transport at `POST /mcp`,
+ * The MCP server: the Model Context Protocol's Streamable HTTP transport at `POST /mcp`,
  * stateless (a new server and transport per request, JSON answers, no session), so one Lambda
  * serves it like any route group. Every tool is one call of the HTTP API's own route-group handler
  * in process, with the caller's Authorization header: the same keys, permissions, objects and error
@@ -332,7 +332,7 @@ async function runTool(
   };
 }
 
-/** Seed 003's attempt state beside each message's status (`attempt: { status, error_code }`). */
+/** The reply-attempt state beside each message's status (`attempt: { status, error_code }`). */
 function withAttempt(doc: any, operation?: SendOperationName): any {
   const one = (m: any) => {
     if (!m || typeof m.status !== 'string' || m.direction !== 'outbound') return m;

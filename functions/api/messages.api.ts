@@ -25,7 +25,7 @@ import { listQuerySchema, parseSendBody, resolveBodySchema, zodErrors } from './
 
 /**
  * The `messages` route group: POST/GET …/messages, GET …/messages/{id}, and cancel and resolve. Thin: parse, call the
- * use case or the store, map the answer. Errors become the envelope of DESIGN § 3a.
+ * use case or the store, map the answer. Errors become the error envelope of openapi.yaml.
  */
 export function messagesApi(deps: Deps) {
   return routeGroup(deps, async ({ event, route, params, requestId }) => {
@@ -54,7 +54,7 @@ export function messagesApi(deps: Deps) {
             details: { errors: [{ path: 'dry_run', message: 'true or false' }] },
           });
         }
-        // seed 000 › Handler steps 3–4, here so the use case gets a typed command. On a dry run the
+        // The key header and the body, here so the use case gets a typed command. On a dry run the
         // key is optional and never looked up or recorded.
         const command = {
           operation,

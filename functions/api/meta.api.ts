@@ -4,7 +4,7 @@ import type { Deps } from '../deps.ts';
 import { json, routeGroup } from './http.ts';
 
 /**
- * The `meta` route group (issue 10), without authentication: `GET /health` (the version, and whether
+ * The `meta` route group, without authentication: `GET /health` (the version, and whether
  * the table and the state machines answer) and `GET /openapi.json` (the contract, served). The ports
  * say how: the Lambda bundle carries the document and asks Step Functions; the local server reads
  * openapi.yaml and runs the machines in process.

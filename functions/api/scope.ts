@@ -5,7 +5,7 @@ import type { Db } from '../store/db.ts';
 import { getTenant } from '../store/directory.store.ts';
 import type { Caller } from './auth.ts';
 
-/** Level and tenant scope of the calling key, for routes beyond the send path (issue 10). */
+/** Level and tenant scope of the calling key, for routes beyond the send path. */
 
 /** 403 scope_denied unless the key's level is one of `levels`. */
 export function requireLevel(key: Caller, levels: readonly KeyLevel[], what: string): void {

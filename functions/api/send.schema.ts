@@ -21,7 +21,7 @@ import {
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
 
 /**
- * The bodies of send, reply, reply-all and forward (DESIGN § 3a). Strict: an unknown field is a 400,
+ * The bodies of send, reply, reply-all and forward (openapi.yaml). Strict: an unknown field is a 400,
  * so a field pmail does not implement is refused rather than silently ignored.
  * openapi.yaml describes the same shapes (test/unit/openapi.test.ts).
  */
@@ -93,7 +93,7 @@ const hasBody = (b: { text?: string; html?: string; template?: string }) =>
   b.text !== undefined || b.html !== undefined || b.template !== undefined;
 
 /**
- * A send by template (issue 15): the template's name and its variables instead of subject, text and
+ * A send by template: the template's name and its variables instead of subject, text and
  * html; the template also gives the kind. functions/send/template.ts checks the variables against
  * the template's schema and renders it.
  */
@@ -104,7 +104,7 @@ const templateFields = {
 /** Fields a template gives, so a send by template may not: 400 with each one named. */
 const TEMPLATE_GIVES = ['subject', 'text', 'html', 'kind'] as const;
 
-/** What reply and reply-all take (seed 000: text, html, attachments, kind, labels, headers, metadata). */
+/** What reply and reply-all take (text, html, attachments, kind, labels, headers, metadata). */
 const replyFields = {
   text: z.string().optional(),
   html: z.string().optional(),
@@ -197,7 +197,7 @@ export function parseSendBody(operation: SendOperation, text: string): ParsedSen
   return { raw, body: parsed.data };
 }
 
-/** POST …/messages/{id}/resolve (DESIGN § 8). */
+/** POST …/messages/{id}/resolve (docs/guides/sending.md). */
 export const resolveBodySchema = z.strictObject({ outcome: z.enum(['sent', 'not_sent']) });
 
 export const listQuerySchema = z.strictObject({

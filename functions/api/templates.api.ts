@@ -49,7 +49,7 @@ export const createTemplateSchema = z.strictObject({
 export const updateTemplateSchema = z.strictObject(sourceFields);
 
 /**
- * The `templates` route group (issue 15): a tenant's templates, versioned. `templates:read` to list
+ * The `templates` route group: a tenant's templates, versioned. `templates:read` to list
  * and read (identity keys included: they send with them), `templates:write` to create, change and
  * delete (platform and tenant keys). The schema and the sources are checked before anything is
  * stored (core/templates.ts › checkTemplateSource).

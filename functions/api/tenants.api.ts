@@ -55,8 +55,8 @@ export const listSuppressionsQuerySchema = z.strictObject({
 export const listEntriesQuerySchema = z.strictObject(page);
 
 /**
- * The `tenants` route group: suppressions and send lists (seed 000 › Suppressions, › Recipient
- * filters). Permission `suppressions:manage` on a tenant-level key; the tenant must be the key's.
+ * The `tenants` route group: suppressions and send lists
+ * Permission `suppressions:manage` on a tenant-level key; the tenant must be the key's.
  */
 export function tenantsApi(deps: Deps) {
   return routeGroup(deps, async ({ event, route, params, requestId }) => {

@@ -47,7 +47,7 @@ export function createWebhookSchema(allowLocalHttp: boolean) {
 }
 
 /**
- * The `webhooks` route group: the tenant's webhook endpoints (issue 5). A tenant-level key only;
+ * The `webhooks` route group: the tenant's webhook endpoints. A tenant-level key only;
  * reads need `webhooks:read` or `webhooks:manage`, changes `webhooks:manage`. The secret is in the
  * 201 of the create and nowhere else.
  */

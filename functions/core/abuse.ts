@@ -1,7 +1,7 @@
 import type { AbuseOutcome } from './deliveries.ts';
 
 /**
- * Abuse auto-pause (seed 000, FR-DLV-3): the last 1,000 outcomes of an identity, complaints over
+ * Abuse auto-pause: the last 1,000 outcomes of an identity, complaints over
  * the 1,000 window and bounces over the last 200, against the policy rates with the window sizes
  * as denominators — a young identity is judged against a full window. The window is one compact
  * string, a character per outcome (d delivered, b bounced, c complained, o other).

@@ -1,7 +1,7 @@
 import { keyStatus } from './keys.ts';
 import type { ApiKeyDefinition, Tenant, TenantPolicy } from './model.ts';
 
-/** The API shapes of keys, tenants, policies and audit items (issue 10; openapi.yaml). Pure. */
+/** The API shapes of keys, tenants, policies and audit items (openapi.yaml). Pure. */
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
 export function toKeyView(d: ApiKeyDefinition, now: number) {

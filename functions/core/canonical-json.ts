@@ -1,5 +1,5 @@
 /**
- * Canonical JSON as seed 000 › Idempotency fingerprint defines it: object keys sorted by their UTF-8
+ * Canonical JSON as core/fingerprint.ts reads it: object keys sorted by their UTF-8
  * bytes at every level, no insignificant whitespace, strings with the minimal escapes (those of
  * serde_json, which are JSON.stringify's for well-formed strings), arrays in their original order.
  *

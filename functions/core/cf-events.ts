@@ -2,8 +2,8 @@ import { type DeliveryEvent, type DeliveryEventKind, isDeliveryEventKind } from 
 import { bareAddress } from './ses-events.ts';
 
 /**
- * Cloudflare Email Sending event subscriptions → DeliveryEvent (seed 000 › Delivery events ›
- * Cloudflare Email Sending, `CfEvent`; provider-outcomes.md › Delivery events).
+ * Cloudflare Email Sending event subscriptions → DeliveryEvent
+ * (`CfEvent`).
  *
  * Verified against the Email Service "Event subscriptions" page (developers.cloudflare.com/
  * email-service/platform/event-subscriptions/, partial `queues/event-subscriptions/

@@ -1,8 +1,8 @@
 import type { RecipientRefusal, TransportResult } from './transport-result.ts';
 
 /**
- * Cloudflare Email Sending REST answers → transport results (provider-outcomes.md › Cloudflare;
- * seed 000 › Transport outcome classification). Read 2026-12-03 from the Email Service docs:
+ * Cloudflare Email Sending REST answers → transport results (the
+ * classification of core/transport-result.ts). Read 2026-12-03 from the Email Service docs:
  * "Send emails › REST API" (developers.cloudflare.com/email-service/api/send-emails/rest-api/,
  * cloudflare/cloudflare-docs `email-service/api/send-emails/rest-api.mdx`), "Suppression lists"
  * (`email-service/concepts/suppressions.mdx`) and the Workers API error codes
@@ -10,7 +10,7 @@ import type { RecipientRefusal, TransportResult } from './transport-result.ts';
  *
  * The REST API answers `{ success, errors: [{ code, message }], messages, result }`; success carries
  * `result.{delivered[], permanent_bounces[], queued[]}` and no message id. Its error table, mapped to
- * the binding codes of provider-outcomes.md:
+ * the codes of the Workers binding (the Workers API error codes above):
  * | HTTP / code | message | binding equivalent | result |
  * | 400 10001 | invalid_request_schema | E_VALIDATION_ERROR, E_FIELD_MISSING, E_HEADER_* | Rejected provider_validation |
  * | 400 10200 | email.too_big | E_CONTENT_TOO_LARGE | Rejected provider_validation |
@@ -24,7 +24,7 @@ import type { RecipientRefusal, TransportResult } from './transport-result.ts';
  * whose code or message names a suppression (`E_RECIPIENT_SUPPRESSED`, `…suppress…`) is read as
  * that; any other unrecognised 400 code is Unknown like every unrecognised code (the table's rule).
  * Binding-style string codes in `errors[].code` or `message` (E_DELIVERY_FAILED, E_RECIPIENT_NOT_ALLOWED,
- * E_DAILY_LIMIT_EXCEEDED, …) are read as the table of provider-outcomes.md says, should the REST API
+ * E_DAILY_LIMIT_EXCEEDED, …) are read as the binding column of the table says, should the REST API
  * ever answer with them.
  */
 export type CfAnswer =

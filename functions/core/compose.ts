@@ -14,7 +14,7 @@ import type { Recipient } from './recipients.ts';
 import { angleId, forwardSubject, replySubject, trimReferences, utf8Length } from './reply.ts';
 
 /**
- * seed 000 › Composition: the message pmail writes, as a plan. Pure: the caller (the submit path)
+ * Composition: the message pmail writes, as a plan. Pure: the caller (the submit path)
  * supplies identity, thread and policy data, ids and time; functions/send/mime.ts turns the plan into
  * MIME bytes with nodemailer's composer. The plan never holds Bcc: BCC recipients live in the
  * message record and its deliveries only.
@@ -97,10 +97,10 @@ export const SIGNATURE_HTML_SEPARATOR = '<br><br>-- <br>';
 export const FORWARD_MARKER = '---------- Forwarded message ---------';
 
 /**
- * Build the plan. Body order (seed 000 › Body: signature, disclosure, unsubscribe): the request's
+ * Build the plan. Body order (signature, disclosure, unsubscribe): the request's
  * text and html (text derived from html when missing; no html part when html is missing); for a
  * forward the transfer note directly after the user's text; the signature; the AI disclosure footer;
- * the unsubscribe footer. The seed places a forward's signature after the transfer note; footers stay
+ * the unsubscribe footer. A forward's signature goes after the transfer note; footers stay
  * last so they read as footers of the whole message.
  */
 export function composePlan(input: ComposeInput): ComposePlan {
@@ -192,7 +192,7 @@ type ServiceHeaderInput = Pick<
 >;
 
 /**
- * The headers the service sets (DESIGN § 8 › Custom headers): X-Pmail-Hop, In-Reply-To,
+ * The headers the service sets (core/headers.ts has the rules for custom headers): X-Pmail-Hop, In-Reply-To,
  * References (trimmed to 2,048 bytes), Auto-Submitted, X-AI-Generated, List-Unsubscribe(-Post).
  */
 export function serviceHeaders(input: ServiceHeaderInput): Record<string, string> {
@@ -238,7 +238,7 @@ export function serviceHeaderCount(input: ServiceHeaderInput): { serviceNonX: nu
   };
 }
 
-/** seed 000 › Body › Forward: the lines of the transfer note (no trailing blank line). */
+/** Forward: the lines of the transfer note (no trailing blank line). */
 function forwardNoteLines(f: ForwardedMessage): string[] {
   const from = f.from.name ? `${oneLine(f.from.name)} <${f.from.address}>` : f.from.address;
   const lines = [
@@ -315,7 +315,7 @@ export function displayName(name: string | undefined): string | undefined {
   return n || undefined;
 }
 
-/** `<{message ulid}@{from domain}>` — the Message-ID pmail composes (seed 000 › Message-ID). */
+/** `<{message ulid}@{from domain}>` — the Message-ID pmail composes. */
 export function rfcMessageIdFor(messageUlid: string, fromAddress: string): string {
   return `<${messageUlid}@${fromAddress.slice(fromAddress.lastIndexOf('@') + 1)}>`;
 }
@@ -355,7 +355,7 @@ export interface ContentInput {
 }
 
 /**
- * DESIGN § 8 step 12: text or html; subject ≤ 998 characters; ≤ 32 attachments, valid base64, inline
+ * Policy step 12: text or html; subject ≤ 998 characters; ≤ 32 attachments, valid base64, inline
  * parts with content_id; ≤ 20 labels of 1–64 characters; metadata ≤ 20 keys, keys ≤ 64 and values
  * ≤ 512 characters. Every failure is listed in one 400 invalid_request. Lengths are string lengths, as
  * the request schema counts them.

@@ -1,6 +1,6 @@
 import type { Delivery, DeliveryStatus, MessageRecord, MessageStatus } from './model.ts';
 
-/** seed 000 › The delivery consumer: every provider event normalised to one shape. */
+/** The delivery consumer: every provider event normalised to one shape. */
 export const DELIVERY_EVENT_KINDS = [
   'delivered',
   'deferred',
@@ -52,7 +52,7 @@ const IGNORE_ALL: Record<DeliveryEventKind, Step> = {
   complained: 'ignored',
 };
 
-/** seed 000 › Applying an event, step 4: the transition table (current status × event). */
+/** Applying an event: the transition table (current status × event). */
 export const TRANSITIONS: Record<DeliveryStatus, Record<DeliveryEventKind, Step>> = {
   queued: ALL_TO_EVENT,
   submitted: ALL_TO_EVENT,
@@ -90,10 +90,10 @@ const TERMINAL_MESSAGE = new Set<MessageStatus>([
   'canceled',
 ]);
 
-/** A message status that is final (seed 002 › The payload is spent: redaction happens here). */
+/** A message status that is final (a transactional template's variables are redacted here). */
 export const isTerminalMessageStatus = (s: MessageStatus): boolean => TERMINAL_MESSAGE.has(s);
 
-/** seed 000 › Applying an event, step 5: the message status over its non-suppressed deliveries. */
+/** Applying an event: the message status over its non-suppressed deliveries. */
 export function rollUp(
   current: MessageStatus,
   deliveries: readonly Pick<Delivery, 'status'>[],
@@ -127,7 +127,7 @@ function rollUpDeliveries(
   return 'delivered';
 }
 
-/** The outcome an applied event feeds to the abuse windows (seed 000 › Applying an event, step 7). */
+/** The outcome an applied event feeds to the abuse windows. */
 export type AbuseOutcome = 'delivered' | 'bounced' | 'complained' | 'other';
 
 export type ApplyResult =

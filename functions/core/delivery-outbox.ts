@@ -4,7 +4,7 @@ import { derivedUlid } from './ids.ts';
 import type { Delivery, MessageRecord } from './model.ts';
 
 /**
- * The events an applied delivery event emits (seed 000 › Applying an event, step 6). Pure: the
+ * The events an applied delivery event emits. Pure: the
  * consumer writes them in the transaction of the message, so they exist exactly when the
  * transition does. Their ids take their time from when the event was applied (the outbox reads in
  * id order) and their random part from the provider's event id; `data.occurred_at` keeps the
@@ -41,7 +41,7 @@ export function derivedEventId(at: number, seed: string, position: number): stri
 }
 
 /**
- * seed 000 › Suppressions: a ULID whose time is the suppression's created_at and whose random part
+ * A ULID whose time is the suppression's created_at and whose random part
  * is the first 10 bytes of HMAC-SHA256(PM_HASH_KEY, "suppression:" + tenant_id + address_hash +
  * created_at).
  */
@@ -136,13 +136,13 @@ export function reconciledEvent(message: MessageRecord, event: DeliveryEvent, at
   };
 }
 
-/** seed 000 › Record: what a client does about an uncertain send (message.uncertain's fix). */
+/** What a client does about an uncertain send (message.uncertain's fix). */
 export const UNCERTAIN_FIX =
   "Check the recipient's mailbox or wait for a delivery event; then call resolve with sent or not_sent.";
 
 /**
- * The event of an attempt that ended the message (seed 000 › RecordTransportOutcome, › Uncertain
- * sends): message.uncertain with its reason and fix, message.rejected when the transport refused
+ * The event of an attempt that ended the message (docs/guides/sending.md):
+ * message.uncertain with its reason and fix, message.rejected when the transport refused
  * it, message.failed (the 24-hour end of a back-off). Its id comes from the message and the
  * status's `status_at`, so a Record retried after its write emits the same event, once. A
  * message that reached the status through delivery events (no `status_at`) has its own events.
@@ -162,7 +162,7 @@ export function attemptEndEvent(m: MessageRecord): PendingEvent | undefined {
           ? ['message.failed', { ...base, reason: m.status_reason ?? 'failed' }]
           : m.status === 'suppressed'
             ? [
-                // seed 000 › Provider suppressions: every recipient turned out suppressed by the provider.
+                // Every recipient turned out suppressed by the provider.
                 'message.suppressed',
                 {
                   ...base,

@@ -3,7 +3,7 @@ import type { SmtpDomainIssue } from './smtp-outcome.ts';
 import type { TransportResult } from './transport-result.ts';
 
 /**
- * Sending domains (seed 000 › Identities, addresses and domains; Amazon SES › Identities): the
+ * Sending domains (docs/guides/domains.md): the
  * DNS records onboarding answers, the state a provider check moves a domain to, and the API view.
  */
 
@@ -82,7 +82,7 @@ export type IdentityStatus =
     };
 
 /**
- * The state a check moves a domain to (seed 000 › Amazon SES; N11): verified with DKIM → healthy,
+ * The state a check moves a domain to: verified with DKIM → healthy,
  * or degraded when the custom MAIL FROM fails (SES falls back to its own MAIL FROM: DKIM still
  * aligns); DKIM not yet found → verifying for a domain never healthy, failing for one that was;
  * DKIM failed, or the identity gone at SES → failing. A temporary DKIM failure degrades a healthy
@@ -131,7 +131,7 @@ export const SMTP_PROBE_PENDING = 'smtp_probe_pending';
 export const CLOUDFLARE_UNCHECKED = 'cloudflare_unchecked';
 
 /**
- * The state an SMTP relay probe moves a domain to (seed 000 › SMTP relay › probe gate): a passing
+ * The state an SMTP relay probe moves a domain to (the probe gate): a passing
  * probe → healthy; a failing one keeps a never-verified domain `verifying` and makes a verified one
  * `failing`, with the probe's issue (`smtp_tls_required`, `smtp_auth_failed`, `smtp_unreachable`,
  * `smtp_relay_address_refused`) as the reason. Suspended, removing and removed are left alone.
@@ -212,7 +212,7 @@ export type TransportGap = 'domain_not_configured' | 'transport_not_configured' 
 /**
  * Steps 14–15 for a live tenant, and the sweeper's test for an `undispatched` message (one rule):
  * the gap that keeps the domain from sending, or undefined when it can send. `holdable` gaps are a
- * configuration not completed yet (no domain record, or no transport on it): seed 002's
+ * configuration not completed yet (no domain record, or no transport on it): a held
  * `undispatched` waits for them under the tenant policy `unconfigured_transport: "hold"`. A domain
  * being removed, and marketing through Cloudflare, are decisions, not gaps: always refused.
  */
@@ -231,7 +231,7 @@ export function transportGap(
 }
 
 /**
- * seed 002 › undispatched: the sweeper dispatches a held message once its sending domain can take
+ * The sweeper dispatches a held message once its sending domain can take
  * it: no gap left and the domain verified (a domain still verifying would fail it at claim time).
  */
 export function canDispatchHeld(

@@ -1,7 +1,7 @@
 import type { MessageRecord, MessageStatus } from './model.ts';
 
 /**
- * seed 002 › A handler enqueues; it never sends: the status a send is born with. Nobody left to
+ * A handler enqueues; it never sends. The status a send is born with. Nobody left to
  * send to → `suppressed` (final, no execution: the reason is on each delivery of the 202); a sending
  * domain whose transport is not configured, under the tenant's `hold` policy → `undispatched` (no
  * execution until the sweeper finds it configured); else `queued`, with its execution named.
@@ -15,7 +15,7 @@ export function bornStatus(
 }
 
 /**
- * seed 002 › undispatched: "the scheduler claims those rows as soon as a host exists". The held
+ * A held message is dispatched as soon as its transport exists. The held
  * message becomes `queued` and names the execution coming for it in the same conditional write
  * (`executionFor(n, scheduled)`: a send_at still ahead waits in the Standard machine). Undefined
  * when the message is no longer undispatched (another sweeper, or a cancel, won).

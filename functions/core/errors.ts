@@ -1,5 +1,5 @@
 /**
- * Domain errors with stable codes (the seed's). The core never mentions HTTP: functions/api/http.ts
+ * Domain errors with stable codes. The core never mentions HTTP: functions/api/http.ts
  * maps each code to a status. Match with `instanceof PmailError` and `code`, never on messages.
  */
 export type ErrorCode =

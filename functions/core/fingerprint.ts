@@ -9,7 +9,7 @@ export function sha256Hex(s: string | Uint8Array): string {
 }
 
 /**
- * seed 000 › Idempotency fingerprint:
+ * The Idempotency fingerprint:
  * hex(sha256(canonical_json({"body": body, "operation": op, "target": target}))), where target is
  * the identity id for send and "{identity_id}/{message_id}" for reply, reply_all and forward.
  * The body is hashed as received (parsed JSON), with no semantic normalisation.

@@ -1,12 +1,12 @@
 import type { MessageKind } from './model.ts';
 
 /**
- * seed 002 › Category and kind: whether the recipient may refuse a message. `elective` mail is
+ * Category and kind: whether the recipient may refuse a message. `elective` mail is
  * blocked by an unsubscribe; `transactional` mail (a sign-in link, a receipt) is blocked only by a
  * hard bounce, a complaint or a suppression that blocks everything.
  *
  * Named `consent_kind` on the send command and the stored message because pmail's `kind`
- * (`transactional | marketing | auto_reply`, caller-set) already answers the seed's other question,
+ * (`transactional | marketing | auto_reply`, caller-set) already answers the other question,
  * the category.
  */
 export type ConsentKind = 'transactional' | 'elective';

@@ -1,8 +1,8 @@
 /**
- * seed 000 › Message-ID strategy B (journal copy): every Cloudflare send may carry a hidden BCC
+ * The journal copy: every Cloudflare send may carry a hidden BCC
  * `journal+{message ulid}.{identity ulid}@{PM_PLATFORM_DOMAIN}` (both ULIDs lower case, without
  * prefixes). It is not a delivery row, so delivery events for it are acked and ignored
- * (seed 000 › The delivery consumer, step 2).
+ * (events/consume.ts).
  */
 export function journalAddress(messageId: string, identityId: string, platformDomain: string): string {
   const bare = (id: string) => id.replace(/^[a-z]+_/i, '').toLowerCase();
@@ -11,7 +11,7 @@ export function journalAddress(messageId: string, identityId: string, platformDo
 
 /**
  * True for `journal+…@{platform domain}` (any detail, case-insensitive): the consumer ignores the
- * address whatever the detail says, as the seed's inbound handler recognises it by its prefix.
+ * address whatever the detail says, as an inbound handler recognises it by its prefix.
  */
 export function isJournalAddress(address: string, platformDomain: string): boolean {
   const at = address.lastIndexOf('@');

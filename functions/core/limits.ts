@@ -6,11 +6,11 @@ import { PmailError } from './errors.ts';
  * header checks all read these. openapi.yaml states the same numbers (test/unit/openapi.test.ts).
  */
 
-/** seed 000 › Handler step 3: printable ASCII, 1–255 bytes. The pattern openapi.yaml states. */
+/** The Idempotency-Key header: printable ASCII, 1–255 bytes. The pattern openapi.yaml states. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
-/** seed 000 › Handler step 4: the request body. */
+/** The request body, checked before it is parsed. */
 export const MAX_BODY_BYTES = 7 * 1024 * 1024;
-/** seed 000 › Attachments and size: 5 MiB less 8 KiB kept for the headers a transport adds. */
+/** The composed message: 5 MiB less 8 KiB kept for the headers a transport adds. */
 export const MAX_MIME_BYTES = 5_242_880 - 8_192;
 /** The longest subject line (RFC 5322 line limit); a prefixed subject is cut here. */
 export const MAX_SUBJECT_CHARS = 998;
@@ -31,7 +31,7 @@ export const MAX_UNSUBSCRIBE_URL_CHARS = 2048;
 /** A scheduled send is at most 30 days ahead. */
 export const MAX_SCHEDULE_MS = 30 * 24 * 3600 * 1000;
 /**
- * Templates (issue 15): a template's name, its subject/text/HTML sources together, its variables
+ * Templates: a template's name, its subject/text/HTML sources together, its variables
  * schema, the variables of one send (stored on the message until redaction, so kept small beside
  * the 400 KB item), and how many templates a tenant keeps.
  */
@@ -47,7 +47,7 @@ export const MAX_PAYLOAD_ERRORS = 20;
 export const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
- * seed 000 › Handler step 3: the Idempotency-Key header. `required` (a send) answers 400
+ * The Idempotency-Key header. `required` (a send) answers 400
  * idempotency_key_required when it is missing; a present key must match IDEMPOTENCY_KEY_PATTERN
  * (400 invalid_idempotency_key). Returns the key, or undefined when it is absent and optional.
  */

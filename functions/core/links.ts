@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * seed 000 › Attachments and size › Signed links (P1, `large_attachments: "link"`), in the token
- * format of the design's Security › Signed links:
+ * Signed links for attachments too large to send (`large_attachments: "link"`), in the token
+ * format below:
  *
  *   token   = base64url(payload ‖ HMAC-SHA256(link key {kid}, payload)[0..16])   (no padding)
  *   payload = "l1:{kid}:att:{tenant_id}:{identity_id}:{message_id}:{attachment_id}:{expires_unix_s}"
@@ -99,7 +99,7 @@ export function verifyLink(keys: readonly LinkKey[], token: string, nowUnixS: nu
   return { ok: true, kid, tenantId, identityId, messageId, attachmentId, expiresUnixS };
 }
 
-/** seed 000 › Attachments and size: where a linked attachment's bytes are stored. */
+/** Where a linked attachment's bytes are stored. */
 export function attachmentLinkKey(
   tenantId: string,
   identityId: string,
@@ -174,7 +174,7 @@ export const PART_HEADER_BYTES_ESTIMATE = 200;
 
 /**
  * Bytes an attachment of `size` bytes takes in the MIME as base64 with 76-character lines and CRLF:
- * every 57 bytes become 76 characters + CRLF = 78 bytes (seed 000 › Attachments and size).
+ * every 57 bytes become 76 characters + CRLF = 78 bytes.
  */
 export function base64MimeBytes(size: number): number {
   const chars = 4 * Math.ceil(size / 3);
@@ -182,8 +182,8 @@ export function base64MimeBytes(size: number): number {
 }
 
 /**
- * seed 000 › Attachments and size: "Attachments are replaced by links, largest first, until the
- * message fits." Returns the indices (into `attachments`) of the attachments to link now, largest
+ * Attachments are replaced by links, largest first, until the
+ * message fits. Returns the indices (into `attachments`) of the attachments to link now, largest
  * first (ties in request order), skipping those already `linked`.
  *
  * It estimates rather than composes: linking an attachment saves its base64 part

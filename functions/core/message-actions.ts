@@ -3,14 +3,14 @@ import type { MessageRecord } from './model.ts';
 import { withoutBackoffReason } from './send-attempt.ts';
 
 /**
- * seed 000 › Cancel: only while queued, with no transport claim and no delivery already submitted.
+ * Cancel: only while queued, with no transport claim and no delivery already submitted.
  * The message becomes `canceled` (deliveries stay queued: the message status is authoritative);
  * back-off (its `retry_later` reason too) and dispatch are cleared, and the lock is released by the
  * caller.
  */
 export function cancelMessage(m: MessageRecord, now: number): MessageRecord {
   const partlySent = (m.deliveries ?? []).some((d) => d.status !== 'queued' && d.status !== 'suppressed');
-  // seed 002: an undispatched message (held for a transport not configured yet) cancels alike.
+  // An undispatched message (held for a transport not configured yet) cancels alike.
   if ((m.status !== 'queued' && m.status !== 'undispatched') || m.claim || partlySent) {
     throw new PmailError(
       'not_cancelable',
@@ -35,9 +35,9 @@ export function cancelMessage(m: MessageRecord, now: number): MessageRecord {
 const PROVIDER_REPORTED = new Set(['submitted', 'delivered', 'deferred', 'bounced', 'complained']);
 
 /**
- * DESIGN § 8 › Resolve: only an `uncertain` message with an uncertain delivery. `sent` → the message
+ * Resolve: only an `uncertain` message with an uncertain delivery. `sent` → the message
  * and its uncertain deliveries `submitted`; `not_sent` → `failed` (`resolved_not_sent`). Where the
- * deliveries already say what happened (issue 9), resolve refuses with `not_uncertain` rather than
+ * deliveries already say what happened, resolve refuses with `not_uncertain` rather than
  * overwrite them: no uncertain delivery left, or `not_sent` for a message the provider reported on.
  */
 export function resolveMessage(m: MessageRecord, outcome: 'sent' | 'not_sent', now: number): MessageRecord {
@@ -69,7 +69,7 @@ export function resolveMessage(m: MessageRecord, outcome: 'sent' | 'not_sent', n
 }
 
 /**
- * seed 002 › What retries: the failure codes (`status_reason` of a `failed` message) after which an
+ * What retries: the failure codes (`status_reason` of a `failed` message) after which an
  * operator may retry. Each says nothing reached a recipient's server: the 24-hour end of a back-off
  * (rate limits, quota, a paused account, a relay's 4xx) and a sending domain that was failing at
  * claim time. Everything else is terminal for retry: a refusal by the recipient's server (a
@@ -87,8 +87,8 @@ const WAS_UNCERTAIN: ReadonlySet<string> = new Set(['resolved_not_sent']);
 export type RetryDecision = { type: 'requeue'; message: MessageRecord } | { type: 'current' };
 
 /**
- * POST …/messages/{id}/retry (seed 002 › The batch id: "an operator retrying a failure" is one of
- * the three writes that move a job back into the queue). A `failed` message with a retryable failure
+ * POST …/messages/{id}/retry (an operator retrying a failure is one of
+ * the three writes that move a message back into the queue). A `failed` message with a retryable failure
  * is queued again: its failed deliveries queued, the back-off and its 24 hours start again, and the
  * execution coming for it named in this same write (`executionFor(n)`, n the next dispatch number),
  * so two racing retries write once and start one execution. A message an operator already re-queued

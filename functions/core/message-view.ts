@@ -16,7 +16,7 @@ export function msgIdView(id: string): string {
   return `<${bare}>`;
 }
 
-/** The Message object of DESIGN § 3a, as the API returns it. */
+/** The Message object of openapi.yaml, as the API returns it. */
 export function toApiMessage(record: MessageRecord) {
   // As the codec stores it: a final message of a transactional template shows its redaction.
   const m = redactPayload(record);

@@ -1,5 +1,5 @@
 /**
- * The stored shapes of pmail's mail records (DESIGN § 4), as the core sees them. Times are epoch
+ * The stored shapes of pmail's mail records (docs/architecture.md › Items and their keys). Times are epoch
  * milliseconds here; the API view (message-view.ts) turns them into RFC 3339.
  */
 export type MessageStatus =
@@ -32,7 +32,7 @@ export interface Mailbox {
 export interface Delivery {
   /** The normalised address (domain lower case, A-label): what is sent to. Matched by its canonical form. */
   address: string;
-  /** seed 002 › Two columns: what the caller typed, when it differs from `address` (shown, never matched). */
+  /** What the caller typed, when it differs from `address` (shown, never matched). */
   typed_address?: string;
   field: RecipientField;
   status: DeliveryStatus;
@@ -41,11 +41,11 @@ export interface Delivery {
   smtp_response?: string;
   bounce_type?: 'hard' | 'soft';
   updated_at: number;
-  /** seed 000 › Applying an event: the last 20 provider event ids applied to this delivery. */
+  /** Deduplication of provider events: the last 20 provider event ids applied to this delivery. */
   event_ids?: string[];
 }
 
-/** The transport claim of DESIGN § 5.2: one live attempt per message; `sending` marks the provider call. */
+/** The transport claim: one live attempt per message; `sending` marks the provider call. */
 export interface Claim {
   token: string;
   at: number;
@@ -59,7 +59,7 @@ export interface Claim {
 }
 
 /**
- * What the last Record wrote under a claim (issue 9): a retried Record of the same claim finds its
+ * What the last Record wrote under a claim: a retried Record of the same claim finds its
  * claim gone and replays this instead — the back-off's `next` and the thread-lock release.
  */
 export interface RecordedClaim {
@@ -71,7 +71,7 @@ export interface RecordedClaim {
   release?: boolean;
 }
 
-/** DESIGN § 6: the execution that is coming for this message, and nothing else. */
+/** The execution that is coming for this message, and nothing else. */
 export interface Dispatch {
   execution: string;
   at: number;
@@ -102,8 +102,8 @@ export interface MessageRecord {
   subject: string;
   kind: MessageKind;
   /**
-   * seed 002's kind (core/job-kind.ts): `elective` mail is blocked by an unsubscribe. Written on
-   * every outbound message since issue 15; read only through `consentKindOf`.
+   * The consent kind (core/job-kind.ts): `elective` mail is blocked by an unsubscribe. Written on
+   * every outbound message; read only through `consentKindOf`.
    */
   consent_kind?: 'transactional' | 'elective';
   labels: string[];
@@ -133,7 +133,7 @@ export interface MessageRecord {
   dispatch?: Dispatch;
   /** The `n` of the last dispatch named on the message, kept when it leaves queued (retry names n + 1). */
   dispatch_n?: number;
-  /** seed 002 › The batch id: the operator retries that re-queued this failed message. */
+  /** The operator retries that re-queued this failed message. */
   retry?: { n: number; at: number };
   claim?: Claim;
   /** The outcome the last Record wrote, replayed to a retry of that Record (RecordedClaim). */
@@ -142,15 +142,15 @@ export interface MessageRecord {
   /**
    * The tenant-local day (YYYY-MM-DD) whose daily send count this message took at submit; cancel
    * gives the count back to exactly this day. Absent when no daily count was taken (fully
-   * suppressed) and on messages stored before issue 9 (cancel then falls back to created_at's day).
+   * suppressed) and on messages written without one (cancel then falls back to created_at's day).
    */
   quota_day?: string;
   /** A scheduled send: not attempted before this time (epoch ms). */
   send_at?: number;
-  /** A send by template (issue 15): the template and the version it rendered. */
+  /** A send by template: the template and the version it rendered. */
   template?: { name: string; version: number; category: 'transactional' | 'marketing' };
   /**
-   * The validated variables it rendered with (seed 002: kept so an attempt can re-render without the
+   * The validated variables it rendered with (kept so an attempt can re-render without the
    * caller); emptied by core/templates.ts › redactPayload for a transactional template once the
    * message is final. Never logged, never in the API view.
    */
@@ -177,10 +177,10 @@ export interface Tenant {
   updated_at?: number;
 }
 
-/** The tenant policy fields the send path reads (DESIGN § 8); absent fields take the defaults. */
+/** The tenant policy fields the send path reads (the submit path); absent fields take the defaults. */
 export interface TenantPolicy {
   /**
-   * seed 000 › From address and fallback: a failing or suspended sending domain sends from the
+   * From address and fallback: a failing or suspended sending domain sends from the
    * identity's platform address instead (default false: such sends fail).
    */
   domain_fallback?: boolean;
@@ -195,7 +195,7 @@ export interface TenantPolicy {
   /** "link": attachments that make a message too large become signed links instead of a 413. */
   large_attachments?: 'reject' | 'link';
   /**
-   * seed 002 › undispatched: a live send whose sending domain has no transport configured yet is
+   * A live send whose sending domain has no transport configured yet is
    * refused with 422 (`refuse`, the default) or accepted and held as `undispatched` (`hold`) until
    * the sweeper finds the transport configured.
    */
@@ -218,7 +218,7 @@ export type DomainState =
   | 'removing'
   | 'removed';
 
-/** A sending domain (DESIGN § 4 `D#{domain}`). */
+/** A sending domain (`D#{domain}`). */
 export interface DomainRecord {
   domain: string;
   tenant_id: string;
@@ -378,14 +378,14 @@ export type TransportDomain = Pick<
 export interface SmtpSecret {
   /** AUTH PLAIN/LOGIN password. */
   password?: string;
-  /** XOAUTH2 bearer token (seed 003 › XOAUTH2): the domain's `auth` is `xoauth2`. */
+  /** XOAUTH2 bearer token: the domain's `auth` is `xoauth2`. */
   access_token?: string;
 }
 
 /**
- * The thread item (DESIGN § 4: `I#{idn}` / `TH#{thread}`), made on a thread's first threaded send:
- * the lock of seed 000 › Thread lock (C4), the References chain, the count of consecutive
- * auto-replies (D6) and the From address the thread uses. `seq` changes with every send, so a
+ * The thread item (`I#{idn}` / `TH#{thread}`), made on a thread's first threaded send:
+ * the thread lock, the References chain, the count of consecutive
+ * auto-replies and the From address the thread uses. `seq` changes with every send, so a
  * write composed against an older chain is refused and recomposed.
  */
 export interface ThreadItem {

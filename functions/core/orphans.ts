@@ -1,7 +1,7 @@
 /**
- * Objects of a submit that never committed (issue 14 › lifecycle on orphaned objects). A submit
+ * Objects of a submit that never committed. A submit
  * writes its objects — `t/{ten}/i/{idn}/out/{msg}.eml` and its links' `…/out/{msg}/a/{att}` — and
- * then the message in one transaction (seed 000 › Composition: objects first, so a message never
+ * then the message, the commit point (objects first, so a message never
  * points at a missing object). A crash or a lost commit between the two leaves objects that no
  * message names. The message id is minted per submit call (a retry of the request gets a new one),
  * and the commit runs inside the API function's invocation (15 s timeout, idempotency lease 60 s):

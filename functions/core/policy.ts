@@ -2,7 +2,7 @@ import { PmailError } from './errors.ts';
 import type { Identity, Tenant } from './model.ts';
 
 /**
- * DESIGN § 8 steps 1–4, shared by every send operation and checked on the snapshot the submit path
+ * Policy steps 1–4, shared by every send operation and checked on the snapshot the submit path
  * read: the identity exists and is not being deleted, the tenant is not suspended, the identity is
  * not paused and has an accountable owner. The rest of the pipeline is core/submit-pipeline.ts.
  */

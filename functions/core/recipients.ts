@@ -8,14 +8,14 @@ export type RecipientInput = string | { address: string; name?: string };
 export interface Recipient extends Mailbox {
   field: RecipientField;
   /**
-   * seed 002 › Two columns for the recipient: the string the caller typed, kept (only when it
+   * Two columns for the recipient: the string the caller typed, kept (only when it
    * differs from `address`) so an operator sees what was actually addressed. Nothing matches on it.
    */
   typed?: string;
 }
 
 /**
- * seed 002 › Two columns: the recipient key, the only form anything matches a recipient on
+ * Two columns: the recipient key, the only form anything matches a recipient on
  * (suppressions, contacts, send lists, provider answers): trimmed, lower case, A-label domain.
  * `Ada@example.com` and `ada@example.com` are one mailbox.
  */

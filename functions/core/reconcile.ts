@@ -3,7 +3,7 @@ import type { DeliveryEvent } from './deliveries.ts';
 import type { MessageRecord } from './model.ts';
 
 /**
- * Reconciliation of uncertain sends (seed 000, FR-DLV-4): an event whose provider id matches no
+ * Reconciliation of uncertain sends: an event whose provider id matches no
  * message may belong to a message recorded uncertain (its provider answer was lost). A candidate has
  * the event's sender, the recipient with an uncertain delivery, the exact subject, and that
  * delivery's updated_at within −30/+5 minutes of the event. Pure: the store supplies the identity's
@@ -13,13 +13,13 @@ export const RECONCILE_BEFORE_MS = 30 * 60_000;
 export const RECONCILE_AFTER_MS = 5 * 60_000;
 
 /**
- * Issue 9: an event is reconciled only once it is older than this. Until then the send that owns it
+ * An event is reconciled only once it is older than this. Until then the send that owns it
  * may still be in flight — accepted by the provider, its Record not yet written (Record retries for
  * up to a minute) or not yet visible through gsi1 — and an older uncertain sibling with the same
  * sender, recipient and subject would take its provider id. The attempt machine's whole execution is
  * bounded by its TimeoutSeconds (290 s, statemachines/send-attempt.asl.json; a test keeps it below
  * this), so past 5 minutes no Record can still come, and a not-found event is either an uncertain
- * send's or an orphan. Younger not-found events are retried, as seed 000 retries NotFound.
+ * send's or an orphan. Younger not-found events are retried (NotFound is retried by age).
  */
 export const RECONCILE_MIN_AGE_MS = 5 * 60_000;
 
@@ -66,7 +66,7 @@ export function reconcile(message: MessageRecord, event: DeliveryEvent): Message
 }
 
 /**
- * Cloudflare REST sends (provider-outcomes.md's open point): the REST answer has no message id, so
+ * Cloudflare REST sends: the REST answer has no message id, so
  * the message is recorded with `cf-rest:{message id}` and the first Cloudflare event for it adopts
  * the event's `messageId` as its provider id (later events then route through gsi1). A candidate is
  * a submitted Cloudflare REST send with the event's sender, exact subject, and the recipient's

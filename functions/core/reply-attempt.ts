@@ -1,14 +1,14 @@
 import type { MessageStatus } from './model.ts';
 
 /**
- * Seed 003 (reply attempt) on pmail's messages: the seed's five-state DeliveryStatus and its refusal
+ * The reply-attempt model on pmail's messages: a five-state DeliveryStatus and its refusal
  * codes, derived from a message's status and from pmail's error codes. pmail keeps one record per
  * message (no separate attempt resource); the CLI and the MCP tools show these beside pmail's own
- * values so an agent written against the seed reads the same states. Pure.
+ * values so an agent written against that model reads the same states. Pure.
  */
 export type AttemptState = 'pending' | 'sending' | 'sent' | 'failed' | 'uncertain';
 
-/** The operations that send (seed 003 covers reply and reply-all; send and forward are "outbound"). */
+/** The operations that send (the model covers reply and reply-all; send and forward are "outbound"). */
 export type SendOperationName = 'send' | 'reply' | 'reply_all' | 'forward';
 
 const STATE: Record<MessageStatus, AttemptState> = {
@@ -17,7 +17,7 @@ const STATE: Record<MessageStatus, AttemptState> = {
   // waits on a request it just made (see `attemptStateOf`).
   queued: 'pending',
   undispatched: 'pending',
-  // The provider accepted it: seed 003's `sent` ("accepted, not proof of delivery").
+  // The provider accepted it: the model's `sent` ("accepted, not proof of delivery").
   submitted: 'sent',
   delivered: 'sent',
   deferred: 'sent',
@@ -34,23 +34,23 @@ const STATE: Record<MessageStatus, AttemptState> = {
 };
 
 /**
- * The seed's state of a message. `inFlight` is true while the caller's own request is outstanding
- * (the CLI between sending and the answer): seed 003's `sending`.
+ * The reply-attempt state of a message. `inFlight` is true while the caller's own request is outstanding
+ * (the CLI between sending and the answer): the model's `sending`.
  */
 export function attemptStateOf(status: MessageStatus, inFlight = false): AttemptState {
   if (inFlight && STATE[status] === 'pending') return 'sending';
   return STATE[status];
 }
 
-/** Seed 003's error code of a message in `uncertain`: REPLY_UNCERTAIN for an answer, else OUTBOUND_UNCERTAIN. */
+/** The model's code of an `uncertain` message: REPLY_UNCERTAIN for an answer, else OUTBOUND_UNCERTAIN. */
 export function uncertainCodeOf(operation: SendOperationName | undefined, inReplyTo: string | null): string {
   const isReply = operation === 'reply' || operation === 'reply_all' || (!operation && inReplyTo !== null);
   return isReply ? 'REPLY_UNCERTAIN' : 'OUTBOUND_UNCERTAIN';
 }
 
 /**
- * Seed 003's refusal code beside one of pmail's error codes, for a send operation; undefined when the
- * seed has none. `path` is the first invalid field of an `invalid_request` (details.errors[0].path).
+ * The model's refusal code beside one of pmail's error codes, for a send operation; undefined when the
+ * model has none. `path` is the first invalid field of an `invalid_request` (details.errors[0].path).
  */
 export function seedRefusalOf(code: string, operation: SendOperationName, path?: string): string | undefined {
   const reply = operation === 'reply' || operation === 'reply_all';

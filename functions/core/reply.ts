@@ -2,7 +2,7 @@ import { MAX_SUBJECT_CHARS } from './limits.ts';
 import type { Mailbox } from './model.ts';
 
 /**
- * seed 000 › Recipients (D3, A10) and › Threading headers and subject: who a reply goes to, the
+ * Recipients and threading: who a reply goes to, the
  * subject prefixes and the References chain. Pure: the caller reads the message replied to, the
  * identity's addresses and the contacts, and passes them in.
  */
@@ -61,7 +61,7 @@ export interface ReplyTargetContext {
 }
 
 /**
- * seed 000 › Recipients › Reply target (D3). If M has a Reply-To and either the sender is known, or
+ * The reply target. If M has a Reply-To and either the sender is known, or
  * the (first) Reply-To address shares the organisational domain of From, or it is a contact we have
  * written to, the target is the first Reply-To; otherwise M's From. A Reply-To from a stranger on an
  * unrelated domain is the classic redirection trick, so it is not followed blindly.
@@ -110,7 +110,7 @@ function ownKey(address: string): string {
 }
 
 /**
- * seed 000 › Recipients › Reply-all (A10): to = the reply target then M's To, cc = M's Cc; every
+ * Reply-all: to = the reply target then M's To, cc = M's Cc; every
  * address of this identity (any status, any case, with or without a +detail) is removed, duplicates
  * are removed case-insensitively (the first occurrence wins, To before Cc), and M's Bcc is never read,
  * so a BCC copy's recipients are never revealed.
@@ -144,7 +144,7 @@ export function replyRecipients(
   return opts.direction === 'inbound' ? { to: [opts.target], cc: [] } : { to: [...m.to], cc: [...m.cc] };
 }
 
-/** The References header value limit (seed 000 › Threading headers and subject). */
+/** The References header value limit. */
 export const MAX_REFERENCES_BYTES = 2048;
 
 /** A msg-id in its header form, `<…>`. */

@@ -4,7 +4,7 @@ import type { Delivery, MessageRecord, RecordedClaim } from './model.ts';
 import { canonicalAddress, type Suppression, suppressedResponse, suppressionBlocks } from './suppressions.ts';
 import type { RetryClass, TransportResult } from './transport-result.ts';
 
-/** seed 000 › The outbound consumer: a claim older than this belongs to a dead attempt. */
+/** A claim older than this belongs to a dead attempt. */
 export const CLAIM_STALE_MS = 5 * 60 * 1000;
 
 export type ClaimDecision =
@@ -14,19 +14,19 @@ export type ClaimDecision =
   /** The previous attempt died after the `sending` mark: its provider call may have happened. */
   | { type: 'stale'; token: string }
   /**
-   * The previous attempt died before the `sending` mark: the provider was never called. Only the
-   * two-write scheme before issue 12 left such claims (Claim wrote the claim, the transport marked
-   * it later): a message in flight across that deploy. Kept so that one is re-dispatched, not lost.
+   * The previous attempt died before the `sending` mark: the provider was never called (the
+   * mark precedes every call). Only a claim written apart from its mark (the claim first, the
+   * mark at the call) is found so; such a message is re-dispatched, not lost.
    */
   | { type: 'abandoned'; token: string };
 
 /**
- * DESIGN § 5.2 Claim (docs/architecture.md › The attempt's writes): Claim reads and decides; the
+ * Claim (docs/architecture.md › The attempt's writes, step by step): Claim reads and decides; the
  * claim itself is written by the transport task, with its `sending` mark, in one conditional write
  * (store/messages.store.ts › claimSending). A queued message with no claim, or with our own claim,
  * may be sent by us. A foreign claim younger than 5 minutes stops this attempt (another execution
  * is calling the provider); an older one is a dead attempt: `stale` when it holds the `sending`
- * mark (every claim written since issue 12 does), else `abandoned`.
+ * mark (the transport writes every claim with it), else `abandoned`.
  */
 export function decideClaim(message: MessageRecord, token: string, now: number): ClaimDecision {
   if (message.status !== 'queued') return { type: 'not_queued' };
@@ -37,7 +37,7 @@ export function decideClaim(message: MessageRecord, token: string, now: number):
 }
 
 /**
- * provider-outcomes.md's two rules, when the transport's claim-and-mark write was refused
+ * The mark before the call and one write admitting one call: when the claim-and-mark write was refused
  * (`current`: the message as it was, if it still exists): our own token on it means this claim was
  * written already — a repeated invocation of the same transport task, whose provider call may have
  * happened — so the answer is `unknown` (Record makes it uncertain, **I1**). Anything else (another
@@ -56,7 +56,7 @@ export function sendingRefusal(current: MessageRecord | undefined, token: string
  * - `mine`: the claim with this nonce is on the message: this invocation holds it and has not
  *   called the provider yet, so it goes on to the call.
  * - `again`: the write did not land and nothing stands in its way (queued, no claim, or this token's
- *   unmarked claim of the two-write scheme): the same write is sent again.
+ *   unmarked claim): the same write is sent again.
  * - `refused`: another decision won, answered as a refused write (`sendingRefusal`): another
  *   execution's claim or a cancel (`lost`), or this token's claim under another invocation's nonce
  *   (`repeated`: that invocation may be calling the provider).
@@ -73,7 +73,7 @@ export function claimWriteSeen(
 }
 
 /**
- * DESIGN § 6: the message queued again under the next execution name, minted in this write (the
+ * The message queued again under the next execution name, minted in this write (the
  * caller starts that execution after it). Any claim goes: only a claim that never reached the
  * `sending` mark, or no claim at all, may be re-dispatched. `executionFor(n)` names the n-th dispatch.
  */
@@ -109,7 +109,7 @@ export function deadClaimOutcome(
 }
 
 /**
- * seed 002 › Suppression is checked at enqueue as well as at send: the send is the authority. At
+ * Suppression is checked at enqueue as well as at send: the send is the authority. At
  * claim time each still-queued recipient is checked again with the message's kind (the same
  * accessor and rule as at enqueue); a recipient suppressed since enqueue becomes a `suppressed`
  * delivery (an outcome, not a failure), and when none is left the message ends `suppressed` and
@@ -151,12 +151,12 @@ export function suppressAtSend(
 export interface RecordedOutcome {
   message: MessageRecord;
   next: { type: 'done' } | { type: 'wait'; seconds: number };
-  /** The message held its thread's lock and no longer needs it (seed 000 › Thread lock › Release). */
+  /** The message held its thread's lock and no longer needs it. */
   releaseLock: boolean;
 }
 
 /**
- * seed 000 › Thread lock: released when the message leaves queued, and when it enters a back-off
+ * The thread lock is released when the message leaves queued, and when it enters a back-off
  * (it is then definitely unsent and may wait for hours).
  */
 export function withLockDecision(
@@ -172,7 +172,7 @@ export function withLockDecision(
 }
 
 /**
- * seed 000 › RecordTransportOutcome: apply one transport result to the message. Only deliveries that
+ * Record: apply one transport result to the message. Only deliveries that
  * are still queued take part: an event may already have moved a recipient on (events can overtake
  * the record), and a roll-up never moves a delivery back.
  */
@@ -201,7 +201,7 @@ export function recordOutcome(
 }
 
 /**
- * seed 000 › Provider suppressions and resending, step 2: the recipients the provider suppressed
+ * Provider suppressions and resending: the recipients the provider suppressed
  * leave the attempt as `suppressed` ("provider: suppressed ({reason})"); the outcome applies to the
  * others. (Record also adds pmail's `provider` suppressions: functions/send/attempt.ts.)
  */
@@ -229,7 +229,7 @@ function withProviderSuppressions(
 }
 
 /**
- * A claim whose attempt died after the `sending` mark (seed 000 › Claim: stale after 5 minutes): its
+ * A claim whose attempt died after the `sending` mark (stale after 5 minutes): its
  * provider call may have happened, so the message becomes uncertain, never retried.
  */
 export function deadAttemptOutcome(message: MessageRecord, now: number, detail: string): RecordedOutcome {
@@ -237,7 +237,7 @@ export function deadAttemptOutcome(message: MessageRecord, now: number, detail: 
 }
 
 /**
- * What a Record keeps on the message for a retry of itself (issue 9): the claim it recorded, the
+ * What a Record keeps on the message for a retry of itself: the claim it recorded, the
  * `next` it answered, and whether it released the thread lock.
  */
 export function recordedClaim(
@@ -272,7 +272,7 @@ export function withoutBackoffReason(m: MessageRecord): MessageRecord {
   return m.status_reason?.startsWith(BACKOFF_REASON) ? { ...m, status_reason: undefined } : m;
 }
 
-/** seed 000 › Back-off bookkeeping: every back-off ends 24 hours after submit (or an operator retry). */
+/** Back-off bookkeeping: every back-off ends 24 hours after submit (or an operator retry). */
 export const BACKOFF_END_MS = 24 * 3600 * 1000;
 
 /**
@@ -367,7 +367,7 @@ function applyResult(
     case 'rejected': {
       const status = result.status ?? 'rejected';
       const next = settleQueued(deliveries, status, now, result.detail);
-      // seed 000 › Provider suppressions, step 4: no recipient left → the message ends suppressed.
+      // No recipient left → the message ends suppressed.
       const allSuppressed = next.length > 0 && next.every((d) => d.status === 'suppressed');
       return {
         message: {
@@ -381,12 +381,12 @@ function applyResult(
       };
     }
     case 'unknown': {
-      // Events overtook the record and settled every recipient (issue 9): they say what the
+      // Events overtook the record and settled every recipient: they say what the
       // provider did, so the message keeps the status they rolled up to.
       if (!deliveries.some((d) => d.status === 'queued')) {
         return { message: { ...base, status: rollUp(message.status, deliveries) }, next: { type: 'done' } };
       }
-      // seed 000 › Uncertain sends: never resent automatically; deliveries uncertain as of now.
+      // Uncertain sends are never resent automatically; deliveries uncertain as of now.
       const next = settleQueued(deliveries, 'uncertain', now);
       return {
         message: {
@@ -418,7 +418,7 @@ function settleQueued(
 }
 
 /**
- * DESIGN § 8: RateLimit 10 s × n (max 60 s); Quota, Paused, Relay 60 s × 2^(n−1) (max 3,600 s); with
+ * Back-off: RateLimit 10 s × n (max 60 s); Quota, Paused, Relay 60 s × 2^(n−1) (max 3,600 s); with
  * `jitter` in [−0.1, 0.1] (the caller draws it: the core has no randomness) the delay moves by ±10 %.
  */
 export function backoffSeconds(cls: RetryClass, n: number, jitter = 0): number {

@@ -16,7 +16,7 @@ export interface AttachmentCommand {
 
 export type SendKind = 'transactional' | 'marketing' | 'auto_reply';
 
-/** seed 002 › Category and kind (functions/core/job-kind.ts): may the recipient refuse it. */
+/** Category and kind (functions/core/job-kind.ts): may the recipient refuse it. */
 export type SendConsentKind = 'transactional' | 'elective';
 
 /** The fields any of send, reply, reply-all and forward may carry, as the submit path reads them. */
@@ -30,7 +30,7 @@ export interface SendCommand {
   attachments?: AttachmentCommand[];
   kind: SendKind;
   /**
-   * seed 002's `kind` (core/job-kind.ts › consentKindOf): set from a template by the submit path,
+   * The consent `kind` (core/job-kind.ts › consentKindOf): set from a template by the submit path,
    * never by an API caller (the request schema does not accept it). Absent: derived from `kind`.
    */
   consent_kind?: SendConsentKind;
@@ -43,7 +43,7 @@ export interface SendCommand {
   thread_id?: string;
   from_address?: string;
   include_attachments?: boolean;
-  /** A send by template (issue 15): the template's name and its variables, as the caller sent them. */
+  /** A send by template: the template's name and its variables, as the caller sent them. */
   template?: string;
   variables?: Record<string, unknown>;
   /**

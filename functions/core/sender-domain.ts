@@ -2,7 +2,7 @@ import type { DomainState } from './model.ts';
 import type { TransportResult } from './transport-result.ts';
 
 /**
- * seed 000 › From address and fallback, step 3: the state of the sending domain, re-read when the
+ * From address and fallback: the state of the sending domain, re-read when the
  * message is claimed, decides whether it leaves as composed, through the platform fallback, or not
  * at all.
  *

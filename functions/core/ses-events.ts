@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { DeliveryEvent } from './deliveries.ts';
 
 /**
- * Amazon SES event records → DeliveryEvent (seed 000 › SES events; provider-outcomes.md › Delivery
- * events). Shapes from "Contents of event data that Amazon SES publishes to Amazon SNS" and the SNS
+ * Amazon SES event records → DeliveryEvent
+ * Shapes from "Contents of event data that Amazon SES publishes to Amazon SNS" and the SNS
  * notification contents of identity feedback (docs.aws.amazon.com/ses/latest/dg/
  * event-publishing-retrieving-sns-contents.html and notification-contents.html, read 2026-12-02):
  * event publishing names the type `eventType`, identity notifications `notificationType`; both carry

@@ -1,7 +1,7 @@
 import type { TransportResult } from './transport-result.ts';
 
 /**
- * provider-outcomes.md › Amazon SES v2 `SendEmail` (raw): every answer of one SendEmail call,
+ * Amazon SES v2 `SendEmail` (raw): every answer of one SendEmail call,
  * classified. Sources: the SendEmail reference, "Errors" section (AccountSuspendedException,
  * BadRequestException, LimitExceededException, MailFromDomainNotVerifiedException, MessageRejected,
  * NotFoundException, SendingPausedException, TooManyRequestsException) —

@@ -1,7 +1,7 @@
 import type { DeliveryEventKind } from './deliveries.ts';
 import type { TransportResult } from './transport-result.ts';
 
-/** DESIGN § 8 › Simulator scripts: the local part of a @simulator.invalid recipient picks the script. */
+/** Simulator scripts: the local part of a @simulator.invalid recipient picks the script. */
 export const SIMULATOR_DOMAIN = 'simulator.invalid';
 
 export type SimulatorScript =

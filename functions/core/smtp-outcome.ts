@@ -1,7 +1,7 @@
 import type { RecipientRefusal, TransportResult } from './transport-result.ts';
 
 /**
- * The SMTP relay's outcome table (seed 000 › SMTP relay; provider-outcomes.md › SMTP relay; RFC 5321
+ * The SMTP relay's outcome table (RFC 5321
  * § 4.5.3.2 timeouts and § 6.1 "the duplicate after the final dot"). The adapter
  * (functions/transports/smtp.transport.ts) drives one SMTP session and reports what ended it as an
  * `SmtpEnd`; this function alone decides what that means for the message. The rule that matters
@@ -49,14 +49,14 @@ export interface SmtpOutcomeInput {
   end: SmtpEnd;
 }
 
-/** The domain issues the relay's answers can raise (the domains API reports them; seed 000). */
+/** The domain issues the relay's answers can raise (the domains API reports them). */
 export type SmtpDomainIssue = 'smtp_tls_required' | 'smtp_auth_failed' | 'smtp_unreachable';
 
-/** seed 000 › Status after 250: the provider id of a relay send. */
+/** Status after 250: the provider id of a relay send. */
 export const smtpProviderMessageId = (host: string, rfcMessageId: string): string =>
   `smtp:${host.toLowerCase()}:${rfcMessageId.replace(/^<|>$/g, '')}`;
 
-/** The step timeouts of seed 000 › SMTP relay › Timeouts (milliseconds). */
+/** The step timeouts of an SMTP relay send (milliseconds). */
 export const SMTP_TIMEOUTS = {
   connect: 10_000,
   command: 30_000,

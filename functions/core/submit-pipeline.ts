@@ -48,7 +48,7 @@ import {
 } from './suppressions.ts';
 
 /**
- * The submit pipeline (DESIGN § 8 steps 1–17) as one pure function over a snapshot of what the
+ * The submit pipeline (docs/architecture.md › The submit path): one pure function over a snapshot of what the
  * send module read: read → decide → write. `decideSubmit` runs every check in the table's order on
  * the snapshot and throws the first refusal (a PmailError); when a check needs an item the snapshot
  * does not hold yet (the From's domain when it is not the likely one, the test-mode directory, the
@@ -142,7 +142,7 @@ export interface SubmitDecision {
   caps: { tenant: number; identity: number };
   /** The recipients' contacts as read (by canonical address): who is already known. */
   contacts: Map<string, ContactCounts>;
-  /** seed 002: held `undispatched` (steps 14–15 under `unconfigured_transport: "hold"`). */
+  /** Held `undispatched` (steps 14–15 under `unconfigured_transport: "hold"`). */
   undispatched?: boolean;
 }
 
@@ -195,7 +195,7 @@ const outsideSimulator = (recipients: Recipient[]) =>
   recipients.filter((r) => !isSimulatorAddress(r.address));
 
 /**
- * DESIGN § 8 steps 1–17 on the snapshot, in order; the first refusal throws. See the file comment.
+ * Steps 1–17 on the snapshot, in order; the first refusal throws. See the file comment.
  */
 export function decideSubmit(s: SubmitSnapshot): SubmitOutcome {
   const { tenant, identity, operation, body, now } = s;
@@ -377,7 +377,7 @@ export function decideSubmit(s: SubmitSnapshot): SubmitOutcome {
   );
   const decisions = filterRecipients(recipients, {
     now,
-    // seed 002: the kind through the one accessor the send's re-check also reads.
+    // The kind through the one accessor the send's re-check also reads.
     elective: consentKindOf(body) === 'elective',
     allowlistOnly: policy.send_allowlist_only === true,
     requireKnownRecipient: identity.send_policy?.require_known_recipient === true,
@@ -528,7 +528,7 @@ export function checkSendingDomain(
   if (tenant.mode === 'test') return false;
   const gap = transportGap(domain, marketing);
   if (!gap) return false;
-  // seed 002 › undispatched: a configuration not completed yet is held when the tenant says so.
+  // A configuration not completed yet is held when the tenant says so.
   if (gap.holdable && tenant.policy?.unconfigured_transport === 'hold') return true;
   throw new PmailError('transport_unavailable', 'The sending domain cannot send this message.', {
     details: { reason: gap.reason },
@@ -536,7 +536,7 @@ export function checkSendingDomain(
 }
 
 /**
- * seed 000 › Reply-To and the thread token: on `reply_token = 'subaddress'` domains the Reply-To is
+ * Reply-To and the thread token: on `reply_token = 'subaddress'` domains the Reply-To is
  * the From's local part + `+t{thread ulid}.{mac}`; the MAC (HMAC of identity and thread) lets inbound
  * routing trust the token. Skipped when the local part would pass 64 characters.
  */

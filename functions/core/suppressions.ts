@@ -5,13 +5,13 @@ import type { ConsentKind } from './job-kind.ts';
 import { canonicalAddress, normaliseAddress } from './recipients.ts';
 
 /**
- * Suppressions, send lists and the per-recipient filter of policy step 16 (seed 000 › Recipient
- * filters, › Suppressions; DESIGN § 8). Pure: the stores load the facts, this file decides.
+ * Suppressions, send lists and the per-recipient filter of policy step 16
+ * Pure: the stores load the facts, this file decides.
  */
 
 export const SUPPRESSION_REASONS = ['manual', 'unsubscribe', 'hard_bounce', 'complaint', 'provider'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
-/** The reasons a caller may create through the API (seed 000 › Suppressions: manual, unsubscribe). */
+/** The reasons a caller may create through the API: manual, unsubscribe. */
 export const API_SUPPRESSION_REASONS = ['manual', 'unsubscribe'] as const;
 
 /** A stored suppression (times in epoch ms). The plain address is never part of it. */
@@ -22,11 +22,11 @@ export interface Suppression {
   created_at: number;
   expires_at?: number;
   source_message_id?: string;
-  /** Only for `manual`: it blocks elective mail only, as an unsubscribe does (seed 002). */
+  /** Only for `manual`: it blocks elective mail only, as an unsubscribe does. */
   elective?: boolean;
 }
 
-/** Only send lists so far; receive lists come with the inbound path. */
+/** Only send lists: receive lists would belong to the inbound path. */
 export type ListDirection = 'send';
 export const LIST_KINDS = ['block', 'allow'] as const;
 export type ListKind = (typeof LIST_KINDS)[number];
@@ -46,7 +46,7 @@ export interface ContactCounts {
 
 export { canonicalAddress };
 
-/** seed 000 › Suppressions: hex HMAC-SHA256(PM_HASH_KEY, address), case-insensitive. */
+/** A suppression's key: hex HMAC-SHA256(PM_HASH_KEY, address), case-insensitive. */
 export function addressHash(hashKey: string, address: string): string {
   return createHmac('sha256', hashKey).update(canonicalAddress(address)).digest('hex');
 }
@@ -93,7 +93,7 @@ export function normaliseListEntry(raw: string): string {
   }
 }
 
-/** seed 002: an unsubscribe (and a manual suppression marked elective) blocks elective mail only. */
+/** An unsubscribe (and a manual suppression marked elective) blocks elective mail only. */
 export function blocksOnlyElective(s: Pick<Suppression, 'reason' | 'elective'>): boolean {
   return s.reason === 'unsubscribe' || (s.reason === 'manual' && s.elective === true);
 }
@@ -103,7 +103,7 @@ export function isActiveSuppression(s: Pick<Suppression, 'expires_at'>, now: num
 }
 
 /**
- * seed 002 › Category and kind, the one rule of which suppression blocks which mail, used at enqueue
+ * Category and kind: the one rule of which suppression blocks which mail, used at enqueue
  * (policy step 16) and at send (the claim's re-check): an active suppression blocks elective mail;
  * it blocks transactional mail too unless it blocks only elective mail (an unsubscribe). A hard
  * bounce, a complaint or a provider suppression blocks everything.
@@ -122,7 +122,7 @@ export const suppressedResponse = (reason: SuppressionReason) => `policy: suppre
 /** Facts loaded for the recipients of one submit; every map/set is keyed by canonicalAddress. */
 export interface RecipientFilterContext {
   now: number;
-  /** Whether the recipient may refuse this mail (seed 002 › Category and kind). */
+  /** Whether the recipient may refuse this mail (core/job-kind.ts). */
   elective: boolean;
   /** Tenant policy `send_allowlist_only`. */
   allowlistOnly: boolean;
@@ -156,7 +156,7 @@ const suppressed = (reason: FilterRule, smtp_response: string): FilterDecision =
 });
 
 /**
- * Policy step 16 for one recipient, in the seed's order: suppression, send-block, allowlist-only,
+ * Policy step 16 for one recipient, in this order: suppression, send-block, allowlist-only,
  * require-known-recipient. The first rule that matches names the delivery's smtp_response.
  */
 export function filterRecipient(address: string, ctx: RecipientFilterContext): FilterDecision {
@@ -185,7 +185,7 @@ export function filterRecipients<R extends { address: string }>(
   return recipients.map((r) => ({ address: r.address, ...filterRecipient(r.address, ctx) }));
 }
 
-/** The API view of a suppression (DESIGN § 3a: RFC 3339 times, null for absent values). */
+/** The API view of a suppression (as openapi.yaml states it: RFC 3339 times, null for absent values). */
 export function toSuppressionView(s: Suppression) {
   return {
     address_hint: s.address_hint,

@@ -2,7 +2,7 @@ import { isTerminalMessageStatus } from './deliveries.ts';
 import type { MessageRecord } from './model.ts';
 
 /**
- * seed 002 › The payload is spent when the message goes out: a transactional template's variables
+ * The payload is spent when the message goes out: a transactional template's variables
  * are emptied once the message is final, and payload_redacted_at records when. Applied by the
  * message codec (functions/store/messages.store.ts) to every write, so the emptied value is written
  * and read back like any other; the time is the write's own `updated_at`.

@@ -11,7 +11,7 @@ import {
 } from './limits.ts';
 
 /**
- * Templates (issue 15, seed 002 › The job model): a tenant's named, versioned subject/text/HTML
+ * Templates: a tenant's named, versioned subject/text/HTML
  * sources with a JSON Schema for their variables. Pure: Handlebars and Ajv compile to functions in
  * memory (no I/O, no clock); the store and the send path call these.
  *
@@ -146,7 +146,7 @@ const toPayloadError = (e: ErrorObject): PayloadError => ({
 });
 
 /**
- * seed 002 › A handler enqueues: the variables are validated against the template's schema at
+ * The variables are validated against the template's schema at
  * enqueue. 400 invalid_payload with the schema's errors (instance paths and keywords; Ajv's
  * messages name the rule, never the value), at most MAX_PAYLOAD_ERRORS of them.
  */
@@ -206,7 +206,7 @@ export function renderTemplate(
     try {
       return hb.compile(src, forHtml ? COMPILE : { ...COMPILE, noEscape: true })(variables, data);
     } catch {
-      // seed 002 › What retries: a render that fails is a payload error, terminal. The engine's
+      // A render that fails is a payload error, terminal. The engine's
       // message is not passed on: it could quote a variable.
       throw new PmailError('invalid_payload', 'The template could not render with these variables.', {
         details: {

@@ -1,5 +1,5 @@
 /**
- * seed 000 › Transports: what a transport reports for one provider call. Transports never throw for
+ * What a transport reports for one provider call. Transports never throw for
  * a classified provider answer; an exception or a timeout in the transport task is `unknown`.
  */
 export interface RecipientRefusal {
@@ -8,7 +8,7 @@ export interface RecipientRefusal {
   detail: string;
 }
 
-/** seed 000 › Loopback: one recipient's mailbox that receives the composed message as inbound mail. */
+/** Loopback: one recipient's mailbox that receives the composed message as inbound mail. */
 export interface LoopbackCopy {
   recipient: string;
   tenant_id: string;
@@ -24,7 +24,7 @@ export type RetryClass = 'RateLimit' | 'Quota' | 'Paused' | 'Relay';
 export type UncertainReason = 'transport_timeout' | 'transport_connection_lost';
 
 /**
- * seed 000 › Provider suppressions and resending: a recipient the provider refused to send to
+ * A recipient the provider refused to send to
  * because it is on the provider's own suppression list. The transport only reports it; Record marks
  * the delivery `suppressed` and adds pmail's suppression with reason `provider`.
  */

@@ -3,12 +3,12 @@ import { publicHost } from './address-policy.ts';
 import { ID_PATTERNS } from './ids.ts';
 
 /**
- * Webhooks (issue 5): the Standard Webhooks signature, the retry schedule, the envelope, the URL
+ * Webhooks: the Standard Webhooks signature, the retry schedule, the envelope, the URL
  * rule and the sealing of endpoint secrets. Pure: the time, the jitter and the IV come in as
  * arguments; node:crypto here is computation, not I/O.
  */
 
-/** The payload schema date of every envelope (there is one version so far). */
+/** The payload schema date of every envelope (there is one version). */
 export const WEBHOOK_API_VERSION = '2026-10-01';
 /** A 2xx within this many milliseconds is a delivery; anything else, a timeout included, fails. */
 export const WEBHOOK_TIMEOUT_MS = 15_000;

@@ -8,8 +8,8 @@ import {
 import type { IdentityStatus } from '../core/domains.ts';
 
 /**
- * The SES control plane of sending domains: one domain = one SES domain identity (seed 000 › Amazon
- * SES › Identities). API shapes: SES API v2 reference, CreateEmailIdentity, GetEmailIdentity,
+ * The SES control plane of sending domains: one domain = one SES domain identity
+ * API shapes: SES API v2 reference, CreateEmailIdentity, GetEmailIdentity,
  * DeleteEmailIdentity, PutEmailIdentityMailFromAttributes —
  * https://docs.aws.amazon.com/ses/latest/APIReference-V2/API_CreateEmailIdentity.html (and the
  * sibling pages). No local engine implements these calls: the tests mock them with

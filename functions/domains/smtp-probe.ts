@@ -6,7 +6,7 @@ import { readDomainNow } from '../store/domains.store.ts';
 import { probeSmtpRelay, type SmtpPorts, type SmtpSettings } from '../transports/smtp.transport.ts';
 
 /**
- * The SMTP relay probe gate (seed 000 › SMTP relay): connect, EHLO, STARTTLS, AUTH, QUIT — no
+ * The SMTP relay probe gate: connect, EHLO, STARTTLS, AUTH, QUIT — no
  * message. Only the SMTP transport Lambda may read the relays' credentials, so in AWS the probe runs
  * there: the domains API and the scheduled domain check invoke that function with a
  * `{ probe: { domain } }` event (`lambda:InvokeFunction` on that one function) and it answers
@@ -31,7 +31,7 @@ export const isSmtpProbeEvent = (e: unknown): e is SmtpProbeEvent =>
 
 /**
  * How long a probe may take: inside an API request (API Gateway gives up after 30 s) 20 s; the
- * scheduled check allows the seed's step timeouts in full (one minute).
+ * scheduled check allows a relay's step timeouts in full (one minute).
  */
 export const PROBE_TIMEOUT_MS = { api: 20_000, check: 60_000 } as const;
 

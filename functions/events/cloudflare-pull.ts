@@ -3,7 +3,7 @@ import { errorFields, type Logger } from '../log.ts';
 import { type Metrics, noMetrics } from '../metrics.ts';
 
 /**
- * The Cloudflare pull consumer (DESIGN § 1–2): Email Sending event subscriptions publish to a
+ * The Cloudflare pull consumer: Email Sending event subscriptions publish to a
  * Cloudflare Queue; this pulls batches over HTTPS and forwards each body, unchanged, to the
  * delivery-events SQS queue, where the one consumer normalises (functions/core/cf-events.ts) and
  * applies it. Only forwarded messages are acked: the rest come back after their visibility timeout.

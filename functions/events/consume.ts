@@ -34,7 +34,7 @@ import { putSuppressionIfAbsent } from '../store/suppressions.store.ts';
 import { applySendEvent, sesFromBody } from './ses.ts';
 
 /**
- * seed 000 › The delivery consumer: NotFound is retried by age, not by attempts (G8). Reconciliation
+ * The delivery consumer: NotFound is retried by age, not by attempts. Reconciliation
  * starts at RECONCILE_MIN_AGE_MS (300 s, core/reconcile.ts), so at least the attempt at this age
  * tries it before the event is acked as orphaned.
  */
@@ -208,7 +208,7 @@ async function applyOnce(
 }
 
 async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutcome> {
-  // seed 000 › The delivery consumer, step 2: the journal copy is no delivery; ack and ignore.
+  // The journal copy is no delivery; ack and ignore.
   if (isJournalAddress(event.recipient, deps.config.platformDomain)) {
     deps.metrics.add('delivery_journal_ignored');
     deps.log.info('journal recipient event ignored', {
@@ -227,7 +227,7 @@ async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutc
   }
   const target = await locate(deps, address, event);
   if (target.type === 'ambiguous') {
-    // Two messages hold the provider id: applying to either could be wrong (issue 9), so neither.
+    // Two messages hold the provider id: applying to either could be wrong, so neither.
     deps.metrics.add('delivery_ambiguous');
     deps.log.warn('delivery event for a provider id two messages hold: nothing changed', {
       event: hashed(event.event_id),
@@ -237,7 +237,7 @@ async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutc
   let applied =
     target.type === 'one' ? await applyTo(deps, target.identity_id, target.message_id, event) : 'not_found';
   // Reconcile only an id no message holds, and only once the send that owns the event can no
-  // longer be recording it (issue 9): then gsi1 shows every holder, and none is given a second one.
+  // longer be recording it: then gsi1 shows every holder, and none is given a second one.
   if (target.type === 'none' && reconcilable(event, deps.clock()))
     applied = await tryReconcile(deps, address, event);
   if (applied === 'not_found' || applied === 'not_candidate') applied = await tryAdopt(deps, address, event);
@@ -272,7 +272,7 @@ async function tryAdopt(
   return applyTo(deps, address.identity_id, candidates[0]!.id, event, { adopt: true });
 }
 
-/** seed 000 › Uncertain sends and reconciliation: exactly one candidate, else nothing changes. */
+/** Reconciliation of uncertain sends: exactly one candidate, else nothing changes. */
 async function tryReconcile(
   deps: Deps,
   address: AddressRecord,
@@ -318,9 +318,9 @@ function notFound(
 }
 
 /**
- * seed 000 › Suppressions: hard bounce → hard_bounce, complaint → complaint, a provider's own
+ * Suppressions: hard bounce → hard_bounce, complaint → complaint, a provider's own
  * suppression → provider; permanent. suppression.created only from the message that created the
- * row, with the seed's deterministic id (a consumer retry writes nothing new).
+ * row, with a deterministic id (a consumer retry writes nothing new).
  */
 async function suppress(deps: Deps, message: MessageRecord, event: DeliveryEvent): Promise<void> {
   const reason: SuppressionReason =
@@ -329,9 +329,9 @@ async function suppress(deps: Deps, message: MessageRecord, event: DeliveryEvent
 }
 
 /**
- * One permanent suppression of `recipient` caused by `message` (the seed's INSERT OR IGNORE), and
+ * One permanent suppression of `recipient` caused by `message` (added if absent), and
  * its suppression.created event when this message created it. Also used by Record for the
- * recipients a provider reported suppressed (seed 000 › Provider suppressions and resending).
+ * recipients a provider reported suppressed.
  */
 export async function addSuppression(
   deps: Pick<Deps, 'db' | 'clock' | 'config' | 'metrics'>,
@@ -368,7 +368,7 @@ export async function addSuppression(
   if (created) deps.metrics.add('suppressions_created', { reason });
 }
 
-/** seed 000 › Abuse auto-pause: record the outcome, pause an active identity over a threshold. */
+/** Abuse auto-pause: record the outcome, pause an active identity over a threshold. */
 async function recordOutcome(deps: Deps, message: MessageRecord, outcome: AbuseOutcome): Promise<void> {
   const now = deps.clock();
   const window = await updateOutcomeWindow(

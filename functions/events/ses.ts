@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts';
 import { findByProviderId, mutateMessage } from '../store/messages.store.ts';
 
 /**
- * SES events on the delivery-events queue (DESIGN § 2: configuration set → SNS → SQS, raw or
+ * SES events on the delivery-events queue (configuration set → SNS → SQS, raw or
  * enveloped). Undefined when the body is not of SES origin.
  */
 export function sesFromBody(body: string): SesNormalised | undefined {
@@ -23,7 +23,7 @@ export async function applySendEvent(
   const target = await findByProviderId(deps.db, send.provider_message_id);
   if (target.type === 'none') return false;
   if (target.type === 'ambiguous') {
-    // Two messages hold the id: neither is given the other's Message-ID (issue 9).
+    // Two messages hold the id: neither is given the other's Message-ID.
     deps.metrics.add('delivery_ambiguous');
     deps.log.warn('SES send event for a provider id two messages hold: nothing changed');
     return true;

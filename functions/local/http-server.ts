@@ -16,7 +16,7 @@ const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
 
 /**
  * Serves the API on 127.0.0.1 by turning each request into an API Gateway HTTP API (payload v2)
- * event for the same route-group handlers that run on Lambda (DESIGN § 7).
+ * event for the same route-group handlers that run on Lambda.
  */
 export function startHttpServer(
   groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>,

@@ -55,8 +55,8 @@ export interface LocalFaults {
 
 /**
  * Runs statemachines/send-attempt.asl.json (Express) and statemachines/send.asl.json (Standard) with
- * aws-local-stepfunctions, their Task states bound to the same task functions the Lambdas export
- * (DESIGN § 7); the Standard machine's `startExecution.sync` runs the attempt machine in-process.
+ * aws-local-stepfunctions, their Task states bound to the same task functions the Lambdas export;
+ * the Standard machine's `startExecution.sync` runs the attempt machine in-process.
  * Executions run in the background, as StartExecution does; `idle()` waits for every one started.
  */
 export class LocalSendMachine implements Dispatcher {

@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { Db } from '../store/db.ts';
 
-/** The table of DESIGN § 4, as lib/data.ts declares it for AWS: pk/sk, TTL `ttl`, sparse GSIs gsi1 and gsi2. */
+/** The table as lib/data.ts declares it for AWS: pk/sk, TTL `ttl`, sparse GSIs gsi1 and gsi2. */
 const TABLE = (name: string): CreateTableCommandInput => ({
   TableName: name,
   BillingMode: 'PAY_PER_REQUEST',
@@ -38,10 +38,10 @@ const TABLE = (name: string): CreateTableCommandInput => ({
   StreamSpecification: STREAM,
 });
 
-/** The table's stream (lib/data.ts): outbox inserts feed the webhook fan-out (issue 5). */
+/** The table's stream (lib/data.ts): outbox inserts feed the webhook fan-out. */
 const STREAM = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' as const };
 
-/** Sparse GSI: uncertain messages by identity (reconciliation, DESIGN § 4). */
+/** Sparse GSI: uncertain messages by identity (reconciliation). */
 const GSI2 = {
   IndexName: 'gsi2',
   KeySchema: [

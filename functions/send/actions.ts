@@ -57,7 +57,7 @@ async function transition(
 }
 
 /**
- * seed 000 › Cancel: queued, no claim, nothing submitted → `canceled`; `message.canceled` and an audit
+ * Cancel: queued, no claim, nothing submitted → `canceled`; `message.canceled` and an audit
  * entry in the same write; then the thread lock and the day's count are given back. `actor` is the
  * key id, or `system` for the claim-time re-checks.
  */
@@ -118,7 +118,7 @@ const resolveKeyHash = (key: string) => sha256Hex(`resolve\n${key}`);
 export type ResolveAnswer = { body: unknown; replayed: boolean };
 
 /**
- * DESIGN § 8 › Resolve, with an optional Idempotency-Key: the same key and body replay the first
+ * Resolve (docs/guides/sending.md), with an optional Idempotency-Key: the same key and body replay the first
  * answer; the key with another body is `idempotency_conflict`.
  */
 export async function resolveSend(
@@ -194,7 +194,7 @@ export async function resolveSend(
  * (naming its next execution) and the audit entry are one transaction on the message's version, so
  * of two racing retries one writes and the other reads the message again and answers its state.
  * The execution is started after the write; if that start fails the message waits queued with its
- * dispatch and the sweeper starts it (DESIGN § 6).
+ * dispatch and the sweeper starts it (docs/architecture.md › The send machines).
  */
 export async function retrySend(
   deps: Deps,

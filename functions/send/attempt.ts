@@ -27,8 +27,8 @@ import { deliverLoopback } from './loopback-delivery.ts';
 import { chooseClaimTransport } from './transport-task.ts';
 
 /**
- * The tasks of statemachines/send-attempt.asl.json (DESIGN § 5.2; docs/architecture.md › The
- * attempt's writes): Claim (reads and decides) → the provider's transport task
+ * The tasks of statemachines/send-attempt.asl.json (docs/architecture.md › The
+ * attempt's writes, step by step): Claim (reads and decides) → the provider's transport task
  * (functions/send/transport-task.ts, chosen by `ByProvider`: writes the claim with its `sending`
  * mark, then calls the provider once) → Record.
  */
@@ -58,7 +58,7 @@ export function claimToken(executionId: string): string {
  * In the normal case it writes no claim — the transport task writes the claim and its `sending`
  * mark in one conditional write just before the provider call — and answers `claimed` with the
  * token and the transport to run. It writes only to end or hand on the message: the sender's
- * re-check (a cancel), the suppression re-check (seed 002), a dead attempt's claim (uncertain, or
+ * re-check (a cancel), the suppression re-check, a dead attempt's claim (uncertain, or
  * re-dispatched), and the thread lock's lease. A Claim that dies leaves nothing behind: its retry,
  * or the sweeper's next execution, decides again from scratch.
  */
@@ -86,15 +86,15 @@ export async function claim(
   }
   const checked = await recheckSuppressions(deps, m, token, now);
   if (checked.status === 'suppressed') return { outcome: 'stop', reason: 'suppressed' };
-  // seed 000 › Thread lock › Holding: the attempt refreshes the lease to now + 60 s.
+  // The attempt holding a thread lock refreshes the lease to now + 60 s.
   if (checked.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
   return { outcome: 'claimed', token, ...(await chooseClaimTransport(deps, checked)) };
 }
 
 /**
  * The previous attempt died holding the claim (older than 5 minutes): uncertain if it reached the
- * sending mark, else — a claim of the two-write scheme before issue 12, from a message in flight
- * across that deploy — released and re-dispatched under the next execution name, minted in this
+ * sending mark, else — a claim written without the mark, so the provider was certainly never called
+ * — released and re-dispatched under the next execution name, minted in this
  * write. Decided again on the message as written (a versioned put): when another attempt or the
  * sweeper handled it first, the decision on what it left is returned instead. Undefined when the
  * message is gone.
@@ -131,7 +131,7 @@ async function endDeadClaim(
 }
 
 /**
- * seed 002 › Suppression is checked at enqueue as well as at send: before the transport claims the
+ * Suppression is checked at enqueue as well as at send: before the transport claims the
  * message (while no other execution's claim is on it), the recipients still queued are checked
  * against the suppressions in force now (a scheduled send was enqueued days ago). The decision is
  * core/send-attempt.ts › suppressAtSend; this reads and writes it. A message left with no recipient
@@ -179,7 +179,7 @@ export async function startNamed(deps: Deps, m: MessageRecord): Promise<void> {
 }
 
 /**
- * seed 000 › The outbound consumer, step 1: an identity paused or being deleted, or a suspended
+ * The sender re-check: an identity paused or being deleted, or a suspended
  * tenant, sends nothing more: the queued message is canceled by `system`. True when it was (or is
  * no longer queued).
  */
@@ -215,7 +215,7 @@ export interface RecordOutput {
   /** `wait`: the parent execution waits `seconds` and loops; `start`: a Standard execution must start. */
   next: 'done' | 'wait' | 'start';
   seconds?: number;
-  /** The Standard execution to start (its name is on the message already: DESIGN § 6). */
+  /** The Standard execution to start (its name is on the message already). */
   start?: {
     name: string;
     input: { tenant_id: string; identity_id: string; message_id: string; send_at: string };
@@ -223,12 +223,12 @@ export interface RecordOutput {
   status?: string;
 }
 
-/** ±10 % (DESIGN § 8); drawn here, outside the pure core. */
+/** ±10 % of the back-off; drawn here, outside the pure core. */
 const drawJitter = () => (Math.random() * 2 - 1) * 0.1;
 
 /**
  * Apply the result under our claim; a claim that is no longer ours means someone else decided —
- * unless this is a retry of the Record that cleared it (issue 9): the message keeps the claim token
+ * unless this is a retry of the Record that cleared it: the message keeps the claim token
  * it recorded and the `next` it answered, and a retry gets that answer again and releases the
  * thread lock again (a no-op when the first release happened). A back-off names the execution
  * coming for the message in the same write: the parent Standard execution when there is one (it
@@ -304,7 +304,7 @@ export async function record(
   const mine = m.recorded?.token === token ? m.recorded : undefined;
   // Also when this Record is a retry: the first one may have written and died before releasing.
   if (mine?.release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
-  // seed 000 › Provider suppressions: pmail's own `provider` suppressions (idempotent, so a retried
+  // Write pmail's own `provider` suppressions (idempotent, so a retried
   // Record adds nothing twice), for the recipients this attempt's transport reported.
   for (const p of result.provider_suppressed ?? []) {
     await addSuppression(deps, m, p.address, 'provider');

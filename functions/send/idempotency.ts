@@ -12,7 +12,8 @@ import {
 } from '../store/idempotency.store.ts';
 
 /**
- * The reservation protocol of DESIGN § 5.1 as the four sends and resolve use it, written once.
+ * The reservation protocol as the four sends and resolve use it, written once
+ * (docs/architecture.md › The submit path, step 2).
  * A key is identified by the identity and the SHA-256 of its value; `fingerprint` is the request's.
  */
 export interface KeyRef {

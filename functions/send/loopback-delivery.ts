@@ -44,7 +44,7 @@ export async function deliverLoopback(
 }
 
 /**
- * seed 000 › Loopback: the recipient's mailbox receives the composed MIME (Message-ID kept, so
+ * Loopback: the recipient's mailbox receives the composed MIME (Message-ID kept, so
  * replies thread) as an inbound message of its own.
  */
 async function injectLoopback(

@@ -9,7 +9,7 @@ import type { Mailbox } from '../core/model.ts';
  */
 export async function buildMime(plan: ComposePlan): Promise<Buffer> {
   // nodemailer title-cases header names (X-AI-Generated → X-Ai-Generated); send them as planned:
-  // X- names as the caller gave them, the others in their canonical case (DESIGN § 8).
+  // X- names as the caller gave them, the others in their canonical case.
   const names = new Map(Object.keys(plan.headers).map((k) => [k.toLowerCase(), k]));
   const composer = new MailComposer({
     messageId: plan.messageId,

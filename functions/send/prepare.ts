@@ -77,12 +77,12 @@ export interface Prepared {
   caps: { tenant: number; identity: number };
   /** The recipients' contacts as read at step 16 (by canonical address): who is already known. */
   contacts: Map<string, ContactCounts>;
-  /** seed 002: held `undispatched` (steps 14–15 under `unconfigured_transport: "hold"`). */
+  /** Held `undispatched` (steps 14–15 under `unconfigured_transport: "hold"`). */
   undispatched?: boolean;
 }
 
 /**
- * The policy pipeline of DESIGN § 8, steps 1–17: read → decide → compose. The loads are gathered
+ * The policy pipeline, steps 1–17: read → decide → compose. The loads are gathered
  * into a snapshot (`loadSubmit`: the target and thread root first, then the tenant and everything
  * the request lets us name in one round trip — started beside the key's reservation, as it needs no
  * message id); `decideSubmit` (core/submit-pipeline.ts) runs every check in the table's order on
@@ -240,7 +240,7 @@ async function loadInto<S extends Loadable>(
 }
 
 /**
- * Step 17 with signed links (seed 000 › Attachments and size, P1): while the message is too large and
+ * Step 17 with signed links: while the message is too large and
  * the tenant allows links, the largest attachments are stored apart and replaced in the body by an
  * expiring signed link; without links, or when nothing is left to link, 413 message_too_large.
  */

@@ -6,7 +6,8 @@ import { sendAttemptTasks } from './tasks.ts';
 
 /**
  * Lambda entries of the send-attempt machine's Claim and Record tasks
- * (statemachines/send-attempt.asl.json); each transport task has its own entry under functions/transports/.
+ * (statemachines/send-attempt.asl.json); each transport task has its own entry beside this one
+ * (functions/send/*-transport.handler.ts, listed in functions/transports/tasks.ts).
  */
 const deps = await loadLambdaDeps('send-attempt', {
   blobs: s3Blobs,

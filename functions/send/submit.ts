@@ -49,7 +49,7 @@ import {
 } from './prepare.ts';
 import { templateFields } from './template.ts';
 
-/** seed 000 › Thread lock: wait 250 ms between tries, for at most 10 s. */
+/** The thread lock: wait 250 ms between tries, for at most 10 s. */
 export const LOCK_RETRY_MS = 250;
 export const LOCK_WAIT_MAX_MS = 10_000;
 
@@ -63,7 +63,7 @@ export interface SubmitInput {
   operation: Operation;
   /** reply, reply_all, forward: the message answered or forwarded. */
   targetMessageId?: string;
-  /** Checked by the handler (seed 000 › Handler step 3): present unless this is a dry run. */
+  /** Checked by the handler: present unless this is a dry run. */
   idempotencyKey: string | undefined;
   /** The body, parsed and validated by the handler (step 4); `raw` is what the fingerprint hashes. */
   request: ParsedSend;
@@ -86,8 +86,8 @@ export interface FirstReadFacts {
 }
 
 /**
- * seed 000 › Handler step 2 and reservation step 1 on the first read alone: 429 rate_limited when
- * the identity's window is full (replays included, as the seed orders it), the stored answer of a
+ * The rate window and the key's stored answer, on the first read alone: 429 rate_limited when
+ * the identity's window is full (replays included: a replay counts against it too), the stored answer of a
  * duplicate (or 409 for a conflict or a request still running); undefined when the send goes on.
  */
 export function decideOnFirstRead(
@@ -118,8 +118,8 @@ export interface DryRunResult {
 }
 
 /**
- * POST …/messages, …/reply, …/reply-all, …/forward: seed 000 › Handler steps 2–8 with the
- * reservation protocol of DESIGN § 5.1 and the policy pipeline of DESIGN § 8. Authentication and the
+ * POST …/messages, …/reply, …/reply-all, …/forward (docs/architecture.md › The submit path): the
+ * handler's steps 2–8 with the reservation protocol and the policy pipeline. Authentication and the
  * identity's scope (step 1) are the caller's. A dry run runs steps 1–17 and writes nothing.
  */
 export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
@@ -340,7 +340,7 @@ function replayed(response: string): SubmitResult {
 }
 
 /**
- * seed 000 › Dry run: 200 with each recipient's fate, or 422 when a recipient is on the send-block
+ * Dry run: 200 with each recipient's fate, or 422 when a recipient is on the send-block
  * list (recipient_blocked) or nobody would receive it (all_recipients_suppressed).
  */
 function dryRunResult(p: Prepared): DryRunResult {
@@ -408,9 +408,9 @@ interface Stored {
 }
 
 /**
- * Steps 18–19 and the storage of an accepted send (seed 000 › Storage; docs/architecture.md › The
+ * Steps 18–19 and the storage of an accepted send (docs/architecture.md › The
  * submit path). Step 18 counts the send first — rate window and both daily caps, or nothing — as
- * the seed's TenantQuota Reserve does; then, each its own conditional write: the thread's lock and
+ * one reservation of the tenant's quota; then, each its own conditional write: the thread's lock and
  * chain, the objects, the message (the commit point), a fully suppressed send's event, the key's
  * completion. A held thread lock is waited for (250 ms steps, at most 10 s) and the message
  * recomposed against the chain the holder left. A send refused after step 18, or whose message an
@@ -538,7 +538,7 @@ async function storeReserved(
       if (!took) continue;
     }
 
-    // seed 000 › Composition: objects first, so the message never points to a missing object. Each
+    // Objects first, so the message never points to a missing object. Each
     // request of the key writes its own MIME object (`raw_n`), so the message's writer's is the one.
     for (const l of prepared.links) await deps.blobs.put(l.key, l.bytes, l.metadata, l.contentType);
     await deps.blobs.put(message.raw_key, prepared.mime, {
@@ -592,7 +592,7 @@ function buildMessage(
   quotaDay: string | undefined,
 ): MessageRecord {
   const { tenant, identity, body } = args;
-  // seed 002: born suppressed, undispatched or queued (core/enqueue.ts).
+  // Born suppressed, undispatched or queued (core/enqueue.ts).
   const status = bornStatus(p.decisions, p.undispatched === true);
   const byField = (f: 'to' | 'cc' | 'bcc') =>
     p.recipients
@@ -647,7 +647,7 @@ function buildMessage(
     ...(quotaDay ? { quota_day: quotaDay } : {}),
     // A send by template: the template, its version and the variables (functions/send/template.ts).
     ...templateFields(body),
-    // DESIGN § 6: the execution coming for this message is named in the write that queues it; a
+    // The execution coming for this message is named in the write that queues it; a
     // scheduled send waits in the Standard machine, dispatched for its send_at.
     ...(status !== 'queued'
       ? {}
@@ -663,7 +663,7 @@ function buildMessage(
   };
 }
 
-/** Start the execution the message names; a failure leaves it to the sweeper (DESIGN § 5.1 step 6). */
+/** Start the execution the message names; a failure leaves it to the sweeper. */
 async function startDispatch(deps: Deps, message: MessageRecord): Promise<void> {
   try {
     await startExecution(deps.dispatcher, message);
@@ -677,7 +677,7 @@ async function startDispatch(deps: Deps, message: MessageRecord): Promise<void> 
 
 /**
  * After commit: start the execution the message names (if that fails the message stays queued and
- * the sweeper dispatches it: DESIGN § 5.1 step 6), count the contacts, emit quota warnings once per
+ * the sweeper dispatches it), count the contacts, emit quota warnings once per
  * scope, threshold and day. None of these can undo the accepted send.
  */
 async function afterCommit(

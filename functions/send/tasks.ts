@@ -7,7 +7,7 @@ import { runTransport, type TransportTaskDeps, type TransportTaskInput } from '.
 
 /**
  * The send-attempt machine's task functions with their error contract: infrastructure errors leave
- * as `StoreUnavailable` (retried by the ASL for Claim and Record only; DESIGN § 5.2). The Lambda
+ * as `StoreUnavailable` (retried by the ASL for Claim and Record only). The Lambda
  * entries and the local runner both bind exactly these.
  */
 function asTask<D, I, O>(fn: (deps: D, input: I) => Promise<O>) {

@@ -5,7 +5,7 @@ import type { Deps } from '../deps.ts';
 import { getTemplate } from '../store/templates.store.ts';
 
 /**
- * A send by template (issue 15, seed 002 › A handler enqueues; it never sends), resolved before the
+ * A send by template (a handler enqueues; it never sends), resolved before the
  * submit pipeline runs, so nothing is stored, reserved or counted for a refused one:
  *   1. the tenant's template, current version — else 404 template_not_found;
  *   2. the variables against its schema — else 400 invalid_payload with the schema's errors;
@@ -29,7 +29,7 @@ export async function resolveTemplate(
     });
   }
   // Loaded on the first send by template only: a plain send's cold start does not pay for the
-  // template engine and the schema compiler (README › Cold starts).
+  // template engine and the schema compiler (docs/operating.md, cold starts).
   const { checkVariables, renderTemplate } = await import('../core/templates.ts');
   const variables = body.variables ?? {};
   checkVariables(t, variables);

@@ -27,7 +27,7 @@ export type TransportTaskInput = SendAttemptInput & { claim: { token: string } }
  * One transport task of the send-attempt machine (one Lambda per provider). Claim only read and
  * decided; here the claim is written with its `sending` mark in one conditional write
  * (store/messages.store.ts › claimSending), and only then comes the single provider call. The two
- * rules of provider-outcomes.md: the mark comes before the call, and a second invocation for the
+ * rules of a provider call: the mark comes before the call, and a second invocation for the
  * same claim finds it and reports unknown without calling the provider. A write refused because
  * another decision won (a duplicate execution's claim, a cancel) reports `not_claimed`: the
  * provider is not called and the machine records nothing. The adapter gets a deadline inside the
@@ -118,10 +118,11 @@ export async function runTransport(
 
 /**
  * Claim's choice of transport task (the ASL's `ByProvider`), with the sending domain re-read
- * (seed 000 › From address and fallback, core/sender-domain.ts): a test tenant sends through the
+ * (From address and fallback, core/sender-domain.ts): a test tenant sends through the
  * test transports; a live tenant through its sending domain's transport, which must be deployed.
- * The platform fallback needs the Cloudflare transport, which this deployment does not have yet,
- * so a failing domain's sends fail (`domain_failing_no_fallback`) whatever the policy says.
+ * The platform fallback sends through the Cloudflare transport (`fallbackAvailable`: its task is
+ * in transports/tasks.ts); without it, or without `domain_fallback`, a failing domain's sends fail
+ * (`domain_failing_no_fallback`).
  */
 export async function chooseClaimTransport(
   deps: Pick<Deps, 'db' | 'config'>,

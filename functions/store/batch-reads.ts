@@ -13,7 +13,7 @@ interface Pending {
 const id = (k: { pk: unknown; sk: unknown }) => `${String(k.pk)}\n${String(k.sk)}`;
 
 /**
- * A Db whose item reads issued together are sent as one BatchGetItem (issue 12: the submit
+ * A Db whose item reads issued together are sent as one BatchGetItem (the submit
  * pipeline's loads in one or two BatchGetItems). Every GetItem and BatchGetItem of the table sent
  * in the same turn of the event loop (as a round of `Promise.all` reads does) is queued and sent at
  * once — the eventually consistent ones in one call, the consistent ones in another, 100 keys a

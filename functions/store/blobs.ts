@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-s3';
 
 /**
- * The blob store: S3 in AWS, a folder locally (DESIGN § 7), with the same keys
+ * The blob store: S3 in AWS, a folder locally, with the same keys
  * (`t/{ten}/i/{idn}/out/{msg}.eml`) and the same custom metadata.
  */
 export interface BlobStore {

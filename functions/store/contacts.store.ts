@@ -3,7 +3,7 @@ import type { Db, TransactItem } from './db.ts';
 import { batchGetItems } from './suppressions.store.ts';
 
 /**
- * Contacts (DESIGN § 4): `I#{idn}` / `C#{address}` with `inbound_count` and `outbound_count`, read by
+ * Contacts: `I#{idn}` / `C#{address}` with `inbound_count` and `outbound_count`, read by
  * require_known_recipient (E2) and reply targeting, which only ask whether a count is above zero.
  * Submit writes `outbound_count` only while it is zero (the send reads the contact anyway), so a
  * known recipient costs no write. Only counters and one time: the

@@ -3,7 +3,7 @@ import type { AddressRecord, ApiKeyRecord, DomainRecord, Identity, Tenant } from
 import { type Db, putOnce } from './db.ts';
 import { keys } from './keys.ts';
 
-/** Tenants, identities, addresses and API keys (the seed's D1 directory), one item each. */
+/** Tenants, identities, addresses and API keys, one item each. */
 
 type Stored = Record<string, unknown> & { pk: string; sk: string; type: string };
 

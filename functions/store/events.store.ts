@@ -3,9 +3,9 @@ import type { Db } from './db.ts';
 import { putOnce } from './db.ts';
 
 /**
- * The tenant's events outbox (DESIGN § 4: `T#{ten}` / `E#{ulid}`): every event pmail emits, in
- * order. Webhook delivery and `GET /v1/events` read it (issue 5). Ids are ULIDs (`evt_…`), or
- * deterministic where the seed asks, so a retried writer never emits twice.
+ * The tenant's events outbox (`T#{ten}` / `E#{ulid}`): every event pmail emits, in
+ * order. Webhook delivery and `GET /v1/events` read it. Ids are ULIDs (`evt_…`), or
+ * deterministic where one writer may run twice, so a retried writer never emits twice.
  */
 export interface OutboxEvent {
   id: string;

@@ -5,7 +5,7 @@ import { conditionally, isConditionFailed, isOutcomeUnknown, oldItem } from './d
 import { keys } from './keys.ts';
 
 /**
- * DESIGN § 5.1 — the idempotency item replaces the seed's in-memory `in_flight` set: a conditional
+ * The idempotency item, shared by every instance (docs/architecture.md › The submit path): a conditional
  * put of an `in_progress` item with an owner and a lease. A send's reservation also mints the
  * message id (`message_id`), kept across lease takeovers, so the message's conditional put is the
  * commit point and the key is completed after it (docs/architecture.md › The submit path).
@@ -40,7 +40,7 @@ export type Lookup =
   | { type: 'conflict'; message_id?: string }
   | { type: 'in_progress' };
 
-/** seed 000 › Reservation step 1, evaluated on an item (read, or returned by a failed put). */
+/** The reservation's first step, evaluated on an item (read, or returned by a failed put). */
 export function evaluate(item: IdempotencyItem | undefined, fingerprint: string, now: number): Lookup {
   if (!item || item.expires_at <= now) return { type: 'absent' };
   if (item.state === 'completed') {

@@ -1,4 +1,4 @@
-/** Item keys of the single table (DESIGN § 4). */
+/** Item keys of the single table (docs/architecture.md › Items and their keys). */
 export const keys = {
   tenant: (tenantId: string) => ({ pk: `T#${tenantId}`, sk: 'T' }),
   apiKey: (keyHash: string) => ({ pk: `K#${keyHash}`, sk: 'K' }),

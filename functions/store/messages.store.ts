@@ -25,7 +25,7 @@ import {
 import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
 
 /**
- * Messages live in their identity's partition with their deliveries embedded (DESIGN § 4), so one
+ * Messages live in their identity's partition with their deliveries embedded, so one
  * recipient's transition and the message roll-up are one conditional write on `version`.
  */
 
@@ -37,12 +37,12 @@ import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
 /**
  * List fields stored only when non-empty: most messages have no cc, bcc, reply_to, labels or
  * flags, and leaving the empty lists out keeps a one-recipient message under 1 KB through its
- * last write, where each write costs 1 WCU instead of 2 (the cost target of the README).
+ * last write, where each write costs 1 WCU instead of 2 (docs/design/cost.md).
  */
 const OMITTED_WHEN_EMPTY = ['to', 'cc', 'bcc', 'reply_to', 'labels', 'flags'] as const;
 
 function toItem(record: MessageRecord) {
-  // seed 002 › The payload is spent: every write of a final message empties a transactional
+  // The payload is spent: every write of a final message empties a transactional
   // template's variables here, so no write path can keep them.
   const m = redactPayload(record);
   const { identity_id: _identity, raw_key: _raw, template_variables: variables, ...stored } = m;
@@ -55,7 +55,7 @@ function toItem(record: MessageRecord) {
 }
 
 /**
- * The sparse index of queued messages by dispatch time (DESIGN § 4, `gsi2`): its keys are set only
+ * The sparse index of queued messages by dispatch time (`gsi2`): its keys are set only
  * while the message is queued with a dispatch, so the sweeper reads exactly those. The partition is
  * one of DISPATCH_SHARDS, from the message id, so no single partition takes every queued message.
  */
@@ -64,7 +64,7 @@ export const DISPATCH_SHARDS = 8;
 
 function dispatchIndex(m: MessageRecord) {
   const shard = m.id.charCodeAt(m.id.length - 1) % DISPATCH_SHARDS;
-  // seed 002 › undispatched: held messages wait in their own partitions, by creation time.
+  // Held messages wait in their own partitions, by creation time.
   if (m.status === 'undispatched') {
     return {
       gsi2pk: `UD#${shard}`,
@@ -87,7 +87,7 @@ export async function listDueDispatches(
   return listDispatchPartitions(db, 'DQ', before, limit);
 }
 
-/** seed 002 › undispatched: the held messages, oldest first (keys only). */
+/** The held `undispatched` messages, oldest first (keys only). */
 export async function listUndispatched(
   db: Db,
   limit = 100,
@@ -146,7 +146,7 @@ export function messagePutItem(db: Db, next: MessageRecord, version: number) {
 }
 
 /**
- * The sparse index keys (DESIGN § 4), derived on every write so they cannot drift from the record:
+ * The sparse index keys, derived on every write so they cannot drift from the record:
  * gsi1 routes events by a live provider's message id (test ids `test-{ulid}` name the message
  * already, so test sends add no index write); gsi2 lists queued messages by dispatch time and undispatched ones (the sweeper) and an identity's uncertain messages
  * without a provider id (reconciliation) — exclusive states, so one index serves both — and disappears as soon as the message leaves that state.
@@ -368,8 +368,8 @@ const CLAIM_SENDS = 3;
 /**
  * The transport task's first write (docs/architecture.md › The attempt's writes, step by step): the claim and
  * its `sending` mark in one conditional write, immediately before the one provider call. Admitted
- * while the message is queued with no claim — or with this token's claim not yet marked, which only
- * the two-write scheme before it wrote (an attempt in flight across the deploy). The claim always
+ * while the message is queued with no claim — or with this token's claim not yet marked (a claim
+ * written apart from its mark, whose provider was never called). The claim written here always
  * carries the mark, so a second invocation for the same claim, a duplicate execution (another
  * token) and a cancel that landed first are all refused; `written: false` gives the message as it
  * was (`ReturnValuesOnConditionCheckFailure`), or nothing when it is gone.
@@ -478,7 +478,7 @@ export async function listMessages(
 export type ProviderIdMatch =
   | { type: 'none' }
   | { type: 'one'; identity_id: string; message_id: string }
-  /** Two messages hold the id: routing must not pick one (issue 9); the caller applies nothing. */
+  /** Two messages hold the id: routing must not pick one; the caller applies nothing. */
   | { type: 'ambiguous' };
 
 /** The message a live provider's id names (gsi1): none, exactly one, or ambiguous. */

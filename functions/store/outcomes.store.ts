@@ -73,7 +73,7 @@ export async function updateOutcomeWindow(
 }
 
 /**
- * seed 000 › Abuse auto-pause: `status = paused` (pause_reason abuse_threshold) only from active,
+ * Abuse auto-pause: `status = paused` (pause_reason abuse_threshold) only from active,
  * and only then the identity.paused event and the audit entry — all three in one transaction.
  * Returns whether this call paused the identity.
  */

@@ -11,7 +11,7 @@ import {
 import type { SmtpSecret, TransportDomain } from '../core/model.ts';
 
 /**
- * The relay credentials of sending domains (seed 000 › SMTP relay › credentials): one Secrets
+ * The relay credentials of sending domains: one Secrets
  * Manager secret per domain, named `{prefix}/smtp/{domain}` (prefix = the stack name), holding
  * `{ "password": "…" }` (AUTH PLAIN/LOGIN) or `{ "access_token": "…" }` (XOAUTH2). The domains API
  * writes it (write-only: it is never returned) and records its name as the domain's

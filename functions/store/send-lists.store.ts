@@ -4,9 +4,9 @@ import { type Db, isConditionFailed, isOutcomeUnknown, putOnce, WRITER } from '.
 import { batchGetItems } from './suppressions.store.ts';
 
 /**
- * Send lists (seed 000 › Recipient filters; DESIGN § 4): `T#{ten}` / `L#{block|allow}#{entry}`, the
+ * Send lists: `T#{ten}` / `L#{block|allow}#{entry}`, the
  * entry an address or `@domain`, lower case with an A-label domain (core normaliseListEntry).
- * Inbound (receive) lists will need their own prefix; only `send` exists so far.
+ * Only `send` lists exist; inbound (receive) lists would take a prefix of their own.
  */
 export const listEntryKey = (tenantId: string, kind: ListKind, entry: string) => ({
   pk: `T#${tenantId}`,

@@ -6,11 +6,11 @@ import { keys } from './keys.ts';
 import { type RateWindow, rateWindowFull } from './quota.store.ts';
 
 /**
- * The first read of a send (issue 12, read → decide → write): one consistent BatchGetItem of
+ * The first read of a send (read → decide → write): one consistent BatchGetItem of
  * everything that can be read before the tenant is known — the calling key's `K#{sha256}` item, the
  * identity, the Idempotency-Key's item, and the identity's counter item of every local day the
  * request can fall on. A duplicate is answered from this read alone: authenticated, in scope, rate
- * window checked (the seed checks it before the replay), stored answer.
+ * window checked (before the replay: a replay counts against it too), stored answer.
  */
 export interface FirstRead {
   apiKey?: ApiKeyRecord;

@@ -35,8 +35,8 @@ export function lockedByOther(t: ThreadItem | undefined, me: string, now: number
 }
 
 /**
- * The write of a threaded send (`takeThreadForSend` sends it): take the lock (the seed's `UPDATE threads … WHERE
- * lock_owner IS NULL OR lock_until < now OR lock_owner = me`), on the chain the message was composed
+ * The write of a threaded send (`takeThreadForSend` sends it): take the lock (free, expired or ours:
+ * `lock_owner IS NULL OR lock_until < now OR lock_owner = me`), on the chain the message was composed
  * against (`seq`), and record the new chain. `lock: false` (a fully suppressed send) records the
  * chain without holding the lock.
  */

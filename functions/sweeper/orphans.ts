@@ -19,7 +19,7 @@ export interface OrphanReport {
 }
 
 /**
- * The daily orphan pass (issue 14; core/orphans.ts): for every identity, list the outbound objects
+ * The daily orphan pass (core/orphans.ts): for every identity, list the outbound objects
  * of messages minted in the window (one ListObjectsV2 from `StartAfter` = the window's first ULID,
  * since message ids sort by time), read which of those messages exist (one consistent
  * BatchGetItem per 100), and delete the objects of the ones that do not. An identity's failure is

@@ -35,8 +35,8 @@ export interface SweepReport {
  * - a claim older than 5 minutes belongs to a dead attempt: with the `sending` mark (the provider
  *   may have been called; the transport task writes the mark with the claim, just before the call)
  *   the message becomes `uncertain` (`transport_connection_lost`) and is never retried; without it
- *   (the provider was never called: a claim of the two-write scheme, from a message in flight
- *   across its deploy) the claim is released and the message re-dispatched like a lost dispatch,
+ *   (the provider was never called: the mark precedes every call, so a claim written apart from it
+ *   never reached one) the claim is released and the message re-dispatched like a lost dispatch,
  *   below; a younger claim is left alone;
  * - an attempt that died before its transport's claim write (in Claim, or between Claim and the
  *   transport task) left no claim: its message is a lost dispatch, below;

@@ -5,7 +5,7 @@ import { errorFields, type Logger } from '../log.ts';
 import type { Transport, TransportRecipient, TransportRequest } from './transport.ts';
 
 /**
- * The Cloudflare Email Sending adapter (seed 000 › Cloudflare; provider-outcomes.md › Cloudflare),
+ * The Cloudflare Email Sending adapter,
  * shaped like functions/events/cloudflare-pull.ts: narrow injected ports, settings with documented
  * defaults, injectable fetch, and the external contract written down here.
  *
@@ -22,14 +22,14 @@ import type { Transport, TransportRecipient, TransportRequest } from './transpor
  * - Headers: only the allowlist of the headers page plus any `X-…` are sent (In-Reply-To,
  *   References, List-*, Precedence, Auto-Submitted, …); Message-ID, Date, MIME and Content-* are
  *   the platform's (setting them is E_HEADER_NOT_ALLOWED), and From/To/Cc/Subject/Reply-To are API
- *   fields. Cloudflare sets its own Message-ID (seed 000 › Message-ID of outbound mail).
+ *   fields. Cloudflare sets its own Message-ID.
  * - Success: `result.{delivered[], queued[], permanent_bounces[]}` — **no message id**. The provider
  *   id recorded is `cf-rest:{message id}` (core/cf-outcome.ts); the message's first Cloudflare
  *   event is matched by sender, recipient, exact subject and time and the message adopts the
  *   event's `messageId` (core/reconcile.ts › adoptCandidates), so later events route by it.
  * - Errors and their classification: core/cf-outcome.ts. No retries here (the send machine alone
  *   retries), no timeout of its own: the request's signal aborts at the task's deadline.
- * - Provider suppressions (seed 000 › Provider suppressions and resending): a suppressed recipient
+ * - Provider suppressions: a suppressed recipient
  *   refuses the whole request (REST: 400). With one recipient it is that one; else each recipient is
  *   looked up with `GET …/email/sending/suppressions?email={address}` (an active entry in the
  *   account-scoped list counts; the API has no zone or domain scope). The suppressed ones are left

@@ -9,11 +9,11 @@ export interface LoopbackPorts {
   addresses(addresses: string[]): Promise<Map<string, AddressRecord>>;
 }
 
-/** seed 000 › Loopback: the provider id shared by the test transports' recipients of one message. */
+/** Loopback: the provider id shared by the test transports' recipients of one message. */
 export const testProviderMessageId = (messageId: string): string => `test-${ulidOf(messageId)}`;
 
 /**
- * seed 000 › Loopback (test tenants): a recipient that is an address of this deployment receives the
+ * Loopback (test tenants): a recipient that is an address of this deployment receives the
  * message as inbound mail; any other recipient is refused (550 5.1.1). The adapter only decides: the
  * inbound copies travel in the result and Record writes them and emits their delivered events
  * (functions/send/loopback-delivery.ts), so this transport writes nothing.

@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import type { Transport, TransportRequest } from './transport.ts';
 
 /**
- * The Amazon SES transport (seed 000 › Amazon SES; provider-outcomes.md › Amazon SES v2). One
+ * The Amazon SES transport. One
  * `SendEmail` call per claim with `Content.Raw` = the stored .eml (no Bcc header: the Bcc recipients
  * travel only in `Destination.BccAddresses`, the envelope), the domain's configuration set (whose
  * event destination feeds the delivery-events queue) and `EmailTags` naming tenant, identity and
@@ -15,7 +15,7 @@ import type { Transport, TransportRequest } from './transport.ts';
  * https://docs.aws.amazon.com/goto/WebAPI/sesv2-2019-09-27/SendEmail; message tags and
  * configuration sets: https://docs.aws.amazon.com/ses/latest/dg/event-publishing-send-email.html.
  *
- * No hidden retries (provider-outcomes.md, rule 1): SendEmail has no idempotency token, so the
+ * No hidden retries: SendEmail has no idempotency token, so the
  * client makes exactly one attempt (`maxAttempts: 1`) with explicit connect and request timeouts,
  * and the request's abort signal ends it at the task's deadline.
  */

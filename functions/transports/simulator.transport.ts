@@ -9,12 +9,12 @@ export interface SimulatorPorts extends LoopbackPorts {
   /** The delivery-events queue: the simulator publishes its scripted events there, as a provider would. */
   events: EventSink;
   clock: () => number;
-  /** Delay before an event reaches the queue (DESIGN § 8: "after ~1 s"; default 1). */
+  /** Delay before an event reaches the queue (about a second, as a provider's event would; default 1). */
   eventDelaySeconds: number;
 }
 
 /**
- * seed 000 › Simulator (test tenants; DESIGN § 8): the local part of a `@simulator.invalid` recipient
+ * The simulator (test tenants): the local part of a `@simulator.invalid` recipient
  * picks a script (deliver, bounce, refuse with RateLimit, time out …). Its events are published after
  * the call, independently of what pmail records. The message's other recipients go to loopback in
  * the same call (one provider id `test-{ulid}` for all of them), so the provider is `simulator`.

@@ -19,7 +19,7 @@ import type { Logger } from '../log.ts';
 import type { Transport, TransportDomain, TransportRequest } from './transport.ts';
 
 /**
- * The customer SMTP relay adapter (seed 000 › SMTP relay; provider-outcomes.md › SMTP relay),
+ * The customer SMTP relay adapter,
  * shaped like functions/events/cloudflare-pull.ts: narrow injected ports, settings with documented
  * defaults, and the external contract written down here.
  *
@@ -37,7 +37,7 @@ import type { Transport, TransportDomain, TransportRequest } from './transport.t
  * - MAIL FROM with SIZE= when the server advertises SIZE (a message above its limit is refused
  *   before DATA), one RCPT TO per queued recipient (Bcc only here, never in the stored copy), DATA,
  *   the stored .eml unchanged (its Message-ID kept), the final dot, QUIT.
- * - Timeouts (seed 000 › Timeouts): 10 s to connect, 30 s for each reply, 60 s for the reply to the
+ * - Timeouts: 10 s to connect, 30 s for each reply, 60 s for the reply to the
  *   final dot, and the request's deadline (4 minutes for this task) over all of it.
  * - Where it was: nodemailer reports socket errors as command `CONN` whatever the phase, so the
  *   adapter tracks itself whether the final dot may have been written: the moment the whole
@@ -141,7 +141,7 @@ export type SmtpProbeResult =
   | { ok: false; issue: SmtpDomainIssue | 'smtp_relay_address_refused'; detail: string };
 
 /**
- * The probe (seed 000 › Probe gate): connect, EHLO, STARTTLS, AUTH, QUIT — no message. The domains
+ * The probe: connect, EHLO, STARTTLS, AUTH, QUIT — no message. The domains
  * API's verify calls it for a domain with transport `smtp`; it goes through the same session code
  * and SSRF rules as a send.
  */

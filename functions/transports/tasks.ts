@@ -46,7 +46,7 @@ export const TRANSPORT_TASKS: readonly TransportTaskSpec[] = [
     state: 'TransportSmtp',
     arn: 'SmtpTransportFunctionArn',
     entry: 'functions/send/smtp-transport.handler.ts',
-    // The adapter's deadline is the seed's 4 minutes (250 s less the 10 s margin).
+    // The adapter's deadline is 4 minutes (250 s less the 10 s margin): a slow relay's whole conversation.
     timeoutSeconds: 250,
   },
   {

@@ -3,8 +3,8 @@ import { isSimulatorAddress } from '../core/simulator.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 
 /**
- * The transport port (seed 000 › Transports; DESIGN § 1 Choice(provider) → Transport{…}). Every
- * adapter — simulator, loopback, SES, and the SMTP relay and Cloudflare adapters that follow — takes
+ * The transport port (the ASL's `ByProvider` picks one). Every
+ * adapter — simulator, loopback, SES, the SMTP relay and Cloudflare — takes
  * one `TransportRequest` and answers one `TransportResult`, making at most one provider call. An
  * adapter gets narrow injected clients (never the whole `Deps`), never writes the store, never
  * retries, and classifies every provider answer with the pure tables of functions/core/. It may
@@ -58,7 +58,7 @@ export interface TransportRequest {
   signal: AbortSignal;
 }
 
-/** One adapter: one provider call per request (provider-outcomes.md, rule 2). */
+/** One adapter: one provider call per request (a resend is decided above it, never inside). */
 export interface Transport {
   readonly provider: TransportProvider;
   send(request: TransportRequest): Promise<TransportResult>;

@@ -45,7 +45,7 @@ export type DeliveryOutcome = 'delivered' | 'requeued' | 'retry' | 'dead' | 'dis
 const hashed = (id: string) => sha256Hex(id).slice(0, 16);
 
 /**
- * One attempt of one delivery (issue 5): the event's envelope POSTed to the endpoint, signed.
+ * One attempt of one delivery: the event's envelope POSTed to the endpoint, signed.
  * 2xx: done. 410: the endpoint is disabled. Anything else, an address the poster refused after
  * resolving the endpoint's host included (http-client.ts): a new job after the schedule's wait,
  * or dead after the last attempt. A job that arrives before its `due_at` waits again (SQS delays

@@ -349,7 +349,7 @@ describe('one Idempotency-Key never makes a second email', () => {
   });
 });
 
-describe('the claim and its sending mark are one write, in the transport task (issue 12)', () => {
+describe('the claim and its sending mark are one write, in the transport task', () => {
   it('a duplicate execution whose Claim decided before the other claimed is refused at its transport: it never calls the provider and records nothing', async () => {
     const r = await testStack({
       config: { simEventDelaySeconds: 0 },
