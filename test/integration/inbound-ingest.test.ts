@@ -346,6 +346,7 @@ describe("inbound.store.ts › storeInbound: the store's transaction under a los
     const f = faults(s.deps.db);
     let redelivered: Awaited<ReturnType<typeof ingestNotification>> | undefined;
     const rule = f.loseAnswerInRetry(storeTx, {
+      // biome-ignore lint/suspicious/noThenProperty: the fault helper's option (test/support/faults.ts)
       then: async () => {
         redelivered = await ingestNotification(deps, n);
       },
