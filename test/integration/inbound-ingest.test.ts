@@ -11,7 +11,7 @@ import { getContacts } from '../../functions/store/contacts.store.ts';
 import { listEvents } from '../../functions/store/events.store.ts';
 import { findOutboundByRfcId } from '../../functions/store/inbound.store.ts';
 import { type Call, faults } from '../support/faults.ts';
-import { type TestStack, testStack } from '../support/local.ts';
+import { submittedVia, type TestStack, testStack } from '../support/local.ts';
 
 /**
  * Ingest through `ingestNotification` on the local stack, as SES receiving (and the local MX) hand
@@ -274,6 +274,23 @@ describe('threading', () => {
       to: [{ address: s.peer.address }],
       from: { address: s.agent.address },
     });
+  });
+
+  it("threads by SES's Message-ID of an SES send (the provider id index), for its own identity only", async () => {
+    const sent = await submittedVia(s, 'ses', {
+      to: ['timeout@simulator.invalid'],
+      subject: 'via ses',
+      providerMessageId: (u) => `0100018c-in-${u}`,
+    });
+    const sesRfcId = `<${sent.providerMessageId}@eu-west-1.amazonses.com>`;
+    expect(await findOutboundByRfcId(s.deps.db, s.agent.id, sesRfcId)).toMatchObject({ id: sent.id });
+    expect(await findOutboundByRfcId(s.deps.db, s.peer.id, sesRfcId)).toBeUndefined();
+    const { report } = await deliver(
+      mime({ subject: 'Re: via ses', headers: [`In-Reply-To: ${sesRfcId}`] }),
+      [s.agent.address],
+    );
+    const m = (await s.message(s.agent.id, report.stored[0]))!;
+    expect(m.thread_id).toBe((await s.message(s.agent.id, sent.id))!.thread_id);
   });
 
   it('threads by a verified thread token; a forged or stale token threads nothing', async () => {
