@@ -39,6 +39,8 @@ export const LAMBDA_PORTS = {
   'webhook-deliverer': [],
   'webhook-fan-out': [],
   'domain-check': [],
+  // Reads the received raw message and stores each recipient's copy; routed DSNs publish delivery events.
+  'inbound-ingest': ['blobs', 'events'],
 } as const satisfies Record<string, readonly OptionalPort[]>;
 
 export type LambdaService = keyof typeof LAMBDA_PORTS;

@@ -100,6 +100,7 @@ describe('bundles', () => {
     'functions/domains/check.handler.ts': 'domain-check',
     'functions/events/cloudflare-pull.handler.ts': 'none',
     'functions/events/delivery-events.handler.ts': 'delivery-events',
+    'functions/inbound/ingest.handler.ts': 'inbound-ingest',
     'functions/send/send-attempt.handler.ts': 'send-attempt',
     'functions/sweeper/sweeper.handler.ts': 'sweeper',
     'functions/sweeper/orphans.handler.ts': 'blobs',
@@ -142,9 +143,10 @@ describe('bundles', () => {
           (service !== undefined &&
             service !== 'none' &&
             (LAMBDA_PORTS[service] as readonly string[]).includes('blobs'));
-        // mailparser: the forward of a stored message (messages, and MCP's forward tool) and the Cloudflare transport.
+        // mailparser: the forward of a stored message (messages, and MCP's forward tool), the Cloudflare transport and the inbound ingest.
         const libmime =
           rel === 'functions/api/messages.handler.ts' ||
+          rel === 'functions/inbound/ingest.handler.ts' ||
           rel === 'functions/api/mcp.handler.ts' ||
           rel === 'functions/send/cloudflare-transport.handler.ts';
         return [rel, { s3, libmime }];
