@@ -58,6 +58,9 @@ export const METRICS = {
   ),
   suppressions_created: count('suppressions created, by reason', 'reason'),
   identities_auto_paused: count('identities paused by the abuse threshold'),
+  // Received delivery status notifications (functions/inbound/dsn.ts).
+  dsn_routed: count('received DSNs of an outbound message, turned into delivery events'),
+  dsn_unmatched: count('received DSNs that named no outbound message of their identity (kept as mail)'),
   // Webhooks (functions/webhooks).
   webhook_deliveries: count('webhook delivery attempts, by result (dead: the last attempt failed)', 'result'),
   webhook_malformed: count('webhook jobs that could not be read (acked)'),
