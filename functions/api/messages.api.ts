@@ -150,7 +150,8 @@ export function messagesApi(deps: Deps) {
           ? await getMessage(deps.db, identity.id, params.message_id)
           : undefined;
         const raw = m ? await deps.blobs.get(m.raw_key) : undefined;
-        if (!m || !raw) throw new PmailError('message_not_found', 'No message with this id in this identity.');
+        if (!m || !raw)
+          throw new PmailError('message_not_found', 'No message with this id in this identity.');
         return {
           statusCode: 200,
           headers: {
@@ -180,7 +181,7 @@ export function messagesApi(deps: Deps) {
         return json(
           200,
           {
-            data: page.data.map(toApiMessage),
+            data: page.data.map((m) => toApiMessage(m, { bodies: false })),
             next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null,
           },
           requestId,
