@@ -32,7 +32,8 @@ async function relaySent(s: TestStack, count = 1) {
     },
     result: undefined,
   }));
-  return { id: res.body.id as string, rfcId: sent.message!.rfc_message_id, to };
+  if (!sent.found) throw new Error('the sent message is missing');
+  return { id: res.body.id as string, rfcId: sent.message.rfc_message_id, to };
 }
 
 type Report = { recipient: string; action: string; status: string; diagnostic?: string };
