@@ -58,6 +58,12 @@ export const METRICS = {
   ),
   suppressions_created: count('suppressions created, by reason', 'reason'),
   identities_auto_paused: count('identities paused by the abuse threshold'),
+  // Receiving (functions/inbound/ingest.ts).
+  inbound_stored: count('received messages stored, by how far they were parsed', 'parse'),
+  inbound_duplicates: count(
+    'received messages already stored for that recipient (a repeat, not stored again)',
+  ),
+  inbound_unknown_recipients: count('envelope recipients that are no identity address (dropped)'),
   // Webhooks (functions/webhooks).
   webhook_deliveries: count('webhook delivery attempts, by result (dead: the last attempt failed)', 'result'),
   webhook_malformed: count('webhook jobs that could not be read (acked)'),

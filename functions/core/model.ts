@@ -159,6 +159,58 @@ export interface MessageRecord {
   payload_redacted_at?: number;
   /** Inbound copies made by loopback name the outbound message they copy. */
   loopback_of?: { tenant_id: string; identity_id: string; message_id: string };
+  /** A received message: what ingest read of it (docs/guides/receiving.md). */
+  inbound?: InboundFields;
+}
+
+/** An attachment of a received message, listed (its bytes stay in the raw message). */
+export interface InboundAttachment {
+  filename?: string;
+  content_type: string;
+  size: number;
+  /** Inline parts referenced from the HTML. */
+  content_id?: string;
+  /** An executable, script, macro document or archive (core/inbound.ts › RISKY_EXTENSIONS). */
+  risky?: 'executable' | 'script' | 'macro_document' | 'archive';
+}
+
+/**
+ * The received message's own fields. The typed addresses are the record's from/to/cc/reply_to; the
+ * canonical ones (lower case, IDNA) are here. `parse` tells how much was read: `parsed`; `oversize`
+ * or `unparsed` (over a cap, or the parser failed: headers only, the raw kept); `quarantined` (SES's
+ * virus verdict FAIL: headers only).
+ */
+export interface InboundFields {
+  /** SES's id of the received message (the local MX mints one the same way). */
+  ses_message_id: string;
+  received_at: number;
+  /** MAIL FROM; empty for a bounce. */
+  envelope_from: string;
+  /** The RCPT TO this copy was routed by, as given. */
+  envelope_recipient: string;
+  /** The identity's address it was routed to (normalised, without the `+detail`). */
+  routed_to: string;
+  /** The dedupe key (core/inbound.ts › dedupeKey). */
+  dedupe_key: string;
+  canonical: { from: string; to: string[]; cc: string[]; reply_to: string[] };
+  parse: 'parsed' | 'oversize' | 'unparsed' | 'quarantined';
+  /** The cap passed (`oversize`). */
+  cap?: 'size' | 'parts' | 'depth' | 'header';
+  threaded_by: 'token' | 'in_reply_to' | 'new';
+  /** Plain text (derived from the HTML when only HTML came), cut to core/inbound.ts's bound. */
+  text?: string;
+  /** The HTML, sanitised (scripts, event handlers, remote forms and frames removed), cut likewise. */
+  html?: string;
+  /** The text or HTML was cut to fit the record; the raw message has all of it. */
+  body_truncated?: boolean;
+  /** The headers that matter (core/inbound.ts › KEPT_HEADERS), in message order. */
+  headers: { name: string; value: string }[];
+  attachments: InboundAttachment[];
+  verdicts: { spf?: string; dkim?: string; dmarc?: string; spam?: string; virus?: string };
+  /** Why it counts as automatic mail (flag `auto_reply`). */
+  auto?: 'auto_submitted' | 'precedence' | 'list' | 'autoresponder' | 'null_sender';
+  /** A delivery status notification that matched none of this identity's outbound messages. */
+  dsn_unmatched?: boolean;
 }
 
 export interface Tenant {

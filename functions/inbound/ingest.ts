@@ -1,8 +1,30 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { derivedEventId, ulidTime } from '../core/delivery-outbox.ts';
+import { derivedUlid } from '../core/ids.ts';
+import {
+  autoReplyReason,
+  dedupeKey,
+  type InboundVerdicts,
+  messageIds,
+  normaliseRecipient,
+  type RoutedRecipient,
+  replyCandidates,
+  snippetOf,
+  threadDecision,
+  verdictFlags,
+  verifiedThreadToken,
+} from '../core/inbound.ts';
+import type { AddressRecord, InboundFields, MessageRecord } from '../core/model.ts';
+import { baseAddress, canonicalAddress } from '../core/recipients.ts';
 import type { Deps } from '../deps.ts';
 import type { QueueConsumer } from '../local/queue.ts';
 import { errorFields } from '../log.ts';
+import { inboundKey } from '../store/blobs.ts';
+import { getAddress } from '../store/directory.store.ts';
+import { findOutboundByRfcId, storeInbound, threadExists } from '../store/inbound.store.ts';
+import { routeDsn } from './dsn.ts';
 import type { SesReceivedNotification } from './notification.ts';
+import { type ParsedInbound, parseInbound } from './parse.ts';
 
 /** What one notification's ingest did, recipient by recipient. */
 export interface IngestReport {
@@ -16,8 +38,235 @@ export interface IngestReport {
   dsn_routed: number;
 }
 
-export async function ingestNotification(_deps: Deps, _n: SesReceivedNotification): Promise<IngestReport> {
-  return { stored: [], duplicates: 0, unknown_recipients: 0, dsn_routed: 0 };
+/**
+ * Ingest one received message (docs/guides/receiving.md): read the raw message the receipt stored,
+ * route each envelope recipient to the identity whose address it is, parse once under the caps,
+ * hand a DSN to DSN routing, thread, and store one message per recipient, once. Throws when the
+ * raw message cannot be read or a write fails: the queue brings the notification back, and the
+ * dedupe key makes the repeat store nothing twice.
+ */
+export async function ingestNotification(deps: Deps, n: SesReceivedNotification): Promise<IngestReport> {
+  const report: IngestReport = { stored: [], duplicates: 0, unknown_recipients: 0, dsn_routed: 0 };
+  const receivedAt = Date.parse(n.receipt.timestamp || n.mail.timestamp) || deps.clock();
+  const routes: { rcpt: string; routed: RoutedRecipient; address: AddressRecord }[] = [];
+  const seen = new Set<string>();
+  for (const rcpt of n.receipt.recipients) {
+    const routed = normaliseRecipient(rcpt);
+    const address = routed ? await getAddress(deps.db, routed.address) : undefined;
+    if (!routed || !address || address.status === 'retired') {
+      report.unknown_recipients++;
+      deps.metrics.add('inbound_unknown_recipients');
+      continue;
+    }
+    // The same recipient twice in one envelope (with and without a +detail) is one mailbox.
+    if (seen.has(routed.address)) continue;
+    seen.add(routed.address);
+    routes.push({ rcpt, routed, address });
+  }
+  if (routes.length === 0) return report;
+
+  const raw = await deps.blobs.get(n.receipt.action.objectKey);
+  if (!raw) throw new Error(`the received message ${n.mail.messageId} is not in the blob store`);
+  const verdicts = verdictsOf(n);
+  const parsed = await parseInbound(raw.body, { quarantined: verdicts.virus === 'FAIL' });
+
+  for (const route of routes) {
+    const outcome = await ingestOne(deps, { n, raw: raw.body, parsed, verdicts, receivedAt, ...route });
+    if (outcome.type === 'stored') report.stored.push(outcome.id);
+    else if (outcome.type === 'duplicate') report.duplicates++;
+    else report.dsn_routed++;
+  }
+  return report;
+}
+
+type Outcome = { type: 'stored'; id: string } | { type: 'duplicate' } | { type: 'dsn_routed' };
+
+async function ingestOne(
+  deps: Deps,
+  args: {
+    n: SesReceivedNotification;
+    raw: Uint8Array;
+    parsed: ParsedInbound;
+    verdicts: InboundVerdicts;
+    receivedAt: number;
+    rcpt: string;
+    routed: RoutedRecipient;
+    address: AddressRecord;
+  },
+): Promise<Outcome> {
+  const { n, raw, parsed, verdicts, receivedAt, routed, address } = args;
+  const identityId = address.identity_id;
+  const tenantId = address.tenant_id;
+  let dsnUnmatched = false;
+  if (parsed.isDsn) {
+    const routedDsn = await routeDsn(deps, { identityId, tenantId, parsed: parsed.mail, receivedAt });
+    if (routedDsn === 'routed') return { type: 'dsn_routed' };
+    dsnUnmatched = routedDsn === 'unmatched';
+  }
+
+  const key = dedupeKey(raw, routed.address);
+  const ulid = derivedUlid(ulidTime(receivedAt), key);
+  const id = `msg_${ulid}`;
+  const { threadId, by } = threadDecision({
+    tokenThread: await tokenThread(deps, identityId, routed.detail),
+    repliedThread: await repliedThread(deps, identityId, parsed),
+    messageUlid: ulid,
+  });
+
+  // The copy the message's raw route serves (and a forward re-reads): this recipient's own object.
+  // A quarantined message gets none: its original stays where the receipt stored it.
+  const rawKey = inboundKey(tenantId, identityId, id);
+  if (parsed.parse !== 'quarantined') {
+    await deps.blobs.put(rawKey, raw, {
+      tenant: tenantId,
+      identity: identityId,
+      message: id,
+      received: n.mail.messageId,
+    });
+  }
+
+  const auto = autoReplyReason(parsed.headerMap, n.mail.source);
+  const flags = [
+    ...(parsed.parse === 'parsed' ? [] : [parsed.parse]),
+    ...(parsed.parse === 'oversize' ? ['unparsed'] : []),
+    ...verdictFlags(verdicts).filter((f) => f !== parsed.parse),
+    // `automated` is what the auto-reply rule reads (core/submit-pipeline.ts, step 10).
+    ...(auto ? ['auto_reply', 'automated'] : []),
+    ...(parsed.attachments.some((a) => a.risky) ? ['risky_attachment'] : []),
+    ...(dsnUnmatched ? ['dsn'] : []),
+  ];
+  const from = parsed.from ?? { address: n.mail.source || 'unknown@invalid' };
+  const now = deps.clock();
+  const inbound: InboundFields = {
+    ses_message_id: n.mail.messageId,
+    received_at: receivedAt,
+    envelope_from: n.mail.source,
+    envelope_recipient: args.rcpt,
+    routed_to: routed.address,
+    dedupe_key: key,
+    canonical: {
+      from: canonicalAddress(from.address),
+      to: parsed.to.map((m) => canonicalAddress(m.address)),
+      cc: parsed.cc.map((m) => canonicalAddress(m.address)),
+      reply_to: parsed.replyTo.map((m) => canonicalAddress(m.address)),
+    },
+    parse: parsed.parse,
+    ...(parsed.cap ? { cap: parsed.cap } : {}),
+    threaded_by: by,
+    ...(parsed.text !== undefined ? { text: parsed.text } : {}),
+    ...(parsed.html !== undefined ? { html: parsed.html } : {}),
+    ...(parsed.bodyTruncated ? { body_truncated: true } : {}),
+    headers: parsed.kept,
+    attachments: parsed.attachments,
+    verdicts,
+    ...(auto ? { auto } : {}),
+    ...(dsnUnmatched ? { dsn_unmatched: true } : {}),
+  };
+  const hop = Number.parseInt(parsed.headerMap.get('x-pmail-hop') ?? '', 10);
+  const message: MessageRecord = {
+    id,
+    tenant_id: tenantId,
+    identity_id: identityId,
+    thread_id: threadId,
+    direction: 'inbound',
+    status: 'received',
+    from,
+    to: parsed.to,
+    cc: parsed.cc,
+    // The envelope recipient not among To and Cc received a blind copy.
+    bcc: [...parsed.to, ...parsed.cc].some((m) => baseAddress(canonicalAddress(m.address)) === routed.address)
+      ? []
+      : [{ address: address.address }],
+    reply_to: parsed.replyTo,
+    subject: parsed.subject,
+    kind: auto ? 'auto_reply' : 'transactional',
+    labels: [],
+    flags,
+    rfc_message_id: parsed.rfcMessageId ?? `<${ulid}@${address.domain}>`,
+    ...(parsed.inReplyTo ? { in_reply_to: messageIds(parsed.inReplyTo)[0] ?? parsed.inReplyTo } : {}),
+    ...(parsed.references.length ? { references: parsed.references } : {}),
+    ...(Number.isFinite(hop) && hop > 0 ? { hop } : {}),
+    raw_key: rawKey,
+    raw_size: raw.byteLength,
+    created_at: receivedAt,
+    updated_at: now,
+    version: 1,
+    inbound,
+  };
+  const stored = await storeInbound(deps.db, {
+    message,
+    dedupeKey: key,
+    event: {
+      // The outbox reads in id order: the id takes its time from the write, not the receipt.
+      id: derivedEventId(now, `message.received|${id}`, 0),
+      type: 'message.received',
+      tenant_id: tenantId,
+      created_at: now,
+      data: {
+        message_id: id,
+        identity_id: identityId,
+        thread_id: threadId,
+        from: message.from,
+        subject: message.subject,
+        snippet: snippetOf(parsed.text),
+        flags,
+        received_at: new Date(receivedAt).toISOString(),
+      },
+    },
+    // Quarantined and spam mail makes nobody a known sender.
+    ...(flags.includes('quarantined') || flags.includes('spam') || !parsed.from
+      ? {}
+      : { countSender: parsed.from.address }),
+    routedTo: address.address,
+    now,
+  });
+  if (!stored) {
+    deps.metrics.add('inbound_duplicates');
+    return { type: 'duplicate' };
+  }
+  deps.metrics.add('inbound_stored', { parse: parsed.parse });
+  deps.log.info('inbound message stored', {
+    message_id: id,
+    identity_id: identityId,
+    thread_id: threadId,
+    threaded_by: by,
+  });
+  return { type: 'stored', id };
+}
+
+/** The thread a verified token names, if that thread exists for the identity (a stale token names none). */
+async function tokenThread(
+  deps: Deps,
+  identityId: string,
+  detail: string | undefined,
+): Promise<string | undefined> {
+  const threadId = verifiedThreadToken(deps.config.hashKey, identityId, detail);
+  if (!threadId) return undefined;
+  return (await threadExists(deps.db, identityId, threadId)) ? threadId : undefined;
+}
+
+/** The thread of the identity's outbound message that In-Reply-To or References names first. */
+async function repliedThread(
+  deps: Deps,
+  identityId: string,
+  parsed: ParsedInbound,
+): Promise<string | undefined> {
+  for (const rfcId of replyCandidates(parsed.inReplyTo, parsed.references)) {
+    const m = await findOutboundByRfcId(deps.db, identityId, rfcId);
+    if (m) return m.thread_id;
+  }
+  return undefined;
+}
+
+function verdictsOf(n: SesReceivedNotification): InboundVerdicts {
+  const r = n.receipt;
+  return {
+    ...(r.spfVerdict ? { spf: r.spfVerdict.status } : {}),
+    ...(r.dkimVerdict ? { dkim: r.dkimVerdict.status } : {}),
+    ...(r.dmarcVerdict ? { dmarc: r.dmarcVerdict.status } : {}),
+    ...(r.spamVerdict ? { spam: r.spamVerdict.status } : {}),
+    ...(r.virusVerdict ? { virus: r.virusVerdict.status } : {}),
+  };
 }
 
 /**

@@ -1,6 +1,9 @@
 import type { MessageRecord } from '../core/model.ts';
-import type { Db } from './db.ts';
-import { findByProviderId, getMessage } from './messages.store.ts';
+import { contactCountUpdates } from './contacts.store.ts';
+import { type Db, type TransactItem, transactGuarded } from './db.ts';
+import { eventPutItem, type OutboxEvent } from './events.store.ts';
+import { findByProviderId, getMessage, messagePutItem } from './messages.store.ts';
+import { getThread } from './threads.store.ts';
 
 /** SES's own Message-IDs: `<{SES message id}@{region}.amazonses.com>`. */
 const SES_RFC_ID = /^<([^@<>\s]+)@[a-z0-9-]+\.amazonses\.com>$/i;
@@ -47,4 +50,85 @@ function sameRfcId(a: string | undefined, b: string): boolean {
   return (
     a.slice(0, at(a)) === b.slice(0, at(b)) && a.slice(at(a)).toLowerCase() === b.slice(at(b)).toLowerCase()
   );
+}
+
+/** How long a stored message's dedupe key is kept: longer than SQS keeps a message (14 days). */
+const DEDUPE_KEEP_MS = 30 * 24 * 3600 * 1000;
+
+/** The item that holds a dedupe key for an identity: which message it stored. */
+export const dedupeItemKey = (identityId: string, dedupeKey: string) => ({
+  pk: `I#${identityId}`,
+  sk: `IN#${dedupeKey}`,
+});
+
+/** Whether a thread token's thread exists for this identity: its thread item or its first message. */
+export async function threadExists(db: Db, identityId: string, threadId: string): Promise<boolean> {
+  const [thread, root] = await Promise.all([
+    getThread(db, identityId, threadId),
+    getMessage(db, identityId, `msg_${threadId.slice(4)}`),
+  ]);
+  return thread !== undefined || root?.thread_id === threadId;
+}
+
+/**
+ * Store one received message for one recipient, once: in one transaction, the dedupe key's item
+ * (the guard: it must not exist), the message, its `message.received` event, the sender's
+ * `inbound_count` and what a reply through the API reads from the thread (the identity's address
+ * it was written to, as the thread's From when it has none yet). False when the key is stored
+ * already: a repeat of the same message to the same recipient, nothing written.
+ *
+ * A transaction (docs/lost-answers.md): the SDK resends it after a lost answer with the same
+ * ClientRequestToken and DynamoDB answers the resend as the first send, so the guard never refuses
+ * this call's own write; a later repeat (a queue redelivery, another SMTP transaction of the same
+ * bytes) is a new transaction and finds the key.
+ */
+export async function storeInbound(
+  db: Db,
+  args: {
+    message: MessageRecord;
+    dedupeKey: string;
+    event: OutboxEvent;
+    /** The sender whose `inbound_count` goes up (none: not counted). */
+    countSender?: string;
+    /** The identity's address the message was routed to. */
+    routedTo: string;
+    now: number;
+  },
+): Promise<boolean> {
+  const { message, now } = args;
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: db.table,
+        Item: {
+          ...dedupeItemKey(message.identity_id, args.dedupeKey),
+          type: 'inbound_dedupe',
+          message_id: message.id,
+          ttl: Math.ceil((now + DEDUPE_KEEP_MS) / 1000),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Put: {
+        TableName: db.table,
+        Item: messagePutItem(db, message, 0).Put.Item,
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    eventPutItem(db, args.event),
+    {
+      Update: {
+        TableName: db.table,
+        Key: { pk: `I#${message.identity_id}`, sk: `TH#${message.thread_id}` },
+        UpdateExpression: 'SET #type = :type, from_address = if_not_exists(from_address, :from)',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':type': 'thread', ':from': args.routedTo },
+      },
+    },
+    ...(args.countSender
+      ? contactCountUpdates(db, message.identity_id, [args.countSender], now, 'inbound')
+      : []),
+  ];
+  return transactGuarded(db, items);
 }

@@ -1,0 +1,192 @@
+import type { AddressObject, HeaderValue, ParsedMail } from 'mailparser';
+import sanitizeHtml from 'sanitize-html';
+import {
+  type CapExceeded,
+  capExceeded,
+  cutUtf8,
+  INBOUND_CAPS,
+  type InboundCaps,
+  KEPT_HEADERS,
+  MAX_HEADER_VALUE,
+  MAX_KEPT_HEADERS,
+  MAX_LISTED_ATTACHMENTS,
+  MAX_STORED_HTML_BYTES,
+  MAX_STORED_TEXT_BYTES,
+  messageIds,
+  mimeShape,
+  riskyAttachment,
+} from '../core/inbound.ts';
+import type { InboundAttachment, Mailbox } from '../core/model.ts';
+
+/**
+ * A received message as ingest stores it. Parsed with mailparser under the caps of core/inbound.ts:
+ * over a cap (or when the parser fails) only the header block is parsed, and the message is kept
+ * raw with the flag its `parse` names; a message quarantined by SES's virus verdict is read the same
+ * way, its body never parsed.
+ */
+export interface ParsedInbound {
+  parse: 'parsed' | 'oversize' | 'unparsed' | 'quarantined';
+  cap?: CapExceeded;
+  /** mailparser's result, for DSN routing (headers only when `parse` is not `parsed`). */
+  mail: ParsedMail;
+  /** Header names in lower case → the first value as written (unfolded). */
+  headerMap: Map<string, string>;
+  kept: { name: string; value: string }[];
+  from?: Mailbox;
+  to: Mailbox[];
+  cc: Mailbox[];
+  replyTo: Mailbox[];
+  subject: string;
+  rfcMessageId?: string;
+  inReplyTo?: string;
+  references: string[];
+  text?: string;
+  html?: string;
+  bodyTruncated: boolean;
+  attachments: InboundAttachment[];
+  /** `multipart/report; report-type=delivery-status` (RFC 3464). */
+  isDsn: boolean;
+}
+
+export async function parseInbound(
+  raw: Uint8Array,
+  opts: { quarantined?: boolean; caps?: InboundCaps } = {},
+): Promise<ParsedInbound> {
+  const caps = opts.caps ?? INBOUND_CAPS;
+  const shape = mimeShape(raw, caps);
+  const cap = capExceeded(shape, caps);
+  const { simpleParser } = await import('mailparser');
+  const headersOnly = async (parse: ParsedInbound['parse']) => {
+    const mail = await simpleParser(headerBlock(raw, caps.maxHeaderBytes), parserOptions);
+    return shaped(mail, parse, cap, false);
+  };
+  if (opts.quarantined) return headersOnly('quarantined');
+  if (cap) return headersOnly('oversize');
+  try {
+    const mail = await simpleParser(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength), parserOptions);
+    return shaped(mail, 'parsed', undefined, true);
+  } catch {
+    return headersOnly('unparsed');
+  }
+}
+
+const parserOptions = {
+  skipImageLinks: true,
+  skipTextLinks: true,
+  skipTextToHtml: true,
+  // Text is derived from HTML when only HTML came (mailparser's own html-to-text).
+  skipHtmlToText: false,
+} as const;
+
+/** The top header block, at most `max` bytes (cut at a line), with the empty line that ends it. */
+function headerBlock(raw: Uint8Array, max: number): Buffer {
+  const buf = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  const text = buf.subarray(0, Math.min(buf.length, max + 4)).toString('latin1');
+  const end = /\r?\n\r?\n/.exec(text);
+  let block = end ? text.slice(0, end.index) : text.slice(0, max);
+  if (block.length > max) block = block.slice(0, block.lastIndexOf('\n', max));
+  return Buffer.from(`${block.replace(/\r?\n$/, '')}\r\n\r\n`, 'latin1');
+}
+
+function shaped(
+  mail: ParsedMail,
+  parse: ParsedInbound['parse'],
+  cap: CapExceeded | undefined,
+  withBody: boolean,
+): ParsedInbound {
+  const headerMap = new Map<string, string>();
+  const kept: { name: string; value: string }[] = [];
+  for (const { key, line } of mail.headerLines ?? []) {
+    const value = line
+      .slice(line.indexOf(':') + 1)
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .trim();
+    if (!headerMap.has(key)) headerMap.set(key, value);
+    if (KEPT_HEADERS.has(key) && kept.length < MAX_KEPT_HEADERS)
+      kept.push({ name: key, value: value.slice(0, MAX_HEADER_VALUE) });
+  }
+  const contentType = mail.headers.get('content-type') as
+    | { value?: string; params?: Record<string, string> }
+    | undefined;
+  const isDsn =
+    contentType?.value?.toLowerCase() === 'multipart/report' &&
+    contentType.params?.['report-type']?.toLowerCase() === 'delivery-status';
+  const text = withBody && mail.text ? cutUtf8(mail.text, MAX_STORED_TEXT_BYTES) : undefined;
+  const html =
+    withBody && typeof mail.html === 'string' && mail.html
+      ? cutUtf8(sanitise(mail.html), MAX_STORED_HTML_BYTES)
+      : undefined;
+  const from = mailboxes(mail.from)[0];
+  return {
+    parse,
+    ...(cap ? { cap } : {}),
+    mail,
+    headerMap,
+    kept,
+    ...(from ? { from } : {}),
+    to: mailboxes(mail.to),
+    cc: mailboxes(mail.cc),
+    replyTo: mailboxes(mail.replyTo),
+    subject: (mail.subject ?? '').replace(/[\r\n]+/g, ' ').slice(0, MAX_HEADER_VALUE),
+    ...(mail.messageId ? { rfcMessageId: messageIds(mail.messageId)[0] ?? mail.messageId } : {}),
+    ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
+    references: referencesOf(mail.references),
+    ...(text ? { text: text.value } : {}),
+    ...(html ? { html: html.value } : {}),
+    bodyTruncated: !!(text?.cut || html?.cut),
+    attachments: withBody
+      ? mail.attachments.slice(0, MAX_LISTED_ATTACHMENTS).map((a) => {
+          const risky = riskyAttachment(a.filename, a.contentType);
+          return {
+            ...(a.filename ? { filename: a.filename.slice(0, 255) } : {}),
+            content_type: a.contentType,
+            size: a.size,
+            ...(a.contentDisposition === 'inline' && a.cid ? { content_id: a.cid } : {}),
+            ...(risky ? { risky } : {}),
+          };
+        })
+      : [],
+    isDsn,
+  };
+}
+
+function referencesOf(refs: string | string[] | undefined): string[] {
+  if (!refs) return [];
+  return (Array.isArray(refs) ? refs : [refs]).flatMap((r) => messageIds(r));
+}
+
+function mailboxes(value: AddressObject | AddressObject[] | HeaderValue | undefined): Mailbox[] {
+  if (!value || typeof value !== 'object') return [];
+  const objects = (Array.isArray(value) ? value : [value]) as AddressObject[];
+  const out: Mailbox[] = [];
+  const walk = (list: AddressObject['value']) => {
+    for (const a of list ?? []) {
+      if (a.group) walk(a.group);
+      else if (a.address) out.push({ address: a.address, ...(a.name ? { name: a.name } : {}) });
+    }
+  };
+  for (const o of objects) walk(o.value);
+  return out.slice(0, 100);
+}
+
+/**
+ * HTML as a mail client may show it: formatting, tables, links and images kept; scripts, styles
+ * sheets, event handlers, forms, frames and `javascript:` links removed (sanitize-html's allow-list).
+ */
+export function sanitise(html: string): string {
+  return sanitizeHtml(html, {
+    allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'font', 'center', 'span', 'h1', 'h2'],
+    allowedAttributes: {
+      a: ['href', 'name', 'title'],
+      img: ['src', 'alt', 'title', 'width', 'height'],
+      font: ['color', 'size', 'face'],
+      td: ['colspan', 'rowspan', 'align', 'valign', 'width', 'bgcolor'],
+      th: ['colspan', 'rowspan', 'align', 'valign', 'width', 'bgcolor'],
+      table: ['width', 'align', 'border', 'cellpadding', 'cellspacing', 'bgcolor'],
+      '*': ['dir', 'lang'],
+    },
+    allowedSchemes: ['http', 'https', 'mailto'],
+    allowedSchemesByTag: { img: ['http', 'https', 'cid', 'data'] },
+    allowProtocolRelative: false,
+  });
+}
