@@ -1,5 +1,5 @@
 import { consentKindOf } from './job-kind.ts';
-import type { Delivery, Mailbox, MessageRecord } from './model.ts';
+import type { Delivery, InboundFields, Mailbox, MessageRecord } from './model.ts';
 import { redactPayload } from './template-payload.ts';
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
@@ -16,36 +16,6 @@ export function msgIdView(id: string): string {
   return `<${bare}>`;
 }
 
-/**
- * What ingest stores of a received message (`MessageRecord.inbound`, written by
- * functions/inbound/ingest.ts), as far as the view shows it. Every field is optional here: an
- * inbound copy written before ingest read it (loopback's) has none, and the view shows null.
- */
-interface StoredInbound {
-  ses_message_id?: string;
-  envelope_from?: string;
-  envelope_recipient?: string;
-  routed_to?: string;
-  canonical?: { from?: string; to?: string[]; cc?: string[]; reply_to?: string[] };
-  parse?: string;
-  cap?: string;
-  threaded_by?: string;
-  text?: string;
-  html?: string;
-  body_truncated?: boolean;
-  headers?: { name: string; value: string }[];
-  attachments?: {
-    filename?: string;
-    content_type: string;
-    size: number;
-    content_id?: string;
-    risky?: string;
-  }[];
-  verdicts?: { spf?: string; dkim?: string; dmarc?: string; spam?: string; virus?: string };
-  auto?: string;
-  dsn_unmatched?: boolean;
-}
-
 /** How long the text preview of a received message is. */
 export const SNIPPET_CHARS = 200;
 
@@ -57,7 +27,8 @@ const snippetOf = (text: string | undefined) =>
  * itself has them; a page of bodies would not fit one answer), `snippet` is always there.
  */
 function toApiInbound(m: MessageRecord, bodies: boolean) {
-  const i: StoredInbound = (m as MessageRecord & { inbound?: StoredInbound }).inbound ?? {};
+  // An inbound copy written before ingest read it (loopback's) has no fields: the view shows null.
+  const i: Partial<InboundFields> = m.inbound ?? {};
   const v = i.verdicts ?? {};
   return {
     envelope_from: i.envelope_from ?? null,

@@ -169,7 +169,11 @@ describe('DSNs through ingest', () => {
     expect(report.stored).toHaveLength(1);
     expect(s.metrics.get('dsn_unmatched')).toBe(unmatchedBefore + 1);
     const kept = (await s.message(s.agent.id, report.stored[0]))!;
-    expect(kept).toMatchObject({ direction: 'inbound', subject: 'Undelivered Mail Returned to Sender' });
+    expect(kept).toMatchObject({
+      direction: 'inbound',
+      subject: 'Undelivered Mail Returned to Sender',
+      inbound: { dsn_unmatched: true },
+    });
   });
 
   it('the same report received twice makes one event', async () => {

@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ApiEvent } from '../../functions/api/http.ts';
 import type { MessageRecord } from '../../functions/core/model.ts';
+import { ingestNotification } from '../../functions/inbound/ingest.ts';
+import { INBOUND_RAW_PREFIX } from '../../functions/inbound/notification.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
 import { inboundKey } from '../../functions/store/blobs.ts';
 import { putNewMessage } from '../../functions/store/messages.store.ts';
@@ -46,7 +48,7 @@ async function storeReceived(s: TestStack): Promise<string> {
     identity: s.peer.id,
     message: id,
   });
-  const record: MessageRecord & { inbound: Record<string, unknown> } = {
+  const record: MessageRecord = {
     id,
     tenant_id: s.tenantId,
     identity_id: s.peer.id,
@@ -92,11 +94,38 @@ async function storeReceived(s: TestStack): Promise<string> {
   return id;
 }
 
+/** `raw` received for the peer the way SES's S3 action hands it over, through ingest. */
+async function ingest(s: TestStack, raw: string): Promise<string> {
+  const sesId = `ses-read-${s.deps.newId()}`;
+  const key = `${INBOUND_RAW_PREFIX}${sesId}`;
+  await s.deps.blobs.put(key, new TextEncoder().encode(raw), {});
+  const at = new Date(s.deps.clock()).toISOString();
+  const report = await ingestNotification(s.deps, {
+    notificationType: 'Received',
+    mail: {
+      timestamp: at,
+      source: 'customer@outside.example',
+      messageId: sesId,
+      destination: [s.peer.address],
+    },
+    receipt: {
+      timestamp: at,
+      recipients: [s.peer.address],
+      spfVerdict: { status: 'PASS' },
+      dkimVerdict: { status: 'GRAY' },
+      action: { type: 'S3', bucketName: 'local', objectKey: key },
+    },
+  });
+  expect(report.stored).toHaveLength(1);
+  return report.stored[0];
+}
+
 describe('reading received mail through the API', () => {
   let s: TestStack;
   let loopbackId: string;
   let receivedId: string;
   let sentId: string;
+  let ingestedId: string;
   beforeAll(async () => {
     s = await stack();
     const sent = await s.send({ to: [s.peer.address], subject: 'Hello peer', text: 'hi there' });
@@ -109,6 +138,7 @@ describe('reading received mail through the API', () => {
     });
     loopbackId = inbox[0].id;
     receivedId = await storeReceived(s);
+    ingestedId = await ingest(s, RAW.replace('To: agent', `To: ${s.peer.address}`));
   });
 
   it('lists only inbound messages with direction=inbound, bodies left out', async () => {
@@ -117,7 +147,7 @@ describe('reading received mail through the API', () => {
     });
     expect(res.status).toBe(200);
     const ids = res.body.data.map((m: { id: string }) => m.id);
-    expect(ids).toEqual(expect.arrayContaining([loopbackId, receivedId]));
+    expect(ids).toEqual(expect.arrayContaining([loopbackId, receivedId, ingestedId]));
     expect(res.body.data.every((m: { direction: string }) => m.direction === 'inbound')).toBe(true);
     const received = res.body.data.find((m: { id: string }) => m.id === receivedId);
     expect(received.inbound).toMatchObject({ text: null, html: null });
@@ -172,6 +202,28 @@ describe('reading received mail through the API', () => {
     expect(res.headers['content-type']).toBe('message/rfc822');
     expect(res.headers['content-disposition']).toBe(`attachment; filename="${receivedId}.eml"`);
     expect(res.body.toString('utf8')).toBe(RAW);
+  });
+
+  it('shows and serves a message as ingest stored it', async () => {
+    const res = await s.call('GET', `/v1/identities/${s.peer.id}/messages/${ingestedId}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      direction: 'inbound',
+      subject: 'Where is my order?',
+      rfc_message_id: '<q-1@outside.example>',
+      inbound: {
+        envelope_from: 'customer@outside.example',
+        routed_to: s.peer.address,
+        canonical: { from: 'customer@outside.example', to: [s.peer.address] },
+        parse: 'parsed',
+        verdicts: { spf: 'PASS', dkim: 'GRAY' },
+        dsn_unmatched: false,
+      },
+    });
+    expect(res.body.inbound.text).toContain('Hello, it has been a week.');
+    const raw = await getRaw(s, s.peer.id, ingestedId);
+    expect(raw.status).toBe(200);
+    expect(raw.body.toString('utf8')).toBe(RAW.replace('To: agent', `To: ${s.peer.address}`));
   });
 
   it('serves the MIME an outbound message was sent with, and the loopback copy of it', async () => {
