@@ -24,7 +24,7 @@ import { bodyOf, header, json, routeGroup } from './http.ts';
 import { listQuerySchema, parseSendBody, resolveBodySchema, zodErrors } from './send.schema.ts';
 
 /**
- * The `messages` route group: POST/GET …/messages, GET …/messages/{id}, and cancel and resolve. Thin: parse, call the
+ * The `messages` route group: POST/GET …/messages, GET …/messages/{id} and its raw original, and cancel and resolve. Thin: parse, call the
  * use case or the store, map the answer. Errors become the error envelope of openapi.yaml.
  */
 export function messagesApi(deps: Deps) {
@@ -141,6 +141,29 @@ export function messagesApi(deps: Deps) {
         if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
         return json(200, toApiMessage(m), requestId);
       }
+      case 'getMessageRaw': {
+        // The stored original: the received bytes of an inbound message, the sent MIME of an
+        // outbound one. Scoped and answered 404 exactly as getMessage.
+        requirePermission(key, 'messages:read');
+        const { identity } = await identityInScope(deps.db, key, params.identity_id);
+        const m = isId('message', params.message_id)
+          ? await getMessage(deps.db, identity.id, params.message_id)
+          : undefined;
+        const raw = m ? await deps.blobs.get(m.raw_key) : undefined;
+        if (!m || !raw)
+          throw new PmailError('message_not_found', 'No message with this id in this identity.');
+        return {
+          statusCode: 200,
+          headers: {
+            'content-type': 'message/rfc822',
+            'content-disposition': `attachment; filename="${m.id}.eml"`,
+            'x-content-type-options': 'nosniff',
+            'request-id': requestId,
+          },
+          body: Buffer.from(raw.body).toString('base64'),
+          isBase64Encoded: true,
+        };
+      }
       case 'listMessages': {
         requirePermission(key, 'messages:read');
         const { identity } = await identityInScope(deps.db, key, params.identity_id);
@@ -158,7 +181,7 @@ export function messagesApi(deps: Deps) {
         return json(
           200,
           {
-            data: page.data.map(toApiMessage),
+            data: page.data.map((m) => toApiMessage(m, { bodies: false })),
             next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null,
           },
           requestId,

@@ -45,6 +45,12 @@ export const routes: readonly Route[] = [
     operation: 'getMessage',
   },
   {
+    method: 'GET',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/raw',
+    group: 'messages',
+    operation: 'getMessageRaw',
+  },
+  {
     method: 'POST',
     path: '/v1/identities/{identity_id}/messages/{message_id}/reply',
     group: 'messages',

@@ -1,5 +1,5 @@
 import { consentKindOf } from './job-kind.ts';
-import type { Delivery, Mailbox, MessageRecord } from './model.ts';
+import type { Delivery, InboundFields, Mailbox, MessageRecord } from './model.ts';
 import { redactPayload } from './template-payload.ts';
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
@@ -16,8 +16,63 @@ export function msgIdView(id: string): string {
   return `<${bare}>`;
 }
 
-/** The Message object of openapi.yaml, as the API returns it. */
-export function toApiMessage(record: MessageRecord) {
+/** How long the text preview of a received message is. */
+export const SNIPPET_CHARS = 200;
+
+const snippetOf = (text: string | undefined) =>
+  text === undefined ? null : text.replace(/\s+/g, ' ').trim().slice(0, SNIPPET_CHARS);
+
+/**
+ * The received message's fields. A page of the list leaves `text` and `html` null (the message
+ * itself has them; a page of bodies would not fit one answer), `snippet` is always there.
+ */
+function toApiInbound(m: MessageRecord, bodies: boolean) {
+  // An inbound copy written before ingest read it (loopback's) has no fields: the view shows null.
+  const i: Partial<InboundFields> = m.inbound ?? {};
+  const v = i.verdicts ?? {};
+  return {
+    envelope_from: i.envelope_from ?? null,
+    envelope_recipient: i.envelope_recipient ?? null,
+    routed_to: i.routed_to ?? null,
+    canonical: {
+      from: i.canonical?.from ?? m.from.address.toLowerCase(),
+      to: i.canonical?.to ?? m.to.map((t) => t.address.toLowerCase()),
+      cc: i.canonical?.cc ?? m.cc.map((t) => t.address.toLowerCase()),
+      reply_to: i.canonical?.reply_to ?? m.reply_to.map((t) => t.address.toLowerCase()),
+    },
+    parse: i.parse ?? null,
+    cap: i.cap ?? null,
+    threaded_by: i.threaded_by ?? null,
+    snippet: snippetOf(i.text),
+    text: bodies ? (i.text ?? null) : null,
+    html: bodies ? (i.html ?? null) : null,
+    body_truncated: i.body_truncated ?? false,
+    headers: (i.headers ?? []).map((h) => ({ name: h.name, value: h.value })),
+    attachments: (i.attachments ?? []).map((a) => ({
+      filename: a.filename ?? null,
+      content_type: a.content_type,
+      size: a.size,
+      content_id: a.content_id ?? null,
+      risky: a.risky ?? null,
+    })),
+    verdicts: {
+      spf: v.spf ?? null,
+      dkim: v.dkim ?? null,
+      dmarc: v.dmarc ?? null,
+      spam: v.spam ?? null,
+      virus: v.virus ?? null,
+    },
+    auto: i.auto ?? null,
+    dsn_unmatched: i.dsn_unmatched ?? false,
+    ses_message_id: i.ses_message_id ?? null,
+  };
+}
+
+/**
+ * The Message object (openapi.yaml › Message), as the API returns it. `bodies: false` (a page of the list)
+ * leaves a received message's text and HTML out.
+ */
+export function toApiMessage(record: MessageRecord, opts: { bodies?: boolean } = {}) {
   // As the codec stores it: a final message of a transactional template shows its redaction.
   const m = redactPayload(record);
   const outbound = m.direction === 'outbound';
@@ -49,6 +104,7 @@ export function toApiMessage(record: MessageRecord) {
     // A send by template: which template and version rendered it; its variables are never shown.
     template: m.template ? { name: m.template.name, version: m.template.version } : null,
     payload_redacted_at: iso(m.payload_redacted_at),
+    inbound: outbound ? null : toApiInbound(m, opts.bodies ?? true),
     ...(outbound ? { deliveries: (m.deliveries ?? []).map(toApiDelivery) } : {}),
   };
 }
