@@ -1,15 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
 import type { Deps } from '../deps.ts';
-import { INBOUND_RAW_PREFIX, type SesReceivedNotification } from '../inbound/notification.ts';
+import { INBOUND_RAW_PREFIX } from '../inbound/notification.ts';
+import { receivedNotification } from '../inbound/received.ts';
 import { errorFields } from '../log.ts';
 import { getAddress, getDomain } from '../store/directory.store.ts';
 
 /** SES receiving's message size limit (40 MB, the SIZE the MX advertises). */
 export const MX_MAX_BYTES = 40 * 1024 * 1024;
-
-/** The bucket name the local notifications carry (the blob store is a folder locally). */
-export const LOCAL_INBOUND_BUCKET = 'pmail-local-blobs';
 
 /** The host name the MX greets with and names in its `Received` trace header. */
 const MX_HOST = 'inbound-smtp.pmail.local';
@@ -81,43 +79,6 @@ export function traceHeaders(opts: {
   const forLine = opts.recipients.length === 1 ? `\r\n for <${opts.recipients[0]}>` : '';
   const date = new Date(opts.at).toUTCString().replace('GMT', '+0000');
   return `Return-Path: <${opts.source}>\r\nReceived: from ${from}\r\n by ${MX_HOST} with ESMTP id ${opts.id}${forLine};\r\n ${date}\r\n`;
-}
-
-/**
- * The notification SES's S3 action publishes for one stored message. A local run cannot check
- * SPF, DKIM or DMARC (the sender connects over loopback, and no DNS is asked) and scans for neither
- * spam nor viruses, so every verdict is `GRAY` ("could not be determined"), never a `PASS` it did
- * not earn; loopback delivery passes its own.
- */
-export function receivedNotification(opts: {
-  id: string;
-  at: number;
-  source: string;
-  destination: string[];
-  recipients: string[];
-  verdicts?: Partial<Record<'spam' | 'virus' | 'spf' | 'dkim' | 'dmarc', 'PASS' | 'GRAY'>>;
-}): SesReceivedNotification {
-  const iso = new Date(opts.at).toISOString();
-  const v = (k: 'spam' | 'virus' | 'spf' | 'dkim' | 'dmarc') => ({ status: opts.verdicts?.[k] ?? 'GRAY' });
-  return {
-    notificationType: 'Received',
-    mail: { timestamp: iso, source: opts.source, messageId: opts.id, destination: opts.destination },
-    receipt: {
-      timestamp: iso,
-      recipients: opts.recipients,
-      spamVerdict: v('spam'),
-      virusVerdict: v('virus'),
-      spfVerdict: v('spf'),
-      dkimVerdict: v('dkim'),
-      dmarcVerdict: v('dmarc'),
-      action: {
-        type: 'S3',
-        bucketName: LOCAL_INBOUND_BUCKET,
-        objectKeyPrefix: INBOUND_RAW_PREFIX,
-        objectKey: `${INBOUND_RAW_PREFIX}${opts.id}`,
-      },
-    },
-  };
 }
 
 /** A message id shaped like SES's (lower-case letters and digits), unique per SMTP transaction. */
