@@ -1,4 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { MessageRecord } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
 import type { QueueConsumer } from '../local/queue.ts';
 import { errorFields } from '../log.ts';
@@ -16,7 +17,19 @@ export interface IngestReport {
   dsn_routed: number;
 }
 
-export async function ingestNotification(_deps: Deps, _n: SesReceivedNotification): Promise<IngestReport> {
+/**
+ * What loopback delivery knows that the message does not say (functions/send/loopback-delivery.ts):
+ * the copy is flagged `loopback` and names the outbound message it copies (`loopback_of`).
+ */
+export interface IngestOptions {
+  loopbackOf?: NonNullable<MessageRecord['loopback_of']>;
+}
+
+export async function ingestNotification(
+  _deps: Deps,
+  _n: SesReceivedNotification,
+  _opts: IngestOptions = {},
+): Promise<IngestReport> {
   return { stored: [], duplicates: 0, unknown_recipients: 0, dsn_routed: 0 };
 }
 
