@@ -39,11 +39,15 @@ export async function start(): Promise<number> {
     webhooks: true,
     // The sweeper's schedule (EventBridge, every minute, in AWS).
     sweepEveryMs: 60_000,
+    // The local MX (SES receiving's stand-in): mail to the identities goes through the ingest.
+    inbound: { port: Number(process.env.PMAIL_MX_PORT ?? 2525) },
     // A local relay's self-signed certificate (docs/guides/domains.md, `npm run capture-relay`).
     smtp: process.env.PMAIL_SMTP_CA_FILE
       ? { tlsCa: [readFileSync(process.env.PMAIL_SMTP_CA_FILE, 'utf8')] }
       : {},
   });
+  const mx = runtime.mx;
+  if (!mx) throw new Error('the local MX did not start');
   const localFile = join(stateDir, 'local.json');
   const seeded = await reuseOrSeed(runtime.deps, localFile);
   const live = await reuseOrSeedLive(runtime.deps, localFile);
@@ -55,6 +59,7 @@ export async function start(): Promise<number> {
     identities: seeded.identities,
     live: { apiKey: live.apiKey, tenantId: live.tenantId, identity: live.identities[0], ses: ses.url },
     platformKey: seeded.platformKey,
+    inbound: { host: mx.host, port: mx.port },
     // Where `pmail admin bootstrap --local` finds the table.
     dynamoEndpoint: dynamo.endpoint,
     table: runtime.deps.db.table,
@@ -80,6 +85,10 @@ export async function start(): Promise<number> {
       `Or from the CLI (it reads .pmail/local.json): npx pmail send --to ${peer.address} --subject Hello --text 'My first pmail.' --wait`,
       '',
       `Then read peer's inbox: curl -sS -H 'Authorization: Bearer ${seeded.apiKey}' '${http.url}/v1/identities/${peer.id}/messages?direction=inbound'`,
+      '',
+      `Local MX (SMTP, no auth) on ${mx.host}:${mx.port}, for this deployment's domains. Mail agent from outside:`,
+      '',
+      `node -e "require('nodemailer').createTransport({host:'${mx.host}',port:${mx.port}}).sendMail({from:'someone@example.net',to:'${agent.address}',subject:'Hi',text:'Hello agent'}).then(r=>console.log(r.response))"`,
       '',
       `Live mode: the live tenant's domain ${LIVE_DOMAIN} sends through SES — the real SES code path — to a local SES (${ses.url}, open it to see the mail):`,
       '',

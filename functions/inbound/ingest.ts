@@ -39,13 +39,25 @@ export interface IngestReport {
 }
 
 /**
+ * What loopback delivery knows that the message does not say (functions/send/loopback-delivery.ts):
+ * the copy is flagged `loopback` and names the outbound message it copies (`loopback_of`).
+ */
+export interface IngestOptions {
+  loopbackOf?: NonNullable<MessageRecord['loopback_of']>;
+}
+
+/**
  * Ingest one received message (docs/guides/receiving.md): read the raw message the receipt stored,
  * route each envelope recipient to the identity whose address it is, parse once under the caps,
  * hand a DSN to DSN routing, thread, and store one message per recipient, once. Throws when the
  * raw message cannot be read or a write fails: the queue brings the notification back, and the
  * dedupe key makes the repeat store nothing twice.
  */
-export async function ingestNotification(deps: Deps, n: SesReceivedNotification): Promise<IngestReport> {
+export async function ingestNotification(
+  deps: Deps,
+  n: SesReceivedNotification,
+  opts: IngestOptions = {},
+): Promise<IngestReport> {
   const report: IngestReport = { stored: [], duplicates: 0, unknown_recipients: 0, dsn_routed: 0 };
   const receivedAt = Date.parse(n.receipt.timestamp || n.mail.timestamp) || deps.clock();
   const routes: { rcpt: string; routed: RoutedRecipient; address: AddressRecord }[] = [];
@@ -71,7 +83,7 @@ export async function ingestNotification(deps: Deps, n: SesReceivedNotification)
   const parsed = await parseInbound(raw.body, { quarantined: verdicts.virus === 'FAIL' });
 
   for (const route of routes) {
-    const outcome = await ingestOne(deps, { n, raw: raw.body, parsed, verdicts, receivedAt, ...route });
+    const outcome = await ingestOne(deps, { n, raw: raw.body, parsed, verdicts, receivedAt, ...route, opts });
     if (outcome.type === 'stored') report.stored.push(outcome.id);
     else if (outcome.type === 'duplicate') report.duplicates++;
     else report.dsn_routed++;
@@ -92,9 +104,10 @@ async function ingestOne(
     rcpt: string;
     routed: RoutedRecipient;
     address: AddressRecord;
+    opts: IngestOptions;
   },
 ): Promise<Outcome> {
-  const { n, raw, parsed, verdicts, receivedAt, routed, address } = args;
+  const { n, raw, parsed, verdicts, receivedAt, routed, address, opts } = args;
   const identityId = address.identity_id;
   const tenantId = address.tenant_id;
   let dsnUnmatched = false;
@@ -127,6 +140,7 @@ async function ingestOne(
 
   const auto = autoReplyReason(parsed.headerMap, n.mail.source);
   const flags = [
+    ...(opts.loopbackOf ? ['loopback'] : []),
     ...(parsed.parse === 'parsed' ? [] : [parsed.parse]),
     ...(parsed.parse === 'oversize' ? ['unparsed'] : []),
     ...verdictFlags(verdicts).filter((f) => f !== parsed.parse),
@@ -192,6 +206,7 @@ async function ingestOne(
     updated_at: now,
     version: 1,
     inbound,
+    ...(opts.loopbackOf ? { loopback_of: opts.loopbackOf } : {}),
   };
   const stored = await storeInbound(deps.db, {
     message,

@@ -17,6 +17,7 @@ import { webhooksApi } from '../api/webhooks.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { autoVerifyingIdentities, type SesIdentities } from '../domains/ses-identities.ts';
 import { localSmtpProbe } from '../domains/smtp-probe.ts';
+import { ingestConsumer } from '../inbound/ingest.ts';
 import { withPorts } from '../lambda-ports.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { type MemoryMetrics, memoryMetrics } from '../metrics.ts';
@@ -25,6 +26,7 @@ import { createDb } from '../store/db.ts';
 import { folderSecretStore, type SecretStore } from '../store/relay-secrets.store.ts';
 import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
 import type { SmtpSettings } from '../transports/smtp.transport.ts';
+import { type LocalMx, startLocalMx } from './mx.ts';
 import { LocalQueue } from './queue.ts';
 import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
 import { ensureTable } from './table.ts';
@@ -74,6 +76,11 @@ export interface LocalRuntimeOptions {
   smtp?: SmtpSettings;
   /** Cloudflare adapter settings (functions/local/transports.ts). */
   cloudflare?: LocalTransportOptions['cloudflare'];
+  /**
+   * Run the local MX (functions/local/mx.ts) on 127.0.0.1 at this port (0: a free one), its
+   * notifications on the ingest queue. Off when absent (`npm start` turns it on).
+   */
+  inbound?: { port: number };
 }
 
 export interface LocalRuntime {
@@ -84,6 +91,10 @@ export interface LocalRuntime {
   queue: LocalQueue;
   /** The webhook-deliveries queue (its consumer is the deliverer). */
   webhookQueue: LocalQueue;
+  /** The ingest queue (its consumer is the ingest, functions/inbound/ingest.handler.ts). */
+  inboundQueue: LocalQueue;
+  /** The local MX, when `inbound` asked for it. */
+  mx?: LocalMx;
   groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>;
   /** The relays' secrets (`{stateDir}/secrets`; Secrets Manager in AWS). */
   secrets: SecretStore;
@@ -136,6 +147,16 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   });
   deps.dispatcher = opts.dispatcher ?? machine;
   deps.events = queue;
+  // SES receiving's way in: the S3 action's notification on the ingest queue (SNS → SQS in AWS).
+  const inboundQueue = new LocalQueue(withPorts(deps, 'inbound-ingest'), {
+    secondsToMs: opts.queueSecondsToMs ?? 1000,
+    maxReceives: 5,
+    dir: opts.durableQueue ? join(opts.stateDir, 'inbound-queue') : undefined,
+    consume: ingestConsumer(withPorts(deps, 'inbound-ingest')),
+  });
+  const mx = opts.inbound
+    ? await startLocalMx(withPorts(deps, 'inbound-ingest'), { port: opts.inbound.port, queue: inboundQueue })
+    : undefined;
   const webhooks = await localWebhooks(withPorts(deps, 'webhook-fan-out'), {
     endpoint: opts.endpoint,
     stateDir: opts.stateDir,
@@ -146,10 +167,11 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   const settle = async () => {
     for (let i = 0; i < 100; i++) {
       await machine.idle();
+      await inboundQueue.idle();
       await queue.idle();
       await webhooks.queue.idle();
       await machine.idle();
-      if (machine.idleNow() && queue.idleNow() && webhooks.queue.idleNow()) return;
+      if (machine.idleNow() && queue.idleNow() && webhooks.queue.idleNow() && inboundQueue.idleNow()) return;
     }
   };
   const timer =
@@ -169,6 +191,8 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     sweep: () => sweep(withPorts(deps, 'sweeper')),
     queue,
     webhookQueue: webhooks.queue,
+    inboundQueue,
+    mx,
     groups: {
       messages: messagesApi(withPorts(deps, 'api-messages')),
       identities: identitiesApi(withPorts(deps, 'api-identities')),
@@ -198,6 +222,8 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     settle,
     close: async () => {
       if (timer) clearInterval(timer);
+      await mx?.close();
+      inboundQueue.close();
       machine.abortAll();
       await machine.idle();
       queue.close();

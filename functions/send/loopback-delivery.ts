@@ -3,15 +3,23 @@ import { derivedUlid, ulidOf } from '../core/ids.ts';
 import type { MessageRecord } from '../core/model.ts';
 import type { LoopbackCopy } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
-import { inboundKey } from '../store/blobs.ts';
-import { putNewMessage } from '../store/messages.store.ts';
+import { ingestNotification } from '../inbound/ingest.ts';
+import { INBOUND_RAW_PREFIX } from '../inbound/notification.ts';
+import { receivedNotification } from '../inbound/received.ts';
 
 /**
  * The loopback-delivery step, run by Record with the copies a loopback (or simulator) result hands
- * back (the transport itself writes nothing): each recipient's mailbox receives the composed MIME
- * as an inbound message, then loopback's `delivered` event is published, as the provider's event
- * would be. Inbound ids and event ids derive from the outbound id and the recipient, so a retried
- * Record makes no second copy and no second event.
+ * back (the transport itself writes nothing): each recipient's copy comes in the way every received
+ * message does (docs/guides/receiving.md): the composed MIME stored under `inbound/raw/`, the
+ * notification SES's S3 action would publish, and the ingest, which routes, threads, stores and
+ * announces it. Then loopback's `delivered` event is published, as the provider's event would be.
+ *
+ * The ingest is called here, not through the ingest queue: Record's `delivered` must follow the
+ * copy, and a failed ingest fails this task, which the send machine retries (the queue would ack
+ * Record before the copy exists, and the send-attempt function would need the queue as a port).
+ * The object's key and the event ids derive from the outbound id and the recipient, and the ingest
+ * stores one message per (raw message, recipient), so a retried Record makes no second copy and
+ * no second event.
  */
 export async function deliverLoopback(
   deps: Deps,
@@ -25,7 +33,7 @@ export async function deliverLoopback(
   const now = deps.clock();
   const events: DeliveryEvent[] = [];
   for (const copy of copies) {
-    await injectLoopback(deps, message, raw.body, copy, now);
+    await injectLoopback(deps, message, raw.body, copy.recipient);
     events.push({
       source: 'loopback',
       event_id: `loopback:${message.id}:${copy.recipient.toLowerCase()}`,
@@ -44,53 +52,23 @@ export async function deliverLoopback(
 }
 
 /**
- * Loopback: the recipient's mailbox receives the composed MIME (Message-ID kept, so
- * replies thread) as an inbound message of its own.
+ * One recipient's copy: the composed MIME as it left (Message-ID kept, so replies thread), received
+ * at the time the message was composed, so the same copy is the same notification however often
+ * Record runs. SPF, DKIM and DMARC pass (this deployment composed it for one of its own identities);
+ * nothing scans it for spam or viruses (`GRAY`).
  */
-async function injectLoopback(
-  deps: Deps,
-  message: MessageRecord,
-  body: Uint8Array,
-  copy: LoopbackCopy,
-  now: number,
-): Promise<void> {
-  const { tenant_id: tenantId, identity_id: identityId, recipient } = copy;
-  const ulid = derivedUlid(ulidOf(message.id), `${message.id}|${recipient.toLowerCase()}`);
-  const inboundId = `msg_${ulid}`;
-  const key = inboundKey(tenantId, identityId, inboundId);
-  await deps.blobs.put(key, body, {
-    tenant: tenantId,
-    identity: identityId,
-    message: inboundId,
-    loopback_of: message.id,
+async function injectLoopback(deps: Deps, message: MessageRecord, body: Uint8Array, recipient: string) {
+  const id = `loopback-${derivedUlid(ulidOf(message.id), `${message.id}|${recipient.toLowerCase()}`).toLowerCase()}`;
+  await deps.blobs.put(`${INBOUND_RAW_PREFIX}${id}`, body, {});
+  const notification = receivedNotification({
+    id,
+    at: message.created_at,
+    source: message.from.address,
+    destination: [recipient],
+    recipients: [recipient],
+    verdicts: { spf: 'PASS', dkim: 'PASS', dmarc: 'PASS' },
   });
-  const bcc = message.bcc.filter((b) => b.address.toLowerCase() === recipient.toLowerCase());
-  await putNewMessage(deps.db, {
-    id: inboundId,
-    tenant_id: tenantId,
-    identity_id: identityId,
-    thread_id: `thr_${ulid}`,
-    direction: 'inbound',
-    status: 'received',
-    from: message.from,
-    to: message.to,
-    cc: message.cc,
-    bcc,
-    reply_to: message.reply_to,
-    subject: message.subject,
-    kind: message.kind,
-    labels: [],
-    // An auto-reply arrives as automated mail: answering it automatically is refused (D6).
-    flags: message.kind === 'auto_reply' ? ['loopback', 'automated'] : ['loopback'],
-    rfc_message_id: message.rfc_message_id,
-    in_reply_to: message.in_reply_to,
-    references: message.references,
-    hop: message.hop,
-    raw_key: key,
-    raw_size: body.length,
-    created_at: now,
-    updated_at: now,
-    version: 1,
-    loopback_of: { tenant_id: message.tenant_id, identity_id: message.identity_id, message_id: message.id },
+  await ingestNotification(deps, notification, {
+    loopbackOf: { tenant_id: message.tenant_id, identity_id: message.identity_id, message_id: message.id },
   });
 }
