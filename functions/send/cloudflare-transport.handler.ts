@@ -2,7 +2,7 @@ import { loadCloudflareApiToken, loadTransportDeps } from '../env.ts';
 import { s3Blobs } from '../store/blobs.ts';
 import { cloudflareTransport } from '../transports/cloudflare.transport.ts';
 import { transportTask } from '../transports/tasks.ts';
-import { sendAttemptTasks } from './tasks.ts';
+import { transportAttemptTask } from './task-entry.ts';
 
 /**
  * Lambda entry of the Cloudflare Email Sending transport task. It alone reads the sending token's
@@ -11,7 +11,7 @@ import { sendAttemptTasks } from './tasks.ts';
  */
 const deps = loadTransportDeps('transport-cloudflare', { blobs: s3Blobs });
 
-export const handler = sendAttemptTasks.Transport(
+export const handler = transportAttemptTask(
   cloudflareTransport(
     { apiToken: () => loadCloudflareApiToken(), log: deps.log },
     { accountId: process.env.PM_CF_ACCOUNT_ID || undefined },

@@ -4,12 +4,12 @@ import { s3Blobs } from '../store/blobs.ts';
 import { getAddresses } from '../store/directory.store.ts';
 import { simulatorTransport } from '../transports/simulator.transport.ts';
 import { transportTask } from '../transports/tasks.ts';
-import { sendAttemptTasks } from './tasks.ts';
+import { transportAttemptTask } from './task-entry.ts';
 
 /** Lambda entry of the simulator transport task (test tenants). */
 const deps = loadTransportDeps('transport-simulator', { blobs: s3Blobs });
 
-export const handler = sendAttemptTasks.Transport(
+export const handler = transportAttemptTask(
   simulatorTransport({
     addresses: (a) => getAddresses(deps.db, a),
     events: sqsEvents(required),

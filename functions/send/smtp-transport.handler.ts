@@ -4,7 +4,7 @@ import { s3Blobs } from '../store/blobs.ts';
 import { secretsManagerStore, smtpCredentials } from '../store/relay-secrets.store.ts';
 import { type SmtpPorts, smtpTransport } from '../transports/smtp.transport.ts';
 import { transportTask } from '../transports/tasks.ts';
-import { sendAttemptTasks } from './tasks.ts';
+import { transportAttemptTask } from './task-entry.ts';
 import type { TransportTaskInput } from './transport-task.ts';
 
 /**
@@ -18,7 +18,7 @@ import type { TransportTaskInput } from './transport-task.ts';
 const deps = loadTransportDeps('transport-smtp', { blobs: s3Blobs });
 const prefix = process.env.PMAIL_SMTP_SECRET_PREFIX ?? 'pmail';
 const ports: SmtpPorts = { credentials: smtpCredentials(secretsManagerStore(), prefix), log: deps.log };
-const send = sendAttemptTasks.Transport(smtpTransport(ports), transportTask('smtp'))(deps);
+const send = transportAttemptTask(smtpTransport(ports), transportTask('smtp'))(deps);
 
 export async function handler(event: TransportTaskInput | SmtpProbeEvent) {
   if (isSmtpProbeEvent(event))

@@ -143,10 +143,12 @@ describe('bundles', () => {
           (service !== undefined &&
             service !== 'none' &&
             (LAMBDA_PORTS[service] as readonly string[]).includes('blobs'));
-        // mailparser: the forward of a stored message (messages, and MCP's forward tool), the Cloudflare transport and the inbound ingest.
+        // mailparser: the forward of a stored message (messages, and MCP's forward tool), the Cloudflare
+        // transport, the inbound ingest, and Record (loopback copies go through the ingest); never another transport.
         const libmime =
           rel === 'functions/api/messages.handler.ts' ||
           rel === 'functions/inbound/ingest.handler.ts' ||
+          rel === 'functions/send/send-attempt.handler.ts' ||
           rel === 'functions/api/mcp.handler.ts' ||
           rel === 'functions/send/cloudflare-transport.handler.ts';
         return [rel, { s3, libmime }];
