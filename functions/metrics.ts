@@ -66,6 +66,11 @@ export const METRICS = {
   cloudflare_events_forwarded: count('Cloudflare events forwarded to the delivery-events queue'),
   cloudflare_forward_failed: count('Cloudflare events SQS refused (they come back after their lease)'),
   cloudflare_api_failed: count('failed calls to the Cloudflare Queues API, by action', 'action'),
+  // Receiving (functions/inbound/ingest.ts: SES receiving, the local MX, loopback).
+  inbound_stored: count('received messages stored, one per envelope recipient'),
+  inbound_duplicates: count('received messages already stored (a redelivery or a resent SMTP transaction)'),
+  inbound_unknown_recipients: count('envelope recipients that are no pmail address (dropped, no bounce)'),
+  inbound_dsn_routed: count('delivery status notifications turned into delivery events'),
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricName = keyof typeof METRICS;
@@ -106,6 +111,17 @@ export function countAttempt(
   metrics.add('attempts', { transport, outcome: attemptOutcomeClass(result) });
   const from = Math.max(message.created_at, message.send_at ?? 0);
   if (result.type === 'accepted') metrics.add('send_latency', { transport }, Math.max(0, now - from));
+}
+
+/** What one ingest did (functions/inbound/ingest.ts › IngestReport), as the four receiving counts. */
+export function countIngest(
+  metrics: Metrics,
+  report: { stored: readonly string[]; duplicates: number; unknown_recipients: number; dsn_routed: number },
+): void {
+  if (report.stored.length > 0) metrics.add('inbound_stored', {}, report.stored.length);
+  if (report.duplicates > 0) metrics.add('inbound_duplicates', {}, report.duplicates);
+  if (report.unknown_recipients > 0) metrics.add('inbound_unknown_recipients', {}, report.unknown_recipients);
+  if (report.dsn_routed > 0) metrics.add('inbound_dsn_routed', {}, report.dsn_routed);
 }
 
 /** Only the declared dimensions, each a short string (a value is never an id: see above). */
