@@ -1,4 +1,14 @@
-import { Aws, CfnRule, CustomResource, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import {
+  Aws,
+  CfnRule,
+  CustomResource,
+  Duration,
+  Fn,
+  RemovalPolicy,
+  Stack,
+  Token,
+  Validations,
+} from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -113,9 +123,7 @@ export function checkReceivingRegion(stack: Stack): void {
  * account may put objects under INBOUND_RAW_PREFIX only, and only for this rule (aws:SourceArn).
  */
 class StoreRawAction implements IReceiptRuleAction {
-  constructor(
-    private readonly props: { bucket: Bucket; topic: Topic; ruleArn: string },
-  ) {}
+  constructor(private readonly props: { bucket: Bucket; topic: Topic; ruleArn: string }) {}
 
   bind(): ReceiptRuleActionConfig {
     const { bucket, topic, ruleArn } = this.props;
@@ -132,7 +140,11 @@ class StoreRawAction implements IReceiptRuleAction {
       }),
     );
     return {
-      s3Action: { bucketName: bucket.bucketName, objectKeyPrefix: INBOUND_RAW_PREFIX, topicArn: topic.topicArn },
+      s3Action: {
+        bucketName: bucket.bucketName,
+        objectKeyPrefix: INBOUND_RAW_PREFIX,
+        topicArn: topic.topicArn,
+      },
     };
   }
 }
@@ -223,7 +235,10 @@ export class InboundReceiving extends Construct {
     });
 
     // SES publishes the S3 action's notification to an encrypted topic only when the key lets it.
-    const topicKey = new Key(this, 'TopicKey', { description: 'pmail inbound topic', enableKeyRotation: true });
+    const topicKey = new Key(this, 'TopicKey', {
+      description: 'pmail inbound topic',
+      enableKeyRotation: true,
+    });
     topicKey.grant(new ServicePrincipal('ses.amazonaws.com'), 'kms:GenerateDataKey*', 'kms:Decrypt');
     topicKey.grant(new ServicePrincipal('sns.amazonaws.com'), 'kms:GenerateDataKey*', 'kms:Decrypt');
     this.topic = new Topic(this, 'Topic', {
@@ -337,5 +352,4 @@ export class InboundReceiving extends Construct {
     activation.node.addDependency(this.rule);
     return activation;
   }
-
 }
