@@ -1,19 +1,8 @@
-import {
-  Aws,
-  CfnRule,
-  CustomResource,
-  Duration,
-  Fn,
-  RemovalPolicy,
-  Stack,
-  Token,
-  Validations,
-} from 'aws-cdk-lib';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Aws, CfnRule, CustomResource, Duration, Fn, Stack, Token } from 'aws-cdk-lib';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import {
   type IReceiptRuleAction,
@@ -149,42 +138,6 @@ class StoreRawAction implements IReceiptRuleAction {
   }
 }
 
-/**
- * The custom resource's code (inline: it runs on the runtime's AWS SDK, so pmail needs no SES v1
- * client). Create/Update make pmail's rule set the active one; Delete deactivates only when the
- * active set is still pmail's, so a set someone activated since is left alone.
- */
-export const ACTIVATE_RULE_SET_CODE = `
-const { SESClient, SetActiveReceiptRuleSetCommand, DescribeActiveReceiptRuleSetCommand } = require('@aws-sdk/client-ses');
-const ses = new SESClient({});
-async function respond(event, status, reason) {
-  const body = JSON.stringify({
-    Status: status,
-    Reason: reason || status,
-    PhysicalResourceId: 'active-receipt-rule-set:' + event.ResourceProperties.RuleSetName,
-    StackId: event.StackId,
-    RequestId: event.RequestId,
-    LogicalResourceId: event.LogicalResourceId,
-  });
-  await fetch(event.ResponseURL, { method: 'PUT', body, headers: { 'content-type': '' } });
-}
-exports.handler = async (event) => {
-  const name = event.ResourceProperties.RuleSetName;
-  try {
-    if (event.RequestType === 'Delete') {
-      const active = await ses.send(new DescribeActiveReceiptRuleSetCommand({}));
-      if (active.Metadata && active.Metadata.Name === name) await ses.send(new SetActiveReceiptRuleSetCommand({}));
-    } else {
-      await ses.send(new SetActiveReceiptRuleSetCommand({ RuleSetName: name }));
-    }
-    await respond(event, 'SUCCESS');
-  } catch (err) {
-    console.error('receipt rule set activation failed', String((err && err.name) || err));
-    await respond(event, 'FAILED', String((err && err.message) || err).slice(0, 200));
-  }
-};
-`;
-
 export interface InboundReceivingProps {
   readonly bucket: Bucket;
   readonly settings: ReceivingSettings;
@@ -214,8 +167,9 @@ export class InboundReceiving extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly ingest: PmailFunction;
-  /** Present only when pmail creates its own rule set. */
+  /** Present only when pmail creates its own rule set: the custom resource and its function. */
   readonly activation?: CustomResource;
+  activator?: PmailFunction;
 
   constructor(scope: Construct, id: string, props: InboundReceivingProps) {
     super(scope, id);
@@ -279,9 +233,8 @@ export class InboundReceiving extends Construct {
     this.ingest = new PmailFunction(this, 'Ingest', {
       entry: 'functions/inbound/ingest.handler.ts',
       description: 'pmail inbound ingest',
-      // A received message may be 40 MB: time and memory to parse a few of them per batch.
+      // A received message may be 40 MB: time to parse a few of them, one after another, per batch.
       timeout: Duration.seconds(60),
-      memorySize: 1536,
       environment: props.environment,
       logRetention: props.logRetention,
     });
@@ -309,42 +262,20 @@ export class InboundReceiving extends Construct {
 
   /** Only one rule set is active per Region: make pmail's the active one (no CloudFormation resource does). */
   private activate(ruleSet: IReceiptRuleSet): CustomResource {
-    const logGroup = new LogGroup(this, 'ActivateLogs', {
-      retention: RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.RETAIN,
+    this.activator = new PmailFunction(this, 'Activate', {
+      entry: 'functions/inbound/receipt-rule-set.handler.ts',
+      description: 'pmail: makes the inbound receipt rule set the active one',
+      timeout: Duration.seconds(30),
     });
-    const role = new Role(this, 'ActivateRole', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    logGroup.grantWrite(role);
-    role.addToPolicy(
+    // Both act on the Region's one active rule set: no resource-level permissions.
+    this.activator.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['ses:SetActiveReceiptRuleSet', 'ses:DescribeActiveReceiptRuleSet'],
         resources: ['*'],
       }),
     );
-    const fn = new LambdaFunction(this, 'Activate', {
-      description: 'pmail: makes the inbound receipt rule set the active one',
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
-      handler: 'index.handler',
-      code: Code.fromInline(ACTIVATE_RULE_SET_CODE),
-      timeout: Duration.seconds(30),
-      role,
-      logGroup,
-    });
-    Validations.of(this).acknowledge(
-      {
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'SetActiveReceiptRuleSet and DescribeActiveReceiptRuleSet act on the Region’s one active rule set and support no resource-level permissions.',
-      },
-      {
-        id: 'AwsSolutions-L1',
-        reason:
-          'pmail pins Node.js 22 (TOOLCHAIN.md): the activation code runs on it like every pmail function; moving is a deliberate upgrade.',
-      },
-    );
     const activation = new CustomResource(this, 'ActiveRuleSet', {
-      serviceToken: fn.functionArn,
+      serviceToken: this.activator.fn.functionArn,
       resourceType: 'Custom::PmailActiveReceiptRuleSet',
       properties: { RuleSetName: ruleSet.receiptRuleSetName },
     });

@@ -3,8 +3,9 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INBOUND_RAW_PREFIX } from '../../functions/inbound/notification.ts';
+import { activeRuleSetHandler } from '../../functions/inbound/receipt-rule-set.ts';
 import { createPmailApp } from '../../lib/app.ts';
-import { ACTIVATE_RULE_SET_CODE, SES_RECEIVING_REGIONS } from '../../lib/inbound.ts';
+import { SES_RECEIVING_REGIONS } from '../../lib/inbound.ts';
 import { PmailStack } from '../../lib/pmail-stack.ts';
 
 type Resource = { Type: string; Properties: Record<string, any>; DependsOn?: string[] };
@@ -199,40 +200,30 @@ describe('SES receiving switched off or out of reach', () => {
   });
 });
 
-describe('the activation code', () => {
-  /** Runs the inline handler with a recording SES client and a recording response endpoint. */
-  async function run(requestType: string, activeName: string | undefined, failWith?: Error) {
-    const calls: { command: string; input: any }[] = [];
-    const command = (name: string) =>
-      class {
-        constructor(public input: any) {
-          (this as any).name = name;
-        }
-      };
-    const sesModule = {
-      SESClient: class {
-        async send(c: any) {
-          calls.push({ command: c.name, input: c.input });
-          if (failWith) throw failWith;
-          return c.name === 'Describe' ? (activeName ? { Metadata: { Name: activeName } } : {}) : {};
-        }
+describe('the activation custom resource', () => {
+  /** Runs the handler with a recording SES and a recording CloudFormation response endpoint. */
+  async function run(
+    requestType: 'Create' | 'Update' | 'Delete',
+    activeName: string | undefined,
+    failWith?: Error,
+  ) {
+    const calls: string[] = [];
+    const ses = {
+      async active() {
+        calls.push('describe');
+        if (failWith) throw failWith;
+        return activeName;
       },
-      SetActiveReceiptRuleSetCommand: command('Set'),
-      DescribeActiveReceiptRuleSetCommand: command('Describe'),
+      async setActive(name: string | undefined) {
+        calls.push(`set ${name ?? '(none)'}`);
+        if (failWith) throw failWith;
+      },
     };
-    const responses: any[] = [];
-    const fakeFetch = async (_url: string, init: any) => {
-      responses.push(JSON.parse(init.body));
-      return { ok: true };
-    };
-    const exports: any = {};
-    new Function('require', 'exports', 'fetch', 'console', ACTIVATE_RULE_SET_CODE)(
-      () => sesModule,
-      exports,
-      fakeFetch,
-      { error() {} },
-    );
-    await exports.handler({
+    const responses: Record<string, string>[] = [];
+    const handler = activeRuleSetHandler(ses, async (_url, body) => {
+      responses.push(JSON.parse(body));
+    });
+    await handler({
       RequestType: requestType,
       ResponseURL: 'https://cfn.example/response',
       StackId: 'stack',
@@ -243,28 +234,29 @@ describe('the activation code', () => {
     return { calls, responses };
   }
 
-  it('activates pmail’s set on create', async () => {
-    const { calls, responses } = await run('Create', undefined);
-    expect(calls).toEqual([{ command: 'Set', input: { RuleSetName: 'Pmail-inbound' } }]);
-    expect(responses[0]).toMatchObject({
-      Status: 'SUCCESS',
-      PhysicalResourceId: 'active-receipt-rule-set:Pmail-inbound',
-    });
+  it('activates pmail’s set on create and update', async () => {
+    for (const type of ['Create', 'Update'] as const) {
+      const { calls, responses } = await run(type, 'someone-else');
+      expect(calls).toEqual(['set Pmail-inbound']);
+      expect(responses).toEqual([
+        expect.objectContaining({
+          Status: 'SUCCESS',
+          PhysicalResourceId: 'active-receipt-rule-set:Pmail-inbound',
+        }),
+      ]);
+    }
   });
 
   it('on delete, deactivates only when the active set is still pmail’s', async () => {
-    const ours = await run('Delete', 'Pmail-inbound');
-    expect(ours.calls.map((c) => c.command)).toEqual(['Describe', 'Set']);
-    expect(ours.calls[1].input).toEqual({});
+    expect((await run('Delete', 'Pmail-inbound')).calls).toEqual(['describe', 'set (none)']);
     const theirs = await run('Delete', 'someone-else');
-    expect(theirs.calls.map((c) => c.command)).toEqual(['Describe']);
+    expect(theirs.calls).toEqual(['describe']);
     expect(theirs.responses[0].Status).toBe('SUCCESS');
-    const none = await run('Delete', undefined);
-    expect(none.calls.map((c) => c.command)).toEqual(['Describe']);
+    expect((await run('Delete', undefined)).calls).toEqual(['describe']);
   });
 
   it('reports a refused call as FAILED, so CloudFormation stops instead of waiting', async () => {
     const { responses } = await run('Create', undefined, new Error('AccessDenied'));
-    expect(responses[0]).toMatchObject({ Status: 'FAILED', Reason: 'AccessDenied' });
+    expect(responses).toEqual([expect.objectContaining({ Status: 'FAILED', Reason: 'AccessDenied' })]);
   });
 });
