@@ -159,6 +159,22 @@ export class PmailDashboard extends Construct {
       graph('Unreadable', [pmailMetric('webhook_malformed'), pmailMetric('webhook_fanout_skipped')], [], 12),
     );
 
+    row(
+      'Receiving',
+      graph(
+        'Received, per recipient',
+        [pmailMetric('inbound_stored'), pmailMetric('inbound_duplicates')],
+        [],
+        12,
+      ),
+      graph(
+        'Not stored as inbox mail',
+        [pmailMetric('inbound_unknown_recipients'), pmailMetric('dsn_routed')],
+        [],
+        12,
+      ),
+    );
+
     const api = props.httpApi;
     const fns = d.functions;
     const perFunction = (metric: (f: (typeof fns)[number]) => IMetric) => fns.map(metric);

@@ -1,7 +1,9 @@
 import { CfnOutput, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { INBOUND_RAW_PREFIX } from '../functions/inbound/notification.ts';
 import { alarmSettings, PmailAlarms } from './alarms.ts';
 import { PmailApi } from './api.ts';
 import { CloudflareEvents, type CloudflareSettings, cloudflareSettings } from './cloudflare-events.ts';
@@ -11,6 +13,7 @@ import type { PmailFunction } from './defaults.ts';
 import { discover } from './discover.ts';
 import { DomainCheck } from './domains.ts';
 import { DeliveryEvents } from './events.ts';
+import { InboundReceiving, receivingSettings } from './inbound.ts';
 import { OrphanSweep } from './orphans.ts';
 import { cloudflareSendingToken, grantSmtpSecretsRead, grantSmtpSecretsWrite } from './relay-secrets.ts';
 import { SendMachine } from './send-machine.ts';
@@ -49,6 +52,8 @@ export class PmailStack extends Stack {
   readonly dashboard: PmailDashboard;
   readonly alarms: PmailAlarms;
   readonly domainCheck: DomainCheck;
+  /** SES receiving; absent with `pmail:receiving=false`. */
+  readonly inbound?: InboundReceiving;
 
   constructor(scope: Construct, id: string, props?: PmailStackProps) {
     super(scope, id, props);
@@ -252,6 +257,53 @@ export class PmailStack extends Stack {
       }),
     );
     this.data.grantOutboundListDelete(this.orphans.fn);
+
+    // Receiving (lib/inbound.ts): the ingest reads the raw message SES stored, writes each
+    // recipient's copy and the message items, and publishes the delivery events of routed DSNs.
+    // Its metrics are EMF lines in its own log group (functions/metrics.ts): no further grant.
+    const receiving = receivingSettings(this);
+    if (receiving) {
+      this.inbound = new InboundReceiving(this, 'Inbound', {
+        bucket: this.data.bucket,
+        settings: receiving,
+        environment,
+      });
+      const ingest = this.inbound.ingest;
+      this.data.grantTableReadWrite(ingest);
+      this.data.keys.grantRead(ingest);
+      this.events.queue.grant(ingest, 'sqs:SendMessage');
+      const raw = `${INBOUND_RAW_PREFIX}*`;
+      const copies = 't/*/i/*/in/*';
+      ingest.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.data.bucket.arnForObjects(raw)] }),
+      );
+      ingest.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: ['s3:GetObject', 's3:PutObject'],
+          resources: [this.data.bucket.arnForObjects(copies)],
+        }),
+      );
+      ingest.grantPrincipal.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['s3:ListBucket'], resources: [this.data.bucket.bucketArn] }),
+      );
+      const bucketId = this.resolve((this.data.bucket.node.defaultChild as CfnBucket).logicalId);
+      Validations.of(ingest).acknowledge(
+        {
+          id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${raw}]`,
+          reason:
+            'SES names each received message by its own message id under the inbound prefix: read only.',
+        },
+        {
+          id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${copies}]`,
+          reason:
+            'A received message is stored once per recipient identity (t/{ten}/i/{idn}/in/{msg}.eml): any tenant and identity, inbound keys only.',
+        },
+      );
+      // The domains API suggests, and the domain check looks for, the MX record of this Region.
+      for (const fn of [this.api.functions.domains, this.domainCheck.fn]) {
+        fn.addEnvironment({ PMAIL_INBOUND_REGION: this.region });
+      }
+    }
 
     // Observability last: the dashboard and the alarms cover every function, machine and queue
     // found in the stack at this point, whichever construct added it. Add new constructs above.

@@ -223,6 +223,7 @@ export function domainsApi(deps: Deps, ports: DomainsApiPorts) {
               signingHostedZone: onboarded.signingHostedZone,
               region: onboarded.region,
               mailFrom: body.mail_from,
+              ...(ports.inboundRegion ? { inboundRegion: ports.inboundRegion } : {}),
             }),
           };
         }

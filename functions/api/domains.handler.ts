@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import { dnsMxLookup } from '../domains/mx-lookup.ts';
 import { sesIdentities } from '../domains/ses-identities.ts';
 import { invokeSmtpProbe } from '../domains/smtp-probe-invoke.ts';
 import { loadLambdaDeps } from '../env.ts';
@@ -12,6 +13,8 @@ import type { ApiEvent, ApiResult } from './http.ts';
  * (PMAIL_SMTP_PROBE_FUNCTION), since only that function may read them.
  */
 const probeFunction = process.env.PMAIL_SMTP_PROBE_FUNCTION;
+// Set when the stack receives mail (lib/inbound.ts): new SES domains get the MX record to publish.
+const inboundRegion = process.env.PMAIL_INBOUND_REGION;
 
 export const handler = middy<ApiEvent, ApiResult>().handler(
   domainsApi(await loadLambdaDeps('api-domains', {}), {
@@ -20,5 +23,6 @@ export const handler = middy<ApiEvent, ApiResult>().handler(
     secrets: secretsManagerStore(),
     secretPrefix: process.env.PMAIL_SMTP_SECRET_PREFIX ?? 'pmail',
     ...(probeFunction ? { probeSmtp: invokeSmtpProbe(probeFunction) } : {}),
+    ...(inboundRegion ? { inboundRegion, resolveMx: dnsMxLookup } : {}),
   }),
 );

@@ -33,6 +33,8 @@ export function sesDnsRecords(input: {
   signingHostedZone: string;
   region: string;
   mailFrom?: string;
+  /** The Region where the deployment receives mail (SES receiving); none: no MX suggested. */
+  inboundRegion?: string;
 }): DnsRecord[] {
   const records: DnsRecord[] = input.tokens.map((t) => ({
     type: 'CNAME',
@@ -59,6 +61,7 @@ export function sesDnsRecords(input: {
       },
     );
   }
+  if (input.inboundRegion) records.push(inboundMxRecord(input.domain, input.inboundRegion));
   records.push({
     type: 'TXT',
     name: `_dmarc.${input.domain}`,
@@ -67,6 +70,31 @@ export function sesDnsRecords(input: {
     required: false,
   });
   return records;
+}
+
+/**
+ * The MX record that brings a domain's mail to SES receiving in `region` (priority 10):
+ * https://docs.aws.amazon.com/ses/latest/dg/receiving-email-mx-record.html. Not required for
+ * `verified`: sending works without it; the domain check reports whether it is published.
+ */
+export function inboundMxHost(region: string): string {
+  return `inbound-smtp.${region}.amazonaws.com`;
+}
+
+export function inboundMxRecord(domain: string, region: string): DnsRecord {
+  return {
+    type: 'MX',
+    name: domain,
+    value: `10 ${inboundMxHost(region)}`,
+    purpose: 'inbound_mx',
+    required: false,
+  };
+}
+
+/** Whether the MX hosts DNS answered for a domain include SES receiving's in `region`. */
+export function inboundMxPublished(exchanges: readonly string[], region: string): boolean {
+  const want = inboundMxHost(region);
+  return exchanges.some((e) => e.trim().toLowerCase().replace(/\.$/, '') === want);
 }
 
 /** What GetEmailIdentity said about the identity (functions/domains/ses-identities.ts). */
@@ -201,6 +229,7 @@ export function toDomainView(d: DomainRecord) {
     cloudflare:
       d.transport === 'cloudflare' || d.cloudflare ? { account_id: d.cloudflare?.account_id ?? null } : null,
     dns_records: d.dns_records ?? [],
+    inbound_mx_published: d.inbound_mx_published ?? null,
     created_at: iso(d.created_at),
     updated_at: iso(d.updated_at),
   };

@@ -288,6 +288,8 @@ export interface DomainRecord {
   mail_from?: string;
   /** The DNS records to publish, as onboarding answered them. */
   dns_records?: DnsRecord[];
+  /** Whether the domain's MX names SES receiving of the deployment's Region, at the last check. */
+  inbound_mx_published?: boolean;
   created_at?: number;
   updated_at?: number;
   /** Settings of the `ses` transport. */
@@ -302,8 +304,11 @@ export interface DnsRecord {
   type: 'CNAME' | 'MX' | 'TXT';
   name: string;
   value: string;
-  /** What the record is for: `dkim`, `mail_from_mx`, `mail_from_spf`, `dmarc`. */
-  purpose: 'dkim' | 'mail_from_mx' | 'mail_from_spf' | 'dmarc';
+  /**
+   * What the record is for: `dkim`, `mail_from_mx`, `mail_from_spf`, `dmarc`, `inbound_mx` (where
+   * SES receives the domain's mail; reported by the check, not required for verification).
+   */
+  purpose: 'dkim' | 'mail_from_mx' | 'mail_from_spf' | 'dmarc' | 'inbound_mx';
   /** False for a suggestion pmail does not check (DMARC). */
   required: boolean;
 }

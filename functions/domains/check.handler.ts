@@ -1,5 +1,6 @@
 import { loadLambdaDeps } from '../env.ts';
 import { checkAllDomains } from './lifecycle.ts';
+import { dnsMxLookup } from './mx-lookup.ts';
 import { sesIdentities } from './ses-identities.ts';
 import { PROBE_TIMEOUT_MS } from './smtp-probe.ts';
 import { invokeSmtpProbe } from './smtp-probe-invoke.ts';
@@ -12,11 +13,14 @@ import { invokeSmtpProbe } from './smtp-probe-invoke.ts';
 const deps = await loadLambdaDeps('domain-check', {});
 const identities = sesIdentities({ region: process.env.AWS_REGION ?? 'us-east-1' });
 const probeFunction = process.env.PMAIL_SMTP_PROBE_FUNCTION;
+// Set when the stack receives mail (lib/inbound.ts): the check reports each domain's MX.
+const inboundRegion = process.env.PMAIL_INBOUND_REGION;
 
 export async function handler(): Promise<{ checked: number; failed: number }> {
   return checkAllDomains(deps, {
     identities,
     ...(probeFunction ? { probeSmtp: invokeSmtpProbe(probeFunction) } : {}),
     probeTimeoutMs: PROBE_TIMEOUT_MS.check,
+    ...(inboundRegion ? { inboundRegion, resolveMx: dnsMxLookup } : {}),
   });
 }

@@ -1,4 +1,9 @@
-import { CLOUDFLARE_UNCHECKED, nextDomainState, nextRelayDomainState } from '../core/domains.ts';
+import {
+  CLOUDFLARE_UNCHECKED,
+  inboundMxPublished,
+  nextDomainState,
+  nextRelayDomainState,
+} from '../core/domains.ts';
 import { PmailError } from '../core/errors.ts';
 import type { DomainRecord } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
@@ -20,7 +25,13 @@ export interface DomainCheckPorts {
   secrets?: SecretStore;
   /** How long a probe may take here. @default PROBE_TIMEOUT_MS.api */
   probeTimeoutMs?: number;
+  /** The Region where the deployment receives mail (PMAIL_INBOUND_REGION); none: no MX check. */
+  inboundRegion?: string;
+  /** The MX hosts of a domain ([] when it has none); the check reports whether SES's is among them. */
+  resolveMx?: MxLookup;
 }
+
+export type MxLookup = (domain: string) => Promise<string[]>;
 
 /**
  * Check the domain with its provider and move its state: the SES identity (core/domains.ts ›
@@ -35,9 +46,11 @@ export async function checkDomain(
   if (d.state === 'removing') return removeDomain(deps, ports, d);
   const moved = await checkWithProvider(ports, d);
   if (!moved) return d;
+  const mx = await inboundMx(deps, ports, d);
   const now = deps.clock();
   const next: DomainRecord = {
     ...d,
+    ...(mx === undefined ? {} : { inbound_mx_published: mx }),
     state: moved.state,
     ...(moved.state_reason ? { state_reason: moved.state_reason } : { state_reason: undefined }),
     checked_at: now,
@@ -53,6 +66,24 @@ export async function checkDomain(
     });
   }
   return next;
+}
+
+/**
+ * Whether an `ses` domain's MX names SES receiving of the deployment's Region (reported on the
+ * domain, never a reason to move its state); undefined when not checked or DNS did not answer.
+ */
+async function inboundMx(
+  deps: Pick<Deps, 'log'>,
+  ports: DomainCheckPorts,
+  d: DomainRecord,
+): Promise<boolean | undefined> {
+  if (d.transport !== 'ses' || !ports.inboundRegion || !ports.resolveMx) return undefined;
+  try {
+    return inboundMxPublished(await ports.resolveMx(d.domain), ports.inboundRegion);
+  } catch (err) {
+    deps.log.warn('domain MX lookup failed', { domain_id: d.id, error: String(err).slice(0, 200) });
+    return undefined;
+  }
 }
 
 async function checkWithProvider(

@@ -194,6 +194,33 @@ describe('sending domains', () => {
     });
   });
 
+  it('reports on the domain whether its MX names SES receiving, without moving its state', async () => {
+    const created = (await s.call('POST', base(), { body: { name: freshName(), transport: 'ses' } })).body;
+    verified();
+    const answers = new Map<string, string[]>();
+    const resolveMx = async (domain: string) => answers.get(domain) ?? [];
+    const ports = { identities, inboundRegion: 'eu-west-1', resolveMx };
+    await checkAllDomains(s.deps, ports);
+    expect((await s.call('GET', `${base()}/${created.id}`)).body).toMatchObject({
+      state: 'healthy',
+      inbound_mx_published: false,
+    });
+    answers.set(created.name, ['inbound-smtp.eu-west-1.amazonaws.com.']);
+    await checkAllDomains(s.deps, ports);
+    expect((await s.call('GET', `${base()}/${created.id}`)).body).toMatchObject({
+      state: 'healthy',
+      inbound_mx_published: true,
+    });
+    // A DNS failure reports nothing new: the last answer stays.
+    await checkAllDomains(s.deps, {
+      ...ports,
+      resolveMx: async () => {
+        throw Object.assign(new Error('timeout'), { code: 'ETIMEOUT' });
+      },
+    });
+    expect((await s.call('GET', `${base()}/${created.id}`)).body.inbound_mx_published).toBe(true);
+  });
+
   it('takes the SES path from POST …/domains to the first delivered event', async () => {
     const before = localSesServer.requests.length;
     const created = (await s.call('POST', base(), { body: { name: freshName(), transport: 'ses' } })).body;

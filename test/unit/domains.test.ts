@@ -3,6 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import {
   type IdentityStatus,
+  inboundMxPublished,
   nextDomainState,
   nextRelayDomainState,
   type RelayProbe,
@@ -59,6 +60,42 @@ describe('sesDnsRecords', () => {
       name: 'x._domainkey.a.example',
       value: 'x.dkim.eu-central-1.amazonses.com',
     });
+  });
+
+  it('adds the MX record of SES receiving when the deployment receives mail, not required to verify', () => {
+    const records = sesDnsRecords({
+      domain: 'a.example',
+      tokens: ['x'],
+      signingHostedZone: 'dkim.amazonses.com',
+      region: 'eu-central-1',
+      mailFrom: 'bounce.a.example',
+      inboundRegion: 'eu-west-1',
+    });
+    expect(records.map((r) => r.purpose)).toEqual([
+      'dkim',
+      'mail_from_mx',
+      'mail_from_spf',
+      'inbound_mx',
+      'dmarc',
+    ]);
+    expect(records[3]).toEqual({
+      type: 'MX',
+      name: 'a.example',
+      value: '10 inbound-smtp.eu-west-1.amazonaws.com',
+      purpose: 'inbound_mx',
+      required: false,
+    });
+  });
+});
+
+describe('inboundMxPublished: whether DNS names SES receiving of the Region', () => {
+  it.each([
+    [['inbound-smtp.eu-west-1.amazonaws.com'], true],
+    [['mx.other.example', 'INBOUND-SMTP.eu-west-1.amazonaws.com.'], true],
+    [['inbound-smtp.us-east-1.amazonaws.com'], false],
+    [[], false],
+  ])('%j → %s', (exchanges, published) => {
+    expect(inboundMxPublished(exchanges, 'eu-west-1')).toBe(published);
   });
 });
 
