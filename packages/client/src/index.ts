@@ -20,6 +20,8 @@ export type MessageStatus = Message['status'];
 export type SendMessageRequest = Schemas['SendMessageRequest'];
 export type ReplyMessageRequest = Schemas['ReplyMessageRequest'];
 export type ForwardMessageRequest = Schemas['ForwardMessageRequest'];
+export type SendMessageResponse = Schemas['SendMessageResponse'];
+export type DryRunResult = Schemas['DryRunResult'];
 
 export interface PmailOptions {
   /** `Authorization: Bearer <apiKey>` on every call. */
@@ -62,6 +64,12 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Between reads (default 1 000 ms). */
   intervalMs?: number;
+}
+
+/** A send (202, the stored message) or, with `dryRun: true`, its dry run (200, what would happen). */
+export interface SendFn<Args extends unknown[]> {
+  (...args: [...Args, opts?: SendOptions & { dryRun?: false }]): Promise<Keyed<SendMessageResponse>>;
+  (...args: [...Args, opts: SendOptions & { dryRun: true }]): Promise<Keyed<DryRunResult>>;
 }
 
 type Result<R> = R extends { data?: infer D } ? Exclude<D, undefined> : never;
@@ -120,7 +128,7 @@ export class Pmail {
   }
 
   readonly messages = {
-    send: (identityId: string, body: SendMessageRequest, opts: SendOptions = {}) =>
+    send: ((identityId: string, body: SendMessageRequest, opts: SendOptions = {}) =>
       this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
         this.http.POST('/v1/identities/{identity_id}/messages', {
           params: {
@@ -130,8 +138,8 @@ export class Pmail {
           },
           body,
         }),
-      ),
-    reply: (identityId: string, messageId: string, body: ReplyMessageRequest, opts: SendOptions = {}) =>
+      )) as SendFn<[identityId: string, body: SendMessageRequest]>,
+    reply: ((identityId: string, messageId: string, body: ReplyMessageRequest, opts: SendOptions = {}) =>
       this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
         this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/reply', {
           params: {
@@ -141,8 +149,8 @@ export class Pmail {
           },
           body,
         }),
-      ),
-    replyAll: (identityId: string, messageId: string, body: ReplyMessageRequest, opts: SendOptions = {}) =>
+      )) as SendFn<[identityId: string, messageId: string, body: ReplyMessageRequest]>,
+    replyAll: ((identityId: string, messageId: string, body: ReplyMessageRequest, opts: SendOptions = {}) =>
       this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
         this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/reply-all', {
           params: {
@@ -152,8 +160,8 @@ export class Pmail {
           },
           body,
         }),
-      ),
-    forward: (identityId: string, messageId: string, body: ForwardMessageRequest, opts: SendOptions = {}) =>
+      )) as SendFn<[identityId: string, messageId: string, body: ReplyMessageRequest]>,
+    forward: ((identityId: string, messageId: string, body: ForwardMessageRequest, opts: SendOptions = {}) =>
       this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
         this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/forward', {
           params: {
@@ -163,7 +171,7 @@ export class Pmail {
           },
           body,
         }),
-      ),
+      )) as SendFn<[identityId: string, messageId: string, body: ForwardMessageRequest]>,
     get: (identityId: string, messageId: string) =>
       this.unwrap(
         this.http.GET('/v1/identities/{identity_id}/messages/{message_id}', {
