@@ -2,7 +2,12 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { silentLogger } from '../../functions/log.ts';
-import { Pmail, PmailError, type PmailOptions, WebhookVerificationError } from '../../packages/client/src/index.ts';
+import {
+  Pmail,
+  PmailError,
+  type PmailOptions,
+  WebhookVerificationError,
+} from '../../packages/client/src/index.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 /**
@@ -217,7 +222,10 @@ describe('typed errors', () => {
 describe('webhooks.verify', () => {
   it('accepts a delivery pmail signed and refuses a tampered one', async () => {
     const pmail = client();
-    const endpoint = await pmail.webhooks.add({ url: `${hookBase}/client`, event_types: ['message.delivered'] });
+    const endpoint = await pmail.webhooks.add({
+      url: `${hookBase}/client`,
+      event_types: ['message.delivered'],
+    });
     expect((await pmail.webhooks.list()).data.map((w) => w.id)).toContain(endpoint.id);
     const sent = await pmail.messages.send(s.agent.id, {
       to: ['delivered@simulator.invalid'],

@@ -80,7 +80,10 @@ describe('@pmail/client retries', () => {
       status: 503,
     });
     expect(c.seen).toHaveLength(1);
-    const r = scripted([() => json(429, err('rate_limited', true), { 'retry-after': '1' }), () => json(201, {})]);
+    const r = scripted([
+      () => json(429, err('rate_limited', true), { 'retry-after': '1' }),
+      () => json(201, {}),
+    ]);
     await r.pmail.webhooks.add({ url: 'https://hooks.example.com/x' });
     expect(r.seen).toHaveLength(2);
     expect(r.sleeps).toEqual([1000]);
