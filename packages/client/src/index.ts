@@ -1,0 +1,339 @@
+import createClient, { type Client } from 'openapi-fetch';
+import { errorFromResponse, PmailWaitTimeoutError } from './errors.ts';
+import { type RetryOptions, retryingFetch } from './retry.ts';
+import type { components, operations, paths } from './schema.ts';
+import { verifyWebhook, type WebhookEnvelope, type WebhookHeaders } from './webhooks.ts';
+
+export {
+  ERROR_CODES,
+  type ErrorCode,
+  PmailError,
+  PmailWaitTimeoutError,
+  WebhookVerificationError,
+} from './errors.ts';
+export type { components, operations, paths } from './schema.ts';
+export { verifyWebhook, WEBHOOK_TOLERANCE_S, type WebhookEnvelope, type WebhookHeaders } from './webhooks.ts';
+
+type Schemas = components['schemas'];
+export type Message = Schemas['Message'];
+export type MessageStatus = Message['status'];
+export type SendMessageRequest = Schemas['SendMessageRequest'];
+export type ReplyMessageRequest = Schemas['ReplyMessageRequest'];
+export type ForwardMessageRequest = Schemas['ForwardMessageRequest'];
+export type SendMessageResponse = Schemas['SendMessageResponse'];
+export type DryRunResult = Schemas['DryRunResult'];
+
+export interface PmailOptions {
+  /** `Authorization: Bearer <apiKey>` on every call. */
+  apiKey: string;
+  /** The API's origin, e.g. `http://127.0.0.1:8787` for `npm start`. */
+  baseUrl: string;
+  /** A fetch of your own (a proxy, a test double); the global fetch by default. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Resends after the first attempt (default 3); 0 turns retries off. */
+  retries?: number;
+  /** Retry timing; `sleep` and `random` are injectable for tests. */
+  retry?: Partial<Omit<RetryOptions, 'retries'>>;
+  /** The clock `messages.wait` and `webhooks.verify` read; Date.now by default. */
+  now?: () => number;
+}
+
+/** The answer of a call that took an Idempotency-Key: the body, the key used, and whether it replayed. */
+export interface Keyed<T> {
+  data: T;
+  /** The key sent: yours, or one generated (crypto.randomUUID). Reuse it to retry this request. */
+  idempotencyKey: string;
+  /** The server answered with the stored first answer (`Idempotent-Replayed: true`). */
+  replayed: boolean;
+}
+
+export interface KeyOptions {
+  /** Generated when absent; the answer returns it. */
+  idempotencyKey?: string;
+}
+
+export interface SendOptions extends KeyOptions {
+  /** Run every check without storing or sending (200, a DryRunResult). */
+  dryRun?: boolean;
+}
+
+export interface WaitOptions {
+  /** The status or statuses to wait for. */
+  until: MessageStatus | MessageStatus[];
+  /** Give up after this long (default 60 000 ms) with PmailWaitTimeoutError. */
+  timeoutMs?: number;
+  /** Between reads (default 1 000 ms). */
+  intervalMs?: number;
+}
+
+/** A send (202, the stored message) or, with `dryRun: true`, its dry run (200, what would happen). */
+export interface SendFn<Args extends unknown[]> {
+  (...args: [...Args, opts?: SendOptions & { dryRun?: false }]): Promise<Keyed<SendMessageResponse>>;
+  (...args: [...Args, opts: SendOptions & { dryRun: true }]): Promise<Keyed<DryRunResult>>;
+}
+
+type Result<R> = R extends { data?: infer D } ? Exclude<D, undefined> : never;
+type Query<Op extends keyof operations> = operations[Op]['parameters'] extends { query?: infer Q }
+  ? NonNullable<Q>
+  : never;
+type Body<S extends keyof Schemas> = Schemas[S];
+
+/**
+ * The pmail API. Every method resolves to the answer's body or rejects with a PmailError (typed
+ * by `code`); calls that take an Idempotency-Key resolve to `{ data, idempotencyKey, replayed }`.
+ * Retries follow packages/client/src/retry.ts: only requests a resend cannot repeat.
+ */
+export class Pmail {
+  readonly http: Client<paths>;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly now: () => number;
+
+  constructor(opts: PmailOptions) {
+    const sleep = opts.retry?.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+    this.sleep = sleep;
+    this.now = opts.now ?? Date.now;
+    const inner = opts.fetch ?? ((r: Request) => globalThis.fetch(r));
+    this.http = createClient<paths>({
+      baseUrl: opts.baseUrl.replace(/\/+$/, ''),
+      headers: { authorization: `Bearer ${opts.apiKey}` },
+      fetch: retryingFetch(inner, {
+        retries: opts.retries ?? 3,
+        baseDelayMs: opts.retry?.baseDelayMs ?? 200,
+        maxDelayMs: opts.retry?.maxDelayMs ?? 30_000,
+        random: opts.retry?.random ?? Math.random,
+        sleep,
+      }),
+    });
+  }
+
+  private async unwrap<R extends { data?: unknown; error?: unknown; response: Response }>(
+    call: Promise<R>,
+  ): Promise<Result<R>> {
+    const r = await call;
+    if (r.response.ok) return r.data as Result<R>;
+    throw errorFromResponse(r.response, r.error);
+  }
+
+  private async keyed<R extends { data?: unknown; error?: unknown; response: Response }>(
+    idempotencyKey: string,
+    call: (key: string) => Promise<R>,
+  ): Promise<Keyed<Result<R>>> {
+    const r = await call(idempotencyKey);
+    if (!r.response.ok) throw errorFromResponse(r.response, r.error);
+    return {
+      data: r.data as Result<R>,
+      idempotencyKey,
+      replayed: r.response.headers.get('idempotent-replayed') === 'true',
+    };
+  }
+
+  readonly messages = {
+    send: ((identityId: string, body: SendMessageRequest, opts: SendOptions = {}) =>
+      this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
+        this.http.POST('/v1/identities/{identity_id}/messages', {
+          params: {
+            path: { identity_id: identityId },
+            header: { 'Idempotency-Key': key },
+            query: opts.dryRun ? { dry_run: true } : undefined,
+          },
+          body,
+        }),
+      )) as SendFn<[identityId: string, body: SendMessageRequest]>,
+    reply: ((identityId: string, messageId: string, body: ReplyMessageRequest, opts: SendOptions = {}) =>
+      this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
+        this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/reply', {
+          params: {
+            path: { identity_id: identityId, message_id: messageId },
+            header: { 'Idempotency-Key': key },
+            query: opts.dryRun ? { dry_run: true } : undefined,
+          },
+          body,
+        }),
+      )) as SendFn<[identityId: string, messageId: string, body: ReplyMessageRequest]>,
+    replyAll: ((identityId: string, messageId: string, body: ReplyMessageRequest, opts: SendOptions = {}) =>
+      this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
+        this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/reply-all', {
+          params: {
+            path: { identity_id: identityId, message_id: messageId },
+            header: { 'Idempotency-Key': key },
+            query: opts.dryRun ? { dry_run: true } : undefined,
+          },
+          body,
+        }),
+      )) as SendFn<[identityId: string, messageId: string, body: ReplyMessageRequest]>,
+    forward: ((identityId: string, messageId: string, body: ForwardMessageRequest, opts: SendOptions = {}) =>
+      this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
+        this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/forward', {
+          params: {
+            path: { identity_id: identityId, message_id: messageId },
+            header: { 'Idempotency-Key': key },
+            query: opts.dryRun ? { dry_run: true } : undefined,
+          },
+          body,
+        }),
+      )) as SendFn<[identityId: string, messageId: string, body: ForwardMessageRequest]>,
+    get: (identityId: string, messageId: string) =>
+      this.unwrap(
+        this.http.GET('/v1/identities/{identity_id}/messages/{message_id}', {
+          params: { path: { identity_id: identityId, message_id: messageId } },
+        }),
+      ),
+    /** One page, newest first; pass the answer's `next_cursor` as `cursor` for the next. */
+    list: (identityId: string, query: Query<'listMessages'> = {}) =>
+      this.unwrap(
+        this.http.GET('/v1/identities/{identity_id}/messages', {
+          params: { path: { identity_id: identityId }, query },
+        }),
+      ),
+    /** Not resent after a network error (the POST takes no key): read the message to learn the outcome. */
+    cancel: (identityId: string, messageId: string) =>
+      this.unwrap(
+        this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/cancel', {
+          params: { path: { identity_id: identityId, message_id: messageId } },
+        }),
+      ),
+    resolve: (identityId: string, messageId: string, body: Body<'ResolveRequest'>, opts: KeyOptions = {}) =>
+      this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
+        this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/resolve', {
+          params: { path: { identity_id: identityId, message_id: messageId } },
+          headers: { 'Idempotency-Key': key },
+          body,
+        }),
+      ),
+    /** Reads the message every `intervalMs` until its status is one of `until`; resolves to it. */
+    wait: async (identityId: string, messageId: string, opts: WaitOptions): Promise<Message> => {
+      const until = new Set<string>(Array.isArray(opts.until) ? opts.until : [opts.until]);
+      const timeoutMs = opts.timeoutMs ?? 60_000;
+      const deadline = this.now() + timeoutMs;
+      for (;;) {
+        const m = await this.messages.get(identityId, messageId);
+        if (until.has(m.status)) return m;
+        if (this.now() >= deadline) throw new PmailWaitTimeoutError(messageId, m.status, timeoutMs);
+        await this.sleep(Math.min(opts.intervalMs ?? 1000, Math.max(0, deadline - this.now())));
+      }
+    },
+  };
+
+  readonly tenants = {
+    create: (body: Body<'TenantCreateRequest'>, opts: KeyOptions = {}) =>
+      this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
+        this.http.POST('/v1/tenants', { headers: { 'Idempotency-Key': key }, body }),
+      ),
+    list: (query: Query<'listTenants'> = {}) =>
+      this.unwrap(this.http.GET('/v1/tenants', { params: { query } })),
+    get: (tenantId: string) =>
+      this.unwrap(this.http.GET('/v1/tenants/{tenant_id}', { params: { path: { tenant_id: tenantId } } })),
+  };
+
+  readonly identities = {
+    create: (tenantId: string, body: Body<'IdentityCreateRequest'>, opts: KeyOptions = {}) =>
+      this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
+        this.http.POST('/v1/tenants/{tenant_id}/identities', {
+          params: { path: { tenant_id: tenantId } },
+          headers: { 'Idempotency-Key': key },
+          body,
+        }),
+      ),
+    list: (tenantId: string, query: Query<'listIdentities'> = {}) =>
+      this.unwrap(
+        this.http.GET('/v1/tenants/{tenant_id}/identities', {
+          params: { path: { tenant_id: tenantId }, query },
+        }),
+      ),
+    get: (identityId: string) =>
+      this.unwrap(
+        this.http.GET('/v1/identities/{identity_id}', { params: { path: { identity_id: identityId } } }),
+      ),
+    update: (identityId: string, body: Body<'IdentityUpdateRequest'>) =>
+      this.unwrap(
+        this.http.PATCH('/v1/identities/{identity_id}', {
+          params: { path: { identity_id: identityId } },
+          body,
+        }),
+      ),
+    pause: (identityId: string) => this.identities.update(identityId, { status: 'paused' }),
+    resume: (identityId: string) => this.identities.update(identityId, { status: 'active' }),
+  };
+
+  readonly keys = {
+    create: (body: Body<'KeyCreateRequest'>, opts: KeyOptions = {}) =>
+      this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
+        this.http.POST('/v1/keys', { headers: { 'Idempotency-Key': key }, body }),
+      ),
+    list: (query: Query<'listKeys'> = {}) => this.unwrap(this.http.GET('/v1/keys', { params: { query } })),
+    get: (keyId: string) =>
+      this.unwrap(this.http.GET('/v1/keys/{key_id}', { params: { path: { key_id: keyId } } })),
+    revoke: (keyId: string) =>
+      this.unwrap(this.http.DELETE('/v1/keys/{key_id}', { params: { path: { key_id: keyId } } })),
+  };
+
+  readonly domains = {
+    /** Not resent after a network error (the POST takes no key): list the domains to learn the outcome. */
+    add: (tenantId: string, body: Body<'DomainCreateRequest'>) =>
+      this.unwrap(
+        this.http.POST('/v1/tenants/{tenant_id}/domains', {
+          params: { path: { tenant_id: tenantId } },
+          body,
+        }),
+      ),
+    list: (tenantId: string) =>
+      this.unwrap(
+        this.http.GET('/v1/tenants/{tenant_id}/domains', { params: { path: { tenant_id: tenantId } } }),
+      ),
+    get: (tenantId: string, domainId: string) =>
+      this.unwrap(
+        this.http.GET('/v1/tenants/{tenant_id}/domains/{domain_id}', {
+          params: { path: { tenant_id: tenantId, domain_id: domainId } },
+        }),
+      ),
+    verify: (tenantId: string, domainId: string) =>
+      this.unwrap(
+        this.http.POST('/v1/tenants/{tenant_id}/domains/{domain_id}/verify', {
+          params: { path: { tenant_id: tenantId, domain_id: domainId } },
+        }),
+      ),
+    /** The DNS records to publish for the domain (its `dns_records`). */
+    dns: async (tenantId: string, domainId: string) =>
+      (await this.domains.get(tenantId, domainId)).dns_records,
+  };
+
+  readonly webhooks = {
+    /** Not resent after a network error (the POST takes no key): list the endpoints to learn the outcome. */
+    add: (body: Body<'WebhookCreateRequest'>) => this.unwrap(this.http.POST('/v1/webhooks', { body })),
+    list: () => this.unwrap(this.http.GET('/v1/webhooks')),
+    get: (webhookId: string) =>
+      this.unwrap(
+        this.http.GET('/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: webhookId } } }),
+      ),
+    delete: (webhookId: string) =>
+      this.unwrap(
+        this.http.DELETE('/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: webhookId } } }),
+      ),
+    /** Checks a delivery's Standard Webhooks signature and timestamp; resolves to the parsed envelope. */
+    verify: (payload: string | Uint8Array, headers: WebhookHeaders, secret: string): WebhookEnvelope =>
+      verifyWebhook(payload, headers, secret, { now: this.now }),
+  };
+
+  readonly suppressions = {
+    /** Not resent after a network error (the POST takes no key); adding an address twice is harmless. */
+    add: (tenantId: string, body: Body<'SuppressionCreateRequest'>) =>
+      this.unwrap(
+        this.http.POST('/v1/tenants/{tenant_id}/suppressions', {
+          params: { path: { tenant_id: tenantId } },
+          body,
+        }),
+      ),
+    list: (tenantId: string, query: Query<'listSuppressions'> = {}) =>
+      this.unwrap(
+        this.http.GET('/v1/tenants/{tenant_id}/suppressions', {
+          params: { path: { tenant_id: tenantId }, query },
+        }),
+      ),
+    remove: (tenantId: string, address: string) =>
+      this.unwrap(
+        this.http.DELETE('/v1/tenants/{tenant_id}/suppressions/{address}', {
+          params: { path: { tenant_id: tenantId, address } },
+        }),
+      ),
+  };
+}

@@ -1,0 +1,5959 @@
+// Generated from openapi.yaml by `npm run generate -w @pmail/client`. Do not edit.
+
+export interface paths {
+    "/v1/identities/{identity_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an identity
+         * @description The identity with its status and, when paused, why (`manual` or `abuse_threshold`).
+         *     Needs the `identities:read` permission.
+         */
+        get: operations["getIdentity"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an identity
+         * @description The identity becomes `deleted`: its addresses are retired for good (never given to another identity), every identity key of it is revoked (`401 key_revoked`), and every later call naming it answers `404 identity_not_found`. Writes `identity.delete`. Needs `identities:write` on a platform or tenant key.
+         */
+        delete: operations["deleteIdentity"];
+        options?: never;
+        head?: never;
+        /**
+         * Change, pause or resume an identity
+         * @description Changes `display_name`, `owner` (`null` clears it: an identity without an owner cannot
+         *     send), `send_policy` and `metadata` (writes `identity.update`), then the status.
+         *     `status: "paused"` stops the identity's sends (`409 identity_paused`, and queued messages
+         *     are canceled at claim time); `status: "active"` resumes it. A change emits
+         *     `identity.paused` (reason `manual`) or `identity.resumed` and writes an audit entry, in
+         *     one write with the status; setting the status the identity already has changes and emits
+         *     nothing. An identity paused by the abuse threshold can only be resumed with a
+         *     tenant-level key, so an agent cannot undo a pause its own complaints caused; its outcome
+         *     window is kept, so further complaints pause it again. Needs `identities:write`.
+         */
+        patch: operations["updateIdentity"];
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List messages
+         * @description The identity's messages, newest first, one page at a time. Pass `next_cursor` from a page
+         *     as `cursor` to get the next one; `next_cursor` is null on the last page. Needs the
+         *     `messages:read` permission. A query parameter not listed here is refused with 400
+         *     `invalid_request`.
+         */
+        get: operations["listMessages"];
+        put?: never;
+        /**
+         * Send a message
+         * @description Accepts a message for delivery and answers 202 once it is stored and queued; delivery
+         *     happens afterwards and its progress shows in `status` and `deliveries`. Needs the
+         *     `messages:send` permission.
+         *
+         *     With `thread_id` the message is sent on an existing thread of this identity instead of
+         *     starting one: its `In-Reply-To` and `References` follow the thread's latest message, it
+         *     keeps the thread's From unless `from_address` says otherwise, and it takes the thread's
+         *     lock (see `replyMessage`). The subject is used as given.
+         *
+         *     Checks run in this order and the first failure answers: authentication, permission,
+         *     identity scope, `dry_run`, rate limit (120 sends per minute per identity), Idempotency-Key,
+         *     body size (7 MiB) and schema, idempotency lookup (a replay is answered here, before any
+         *     policy check), then policy: tenant and identity state, the thread, recipients, recipient
+         *     count (the tenant's limit, 10 by default), test-mode recipients, marketing requirements,
+         *     automatic replies, custom headers, content, `from_address`, the sending domain and its
+         *     transport, the recipient filters (a suppressed or filtered recipient is not an error: its
+         *     delivery is `suppressed`), the composed size, the daily caps and the thread lock.
+         *     `x-error-codes` lists the codes in that order.
+         *
+         *     A recipient filtered out becomes a `suppressed` delivery whose `smtp_response` names the
+         *     rule (`policy: suppression (hard_bounce)`, `policy: send_block`,
+         *     `policy: not_on_allowlist`, `policy: unknown_recipient`). When every recipient is filtered
+         *     out the send is still accepted (202) with status `suppressed`, and nothing is sent.
+         */
+        post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages/{message_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a message
+         * @description The message in its current state. Needs the `messages:read` permission.
+         */
+        get: operations["getMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages/{message_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued message
+         * @description Cancels a message that is still `queued` (a scheduled send before its time, or a send
+         *     waiting in a back-off) or `undispatched` (held for a transport not configured yet) while no
+         *     transport attempt holds it. The message becomes
+         *     `canceled`, its thread lock and its count in the day's cap are given back, and
+         *     `message.canceled` is emitted. Needs the `messages:send` permission. No body.
+         */
+        post: operations["cancelMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages/{message_id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve an uncertain message
+         * @description Settles a message whose transport outcome is unknown (`uncertain`), once you know from
+         *     elsewhere. `sent`: the message and its uncertain deliveries become `submitted` and
+         *     `message.sent` is emitted with `provider_message_id: null`. `not_sent`: they become
+         *     `failed` and `message.failed` is emitted with reason `resolved_not_sent`; you may then
+         *     send again with a new Idempotency-Key, while the original key keeps replaying its 202.
+         *     Where the deliveries already say what happened (a provider event reported a recipient),
+         *     `not_sent` is refused with `not_uncertain`.
+         *     Needs the `messages:write` permission. The Idempotency-Key is optional here.
+         */
+        post: operations["resolveMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages/{message_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed message (operator)
+         * @description Queues a `failed` message again when its failure was not a refusal by the recipient's
+         *     server: `status_reason` `quota_exhausted` (a back-off reached its 24 hours: rate limits,
+         *     provider quota, a paused account, a relay's temporary refusals) or
+         *     `domain_failing_no_fallback` (the sending domain was failing when the send was claimed).
+         *     The failed deliveries become `queued`, the back-off and its 24 hours start again, and the
+         *     execution coming for the message is named in the same conditional write that re-queues it:
+         *     two retries racing write once and start exactly one execution. The message is sent with
+         *     the MIME stored at submit (the same Message-ID) and is not counted again against the daily
+         *     caps. A retry of a message a retry already re-queued answers its current state (200).
+         *     Never for a message that is or was `uncertain`: that is `resolve`'s job
+         *     (`resolve_required`). Needs the `messages:write` permission. No body.
+         */
+        post: operations["retryMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages/{message_id}/reply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply to a message
+         * @description Sends an answer to the message `message_id` (received or sent by this identity) on that
+         *     message's thread. The body carries only the answer's content; pmail works out the rest:
+         *
+         *     - **Recipient.** Answering a received message writes to its sender: to the first
+         *       `Reply-To` address when that address can be trusted (the sender is a known sender of
+         *       this identity, the Reply-To shares the From's organisational domain, or this identity
+         *       has written to that address before), otherwise to the `From`. A Reply-To from a stranger
+         *       on an unrelated domain is not followed. Answering a message this identity sent writes
+         *       to that message's To and Cc again.
+         *     - **Subject.** The original's, with a single `Re: ` in front; none is added when it
+         *       already starts with one (`Re:`, `RE:`, `Re[2]:`).
+         *     - **Threading.** `In-Reply-To` names the original; `References` carries the thread's
+         *       chain ending with it (at most 2,048 bytes; the oldest entries after the first are
+         *       dropped).
+         *     - **From.** The address the thread already sends from; else, for a received original, the
+         *       address of this identity it was written to, or for a sent one, the address it was sent
+         *       from; else the primary address.
+         *
+         *     A reply takes its thread's lock while it is queued, so that a following message on the
+         *     thread can name it in `References`. A send on a thread whose lock another message holds
+         *     waits up to 10 seconds for it, then answers 409 `thread_busy`; retry with the same
+         *     Idempotency-Key after `Retry-After` seconds. A dry run neither takes nor waits for the
+         *     lock.
+         *
+         *     Otherwise it behaves as `sendMessage`: the same Idempotency-Key rules (the key is bound to
+         *     this operation and `message_id`), the same checks in the same order, the same 202 and
+         *     dry-run answers. Needs the `messages:send` permission.
+         */
+        post: operations["replyMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages/{message_id}/reply-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reply to everyone on a message
+         * @description As `replyMessage`, but the answer also goes to everyone the original was addressed to:
+         *     To is the reply's recipient (chosen as for `replyMessage`) followed by the original's To,
+         *     and Cc is the original's Cc. Every address of this identity is taken out (whatever its
+         *     status, with or without a `+tag`), an address listed twice is kept once, and the
+         *     original's Bcc is never used, so an answer to a blind copy reveals nobody. When nobody is
+         *     left the request is refused with 400 `invalid_request`. Subject, threading, From, the
+         *     thread lock and every check are those of `replyMessage`. Needs the `messages:send`
+         *     permission.
+         */
+        post: operations["replyAllMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages/{message_id}/forward": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Forward a message
+         * @description Sends the message `message_id` (received or sent by this identity) on to new recipients,
+         *     on the original's thread.
+         *
+         *     - **Recipients** are the request's `to`, `cc` and `bcc`, under the same rules as
+         *       `sendMessage` (at least one, de-duplicated, counted against the tenant's limit).
+         *     - **Subject.** The original's, with a single `Fwd: ` in front; none is added when it
+         *       already starts with `Fwd:` or `Fw:`.
+         *     - **Body.** The request's text and html, then a forwarded-message block naming the
+         *       original's From, Date, Subject, To and Cc, followed by the original's text; in HTML the
+         *       original's (sanitised) HTML is quoted in a `<blockquote>`. The identity's signature
+         *       follows the block.
+         *     - **Attachments.** The original's attachments are attached again, after the request's
+         *       own, unless `include_attachments` is `false`. Executables and scripts never are. They
+         *       count towards the composed size (413 `message_too_large`).
+         *     - **Threading and From** are those of `replyMessage`: `In-Reply-To` names the original,
+         *       `References` carries the thread's chain, and the forward takes the thread's lock (409
+         *       `thread_busy` after waiting up to 10 seconds).
+         *
+         *     Every check is that of `sendMessage`, in the same order. Needs the `messages:send`
+         *     permission.
+         */
+        post: operations["forwardMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the tenant's events
+         * @description The tenant's events outbox, oldest first: `message.delivered`, `message.deferred`,
+         *     `message.bounced`, `message.complained` per recipient, `message.rejected` and
+         *     `message.failed` when a message rolls up to them or an attempt ends it (the transport
+         *     refused it; the 24-hour end of a back-off), `message.uncertain` (with `reason` and `fix`)
+         *     when the outcome of a provider call is unknown, `message.reconciled` when a delivery event
+         *     resolves an uncertain send, `message.suppressed`, `message.canceled`, `message.sent` after
+         *     a resolve, `suppression.created`, `identity.paused`, `identity.resumed` and
+         *     `quota.warning`. Each event has a stable `id`: a provider event applied twice is stored
+         *     once. Pass the `id` of the last event seen as `after` to read on. Ids follow the order in
+         *     which pmail recorded the events, and an event is listed once it is 2 seconds old, so
+         *     reading on from a cursor never skips one; `data.occurred_at` of a delivery event is when
+         *     the provider saw it happen. Needs the `events:read` permission on a tenant-level key.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the webhook endpoints
+         * @description Every endpoint of the key's tenant (at most 20, so one page), newest first, without their
+         *     secrets. Needs `webhooks:read` or `webhooks:manage` on a tenant-level key.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Registers an HTTPS endpoint that receives the tenant's events (see `listEvents` for the
+         *     types) as signed POSTs, following Standard Webhooks: headers `webhook-id` (the event id,
+         *     the same on every retry), `webhook-timestamp` (epoch seconds) and `webhook-signature`
+         *     (`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed
+         *     with the base64-decoded part of the secret after `whsec_`). The body is the envelope
+         *     `{id, type, api_version, occurred_at, tenant_id, identity_id, sequence, data}`.
+         *
+         *     A 2xx within 15 seconds is a delivery; anything else (a redirect included) is retried
+         *     after about 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, 4 h, 8 h, 12 h, 12 h, 12 h and 19 h
+         *     (±10 %), after which the delivery is dead. `410 Gone` disables the endpoint
+         *     (`status: disabled`, `disabled_reason: gone`). Delivery is at least once: deduplicate on
+         *     `webhook-id`.
+         *
+         *     The answer carries `secret`, **shown only here**: no other response returns it. A tenant
+         *     has at most 20 endpoints. Needs the `webhooks:manage` permission on a tenant-level key.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a webhook endpoint
+         * @description The endpoint, without its secret. Needs `webhooks:read` or `webhooks:manage` on a
+         *     tenant-level key.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Removes the endpoint: nothing more is delivered to it, retries pending included. Needs
+         *     `webhooks:manage` on a tenant-level key.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/links/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The signed token of the link, as it appears in the message: base64url without padding of
+                 *     `l1:{kid}:att:{tenant_id}:{identity_id}:{message_id}:{attachment_id}:{expires_unix_s}`
+                 *     followed by the first 16 bytes of its HMAC-SHA256 under link key `{kid}`.
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Download a linked attachment
+         * @description Serves an attachment that a send replaced by a link in the message body because the
+         *     message was too large (tenant policy `large_attachments: "link"`). Needs no API key: the token's MAC is the authority, and an `Authorization`
+         *     header is ignored. The kid, the MAC (compared in constant time) and the expiry are checked
+         *     before the attachment is read; a link stops working at its expiry second. Any failure (a
+         *     malformed token, an unknown key, a wrong MAC, an expired link, an attachment no longer
+         *     stored) answers the same 404, so a link reveals nothing about why it failed.
+         */
+        get: operations["getLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List suppressions
+         * @description The tenant's suppressed recipients, one page at a time, each shown by its masked
+         *     `address_hint` only: pmail keeps an HMAC of the address, never the address. Pass
+         *     `address` to ask about one address. Order is stable but not by time. Needs the
+         *     `suppressions:manage` permission on a tenant-level key (not one limited to identities).
+         */
+        get: operations["listSuppressions"];
+        put?: never;
+        /**
+         * Suppress an address
+         * @description Stop sending to an address. A recipient with a live suppression becomes a `suppressed`
+         *     delivery with `smtp_response` `policy: suppression ({reason})`, and nothing is sent to it.
+         *     `unsubscribe` (and `manual` with `elective: true`) blocks only elective mail; other
+         *     suppressions block all mail. Bounces, complaints and the provider add their own
+         *     (`hard_bounce`, `complaint`, `provider`); the API adds `manual` and `unsubscribe`.
+         *
+         *     An address that already has a live suppression keeps it: the answer is 200 with the
+         *     suppression in force. One exception: a suppression that blocks all mail replaces one that
+         *     blocks only elective mail, and a permanent one replaces one that expires (201). Needs the
+         *     `suppressions:manage` permission on a tenant-level key.
+         */
+        post: operations["createSuppression"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/suppressions/{address}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /** @description The suppressed address, URL-encoded; matched case-insensitively. */
+                address: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a suppression
+         * @description Send to the address again. Any reason can be removed. Needs the `suppressions:manage`
+         *     permission on a tenant-level key.
+         */
+        delete: operations["deleteSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/lists/{direction}/{kind}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /**
+                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
+                 *     other value answers 400 `invalid_request`.)
+                 */
+                direction: "send";
+                /**
+                 * @description `block`: a listed recipient is not sent to (`policy: send_block`). `allow`: with the
+                 *     tenant policy `send_allowlist_only`, only listed recipients are sent to
+                 *     (`policy: not_on_allowlist` for the others).
+                 */
+                kind: "block" | "allow";
+            };
+            cookie?: never;
+        };
+        /**
+         * List the entries of a list
+         * @description The list's entries in entry order, one page at a time. Needs the `suppressions:manage`
+         *     permission on a tenant-level key.
+         */
+        get: operations["listListEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/lists/{direction}/{kind}/{entry}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /**
+                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
+                 *     other value answers 400 `invalid_request`.)
+                 */
+                direction: "send";
+                /** @description `block` or `allow` (see `listListEntries`). */
+                kind: "block" | "allow";
+                /**
+                 * @description An address (`jo@example.net`) or a whole domain (`@example.net`), URL-encoded. Matched
+                 *     case-insensitively; an internationalised domain is stored and shown in A-label form
+                 *     (`@xn--bcher-kva.example`).
+                 */
+                entry: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an entry of a list
+         * @description The entry, if it is on the list. Needs the `suppressions:manage` permission on a
+         *     tenant-level key.
+         */
+        get: operations["getListEntry"];
+        /**
+         * Add an entry to a list
+         * @description Adds the entry; adding one that exists changes nothing and answers 200 with it. The body,
+         *     if any, is an empty JSON object. Needs the `suppressions:manage` permission on a
+         *     tenant-level key.
+         */
+        put: operations["putListEntry"];
+        post?: never;
+        /**
+         * Remove an entry from a list
+         * @description Needs the `suppressions:manage` permission on a tenant-level key.
+         */
+        delete: operations["deleteListEntry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys
+         * @description The keys the calling key reaches and is not narrower than, newest first: a platform key every key (`tenant_id` narrows to one tenant), a tenant key its tenant's, an identity key its own identity's identity keys. Needs `keys:manage`.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        /**
+         * Mint an API key
+         * @description Mints a `platform`, `tenant` or `identity` key with explicit `permissions` (no wildcards; each permission only at the levels that may hold it: `tenants:manage` platform only; `policy:write`, `audit:read`, `suppressions:manage`, `webhooks:manage` platform and tenant). The new key must lie within the caller: its level, tenant, identity and permissions (else `403 key_scope_exceeded`). A tenant or identity key takes its tenant's mode (`pm_test_…` / `pm_live_…`); platform keys are live. An identity key names `identity_id` (its tenant follows). The answer carries `secret`, **shown only here**; the table stores its SHA-256. Writes the audit item `key.create`. Needs `keys:manage`.
+         */
+        post: operations["createKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key (`key_…`). An id that is malformed, unknown or outside the calling key's reach
+                 *     answers 404 `key_not_found`, alike.
+                 */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an API key
+         * @description The key (never its secret), with `status` (`active`, `revoked`, `expired`) and `last_used_at` (written at most once a minute). Needs `keys:manage`.
+         */
+        get: operations["getKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description Revokes the key and every secret of it at once: each answers `401 key_revoked` from then on. Revoking a revoked key changes nothing. Writes `key.revoke`. A key may always revoke itself. Needs `keys:manage`.
+         */
+        delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{key_id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key (`key_…`). An id that is malformed, unknown or outside the calling key's reach
+                 *     answers 404 `key_not_found`, alike.
+                 */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an API key
+         * @description A new secret for the same key; the old secret keeps working for `overlap_hours` (0–168, default 24; 0 stops it at once), then answers `401 key_expired`. The caller must reach the key and not be narrower than it, so no key obtains a wider key's secret. A revoked key is `404 key_not_found`. Writes `key.rotate`. Needs `keys:manage`.
+         */
+        post: operations["rotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Describe the calling key
+         * @description The calling key: level, mode, tenant, identity, permissions and expiry. Any key.
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit log
+         * @description Control-plane changes, newest first: keys (`key.create`, `key.rotate`, `key.revoke`), tenants (`tenant.create`, `tenant.update`, `tenant.suspend`, `tenant.resume`, `tenant.policy_update`), identities (`identity.create`, `identity.update`, `identity.delete`, `identity.pause`, `identity.resume`, `identity.auto_pause`) and message operations (`message.cancel`, `message.resolve`). A tenant key reads its tenant's; a platform key names `tenant_id`, or without it reads the platform's own items (platform keys, the bootstrap). Needs `audit:read` (platform or tenant keys).
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tenants
+         * @description Every tenant, newest first (filters `status`, `mode`). Needs `tenants:manage` (platform keys).
+         */
+        get: operations["listTenants"];
+        put?: never;
+        /**
+         * Create a tenant
+         * @description A tenant: `slug` (unique), `name`, `mode` (`test` or `live`, never changes), `timezone` (IANA, default UTC) and an optional `policy` over the defaults. A test tenant's identities get addresses on `{slug}.{PM_TEST_DOMAIN}` (default `pmail.test`). Writes `tenant.create`. Needs `tenants:manage` (platform keys).
+         */
+        post: operations["createTenant"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a tenant
+         * @description A platform key with `tenants:manage` reads any tenant; a tenant key its own. Identity keys get `403 scope_denied`.
+         */
+        get: operations["getTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update or suspend a tenant
+         * @description Changes `name`, `timezone` or `status`. `suspended` stops the tenant's sends at once: every send answers `403 tenant_suspended`, and queued messages are not attempted; `active` lifts it. `mode` never changes (`400`). Writes `tenant.update`, `tenant.suspend` or `tenant.resume`. Needs `tenants:manage` (platform keys).
+         */
+        patch: operations["updateTenant"];
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read the tenant policy
+         * @description The effective policy (every field, defaults filled in) and its `policy_version`. Needs `policy:write` (platform keys, or the tenant's own tenant key).
+         */
+        get: operations["getTenantPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the tenant policy
+         * @description A deep merge over the stored policy: a value replaces, `null` resets the field to its default. With `policy_version` the write happens only if the policy is still at that version (else `409 policy_version_conflict`); without it concurrent writes are retried on each other, never lost (`503` after three lost attempts). `identity_daily_send_cap` may not exceed `daily_send_cap`. Writes `tenant.policy_update`. Needs `policy:write`.
+         */
+        patch: operations["updateTenantPolicy"];
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/identities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a tenant's identities
+         * @description Newest first (filters `status`, `client_id`). Needs `identities:read` on a platform or tenant key.
+         */
+        get: operations["listIdentities"];
+        put?: never;
+        /**
+         * Create an identity
+         * @description An identity with the address `{username}@{domain}`: for a test tenant on its test domain `{slug}.{PM_TEST_DOMAIN}` unless `domain` names one of its sending domains; for a live tenant `domain` must name a sending domain of the tenant that is not being removed (`422 domain_unavailable`). An address is never reused. `owner` is needed before the identity can send (`409 identity_owner_required` on sends). `client_id` makes the call idempotent: the same body again answers `200` with the identity, another body `409 client_id_conflict`. Writes `identity.create`. Needs `identities:write` on a platform or tenant key.
+         */
+        post: operations["createIdentity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * MCP server (Streamable HTTP, stateless)
+         * @description The Model Context Protocol server: one JSON-RPC 2.0 message (or batch) per POST, answered
+         *     with JSON (no session, no server-sent stream; GET is 405). Send `Accept: application/json,
+         *     text/event-stream` and `Content-Type: application/json`. Tools: `send_email`, `reply`,
+         *     `reply_all`, `forward` (each with a required `idempotency_key` of the Idempotency-Key
+         *     header's pattern), `get_message`, `list_messages`, `cancel`, `resolve`, `list_events`; each
+         *     is one call of the operation of the same name here, with this request's key. `tools/list`
+         *     lists only the tools the key's permissions allow. A tool's refusal is a tool result with
+         *     `isError: true` whose content is this API's Error envelope (the same codes; a send tool
+         *     adds seed 003's code as `details.seed_code`). Results that carry email content are marked
+         *     untrusted. A JSON-RPC error of a well-formed request (an unknown method or tool, bad
+         *     arguments) is a 200 with the JSON-RPC `error` member. A key that is missing, unknown,
+         *     revoked or expired is 401 in this API's Error envelope, before anything else is read.
+         *     Protocol faults are answered by the MCP transport in the JSON-RPC error shape
+         *     (`JsonRpcError`, `id: null`), not the Error envelope:
+         *     - 400: the body is not JSON (`-32700`), not a JSON-RPC message (`-32700`) or an invalid
+         *       one (`-32600`), or the `MCP-Protocol-Version` header names a version the server does not
+         *       support (`-32000`);
+         *     - 406: `Accept` does not list both `application/json` and `text/event-stream` (`-32000`);
+         *     - 415: `Content-Type` is not `application/json` (`-32000`).
+         *     A body over 10 MiB is refused by the platform before it reaches the server. A tool's own
+         *     call goes through the REST handler, so a send tool's arguments over 7 MiB are the tool
+         *     result `payload_too_large`.
+         */
+        post: operations["mcp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Health
+         * @description No key. `status` is `ok` when the table and the send state machines answer, else `degraded` (still 200); `version` is the deployed package version.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This contract
+         * @description No key. This document, as JSON.
+         */
+        get: operations["getOpenApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List sending domains
+         * @description The tenant's sending domains, newest first, removed ones included. Needs `domains:read`
+         *     (identity keys may hold it) or `domains:write`.
+         */
+        get: operations["listDomains"];
+        put?: never;
+        /**
+         * Add a sending domain
+         * @description By `transport`:
+         *
+         *     - `ses`: creates the domain's SES identity (Easy DKIM, in the deployment's configuration
+         *       set, with the custom MAIL FROM domain when `mail_from` is given) and answers the DNS
+         *       records to publish: three DKIM CNAMEs, the MAIL FROM MX and SPF records, and a DMARC
+         *       suggestion. The domain starts `verifying` and is checked at once, then hourly and on
+         *       `POST …/verify`.
+         *     - `smtp`: the tenant's own relay (`smtp`). The relay host must pass the SSRF rules (every
+         *       address it resolves to global unicast; port 25, 465, 587 or 2525), else 400 with the
+         *       path `smtp.host` or `smtp.port`. The local runtime (`npm start`) lifts these rules, the
+         *       port rule with the address rules, so a domain there may name a relay on the machine on
+         *       any port. `password` / `access_token` are write-only: stored in
+         *       the domain's own secret, never answered (`smtp.credentials_stored` says one is there).
+         *       The domain is `verifying` (`smtp_probe_pending`) until `POST …/verify` (or the hourly
+         *       check) runs the probe — connect, EHLO, STARTTLS, AUTH, QUIT, no message — and it passes.
+         *     - `cloudflare`: Cloudflare Email Sending with the deployment's token, from the domain's
+         *       `cloudflare.account_id` or the deployment's account. pmail cannot read Cloudflare's
+         *       sending-domain status, so the domain is `healthy` at once with `state_reason`
+         *       `cloudflare_unchecked`; onboard it in the Cloudflare dashboard first.
+         *
+         *     Needs `domains:write` on a tenant-level key.
+         */
+        post: operations["createDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/domains/{domain_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /** @description The domain's id. */
+                domain_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a sending domain
+         * @description The domain, its state with `state_reason` and `checked_at`, and its DNS records. Needs
+         *     `domains:read` (identity keys may hold it) or `domains:write`.
+         */
+        get: operations["getDomain"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a sending domain
+         * @description The domain becomes `removing` (nothing more is sent from it: a queued message from it is
+         *     rejected with `sender_domain_unavailable` when claimed), its SES identity is deleted, and
+         *     it is `removed`. A removal interrupted half-way is finished by the hourly check. Needs
+         *     `domains:write` on a tenant-level key.
+         */
+        delete: operations["deleteDomain"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a sending domain
+         * @description Changes the Reply-To token mode, an `ses` domain's own configuration set, a `cloudflare`
+         *     domain's account, or an `smtp` domain's relay: `smtp` replaces the relay settings as a
+         *     whole; with `password` / `access_token` it replaces the stored secret (write-only), without
+         *     them the stored secret is kept. New relay settings make the domain `verifying`
+         *     (`smtp_probe_pending`) until the probe passes again (`POST …/verify`). Settings of another
+         *     transport than the domain's are refused (400). Needs `domains:write` on a tenant-level key.
+         */
+        patch: operations["updateDomain"];
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/domains/{domain_id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /** @description The domain's id. */
+                domain_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a sending domain now
+         * @description `ses`: reads the SES identity (GetEmailIdentity) and moves the state: verified with DKIM →
+         *     `healthy` (`degraded` when the MAIL FROM domain fails); DKIM not found yet → `verifying`
+         *     (`failing` for a domain that was verified); DKIM failed or the identity gone → `failing`.
+         *     `smtp`: runs the relay probe (connect, EHLO, STARTTLS, AUTH, QUIT — no message): passed →
+         *     `healthy`; failed → `verifying` (`failing` for a domain that was verified) with the
+         *     probe's issue as `state_reason` (`smtp_tls_required`, `smtp_auth_failed`,
+         *     `smtp_unreachable`, `smtp_relay_address_refused`). `cloudflare`: not checked (stays
+         *     `healthy`, `cloudflare_unchecked`). Needs `domains:write` on a tenant-level key.
+         */
+        post: operations["verifyDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List templates
+         * @description The tenant's templates, current versions, without their sources (one page: at most 100).
+         *     Needs `templates:read` (identity keys may hold it) or `templates:write`.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Create a template
+         * @description A named template of the tenant, version 1 (or, for a name that was deleted, the version
+         *     after its last one: a recorded version never names two sources). `subject`, `text` and
+         *     `html` are Handlebars sources (built-in block helpers only: `if`, `unless`, `each`, `with`,
+         *     `lookup`); in `html` every `{{variable}}` is escaped for HTML, in `subject` and `text`
+         *     nothing is. `{{@unsubscribe_url}}` is the send's `unsubscribe.url`. `variables_schema` is a
+         *     JSON Schema (draft-07, `"type": "object"` at the root, the formats of ajv-formats)
+         *     compiled with Ajv in strict mode when saved: a schema Ajv refuses, a source that does not
+         *     parse, no `text` and no `html`, sources over 128 KiB together, or a schema over 16 KiB is
+         *     400 `invalid_template` and nothing is stored. `category` is what the message is
+         *     (`marketing` cannot render without an unsubscribe link); `kind` is whether the recipient
+         *     may refuse it (`elective` mail is blocked by an unsubscribe; a marketing template is
+         *     elective). At most 100 templates per tenant. Needs `templates:write` (platform or tenant
+         *     key).
+         */
+        post: operations["createTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/templates/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /** @description The template's name. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a template
+         * @description The current version, with its sources and schema. Needs `templates:read` or `templates:write`.
+         */
+        get: operations["getTemplate"];
+        /**
+         * Save a new version of a template
+         * @description Replaces the sources, schema, category and kind as a new version (the previous version is
+         *     kept: messages record the version they rendered). Checked as on create. Concurrent PUTs
+         *     each make their own version. Needs `templates:write`.
+         */
+        put: operations["updateTemplate"];
+        post?: never;
+        /**
+         * Delete a template
+         * @description Sends by this name answer 404 `template_not_found` from now on; its versions stay stored
+         *     for the messages that name them, and the tenant's place is given back. Needs
+         *     `templates:write`.
+         */
+        delete: operations["deleteTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Identity: {
+            metadata: {
+                [key: string]: string;
+            };
+            client_id: string | null;
+            /**
+             * Format: date-time
+             * @description Null for identities made before this field existed.
+             */
+            created_at: string | null;
+            /** Format: date-time */
+            updated_at: string | null;
+            id: string;
+            tenant_id: string;
+            username: string;
+            display_name: string;
+            /** @enum {string} */
+            status: "active" | "paused" | "deleting" | "deleted";
+            /** @description `manual` or `abuse_threshold` while paused; null otherwise. */
+            pause_reason: string | null;
+            primary_address: string;
+            addresses: string[];
+            owner: {
+                name: string;
+                email: string;
+            } | null;
+            send_policy: {
+                daily_cap?: number;
+                require_known_recipient?: boolean;
+            };
+        };
+        /** @description At least one field. `null` clears `owner`, `send_policy` or `metadata`. Field changes are written first, then the status. */
+        IdentityUpdateRequest: {
+            /** @enum {string} */
+            status?: "active" | "paused";
+            /** @description The From display name. A CR or LF in it is refused (400 `invalid_request`, path `display_name`). */
+            display_name?: string;
+            owner?: {
+                name: string;
+                email: string;
+            } | null;
+            send_policy?: {
+                require_known_recipient?: boolean;
+                daily_cap?: number;
+            } | null;
+            metadata?: {
+                [key: string]: string;
+            } | null;
+        };
+        /** @description A webhook endpoint to add. Unknown fields are refused with 400 `invalid_request`. */
+        WebhookCreateRequest: {
+            /** @description An https URL (no credentials, no fragment, not an IP literal of a loopback, private or link-local range); its query string is kept. */
+            url: string;
+            /** @description Only these event types are delivered; leave it out for every type. */
+            event_types?: string[];
+            description?: string;
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            event_types: string[] | null;
+            description: string | null;
+            /** @enum {string} */
+            status: "active" | "disabled";
+            /**
+             * @description Why the endpoint is disabled; `gone` after it answered 410.
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookCreated: components["schemas"]["Webhook"] & {
+            /** @description The signing secret, shown only in this response. */
+            secret: string;
+        };
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
+            /** @description Always null; a tenant's endpoints fit one page. */
+            next_cursor: null;
+        };
+        EventList: {
+            data: components["schemas"]["Event"][];
+            /** @description The id of the last event when more follow (pass it as `after`); else null. */
+            next_cursor: string | null;
+        };
+        Event: {
+            id: string;
+            /** @example message.delivered */
+            type: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The event's fields; every message event has `message_id` and `identity_id`. */
+            data: Record<string, never>;
+        };
+        /**
+         * @description A new message. At least one recipient in `to`, `cc` or `bcc` (an address repeated across
+         *     the three is sent once, in the first field it appears in), and `text`, `html` or both, or a `template` with its `variables`.
+         *     Unknown fields are refused with 400 `invalid_request`.
+         */
+        SendMessageRequest: {
+            to?: components["schemas"]["Recipient"][];
+            cc?: components["schemas"]["Recipient"][];
+            bcc?: components["schemas"]["Recipient"][];
+            /**
+             * @description One line. A CR or LF in it is refused (400 `invalid_request`, path `subject`).
+             * @default
+             */
+            subject: string;
+            /** @description The plain-text body. Derived from `html` when absent. */
+            text?: string;
+            /** @description The HTML body. */
+            html?: string;
+            attachments?: components["schemas"]["Attachment"][];
+            kind?: components["schemas"]["MessageKind"];
+            unsubscribe?: components["schemas"]["Unsubscribe"];
+            consent?: components["schemas"]["Consent"];
+            /**
+             * @description A thread of this identity (`thr_…`) to send on instead of starting a new one. An id
+             *     that is not one answers 404 `thread_not_found`.
+             * @example thr_01jz8m4n7q2r5t8v1w3x6y9z0b
+             */
+            thread_id?: string;
+            /**
+             * @description An active address of this identity to send from. When absent: the primary address,
+             *     or on a thread the address the thread already uses. On a thread it may also be a
+             *     retiring address the thread already uses.
+             */
+            from_address?: string;
+            labels?: components["schemas"]["Labels"];
+            headers?: components["schemas"]["CustomHeaders"];
+            metadata?: components["schemas"]["Metadata"];
+            send_at?: components["schemas"]["SendAt"];
+            template?: components["schemas"]["TemplateName"];
+            variables?: components["schemas"]["TemplateVariables"];
+        } | unknown | unknown | unknown;
+        /**
+         * @description The content of a reply or reply-all: recipients, subject, threading and From come from
+         *     the original message and its thread (see `replyMessage`), so the body carries only what
+         *     is new. `text`, `html` or both, or a `template` with its `variables`. Any other field, `to` or `subject` included, is refused
+         *     with 400 `invalid_request`.
+         */
+        ReplyMessageRequest: {
+            /** @description The plain-text body. Derived from `html` when absent. */
+            text?: string;
+            /** @description The HTML body. */
+            html?: string;
+            attachments?: components["schemas"]["Attachment"][];
+            kind?: components["schemas"]["MessageKind"];
+            labels?: components["schemas"]["Labels"];
+            headers?: components["schemas"]["CustomHeaders"];
+            metadata?: components["schemas"]["Metadata"];
+            send_at?: components["schemas"]["SendAt"];
+            template?: components["schemas"]["TemplateName"];
+            variables?: components["schemas"]["TemplateVariables"];
+        } | unknown | unknown | unknown;
+        /**
+         * @description A forward: the reply fields plus the recipients and whether to carry the original's
+         *     attachments. At least one recipient in `to`, `cc` or `bcc`, and `text`, `html` or both, or a `template` with its `variables`.
+         *     Subject, threading and From come from the original message (see `forwardMessage`). Any
+         *     other field is refused with 400 `invalid_request`.
+         */
+        ForwardMessageRequest: {
+            to?: components["schemas"]["Recipient"][];
+            cc?: components["schemas"]["Recipient"][];
+            bcc?: components["schemas"]["Recipient"][];
+            /** @description The plain-text note above the forwarded message. */
+            text?: string;
+            /** @description The HTML note above the forwarded message. */
+            html?: string;
+            attachments?: components["schemas"]["Attachment"][];
+            kind?: components["schemas"]["MessageKind"];
+            labels?: components["schemas"]["Labels"];
+            headers?: components["schemas"]["CustomHeaders"];
+            metadata?: components["schemas"]["Metadata"];
+            /**
+             * @description Attach the original's attachments again (executables and scripts excepted). `false`
+             *     forwards the text only.
+             * @default true
+             */
+            include_attachments: boolean;
+            send_at?: components["schemas"]["SendAt"];
+            template?: components["schemas"]["TemplateName"];
+            variables?: components["schemas"]["TemplateVariables"];
+        } | unknown | unknown | unknown;
+        /**
+         * @description A send by template: the name of a template of the identity's tenant (its current
+         *     version; 404 `template_not_found` when there is none). Instead of `subject`, `text`,
+         *     `html` and `kind`, which the template gives (each is 400 `invalid_request` beside it); the
+         *     other fields keep their meaning. On `replyMessage`, `replyAllMessage` and
+         *     `forwardMessage` the subject stays the thread's.
+         */
+        TemplateName: string;
+        /**
+         * @description The variables of a send by template, checked against its `variables_schema` before
+         *     anything is stored (400 `invalid_payload`), at most 16 KiB of JSON. The Idempotency-Key
+         *     fingerprint covers `template`, the template's version and `variables`: the same key with
+         *     other variables, or after a new version of the template, is 409 `idempotency_conflict`.
+         *     Stored on the message so an attempt can re-render; a transactional template's variables
+         *     are emptied once the message is final (`payload_redacted_at`). Never shown or logged.
+         */
+        TemplateVariables: {
+            [key: string]: unknown;
+        };
+        /**
+         * Format: date-time
+         * @description Schedule the send: an RFC 3339 time with an offset, in the future and at most 30 days
+         *     ahead (else 400 `invalid_request`). The message stays `queued` with this `send_at` until
+         *     then and can be canceled until its attempt begins.
+         * @example 2026-12-03T09:00:00Z
+         */
+        SendAt: string;
+        /**
+         * @description - `transactional` (the default): mail the recipient needs, such as a receipt or an
+         *       answer. It still reaches someone who unsubscribed: only a suppression that blocks all
+         *       mail (any reason but `unsubscribe`, unless `manual` was made elective) stops it.
+         *     - `marketing`: elective mail. Needs `unsubscribe.url` (HTTPS) and `consent`, which only
+         *       `sendMessage` takes, and a sending domain with an `ses` or `smtp` transport. pmail adds
+         *       `List-Unsubscribe` and one-click `List-Unsubscribe-Post` headers and, unless the body
+         *       already shows the URL, an unsubscribe footer. Recipients who unsubscribed are
+         *       suppressed.
+         *     - `auto_reply`: an automatic answer (pmail adds `Auto-Submitted: auto-replied`). Only a
+         *       reply or reply-all to mail that is not itself automated, when the tenant's policy
+         *       allows it, and at most a few in a row on a thread (409 `auto_reply_not_allowed`).
+         * @default transactional
+         * @enum {string}
+         */
+        MessageKind: "transactional" | "marketing" | "auto_reply";
+        /** @description Where a recipient unsubscribes; required with `kind: marketing`. */
+        Unsubscribe: {
+            /**
+             * @description The one-click unsubscribe URL (RFC 8058). Must be HTTPS for a marketing send.
+             * @example https://example.com/unsubscribe/2291
+             */
+            url: string;
+            /** @description An address that unsubscribes too, added to `List-Unsubscribe`. */
+            mailto?: string;
+        };
+        /** @description The consent a marketing send relies on; required with `kind: marketing`. */
+        Consent: {
+            /** @example newsletter_signup */
+            basis: string;
+            /**
+             * Format: date-time
+             * @description When the consent was given, RFC 3339 in UTC (ending in `Z`).
+             */
+            recorded_at?: string;
+        };
+        /** @description Your own tags, returned on the message. */
+        Labels: string[];
+        /** @description Your own string pairs, returned on the message; at most 20 keys. */
+        Metadata: {
+            [key: string]: string;
+        };
+        /**
+         * @description Extra message headers, name to value. Allowed names: `X-` followed by letters, digits,
+         *     `_` or `-` (at most 100 bytes, either case), except pmail's own `X-Pmail-*` and
+         *     `X-AI-Generated`; and `Importance` (`high`, `normal`, `low`), `Priority` (`normal`,
+         *     `non-urgent`, `urgent`), `Sensitivity` (`personal`, `private`, `company-confidential`),
+         *     `Keywords`, `Comments` and `Organization`, in any case (sent in their usual case). Any
+         *     other name answers 400 `header_not_allowed`; pmail sets From, To, Subject, Reply-To,
+         *     In-Reply-To, References and the like itself.
+         *
+         *     400 `invalid_request` (`path` `headers.{name}`, or `headers`) for: an empty value, a CR or
+         *     LF, a value over 2,048 bytes, a value outside a named header's list, two names that
+         *     differ only in case, more than 20 headers not starting with `X-` (counting the ones pmail
+         *     adds), or more than 16 KiB of names and values in all.
+         * @example {
+         *       "X-Order-Id": "2291",
+         *       "Importance": "high"
+         *     }
+         */
+        CustomHeaders: {
+            [key: string]: string;
+        };
+        /**
+         * @description The answer to a dry run that found no error: the message would be accepted. The
+         *     recipients are the ones the message would have, de-duplicated, in to, cc, bcc order
+         *     (for a reply or reply-all, the ones pmail chose).
+         */
+        DryRunResult: {
+            /** @constant */
+            would_send: true;
+            recipients: {
+                address: string;
+                /** @enum {string} */
+                field: "to" | "cc" | "bcc";
+                /**
+                 * @description `queued`: it would be sent to. `suppressed`: a recipient filter would keep the
+                 *     message from it (`reason`).
+                 * @enum {string}
+                 */
+                status: "queued" | "suppressed";
+                /**
+                 * @description Only for `suppressed`: the suppression's reason (`manual`, `unsubscribe`,
+                 *     `hard_bounce`, `complaint`, `provider`), or the list rule that filtered it:
+                 *     `not_on_allowlist` (the tenant sends only to its send-allow list) or
+                 *     `unknown_recipient` (the identity sends only to known contacts). A recipient on
+                 *     the send-block list makes the dry run a 422 `recipient_blocked` instead, so
+                 *     `send_block` never appears here.
+                 * @enum {string}
+                 */
+                reason?: "manual" | "unsubscribe" | "hard_bounce" | "complaint" | "provider" | "not_on_allowlist" | "unknown_recipient";
+            }[];
+        };
+        /** @description A bare address, or an address with a display name. */
+        Recipient: string | {
+            address: string;
+            /** @description The display name. A CR or LF in it is refused (400 `invalid_request`, path e.g. `to[0].name`). */
+            name?: string;
+        };
+        /** @description An inline attachment needs `content_id`. */
+        Attachment: {
+            /** @description At most 255 bytes of UTF-8; no `/`, `\` or control characters. */
+            filename: string;
+            /** @example application/pdf */
+            content_type: string;
+            /** @description The content in standard base64; whitespace is ignored. */
+            content_base64: string;
+            /**
+             * @description `attachment` when absent.
+             * @enum {string}
+             */
+            disposition?: "attachment" | "inline";
+            content_id?: string;
+        };
+        /** @description The accepted message, and whether this answer is a replay. */
+        SendMessageResponse: components["schemas"]["Message"] & {
+            /**
+             * @description `true` when this is the stored answer to an earlier request with the same
+             *     Idempotency-Key and body; no new message was created.
+             */
+            deduplicated: boolean;
+        };
+        Message: {
+            /** @example msg_01jz8m4n7q2r5t8v1w3x6y9z0a */
+            id: string;
+            /** @example thr_01jz8m4n7q2r5t8v1w3x6y9z0b */
+            thread_id: string;
+            /** @example idn_01jz8m4n7q2r5t8v1w3x6y9z0c */
+            identity_id: string;
+            /** @enum {string} */
+            direction: "outbound" | "inbound";
+            /**
+             * @description Outbound: the roll-up of the deliveries. `queued` until the provider takes it;
+             *     `uncertain` when the provider call's outcome is unknown (never resent automatically);
+             *     `undispatched` while its transport is not configured. Inbound: `received`.
+             * @enum {string}
+             */
+            status: "queued" | "submitted" | "delivered" | "deferred" | "bounced" | "complained" | "rejected" | "failed" | "uncertain" | "suppressed" | "canceled" | "undispatched" | "received";
+            /**
+             * @description A stable reason code when the message reached rejected, failed or uncertain (or
+             *     suppressed). A queued message waiting in a back-off shows `retry_later:{class}`; that
+             *     reason goes when the message leaves queued (a submitted message has none).
+             */
+            status_reason: string | null;
+            from: components["schemas"]["Mailbox"];
+            to: components["schemas"]["Mailbox"][];
+            cc: components["schemas"]["Mailbox"][];
+            bcc: components["schemas"]["Mailbox"][];
+            reply_to: components["schemas"]["Mailbox"][];
+            subject: string;
+            /**
+             * Format: date-time
+             * @description Outbound only, when pmail accepted the message; null on inbound messages.
+             */
+            sent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When pmail accepted (outbound) or received (inbound) the message.
+             */
+            received_at: string;
+            /** @enum {string} */
+            kind: "transactional" | "marketing" | "auto_reply";
+            /**
+             * @description Outbound only (null on inbound mail). Whether the recipient may refuse this message (seed 002's kind):
+             *     `elective` mail is blocked by an unsubscribe; `transactional` mail only by a hard
+             *     bounce, a complaint or a suppression that blocks everything. Set from a template's
+             *     kind, never by the caller; otherwise `elective` for `kind: marketing`, else
+             *     `transactional`.
+             * @enum {string|null}
+             */
+            consent_kind: "transactional" | "elective" | null;
+            labels: string[];
+            /** @description Markers such as `sent_via_fallback`, `reconciled`, `loopback`. */
+            flags: string[];
+            metadata: {
+                [key: string]: string;
+            };
+            /**
+             * @description The Message-ID header's value with its angle brackets, as the header carries it
+             *     (`<01jz8m4n7q2r5t8v1w3x6y9z0a@example.com>`): the same form as `in_reply_to` and as
+             *     another message's In-Reply-To and References headers, so it compares equal to them.
+             * @example <01jz8m4n7q2r5t8v1w3x6y9z0a@example.com>
+             */
+            rfc_message_id: string;
+            /**
+             * @description The Message-ID (with its angle brackets, like `rfc_message_id`) of the message this
+             *     one answers; null when it answers none.
+             */
+            in_reply_to: string | null;
+            /**
+             * Format: date-time
+             * @description A scheduled send's time; null for a send made at once and for inbound mail.
+             */
+            send_at: string | null;
+            /**
+             * @description The provider that took the message; null until one has.
+             * @enum {string|null}
+             */
+            provider: "simulator" | "loopback" | "ses" | "cloudflare" | "smtp" | null;
+            provider_message_id: string | null;
+            /** @description A send by template, the template and the version it rendered; else null. */
+            template: null | {
+                name: string;
+                version: number;
+            };
+            /**
+             * Format: date-time
+             * @description When the template variables of this message were emptied (a transactional template,
+             *     once the message is final); null otherwise.
+             */
+            payload_redacted_at: string | null;
+            /** @description Outbound messages only, one per recipient. */
+            deliveries?: components["schemas"]["Delivery"][];
+        };
+        Delivery: {
+            /**
+             * @description The normalised address (domain in lower case and A-label form), what is sent to. Every
+             *     match (suppressions, contacts, send lists, provider answers) uses its canonical form,
+             *     the whole address in lower case: `Ada@Example.com` and `ada@example.com` are one mailbox.
+             */
+            address: string;
+            /**
+             * @description What the caller typed for this recipient, when it differs from `address` (seed 002:
+             *     kept so an operator sees the string actually addressed); null otherwise. Never matched on.
+             */
+            typed_address: string | null;
+            /** @enum {string} */
+            field: "to" | "cc" | "bcc";
+            /** @enum {string} */
+            status: "queued" | "submitted" | "delivered" | "deferred" | "bounced" | "complained" | "rejected" | "failed" | "uncertain" | "suppressed";
+            /** @example 250 */
+            smtp_code: string | null;
+            /** @example 2.0.0 */
+            enhanced_code: string | null;
+            smtp_response: string | null;
+            /** @enum {string|null} */
+            bounce_type: "hard" | "soft" | null;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        Mailbox: {
+            address: string;
+            name: string | null;
+        };
+        MessageList: {
+            data: components["schemas"]["Message"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /**
+         * @description A JSON-RPC 2.0 error response, as the MCP transport answers a protocol fault of
+         *     `POST /mcp` (not this API's Error envelope; the error codes are JSON-RPC's).
+         */
+        JsonRpcError: {
+            /** @enum {string} */
+            jsonrpc: "2.0";
+            error: {
+                /** @example -32700 */
+                code: number;
+                message: string;
+                data?: unknown;
+            };
+            id: null;
+        };
+        Error: {
+            error: {
+                /**
+                 * @description A stable code; see `x-error-codes`.
+                 * @example idempotency_conflict
+                 */
+                code: string;
+                /** @description What went wrong, for people; do not match on it. */
+                message: string;
+                /** @description Whether the same request may be sent again unchanged. */
+                retryable: boolean;
+                /** @description One sentence on how to correct the request. */
+                fix: string;
+                /** @description The same value as the Request-Id header. */
+                request_id: string;
+                /**
+                 * @description Code-specific facts, `{}` when there are none: `errors[]` (`{ path, message }`)
+                 *     for invalid_request and address errors, `required`, `retry_after`, `max_bytes`,
+                 *     `pattern`, `original_message_id`, `reason`, `missing`, `max_recipients` and
+                 *     `count`, `fields`, `allow`.
+                 */
+                details: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        ResolveRequest: {
+            /**
+             * @description What you know happened to the message.
+             * @enum {string}
+             */
+            outcome: "sent" | "not_sent";
+        };
+        SuppressionCreateRequest: {
+            /** @description The address to suppress. Only its HMAC and a masked hint are kept. */
+            address: string;
+            /**
+             * @description `unsubscribe` blocks elective mail only; `manual` blocks all mail unless `elective`.
+             * @enum {string}
+             */
+            reason: "manual" | "unsubscribe";
+            /**
+             * Format: date-time
+             * @description When the suppression lapses (RFC 3339, in the future). Absent = never.
+             */
+            expires_at?: string;
+            /**
+             * @description For `manual`: true blocks elective mail only, as an unsubscribe does. An
+             *     `unsubscribe` cannot set it to false.
+             */
+            elective?: boolean;
+        };
+        Suppression: {
+            /**
+             * @description The masked address, e.g. `j***@example.net`.
+             * @example j***@example.net
+             */
+            address_hint: string;
+            /** @enum {string} */
+            reason: "manual" | "unsubscribe" | "hard_bounce" | "complaint" | "provider";
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description Null for a permanent suppression.
+             */
+            expires_at: string | null;
+            /** @description The message whose bounce or complaint created it; null for API suppressions. */
+            source_message_id: string | null;
+            /** @description True when it blocks elective mail only (every `unsubscribe`). */
+            elective: boolean;
+        };
+        SuppressionList: {
+            data: components["schemas"]["Suppression"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        ListEntry: {
+            /** @enum {string} */
+            direction: "send";
+            /** @enum {string} */
+            kind: "block" | "allow";
+            /**
+             * @description A lower-case address, or `@domain` with the domain in A-label form.
+             * @example @example.net
+             */
+            entry: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ListEntryList: {
+            data: components["schemas"]["ListEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        Key: {
+            id: string;
+            name: string;
+            /** @enum {string} */
+            level: "platform" | "tenant" | "identity";
+            /** @enum {string} */
+            mode: "live" | "test";
+            tenant_id: string | null;
+            identity_id: string | null;
+            permissions: string[];
+            /** @enum {string} */
+            status: "active" | "revoked" | "expired";
+            /** Format: date-time */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @description Written at most once a minute.
+             */
+            last_used_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /** @description The key that minted it, or `bootstrap` / `local-seed`. */
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        KeyCreated: {
+            /** @description The key itself (`pm_live_…` / `pm_test_…`), shown only in this answer. */
+            secret?: string;
+            /**
+             * @description Present, false, on an idempotent replay, which carries no secret.
+             * @enum {boolean}
+             */
+            secret_replayed?: false;
+        } & components["schemas"]["Key"];
+        KeyRotated: {
+            /** @description The new secret, shown only in this answer. */
+            secret?: string;
+            /** Format: date-time */
+            previous_secrets_expire_at?: string;
+            /** @enum {boolean} */
+            secret_replayed?: false;
+        } & components["schemas"]["Key"];
+        KeyList: {
+            data: components["schemas"]["Key"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        Me: {
+            key_id: string;
+            name: string | null;
+            /** @enum {string} */
+            level: "platform" | "tenant" | "identity";
+            /** @enum {string|null} */
+            mode: "live" | "test" | null;
+            tenant_id: string | null;
+            identity_id: string | null;
+            permissions: string[];
+            /** Format: date-time */
+            expires_at: string | null;
+        };
+        Tenant: {
+            id: string;
+            slug: string | null;
+            name: string;
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @enum {string} */
+            status: "active" | "suspended";
+            timezone: string;
+            policy: components["schemas"]["EffectivePolicy"];
+            policy_version: number;
+            /** Format: date-time */
+            suspended_at: string | null;
+            /** Format: date-time */
+            created_at: string | null;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        TenantList: {
+            data: components["schemas"]["Tenant"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description The effective policy: every field, the defaults filled in. */
+        EffectivePolicy: {
+            max_recipients?: number;
+            daily_send_cap?: number;
+            identity_daily_send_cap?: number;
+            send_allowlist_only?: boolean;
+            /** @enum {string} */
+            large_attachments?: "reject" | "link";
+            /**
+             * @description What a live send does while its sending domain has no transport configured (or is not
+             *     set up yet): `refuse` answers 422 `transport_unavailable`; `hold` accepts it as
+             *     `undispatched` (seed 002), and the sweeper dispatches it once the domain's transport is
+             *     configured. Default `refuse`.
+             * @enum {string}
+             */
+            unconfigured_transport?: "refuse" | "hold";
+            abuse?: {
+                complaint_rate_pause?: number;
+                bounce_rate_pause?: number;
+            };
+            auto_reply?: {
+                enabled?: boolean;
+                max_automatic_exchanges?: number;
+            };
+            ai_disclosure?: {
+                mode?: string;
+                text?: string;
+            };
+        };
+        TenantPolicyView: {
+            tenant_id: string;
+            policy_version: number;
+            policy: components["schemas"]["EffectivePolicy"];
+        };
+        IdentityList: {
+            data: components["schemas"]["Identity"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        AuditEvent: {
+            id: string;
+            /** @description Null for platform items. */
+            tenant_id: string | null;
+            /** @description The key that made the change, or `bootstrap`, `local-seed`, `system`. */
+            actor_key_id: string | null;
+            action: string;
+            /** @enum {string} */
+            target_type: "api_key" | "tenant" | "identity" | "message";
+            target_id: string | null;
+            details: Record<string, never>;
+            request_id: string | null;
+            /** Format: date-time */
+            created_at: string | null;
+        };
+        AuditEventList: {
+            data: components["schemas"]["AuditEvent"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        Health: {
+            /** @enum {string} */
+            status: "ok" | "degraded";
+            version: string;
+            checks: {
+                /** @enum {string} */
+                table: "ok" | "unreachable";
+                /** @enum {string} */
+                state_machines: "ok" | "unreachable" | "not_configured";
+            };
+        };
+        /** @description This document. */
+        OpenApiDocument: Record<string, never>;
+        KeyCreateRequest: {
+            name: string;
+            /** @enum {string} */
+            level: "platform" | "tenant" | "identity";
+            tenant_id?: string;
+            identity_id?: string;
+            permissions: ("tenants:manage" | "keys:manage" | "policy:write" | "audit:read" | "suppressions:manage" | "identities:read" | "identities:write" | "messages:send" | "messages:read" | "messages:write" | "webhooks:read" | "webhooks:manage" | "events:read" | "domains:read" | "domains:write" | "templates:read" | "templates:write")[];
+            /** Format: date-time */
+            expires_at?: string;
+        };
+        KeyRotateRequest: {
+            /** @default 24 */
+            overlap_hours: number;
+        };
+        TenantCreateRequest: {
+            slug: string;
+            name: string;
+            /** @enum {string} */
+            mode: "test" | "live";
+            timezone?: string;
+            policy?: {
+                max_recipients?: number | null;
+                daily_send_cap?: number | null;
+                identity_daily_send_cap?: number | null;
+                send_allowlist_only?: boolean | null;
+                large_attachments?: ("reject" | "link") | null;
+                unconfigured_transport?: ("refuse" | "hold") | null;
+                abuse?: {
+                    complaint_rate_pause?: number | null;
+                    bounce_rate_pause?: number | null;
+                } | null;
+                auto_reply?: {
+                    enabled?: boolean | null;
+                    max_automatic_exchanges?: number | null;
+                } | null;
+            };
+        };
+        TenantUpdateRequest: {
+            name?: string;
+            timezone?: string;
+            /** @enum {string} */
+            status?: "active" | "suspended";
+        };
+        PolicyPatchRequest: {
+            max_recipients?: number | null;
+            daily_send_cap?: number | null;
+            identity_daily_send_cap?: number | null;
+            send_allowlist_only?: boolean | null;
+            large_attachments?: ("reject" | "link") | null;
+            /** @description `refuse` (default) or `hold`: see EffectivePolicy. `null` resets it. */
+            unconfigured_transport?: ("refuse" | "hold") | null;
+            abuse?: {
+                complaint_rate_pause?: number | null;
+                bounce_rate_pause?: number | null;
+            } | null;
+            auto_reply?: {
+                enabled?: boolean | null;
+                max_automatic_exchanges?: number | null;
+            } | null;
+            policy_version?: number;
+        };
+        IdentityCreateRequest: {
+            username: string;
+            /** @description The From display name. A CR or LF in it is refused (400 `invalid_request`, path `display_name`). */
+            display_name?: string;
+            owner?: {
+                name: string;
+                email: string;
+            };
+            domain?: string;
+            send_policy?: {
+                require_known_recipient?: boolean;
+                daily_cap?: number;
+            };
+            metadata?: {
+                [key: string]: string;
+            };
+            client_id?: string;
+        };
+        DomainCreateRequest: {
+            /** @description The domain, lower-cased (e.g. `mail.example.com`). */
+            name: string;
+            /**
+             * @description How mail from it leaves: Amazon SES, the tenant's own SMTP relay, or Cloudflare Email
+             *     Sending. Each takes only its own settings object (`ses`, `smtp`, `cloudflare`);
+             *     `smtp` is required with transport `smtp`.
+             * @enum {string}
+             */
+            transport: "ses" | "smtp" | "cloudflare";
+            /**
+             * @description Whether the Reply-To carries the thread token as a sub-address.
+             * @default subaddress
+             * @enum {string}
+             */
+            reply_token: "subaddress" | "none";
+            /**
+             * @description A custom MAIL FROM domain, a subdomain of `name` (e.g. `pm-bounce.mail.example.com`);
+             *     transport `ses` only.
+             */
+            mail_from?: string;
+            ses?: {
+                /** @description The SES Region of the identity; default the deployment's. */
+                region?: string;
+                /** @description A configuration set of your own; default the deployment's. */
+                configuration_set?: string;
+            };
+            smtp?: components["schemas"]["SmtpRelaySettings"];
+            cloudflare?: {
+                /** @description The Cloudflare account that owns the sending domain; default the deployment's. */
+                account_id?: string;
+            };
+        };
+        /**
+         * @description The tenant's SMTP relay. `password` and `access_token` are write-only: stored in the
+         *     domain's own secret, which only the SMTP transport reads; never answered or logged. With a
+         *     `username`, create needs the secret of its `auth` mode.
+         */
+        SmtpRelaySettings: {
+            /**
+             * @description A DNS name or an IPv4 address. Every address it resolves to must be global unicast
+             *     (no loopback, private, link-local, CGNAT, documentation, multicast or IPv4-mapped
+             *     private address), checked here and again at every connection.
+             */
+            host: string;
+            /**
+             * @description 25, 465, 587 or 2525 (any other port is refused with 400 `smtp.port`). The local
+             *     runtime (`npm start`) lifts the SSRF rules, this port rule included: there any port is
+             *     accepted, at create time and at every connection.
+             */
+            port: number;
+            /**
+             * @description Default implicit TLS on 465, STARTTLS (required) on any other port: a relay whose EHLO
+             *     does not advertise STARTTLS is refused with `smtp_tls_required`, also when it would
+             *     accept the command, before any credential is sent.
+             * @enum {string}
+             */
+            tls?: "implicit" | "starttls";
+            /** @description The AUTH user; no AUTH without it. */
+            username?: string;
+            /**
+             * @description AUTH PLAIN/LOGIN with `password`, or XOAUTH2 with `access_token`; default `password`.
+             * @enum {string}
+             */
+            auth?: "password" | "xoauth2";
+            /** @description Write-only. */
+            password?: string;
+            /** @description Write-only; an OAuth 2 bearer token for XOAUTH2. */
+            access_token?: string;
+        };
+        DomainUpdateRequest: {
+            /** @enum {string} */
+            reply_token?: "subaddress" | "none";
+            ses?: {
+                /** @description Null goes back to the deployment's configuration set. */
+                configuration_set?: string | null;
+            };
+            smtp?: components["schemas"]["SmtpRelaySettings"];
+            cloudflare?: {
+                /** @description Null goes back to the deployment's account. */
+                account_id?: string | null;
+            };
+        };
+        DnsRecord: {
+            /** @enum {string} */
+            type: "CNAME" | "MX" | "TXT";
+            name: string;
+            value: string;
+            /** @enum {string} */
+            purpose: "dkim" | "mail_from_mx" | "mail_from_spf" | "dmarc";
+            /** @description False for a suggestion pmail does not check (DMARC). */
+            required: boolean;
+        };
+        TemplateCreateRequest: {
+            /** @description Unique in the tenant; what a send names in `template`. */
+            name: string;
+            subject: components["schemas"]["TemplateUpdateRequest"]["subject"];
+            text?: components["schemas"]["TemplateUpdateRequest"]["text"];
+            html?: components["schemas"]["TemplateUpdateRequest"]["html"];
+            variables_schema: components["schemas"]["TemplateUpdateRequest"]["variables_schema"];
+            category: components["schemas"]["TemplateUpdateRequest"]["category"];
+            kind: components["schemas"]["TemplateUpdateRequest"]["kind"];
+            description?: components["schemas"]["TemplateUpdateRequest"]["description"];
+        };
+        TemplateUpdateRequest: {
+            /** @description Handlebars source of the subject (plain text; rendered onto one line). A CR or LF in it is refused (400 `invalid_request`, path `subject`). */
+            subject: string;
+            /** @description Handlebars source of the text part (plain text, not escaped). */
+            text?: string;
+            /** @description Handlebars source of the HTML part (`{{variable}}` escaped for HTML). */
+            html?: string;
+            /** @description JSON Schema (draft-07) of the variables, `"type": "object"` at the root. */
+            variables_schema: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description What the message is (a `marketing` template needs an unsubscribe link to render).
+             * @enum {string}
+             */
+            category: "transactional" | "marketing";
+            /**
+             * @description Whether the recipient may refuse it (`elective` mail is blocked by an unsubscribe).
+             * @enum {string}
+             */
+            kind: "transactional" | "elective";
+            description?: string;
+        };
+        TemplateSummary: {
+            name: string;
+            version: number;
+            subject: string;
+            /** @enum {string} */
+            category: "transactional" | "marketing";
+            /** @enum {string} */
+            kind: "transactional" | "elective";
+            description: string | null;
+            /**
+             * Format: date-time
+             * @description When the template was first created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When this version was saved.
+             */
+            updated_at: string;
+        };
+        Template: {
+            name: string;
+            version: number;
+            subject: string;
+            /** @enum {string} */
+            category: "transactional" | "marketing";
+            /** @enum {string} */
+            kind: "transactional" | "elective";
+            description: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            text: string | null;
+            html: string | null;
+            variables_schema: Record<string, never>;
+        };
+        TemplateList: {
+            data: components["schemas"]["TemplateSummary"][];
+            /** @description Always null; every template of the tenant fits one page. */
+            next_cursor: null;
+        };
+        Domain: {
+            /** @description `dom_…`; null for the deployment's own test domains. */
+            id: string | null;
+            name: string;
+            /** @enum {string} */
+            transport: "ses" | "smtp" | "cloudflare" | "test";
+            /** @enum {string} */
+            reply_token: "subaddress" | "none";
+            /**
+             * @description `healthy` and `degraded` send as composed; `failing` and `suspended` fail their sends with
+             *     `domain_failing_no_fallback` (the platform fallback comes with the Cloudflare transport);
+             *     `removing` and `removed` reject them with `sender_domain_unavailable`. An `smtp` domain
+             *     becomes `failing` at once, without waiting for a check, when a send's relay refuses the
+             *     login (`smtp_auth_failed`) or advertises no STARTTLS (`smtp_tls_required`); a PATCH of
+             *     the relay settings and a passing `POST …/verify` make it `healthy` again.
+             * @enum {string}
+             */
+            state: "pending" | "verifying" | "healthy" | "degraded" | "failing" | "suspended" | "removing" | "removed";
+            /**
+             * @description Why, e.g. `dkim_pending`, `dkim_failed`, `mail_from_failed`, `ses_identity_missing`
+             *     (SES); `smtp_probe_pending`, `smtp_tls_required`, `smtp_auth_failed`,
+             *     `smtp_unreachable`, `smtp_relay_address_refused` (SMTP relay); `cloudflare_unchecked`.
+             */
+            state_reason: string | null;
+            /** Format: date-time */
+            checked_at: string | null;
+            mail_from: string | null;
+            ses: {
+                region?: string | null;
+                configuration_set?: string | null;
+            } | null;
+            /** @description The relay settings (transport `smtp`); the secret itself is never answered. */
+            smtp: {
+                host: string;
+                port: number;
+                /** @enum {string|null} */
+                tls: "implicit" | "starttls" | null;
+                username: string | null;
+                /** @enum {string} */
+                auth: "password" | "xoauth2";
+                /** @description Whether a password or access token is stored for the relay. */
+                credentials_stored: boolean;
+            } | null;
+            /** @description The Cloudflare settings (transport `cloudflare`). */
+            cloudflare: {
+                /** @description Null when the deployment's account is used. */
+                account_id: string | null;
+            } | null;
+            dns_records: components["schemas"]["DnsRecord"][];
+            /** Format: date-time */
+            created_at: string | null;
+            /** Format: date-time */
+            updated_at: string | null;
+        };
+        DomainList: {
+            data: components["schemas"]["Domain"][];
+            next_cursor: null;
+        };
+    };
+    responses: {
+        /**
+         * @description - `unauthenticated`: the Authorization header is missing, malformed or names an unknown key.
+         *     - `key_revoked`: the key was revoked.
+         *     - `key_expired`: the key passed its `expires_at`, or this secret was replaced by a rotation
+         *       and its overlap has ended.
+         */
+        Unauthenticated: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description - `permission_denied`: the key lacks `messages:read` (`details.required`). */
+        ReadPermissionDenied: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `identity_not_found`: no such identity, or the key does not cover it (the two are not
+         *       distinguished).
+         */
+        IdentityNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `unavailable` (retryable): the table or another dependency is briefly unavailable. Wait
+         *       `Retry-After` seconds and retry with the same Idempotency-Key.
+         */
+        Unavailable: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `internal_error` (retryable): an unexpected failure. Retry with the same Idempotency-Key;
+         *       quote the request id if it persists.
+         */
+        InternalError: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Any request whose path no route matches.
+         *     - `route_not_found`: no route matches the path.
+         */
+        RouteNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Any request to a known path with a method the path does not take.
+         *     - `method_not_allowed`: `Allow` lists the methods the path takes (also in `details.allow`).
+         */
+        MethodNotAllowed: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Accepted, or a replay of an earlier accepted request with the same Idempotency-Key and
+         *     body (`deduplicated: true` and `Idempotent-Replayed: true`).
+         */
+        MessageAccepted: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SendMessageResponse"];
+            };
+        };
+        /**
+         * @description A dry run (`dry_run=true`) that found no error: what would happen to each recipient.
+         *     Nothing was stored, sent, counted or locked.
+         */
+        DryRun: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DryRunResult"];
+            };
+        };
+        /**
+         * @description The request is not valid; nothing was stored.
+         *     - `idempotency_key_required`: no Idempotency-Key header (not asked for on a dry run).
+         *     - `invalid_idempotency_key`: the key does not match `^[\x20-\x7E]{1,255}$` (not checked on
+         *       a dry run).
+         *     - `invalid_request`: `dry_run` is neither `true` nor `false`; the body is not JSON or does
+         *       not match the operation's request schema; there is no recipient (for `replyAllMessage`:
+         *       nobody is left once this identity's own addresses are taken out); a custom header
+         *       repeats another in a different case, has an empty, multi-line, too long or
+         *       not-allowed value, or the headers are too many or too large; the content breaks a limit
+         *       (base64, subject length, inline parts without `content_id`); or, on `sendMessage`,
+         *       `from_address` is not an active address of this identity. `details.errors[]` lists
+         *       `{ path, message }`.
+         *     - `address_invalid`: a recipient is not a valid address (`details.errors[]`). A reply's
+         *       recipients come from the original message, so a malformed address there answers this
+         *       too.
+         *     - `address_unsupported`: a recipient has a non-ASCII local part (SMTPUTF8 is not supported).
+         *     - `too_many_recipients`: to + cc + bcc, after de-duplication, exceed the tenant's limit
+         *       (10 unless its policy says otherwise, never more than 49): `details.max_recipients`,
+         *       `details.count`.
+         *     - `marketing_requirements_missing`: `kind: marketing` without an HTTPS `unsubscribe.url`
+         *       or without `consent` (`details.missing`). Only `sendMessage` takes those two fields, so
+         *       a marketing reply, reply-all or forward always answers this.
+         *     - `header_not_allowed`: a `headers` name is neither an allowed `X-` name nor one of the six
+         *       named headers, or is reserved by pmail (`details.errors[]`, `path` `headers.{name}`).
+         *     - `invalid_payload`: a send by template whose `variables` do not match the template's
+         *       `variables_schema` (or pass 16 KiB of JSON): `details.errors[]` lists
+         *       `{ instance_path, keyword, schema_path, message }` — where and which rule, never the
+         *       value; `details.template`, `details.version`. Nothing is stored, reserved or counted.
+         *     - A send by template also answers `invalid_request` for `subject`, `text`, `html` or
+         *       `kind` beside `template` (the template gives them) and for `variables` without it, and
+         *       `marketing_requirements_missing` for a `marketing` template without an HTTPS
+         *       `unsubscribe.url` (it cannot render).
+         */
+        SendBadRequest: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The request is refused.
+         *     - `permission_denied`: the key lacks `messages:send` (`details.required`).
+         *     - `tenant_suspended`: the tenant is suspended.
+         *     - `test_mode_recipient`: a test tenant may send only to `*@simulator.invalid` and to
+         *       addresses of identities on this deployment (`details.fields`).
+         */
+        SendForbidden: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `identity_not_found`: no such identity, or the key does not cover it (the two are not
+         *       distinguished); also an identity being deleted.
+         *     - `message_not_found`: the identity has no message with this `message_id`.
+         *     - `template_not_found`: `template` names no template of the identity's tenant (nothing is
+         *       stored, reserved or counted).
+         */
+        TargetMessageNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The request conflicts with the key's history, the identity's state or the thread.
+         *     - `idempotency_conflict`: the key was used with a different body, operation or message
+         *       (`details.original_message_id`).
+         *     - `request_in_progress` (retryable): a request with this key is still running; retry
+         *       with the same key and body to get its result.
+         *     - `identity_paused`: the identity is paused (`details.reason`).
+         *     - `identity_owner_required`: the identity has no accountable owner (`details.missing`).
+         *     - `auto_reply_not_allowed`: a `kind: auto_reply` message that may not be sent;
+         *       `details.reason` is `not_a_reply` (only a reply or reply-all can be automatic),
+         *       `replying_to_automated_mail` (the original is itself automated), `disabled_by_policy`,
+         *       or `exchange_cap_reached` (the thread already has `details.max_automatic_exchanges`
+         *       automatic replies in a row; 2 unless the tenant's policy says otherwise).
+         *     - `domain_not_ready` (retryable): the sending domain is still being verified
+         *       (`details.domain`, `details.state`); retry with the same key once it is.
+         *     - `thread_busy` (retryable): another message of this thread holds the thread's lock and
+         *       did not release it within 10 seconds. Wait `Retry-After` (also `details.retry_after`,
+         *       1–60) seconds and retry with the same key. Only a threaded send (reply, reply-all,
+         *       forward, `thread_id`) takes the lock, and a dry run never does.
+         */
+        SendConflict: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `payload_too_large`: the request body is larger than 7 MiB (`details.max_bytes`); the
+         *       same limit as on the send routes, checked before the body is parsed.
+         */
+        PayloadTooLarge: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `payload_too_large`: the request body is larger than 7 MiB (`details.max_bytes`).
+         *     - `message_too_large`: the composed MIME is larger than 5,242,880 − 8,192 bytes
+         *       (`details.size_bytes`, `details.max_bytes`); send smaller attachments. When the
+         *       tenant's policy has `large_attachments: "link"`, the request's largest attachments are
+         *       first stored apart and replaced in the body by signed links (`getLink`) until the
+         *       message fits, and this answer comes only when that is not enough. A forward's re-attached
+         *       originals are never replaced; leave them out with `include_attachments: false`.
+         */
+        SendTooLarge: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `transport_unavailable`: the sending domain cannot carry this message
+         *       (`details.reason`): `domain_not_configured` (no such domain, or it is being removed),
+         *       `transport_not_configured`, or `marketing_needs_ses` (marketing mail needs an `ses` or
+         *       `smtp` transport). A test tenant sends through the simulator and never gets this. Under
+         *       the tenant policy `unconfigured_transport: "hold"`, a send refused for
+         *       `transport_not_configured` or a missing domain is accepted instead with status
+         *       `undispatched` (seed 002), and the sweeper dispatches it once the transport is configured.
+         *     - `recipient_blocked` (dry run only): a recipient is on the tenant's send-block list
+         *       (`details.recipients[]`, `{ address, field }`). A real send accepts the message and
+         *       makes that delivery `suppressed` instead.
+         *     - `all_recipients_suppressed` (dry run only): no recipient would receive the message
+         *       (`details.recipients[]`, as in `DryRunResult`). A real send accepts it with status
+         *       `suppressed`.
+         */
+        SendUnprocessable: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `rate_limited` (retryable): too many sends for this identity (120 accepted sends a
+         *       minute). Wait `Retry-After` seconds, then retry with the same Idempotency-Key. Every
+         *       request is held to the limit, a replay and a dry run included, but only an accepted
+         *       send uses it up.
+         *     - `daily_cap_reached` (retryable): the identity's or the tenant's daily send cap is
+         *       reached (`details.cap` is `identity` or `tenant`, `details.limit`); days follow the
+         *       tenant's time zone. `details.resets_at` is the next midnight there, and `Retry-After`
+         *       the seconds until then; retry with the same key after it. A send whose recipients are
+         *       all suppressed does not count, and a dry run is not checked.
+         */
+        SendTooManyRequests: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `permission_denied`: the key lacks `webhooks:manage` (or, to read, `webhooks:read`)
+         *       (`details.required`), or is limited to identities
+         *       (`details.reason = "tenant_key_required"`).
+         */
+        WebhookForbidden: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description - `webhook_not_found`: no endpoint with this id belongs to the key's tenant. */
+        WebhookNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `permission_denied`: the key lacks `domains:write` (or, to read, `domains:read`)
+         *       (`details.required`), or a key limited to identities tried a change
+         *       (`details.reason = "tenant_key_required"`).
+         */
+        DomainForbidden: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description - `tenant_not_found`: the id is not the key's tenant. */
+        DomainTenantNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `permission_denied`: the key lacks `templates:write` (or, to read, `templates:read`)
+         *       (`details.required`).
+         */
+        TemplateForbidden: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `tenant_not_found`: the tenant is not one the key reaches.
+         *     - `template_not_found`: the tenant has no template with this name.
+         */
+        TemplateNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `invalid_request`: the body is not valid JSON or breaks the request schema
+         *       (`details.errors[]`).
+         *     - `invalid_template`: a source does not parse (or uses an unknown helper), there is no
+         *       `text` and no `html`, a limit is passed, a marketing template is not elective, or Ajv
+         *       (strict mode) refuses `variables_schema`; `details.errors[]` names each (`path`,
+         *       `message`).
+         */
+        TemplateInvalid: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description - `tenant_not_found`: the id is not the key's tenant.
+         *     - `domain_not_found`: no domain with this id belongs to the tenant.
+         */
+        DomainNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
+    parameters: {
+        /**
+         * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+         *     404 `tenant_not_found`, alike.
+         */
+        TenantId: string;
+        /**
+         * @description The key (`key_…`). An id that is malformed, unknown or outside the calling key's reach
+         *     answers 404 `key_not_found`, alike.
+         */
+        KeyId: string;
+        /**
+         * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+         *     answers 404 `identity_not_found`, alike.
+         */
+        IdentityId: string;
+        /**
+         * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+         *     404 `message_not_found`.
+         */
+        MessageId: string;
+        /**
+         * @description 1–255 printable ASCII characters (0x20–0x7E). Generate one per message and reuse it on
+         *     every retry of that message. Kept 30 days, scoped to the identity, and bound to the
+         *     operation and, for a reply, reply-all or forward, to the message answered. Required on
+         *     every send; a dry run (`dry_run=true`) may leave it out and ignores one it is given: it
+         *     is neither checked, looked up nor recorded.
+         */
+        IdempotencyKey: string;
+        /**
+         * @description `true` runs the checks up to and including composition, then stops: nothing is stored or
+         *     sent, and the two checks after composition, the daily caps and the thread lock, are
+         *     skipped (so a dry run never answers `daily_cap_reached` or `thread_busy`). The answer is
+         *     200 with a `DryRunResult`, or the error the request would get, or 422
+         *     `recipient_blocked` / `all_recipients_suppressed`. The rate limit is checked but not used
+         *     up. Only `true` and `false` are accepted; any other value answers 400 `invalid_request`
+         *     (`details.errors[0].path = "dry_run"`).
+         */
+        DryRun: boolean;
+    };
+    requestBodies: never;
+    headers: {
+        /** @description The id of this request (`req_…`), also in `error.request_id`. */
+        "Request-Id": string;
+        /**
+         * @description `true` when this response is the stored answer to an earlier request with the same
+         *     Idempotency-Key and body; absent otherwise.
+         */
+        "Idempotent-Replayed": "true";
+        /** @description Seconds to wait before retrying. */
+        "Retry-After": number;
+        /** @description The methods the path accepts, comma-separated. */
+        Allow: string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    getIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The identity. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Identity"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description - `permission_denied`: the key lacks `identities:read` (`details.required`). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["IdentityNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The identity, now deleted. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Identity"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `identity_not_found`: the identity is unknown, deleted or out of the key's reach (alike). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateIdentity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "active"
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdentityUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The identity after the change. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Identity"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body is not JSON, names no field or an unknown one, or a
+             *       field is not valid (`details.errors[]`).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `identities:write` (`details.required`).
+             *     - `scope_denied`: an identity key tried to resume an identity paused by the abuse
+             *       threshold (`details.required_level = "tenant"`).
+             *     - `scope_denied`: a key below platform level set `send_policy.daily_cap` above the
+             *       tenant's `identity_daily_send_cap` (`details.field`, `details.ceiling`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["IdentityNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listMessages: {
+        parameters: {
+            query?: {
+                /** @description Only outbound (sent) or inbound (received) messages. */
+                direction?: "inbound" | "outbound";
+                /** @description The page size. */
+                limit?: number;
+                /** @description The opaque `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of messages. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageList"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: a query parameter is unknown or out of range, or `cursor` was not
+             *       produced by pmail (`details.errors[]`).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ReadPermissionDenied"];
+            404: components["responses"]["IdentityNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    sendMessage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `true` runs the checks up to and including composition, then stops: nothing is stored or
+                 *     sent, and the two checks after composition, the daily caps and the thread lock, are
+                 *     skipped (so a dry run never answers `daily_cap_reached` or `thread_busy`). The answer is
+                 *     200 with a `DryRunResult`, or the error the request would get, or 422
+                 *     `recipient_blocked` / `all_recipients_suppressed`. The rate limit is checked but not used
+                 *     up. Only `true` and `false` are accepted; any other value answers 400 `invalid_request`
+                 *     (`details.errors[0].path = "dry_run"`).
+                 */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header: {
+                /**
+                 * @description 1–255 printable ASCII characters (0x20–0x7E). Generate one per message and reuse it on
+                 *     every retry of that message. Kept 30 days, scoped to the identity, and bound to the
+                 *     operation and, for a reply, reply-all or forward, to the message answered. Required on
+                 *     every send; a dry run (`dry_run=true`) may leave it out and ignores one it is given: it
+                 *     is neither checked, looked up nor recorded.
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         {
+                 *           "address": "deliver@simulator.invalid",
+                 *           "name": "Test Recipient"
+                 *         }
+                 *       ],
+                 *       "subject": "Your order has shipped",
+                 *       "text": "Order 2291 is on its way.",
+                 *       "headers": {
+                 *         "X-Order-Id": "2291",
+                 *         "Importance": "high"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendMessageRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["DryRun"];
+            202: components["responses"]["MessageAccepted"];
+            400: components["responses"]["SendBadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["SendForbidden"];
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it (the two are not
+             *       distinguished); also an identity being deleted.
+             *     - `thread_not_found`: `thread_id` is not a thread of this identity.
+             *     - `template_not_found`: `template` names no template of the identity's tenant (nothing
+             *       is stored, reserved or counted).
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            409: components["responses"]["SendConflict"];
+            413: components["responses"]["SendTooLarge"];
+            422: components["responses"]["SendUnprocessable"];
+            429: components["responses"]["SendTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ReadPermissionDenied"];
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: the identity has no message with this id.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The canceled message. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description `permission_denied`: the key lacks `messages:send`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: the identity has no outbound message with this id.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `not_cancelable`: the message is not queued, an attempt is sending it, or some of its
+             *     recipients were already submitted.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    resolveMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key with the same body replays the first answer. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveRequest"];
+            };
+        };
+        responses: {
+            /** @description The resolved message. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    /** @description `true` when this answer is the replay of an earlier request with this key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /**
+             * @description - `invalid_idempotency_key`: the Idempotency-Key is not 1–255 printable ASCII characters.
+             *     - `invalid_request`: the body is not `{"outcome": "sent" | "not_sent"}`.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description `permission_denied`: the key lacks `messages:write`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: the identity has no outbound message with this id.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `idempotency_conflict`: this Idempotency-Key was used with another body.
+             *     - `request_in_progress`: a request with this key is still running.
+             *     - `not_uncertain`: the message is not `uncertain`, no delivery is `uncertain` any
+             *       more, or the outcome is `not_sent` while a provider event already reported a
+             *       recipient (`details.provider_reported: true`): resolve never overwrites what the
+             *       deliveries say.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    retryMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message as it is now (`queued` right after the retry that re-queued it). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description `permission_denied`: the key lacks `messages:write`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: the identity has no outbound message with this id.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `not_retryable`: the message is not `failed` (and no retry re-queued it), or its
+             *       failure was a refusal (`details.status`, `details.status_reason`).
+             *     - `resolve_required`: the message is `uncertain`, or failed because it was resolved
+             *       `not_sent`: it may have been sent, so only resolve decides; never retried.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replyMessage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `true` runs the checks up to and including composition, then stops: nothing is stored or
+                 *     sent, and the two checks after composition, the daily caps and the thread lock, are
+                 *     skipped (so a dry run never answers `daily_cap_reached` or `thread_busy`). The answer is
+                 *     200 with a `DryRunResult`, or the error the request would get, or 422
+                 *     `recipient_blocked` / `all_recipients_suppressed`. The rate limit is checked but not used
+                 *     up. Only `true` and `false` are accepted; any other value answers 400 `invalid_request`
+                 *     (`details.errors[0].path = "dry_run"`).
+                 */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header: {
+                /**
+                 * @description 1–255 printable ASCII characters (0x20–0x7E). Generate one per message and reuse it on
+                 *     every retry of that message. Kept 30 days, scoped to the identity, and bound to the
+                 *     operation and, for a reply, reply-all or forward, to the message answered. Required on
+                 *     every send; a dry run (`dry_run=true`) may leave it out and ignores one it is given: it
+                 *     is neither checked, looked up nor recorded.
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Thanks, the replacement part ships tomorrow.",
+                 *       "labels": [
+                 *         "support"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplyMessageRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["DryRun"];
+            202: components["responses"]["MessageAccepted"];
+            400: components["responses"]["SendBadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["SendForbidden"];
+            404: components["responses"]["TargetMessageNotFound"];
+            409: components["responses"]["SendConflict"];
+            413: components["responses"]["SendTooLarge"];
+            422: components["responses"]["SendUnprocessable"];
+            429: components["responses"]["SendTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    replyAllMessage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `true` runs the checks up to and including composition, then stops: nothing is stored or
+                 *     sent, and the two checks after composition, the daily caps and the thread lock, are
+                 *     skipped (so a dry run never answers `daily_cap_reached` or `thread_busy`). The answer is
+                 *     200 with a `DryRunResult`, or the error the request would get, or 422
+                 *     `recipient_blocked` / `all_recipients_suppressed`. The rate limit is checked but not used
+                 *     up. Only `true` and `false` are accepted; any other value answers 400 `invalid_request`
+                 *     (`details.errors[0].path = "dry_run"`).
+                 */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header: {
+                /**
+                 * @description 1–255 printable ASCII characters (0x20–0x7E). Generate one per message and reuse it on
+                 *     every retry of that message. Kept 30 days, scoped to the identity, and bound to the
+                 *     operation and, for a reply, reply-all or forward, to the message answered. Required on
+                 *     every send; a dry run (`dry_run=true`) may leave it out and ignores one it is given: it
+                 *     is neither checked, looked up nor recorded.
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Adding the team so everyone has the new delivery date.",
+                 *       "html": "<p>Adding the team so everyone has the new delivery date.</p>"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReplyMessageRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["DryRun"];
+            202: components["responses"]["MessageAccepted"];
+            400: components["responses"]["SendBadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["SendForbidden"];
+            404: components["responses"]["TargetMessageNotFound"];
+            409: components["responses"]["SendConflict"];
+            413: components["responses"]["SendTooLarge"];
+            422: components["responses"]["SendUnprocessable"];
+            429: components["responses"]["SendTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    forwardMessage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `true` runs the checks up to and including composition, then stops: nothing is stored or
+                 *     sent, and the two checks after composition, the daily caps and the thread lock, are
+                 *     skipped (so a dry run never answers `daily_cap_reached` or `thread_busy`). The answer is
+                 *     200 with a `DryRunResult`, or the error the request would get, or 422
+                 *     `recipient_blocked` / `all_recipients_suppressed`. The rate limit is checked but not used
+                 *     up. Only `true` and `false` are accepted; any other value answers 400 `invalid_request`
+                 *     (`details.errors[0].path = "dry_run"`).
+                 */
+                dry_run?: components["parameters"]["DryRun"];
+            };
+            header: {
+                /**
+                 * @description 1–255 printable ASCII characters (0x20–0x7E). Generate one per message and reuse it on
+                 *     every retry of that message. Kept 30 days, scoped to the identity, and bound to the
+                 *     operation and, for a reply, reply-all or forward, to the message answered. Required on
+                 *     every send; a dry run (`dry_run=true`) may leave it out and ignores one it is given: it
+                 *     is neither checked, looked up nor recorded.
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to": [
+                 *         "accounts@example.com"
+                 *       ],
+                 *       "text": "Forwarding the invoice for your records.",
+                 *       "include_attachments": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["ForwardMessageRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["DryRun"];
+            202: components["responses"]["MessageAccepted"];
+            400: components["responses"]["SendBadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["SendForbidden"];
+            404: components["responses"]["TargetMessageNotFound"];
+            409: components["responses"]["SendConflict"];
+            413: components["responses"]["SendTooLarge"];
+            422: components["responses"]["SendUnprocessable"];
+            429: components["responses"]["SendTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events after this event id. */
+                after?: string;
+                /** @description The page size. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of events. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description - `invalid_request`: a query parameter is unknown or out of range (`details.errors[]`). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `events:read` (`details.required`), or is limited
+             *       to identities (`details.reason = "tenant_key_required"`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant's endpoints. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["WebhookForbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/pmail",
+                 *       "event_types": [
+                 *         "message.delivered",
+                 *         "message.bounced"
+                 *       ],
+                 *       "description": "Orders service"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret (shown once). */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body is not valid (`details.errors[]`): the URL is not https
+             *       (plain http is accepted only for 127.0.0.1 and localhost on a local stack), carries
+             *       credentials or a fragment, names an internal address or name, an event type is
+             *       malformed, or a field is unknown. Internal: an IP literal that is not public
+             *       unicast (loopback, private, link-local, CGNAT, site-local, unique-local,
+             *       benchmarking, documentation, multicast, broadcast, reserved; an IPv4-mapped or NAT64
+             *       address by the IPv4 address inside it; 6to4 and Teredo), and the names `localhost`,
+             *       `*.localhost`, `*.internal`, `*.local`, `*.home.arpa` and one-label names (a
+             *       trailing dot changes nothing). Where a name resolves is checked at every delivery:
+             *       an endpoint whose host resolves to any internal address is not connected to, and
+             *       the attempt fails and is retried on the schedule.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["WebhookForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            /**
+             * @description - `webhook_limit_reached`: the tenant already has 20 endpoints (`details.limit`);
+             *       delete one first.
+             */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["WebhookForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint was deleted. */
+            204: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["WebhookForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The signed token of the link, as it appears in the message: base64url without padding of
+                 *     `l1:{kid}:att:{tenant_id}:{identity_id}:{message_id}:{attachment_id}:{expires_unix_s}`
+                 *     followed by the first 16 bytes of its HMAC-SHA256 under link key `{kid}`.
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The attachment's bytes, always as a download. `Content-Type` is the type given at
+             *     send time when it is one of `application/pdf`, `image/png`, `image/jpeg`, `image/gif`,
+             *     `image/webp`, `text/plain`, `text/csv`, `application/zip` or an Office Open XML type,
+             *     and `application/octet-stream` for anything else (HTML, SVG, scripts, …).
+             */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    /**
+                     * @description `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded name>`
+                     *     (RFC 6266, RFC 5987).
+                     */
+                    "Content-Disposition"?: string;
+                    /** @description Always `nosniff`. */
+                    "X-Content-Type-Options"?: "nosniff";
+                    /** @description Always `sandbox`. */
+                    "Content-Security-Policy"?: "sandbox";
+                    /** @description `private, max-age=<seconds>`: at most an hour, and never past the link's expiry. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": string;
+                };
+            };
+            /**
+             * @description - `attachment_not_found`: the link is malformed, was not signed by this deployment, has
+             *       expired, or its attachment is no longer stored (the cases are not distinguished).
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listSuppressions: {
+        parameters: {
+            query?: {
+                /** @description The page size. */
+                limit?: number;
+                /** @description The opaque `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only suppressions with this reason. */
+                reason?: "manual" | "unsubscribe" | "hard_bounce" | "complaint" | "provider";
+                /**
+                 * @description An exact lookup: the page holds this address's suppression, or nothing. Matched
+                 *     case-insensitively; an internationalised domain matches its A-label form.
+                 */
+                address?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of suppressions. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SuppressionList"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: a query parameter is unknown or out of range, or `cursor` was not
+             *       produced by pmail (`details.errors[]`).
+             *     - `address_invalid`, `address_unsupported`: `address` is not an address pmail can send to.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
+             *       limited to identities (`details.reason = "tenant_key_required"`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the id is not the key's tenant. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "address": "jo@example.net",
+                 *       "reason": "unsubscribe"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SuppressionCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The address was already suppressed; the suppression in force. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /** @description The suppression was created. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Suppression"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body is not valid JSON or breaks the schema, `expires_at` is
+             *       not in the future, or an `unsubscribe` has `elective: false` (`details.errors[]`).
+             *     - `address_invalid`, `address_unsupported`: `address` is not an address pmail can send to.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
+             *       limited to identities (`details.reason = "tenant_key_required"`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the id is not the key's tenant. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteSuppression: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /** @description The suppressed address, URL-encoded; matched case-insensitively. */
+                address: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suppression was removed. */
+            204: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description - `address_invalid`, `address_unsupported`: the path does not name an address pmail
+             *       can send to.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
+             *       limited to identities (`details.reason = "tenant_key_required"`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `tenant_not_found`: the id is not the key's tenant.
+             *     - `suppression_not_found`: the address is not suppressed.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listListEntries: {
+        parameters: {
+            query?: {
+                /** @description The page size. */
+                limit?: number;
+                /** @description The opaque `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /**
+                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
+                 *     other value answers 400 `invalid_request`.)
+                 */
+                direction: "send";
+                /**
+                 * @description `block`: a listed recipient is not sent to (`policy: send_block`). `allow`: with the
+                 *     tenant policy `send_allowlist_only`, only listed recipients are sent to
+                 *     (`policy: not_on_allowlist` for the others).
+                 */
+                kind: "block" | "allow";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of entries. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEntryList"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: `direction` or `kind` is not one of its values, a query parameter
+             *       is unknown or out of range, or `cursor` was not produced by pmail (`details.errors[]`).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
+             *       limited to identities (`details.reason = "tenant_key_required"`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the id is not the key's tenant. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getListEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /**
+                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
+                 *     other value answers 400 `invalid_request`.)
+                 */
+                direction: "send";
+                /** @description `block` or `allow` (see `listListEntries`). */
+                kind: "block" | "allow";
+                /**
+                 * @description An address (`jo@example.net`) or a whole domain (`@example.net`), URL-encoded. Matched
+                 *     case-insensitively; an internationalised domain is stored and shown in A-label form
+                 *     (`@xn--bcher-kva.example`).
+                 */
+                entry: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEntry"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: `direction` or `kind` is not one of its values, or `entry` is not
+             *       an address or `@domain` (`details.errors[0].path = "entry"`).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
+             *       limited to identities (`details.reason = "tenant_key_required"`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `tenant_not_found`: the id is not the key's tenant.
+             *     - `list_entry_not_found`: the entry is not on the list.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putListEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /**
+                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
+                 *     other value answers 400 `invalid_request`.)
+                 */
+                direction: "send";
+                /** @description `block` or `allow` (see `listListEntries`). */
+                kind: "block" | "allow";
+                /**
+                 * @description An address (`jo@example.net`) or a whole domain (`@example.net`), URL-encoded. Matched
+                 *     case-insensitively; an internationalised domain is stored and shown in A-label form
+                 *     (`@xn--bcher-kva.example`).
+                 */
+                entry: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry was already on the list. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEntry"];
+                };
+            };
+            /** @description The entry was added. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEntry"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: `direction` or `kind` is not one of its values, `entry` is not an
+             *       address or `@domain` (`details.errors[0].path = "entry"`), or the body is not `{}`.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
+             *       limited to identities (`details.reason = "tenant_key_required"`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the id is not the key's tenant. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteListEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /**
+                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
+                 *     other value answers 400 `invalid_request`.)
+                 */
+                direction: "send";
+                /** @description `block` or `allow` (see `listListEntries`). */
+                kind: "block" | "allow";
+                /**
+                 * @description An address (`jo@example.net`) or a whole domain (`@example.net`), URL-encoded. Matched
+                 *     case-insensitively; an internationalised domain is stored and shown in A-label form
+                 *     (`@xn--bcher-kva.example`).
+                 */
+                entry: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry was removed. */
+            204: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description - `invalid_request`: `direction` or `kind` is not one of its values, or `entry` is not
+             *       an address or `@domain` (`details.errors[0].path = "entry"`).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
+             *       limited to identities (`details.reason = "tenant_key_required"`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `tenant_not_found`: the id is not the key's tenant.
+             *     - `list_entry_not_found`: the entry is not on the list.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Platform keys: only this tenant's keys. */
+                tenant_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of keys. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyList"];
+                };
+            };
+            /** @description - `invalid_request`: the body or query is not valid (`details.errors[]`; `details.reason = "permission_not_allowed_for_level"` for a permission the new key's level cannot hold). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key and request from the same API key replays the first answer (`Idempotent-Replayed: true`) without any secret it carried (`secret_replayed: false`); kept 30 days. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "bookings-agent",
+                 *       "level": "identity",
+                 *       "identity_id": "idn_01jz8m4n7q2r5t8v1w3x6y9z0a",
+                 *       "permissions": [
+                 *         "messages:send",
+                 *         "messages:read"
+                 *       ],
+                 *       "expires_at": "2027-10-09T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["KeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key, with its secret (shown once), or on a replay without it and with `secret_replayed: false`. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyCreated"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body or query is not valid (`details.errors[]`; `details.reason = "permission_not_allowed_for_level"` for a permission the new key's level cannot hold).
+             *     - `invalid_idempotency_key`: the Idempotency-Key is not 1–255 printable ASCII characters.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `key_scope_exceeded`: the key named, or the key asked for, is wider than the calling key: a higher level or a permission the caller lacks.
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `tenant_not_found`: the tenant is unknown or out of the key's reach (alike).
+             *     - `identity_not_found`: the identity is unknown, deleted or out of the key's reach (alike).
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `idempotency_conflict`: this Idempotency-Key was used by this key with another request.
+             *     - `request_in_progress`: a request with this Idempotency-Key is still running; retry shortly.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key (`key_…`). An id that is malformed, unknown or outside the calling key's reach
+                 *     answers 404 `key_not_found`, alike.
+                 */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Key"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `key_scope_exceeded`: the key named, or the key asked for, is wider than the calling key: a higher level or a permission the caller lacks.
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `key_not_found`: the key is unknown or out of the calling key's reach (alike). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    revokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The key (`key_…`). An id that is malformed, unknown or outside the calling key's reach
+                 *     answers 404 `key_not_found`, alike.
+                 */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key is revoked. */
+            204: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `key_scope_exceeded`: the key named, or the key asked for, is wider than the calling key: a higher level or a permission the caller lacks.
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `key_not_found`: the key is unknown or out of the calling key's reach (alike). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rotateKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key and request from the same API key replays the first answer (`Idempotent-Replayed: true`) without any secret it carried (`secret_replayed: false`); kept 30 days. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The key (`key_…`). An id that is malformed, unknown or outside the calling key's reach
+                 *     answers 404 `key_not_found`, alike.
+                 */
+                key_id: components["parameters"]["KeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlap_hours": 24
+                 *     }
+                 */
+                "application/json": components["schemas"]["KeyRotateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its new secret (shown once), or on a replay without it. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyRotated"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body or query is not valid (`details.errors[]`; `details.reason = "permission_not_allowed_for_level"` for a permission the new key's level cannot hold).
+             *     - `invalid_idempotency_key`: the Idempotency-Key is not 1–255 printable ASCII characters.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `key_scope_exceeded`: the key named, or the key asked for, is wider than the calling key: a higher level or a permission the caller lacks.
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `key_not_found`: the key is unknown or out of the calling key's reach (alike). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `idempotency_conflict`: this Idempotency-Key was used by this key with another request.
+             *     - `request_in_progress`: a request with this Idempotency-Key is still running; retry shortly.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description The tenant whose items to read. */
+                tenant_id?: string;
+                /** @description Only this action. */
+                action?: string;
+                /** @description Only changes by this key. */
+                actor_key_id?: string;
+                /** @description Only changes to this key, tenant, identity or message. */
+                target_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit items. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            /** @description - `invalid_request`: the body or query is not valid (`details.errors[]`; `details.reason = "permission_not_allowed_for_level"` for a permission the new key's level cannot hold). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the tenant is unknown or out of the key's reach (alike). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTenants: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only this status. */
+                status?: "active" | "suspended";
+                /** @description Only this mode. */
+                mode?: "test" | "live";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tenants. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantList"];
+                };
+            };
+            /** @description - `invalid_request`: the body or query is not valid (`details.errors[]`; `details.reason = "permission_not_allowed_for_level"` for a permission the new key's level cannot hold). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createTenant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key and request from the same API key replays the first answer (`Idempotent-Replayed: true`) without any secret it carried (`secret_replayed: false`); kept 30 days. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "slug": "acme",
+                 *       "name": "Acme Car Hire",
+                 *       "mode": "live",
+                 *       "timezone": "Europe/London",
+                 *       "policy": {
+                 *         "identity_daily_send_cap": 500
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TenantCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The tenant. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body or query is not valid (`details.errors[]`; `details.reason = "permission_not_allowed_for_level"` for a permission the new key's level cannot hold).
+             *     - `invalid_idempotency_key`: the Idempotency-Key is not 1–255 printable ASCII characters.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `tenant_exists`: another tenant has this slug.
+             *     - `idempotency_conflict`: this Idempotency-Key was used by this key with another request.
+             *     - `request_in_progress`: a request with this Idempotency-Key is still running; retry shortly.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the tenant is unknown or out of the key's reach (alike). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "suspended"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TenantUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The tenant after the change. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tenant"];
+                };
+            };
+            /** @description - `invalid_request`: the body or query is not valid (`details.errors[]`; `details.reason = "permission_not_allowed_for_level"` for a permission the new key's level cannot hold). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the tenant is unknown or out of the key's reach (alike). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTenantPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPolicyView"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the tenant is unknown or out of the key's reach (alike). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateTenantPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "max_recipients": 20,
+                 *       "abuse": {
+                 *         "bounce_rate_pause": null
+                 *       },
+                 *       "policy_version": 3
+                 *     }
+                 */
+                "application/json": components["schemas"]["PolicyPatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The policy after the change. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPolicyView"];
+                };
+            };
+            /** @description - `invalid_request`: the body or query is not valid (`details.errors[]`; `details.reason = "permission_not_allowed_for_level"` for a permission the new key's level cannot hold). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the tenant is unknown or out of the key's reach (alike). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `policy_version_conflict`: `policy_version` is not the current one (`details.policy_version`). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listIdentities: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only this status. */
+                status?: "active" | "paused" | "deleted";
+                /** @description Only the identity made with this client_id. */
+                client_id?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of identities. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityList"];
+                };
+            };
+            /** @description - `invalid_request`: the body or query is not valid (`details.errors[]`; `details.reason = "permission_not_allowed_for_level"` for a permission the new key's level cannot hold). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the tenant is unknown or out of the key's reach (alike). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createIdentity: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional. The same key and request from the same API key replays the first answer (`Idempotent-Replayed: true`) without any secret it carried (`secret_replayed: false`); kept 30 days. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "username": "bookings",
+                 *       "display_name": "Acme Car Hire",
+                 *       "owner": {
+                 *         "name": "Sam Patel",
+                 *         "email": "sam@acme.example"
+                 *       },
+                 *       "client_id": "acme:bookings",
+                 *       "metadata": {
+                 *         "operator_id": "op_123"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["IdentityCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The identity (200 with the existing one for a repeated `client_id`). */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Identity"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body or query is not valid (`details.errors[]`; `details.reason = "permission_not_allowed_for_level"` for a permission the new key's level cannot hold).
+             *     - `address_invalid`: the username does not lower-case to `^[a-z0-9][a-z0-9._-]{0,23}$` or is reserved (`details.reason = "reserved"`).
+             *     - `address_unsupported`: the username is not ASCII.
+             *     - `invalid_idempotency_key`: the Idempotency-Key is not 1–255 printable ASCII characters.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
+             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the tenant is unknown or out of the key's reach (alike). */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `address_taken`: the address `{username}@{domain}` belongs to another identity or was retired.
+             *     - `client_id_conflict`: this `client_id` made an identity from another body (`details.identity_id`).
+             *     - `idempotency_conflict`: this Idempotency-Key was used by this key with another request.
+             *     - `request_in_progress`: a request with this Idempotency-Key is still running; retry shortly.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description - `domain_unavailable`: no usable sending domain: `details.reason` is `domain_required` (a live tenant must name one), `domain_not_found` (not a domain of this tenant) or `domain_removed`. */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 1,
+                 *       "method": "tools/call",
+                 *       "params": {
+                 *         "name": "send_email",
+                 *         "arguments": {
+                 *           "identity_id": "idn_01jz8m4n7q2r5t8v1w3x6y9z0c",
+                 *           "idempotency_key": "invoice-42-reminder",
+                 *           "to": [
+                 *             "deliver@simulator.invalid"
+                 *           ],
+                 *           "subject": "Invoice 42",
+                 *           "text": "A reminder."
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                    id?: string | number;
+                    method?: string;
+                    params?: Record<string, never>;
+                };
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC response. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description A notification or response was accepted; no body. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description A JSON-RPC parse error (`-32700`), an invalid request (`-32600`), or an unsupported
+             *     `MCP-Protocol-Version` (`-32000`); answered by the MCP transport.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcError"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description `Accept` lacks `application/json` or `text/event-stream` (`-32000`). */
+            406: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcError"];
+                };
+            };
+            /** @description `Content-Type` is not `application/json` (`-32000`). */
+            415: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JsonRpcError"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The health report. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getOpenApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI document. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenApiDocument"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domains. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["DomainForbidden"];
+            404: components["responses"]["DomainTenantNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "mail.example.com",
+                 *       "transport": "ses",
+                 *       "mail_from": "pm-bounce.mail.example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DomainCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The domain, with the DNS records to publish (SES). */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body is not valid JSON or breaks the schema, or the relay host
+             *       or port breaks the SSRF rules (`details.errors[]`, e.g. path `smtp.host`).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["DomainForbidden"];
+            404: components["responses"]["DomainTenantNotFound"];
+            /**
+             * @description - `domain_exists`: the name is already a sending domain (of this or another tenant) that
+             *       is not removed.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /** @description The domain's id. */
+                domain_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["DomainForbidden"];
+            404: components["responses"]["DomainNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /** @description The domain's id. */
+                domain_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain, removed. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["DomainForbidden"];
+            404: components["responses"]["DomainNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /** @description The domain's id. */
+                domain_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reply_token": "none"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DomainUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The domain as changed. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            /** @description - `invalid_request`: the body is not valid JSON or breaks the schema (`details.errors[]`). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["DomainForbidden"];
+            404: components["responses"]["DomainNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    verifyDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+                /** @description The domain's id. */
+                domain_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain as checked. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Domain"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["DomainForbidden"];
+            404: components["responses"]["DomainNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The templates. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["TemplateForbidden"];
+            404: components["responses"]["DomainTenantNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "magic_link",
+                 *       "subject": "Sign in to {{app}}",
+                 *       "text": "Hello {{name}}, sign in: {{link}}",
+                 *       "html": "<p>Hello {{name}}</p><p><a href=\"{{link}}\">Sign in</a></p>",
+                 *       "variables_schema": {
+                 *         "type": "object",
+                 *         "properties": {
+                 *           "name": {
+                 *             "type": "string",
+                 *             "maxLength": 80
+                 *           },
+                 *           "link": {
+                 *             "type": "string",
+                 *             "format": "uri"
+                 *           },
+                 *           "app": {
+                 *             "type": "string"
+                 *           }
+                 *         },
+                 *         "required": [
+                 *           "name",
+                 *           "link"
+                 *         ],
+                 *         "additionalProperties": false
+                 *       },
+                 *       "category": "transactional",
+                 *       "kind": "transactional"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TemplateCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template, version 1. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["TemplateInvalid"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["TemplateForbidden"];
+            404: components["responses"]["DomainTenantNotFound"];
+            /** @description - `template_exists`: the tenant has a template with this name; change it with `PUT`. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description - `template_limit_reached`: the tenant keeps 100 templates (`details.limit`). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /** @description The template's name. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["TemplateForbidden"];
+            404: components["responses"]["TemplateNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /** @description The template's name. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject": "Your sign-in link",
+                 *       "text": "Hello {{name}}, sign in: {{link}}",
+                 *       "variables_schema": {
+                 *         "type": "object",
+                 *         "properties": {
+                 *           "name": {
+                 *             "type": "string"
+                 *           },
+                 *           "link": {
+                 *             "type": "string",
+                 *             "format": "uri"
+                 *           }
+                 *         },
+                 *         "required": [
+                 *           "link"
+                 *         ]
+                 *       },
+                 *       "category": "transactional",
+                 *       "kind": "transactional"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TemplateUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The template's new version. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            400: components["responses"]["TemplateInvalid"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["TemplateForbidden"];
+            404: components["responses"]["TemplateNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /** @description The template's name. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["TemplateForbidden"];
+            404: components["responses"]["TemplateNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+}
