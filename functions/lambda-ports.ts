@@ -28,6 +28,7 @@ export const LAMBDA_PORTS = {
   'api-keys': [],
   'api-directory': [],
   'api-meta': [],
+  'api-console': [],
   'api-domains': [],
   'api-templates': [],
   // The MCP server's tools run the messages and events route groups in the same function.
