@@ -192,7 +192,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       directory: directoryApi(withPorts(deps, 'api-directory')),
       meta: metaApi(withPorts(deps, 'api-meta'), localMetaPorts()),
       // The web console, built from console/src on its first request.
-      console: consoleApi(withPorts(deps, 'api-console'), { assets: async () => buildConsole() }),
+      console: consoleApi(deps, { assets: async () => buildConsole() }),
       // The MCP server's tools call the messages and events route groups in process.
       mcp: mcpApi(withPorts(deps, 'api-mcp'), {
         messages: messagesApi(withPorts(deps, 'api-mcp')),

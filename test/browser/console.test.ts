@@ -115,6 +115,10 @@ describe('console', () => {
     await open(page, 'messages', 'Messages');
     await page.getByLabel('Identity').selectOption(s.agent.id);
     await page.getByRole('link', { name: delivered.subject }).waitFor();
+    // The filter is part of the address: a reload (or a shared link) shows the same list.
+    expect(page.url()).toContain(`identity=${s.agent.id}`);
+    await page.reload();
+    await page.getByRole('link', { name: delivered.subject }).waitFor();
     await accessible(page, 'messages');
     await page.getByRole('link', { name: delivered.subject }).click();
     await page.getByRole('heading', { name: delivered.subject }).waitFor();

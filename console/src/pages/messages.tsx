@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, type Message, type Page } from '../api.ts';
 import { ErrorNote, Loading, type PageProps, Status, time, useLoad } from '../ui.tsx';
 
@@ -23,9 +23,22 @@ const STATUSES = [
  * the API's filter; status filters the page shown.
  */
 export function Messages({ identities, fixedDirection }: PageProps & { fixedDirection?: 'inbound' }) {
-  const [identity, setIdentity] = useState(identities[0]?.id ?? '');
-  const [direction, setDirection] = useState<string>(fixedDirection ?? '');
-  const [status, setStatus] = useState('');
+  // The filters are part of the page's address (`#/messages?identity=…&direction=…&status=…`).
+  const [route, search] = location.hash.split('?');
+  const given = new URLSearchParams(search ?? '');
+  const [identity, setIdentity] = useState(
+    identities.find((i) => i.id === given.get('identity'))?.id ?? identities[0]?.id ?? '',
+  );
+  const [direction, setDirection] = useState<string>(fixedDirection ?? given.get('direction') ?? '');
+  const [status, setStatus] = useState(given.get('status') ?? '');
+  useEffect(() => {
+    const q = new URLSearchParams({
+      identity,
+      ...(direction && !fixedDirection ? { direction } : {}),
+      ...(status ? { status } : {}),
+    });
+    history.replaceState(null, '', `${route}?${q}`);
+  }, [identity, direction, status]);
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const page = useLoad(
