@@ -28,6 +28,8 @@ export const LAMBDA_PORTS = {
   'api-keys': [],
   'api-directory': [],
   'api-meta': [],
+  // Serves its built files only (functions/api/console.handler.ts builds no Deps).
+  'api-console': [],
   'api-domains': [],
   'api-templates': [],
   // The MCP server's tools run the messages and events route groups in the same function.

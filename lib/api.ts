@@ -16,6 +16,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { parse } from 'yaml';
+import { consoleAssetsFile } from '../console/build.ts';
 import { type RouteGroup, routeGroupEntries, routes } from '../functions/api/routes.ts';
 import { PmailFunction, REPO_ROOT } from './defaults.ts';
 
@@ -135,6 +136,8 @@ export class PmailApi extends Construct {
         logRetention: props.logRetention,
         // GET /openapi.json serves the contract: openapi.yaml as JSON, beside the bundle.
         ...(group === 'meta' ? { bundleFiles: { [openapiJsonFile()]: 'openapi.json' } } : {}),
+        // GET /console serves the web console, built by esbuild at synth time (console/build.ts).
+        ...(group === 'console' ? { bundleFiles: { [consoleAssetsFile()]: 'console-assets.json' } } : {}),
       });
       integrations[group] = new HttpLambdaIntegration(`${name}Integration`, functions[group].fn);
     }

@@ -79,7 +79,9 @@ export class PmailStack extends Stack {
     this.api = new PmailApi(this, 'Api', { environment: startsAttempts });
     this.sweeper = new Sweeper(this, 'Sweeper', { environment: startsAttempts });
 
-    const apiFunctions = Object.values(this.api.functions);
+    // The console's function serves its built files only (functions/api/console.handler.ts): no data.
+    const { console: _console, ...dataApi } = this.api.functions;
+    const apiFunctions = Object.values(dataApi);
     const sendFunctions = [this.send.claim, this.send.record];
     const all: PmailFunction[] = [...apiFunctions, ...sendFunctions, this.events.consumer, this.sweeper.fn];
 

@@ -72,6 +72,7 @@ export async function start(): Promise<number> {
       '',
       `pmail is running at ${http.url} (DynamoDB Local on ${dynamo.endpoint}; state in ${stateDir})`,
       `API key (test mode, every tenant permission): ${seeded.apiKey}`,
+      `Console: ${http.url}/console (sign in with the API key)`,
       ...(seeded.platformKey ? [`Platform key (every platform permission): ${seeded.platformKey}`] : []),
       `Identities: ${seeded.identities.map((i) => `${i.name} ${i.id} <${i.address}>`).join(', ')}`,
       '',

@@ -14,7 +14,8 @@ export type RouteGroup =
   | 'meta'
   | 'domains'
   | 'templates'
-  | 'mcp';
+  | 'mcp'
+  | 'console';
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -242,6 +243,9 @@ export const routes: readonly Route[] = [
   },
   // The MCP server (Streamable HTTP, stateless): JSON-RPC in the body, functions/api/mcp.api.ts.
   { method: 'POST', path: '/mcp', group: 'mcp', operation: 'mcp' },
+  // The web console (functions/api/console.api.ts): its page and its content-hashed files.
+  { method: 'GET', path: '/console', group: 'console', operation: 'getConsole' },
+  { method: 'GET', path: '/console/{asset}', group: 'console', operation: 'getConsoleAsset' },
 ];
 
 /** The handler entry of each route group: file under functions/, exported name. */
@@ -258,4 +262,5 @@ export const routeGroupEntries: Record<RouteGroup, { entry: string; handler: str
   directory: { entry: 'functions/api/directory.handler.ts', handler: 'handler' },
   meta: { entry: 'functions/api/meta.handler.ts', handler: 'handler' },
   mcp: { entry: 'functions/api/mcp.handler.ts', handler: 'handler' },
+  console: { entry: 'functions/api/console.handler.ts', handler: 'handler' },
 };

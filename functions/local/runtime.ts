@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildConsole } from '../../console/build.ts';
+import { consoleApi } from '../api/console.api.ts';
 import { directoryApi } from '../api/directory.api.ts';
 import { domainsApi } from '../api/domains.api.ts';
 import { eventsApi } from '../api/events.api.ts';
@@ -213,6 +215,8 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       keys: keysApi(withPorts(deps, 'api-keys')),
       directory: directoryApi(withPorts(deps, 'api-directory')),
       meta: metaApi(withPorts(deps, 'api-meta'), localMetaPorts()),
+      // The web console, built from console/src on its first request.
+      console: consoleApi(deps, { assets: async () => buildConsole() }),
       // The MCP server's tools call the messages and events route groups in process.
       mcp: mcpApi(withPorts(deps, 'api-mcp'), {
         messages: messagesApi(withPorts(deps, 'api-mcp')),

@@ -456,7 +456,8 @@ describe('functions', () => {
 });
 
 describe('permissions', () => {
-  const api = () => Object.values(stack.api.functions);
+  /** The API's functions that reach data: all but the console's, which serves its built files only. */
+  const api = () => Object.values(stack.api.functions).filter((f) => f !== stack.api.functions.console);
   const transports = () => stack.send.transportFunctions;
   /** The functions with the table's item-level read/write (every transport has less). */
   const everyone = () => [
@@ -466,6 +467,11 @@ describe('permissions', () => {
     stack.events.consumer,
     stack.sweeper.fn,
   ];
+
+  it('give the console function no data, keys, blobs or executions: logs and tracing only', () => {
+    const granted = [...permissionsOf(stack.api.functions.console).keys()];
+    expect(granted.filter((a) => !/^(logs|xray):/.test(a))).toEqual([]);
+  });
 
   it('let every function read and write items of the table and its gsi1 index, without Scan', () => {
     const table = logicalId(stack.data.table);

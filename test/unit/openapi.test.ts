@@ -295,7 +295,7 @@ const jsonSchemaOf = (response: Response): JsonSchema => {
 };
 
 /** Operations that take no API key, their own token being the authority: `security: []`. */
-const PUBLIC_OPERATIONS = ['getLink', 'getHealth', 'getOpenApi'];
+const PUBLIC_OPERATIONS = ['getLink', 'getHealth', 'getOpenApi', 'getConsole', 'getConsoleAsset'];
 /**
  * Operations that take a key but need no permission (any key may describe itself; the MCP server
  * lists only the tools the key's permissions allow, and refuses inside the tool result).

@@ -1,0 +1,219 @@
+import { useState } from 'preact/hooks';
+import { PERMISSION_LEVELS } from '../../../functions/core/keys.ts';
+import { api, type Page } from '../api.ts';
+import {
+  ConfirmButton,
+  CopyButton,
+  can,
+  ErrorNote,
+  Loading,
+  type PageProps,
+  Section,
+  Status,
+  time,
+  useLoad,
+} from '../ui.tsx';
+
+interface KeyView {
+  id: string;
+  name: string;
+  level: 'platform' | 'tenant' | 'identity';
+  identity_id: string | null;
+  permissions: string[];
+  status: string;
+  last_used_at: string | null;
+  created_at: string;
+}
+
+const RANK = { platform: 3, tenant: 2, identity: 1 } as const;
+
+/**
+ * This key, and with `keys:manage` the keys it reaches: create one no wider than itself (the
+ * levels and permissions offered are only those the API would allow it), its secret shown once;
+ * revoke one.
+ */
+export function Keys({ me, identities }: PageProps) {
+  const manage = can(me, 'keys:manage');
+  const list = useLoad(
+    () =>
+      manage
+        ? api<Page<KeyView>>('GET', '/v1/keys', { query: { limit: '100' } })
+        : Promise.resolve(undefined),
+    [manage],
+  );
+  return (
+    <>
+      <Section title="This key">
+        <dl class="headers">
+          <dt>Key</dt>
+          <dd>{me.key_id}</dd>
+          <dt>Level</dt>
+          <dd>{me.level}</dd>
+          <dt>Permissions</dt>
+          <dd>{me.permissions.join(', ')}</dd>
+        </dl>
+      </Section>
+      {manage ? (
+        <>
+          <CreateKey me={me} identities={identities} onCreated={list.reload} />
+          <Section title="Keys">
+            <ErrorNote error={list.error} />
+            <Loading when={list.loading} />
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Level</th>
+                  <th scope="col">Permissions</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {(list.value?.data ?? []).map((k) => (
+                  <tr key={k.id}>
+                    <td>
+                      {k.name}
+                      <div class="hint">{k.id}</div>
+                    </td>
+                    <td>
+                      {k.level}
+                      {k.identity_id ? ` ${k.identity_id}` : ''}
+                    </td>
+                    <td>{k.permissions.join(', ')}</td>
+                    <td>
+                      <Status value={k.status} />
+                    </td>
+                    <td>{time(k.last_used_at)}</td>
+                    <td>
+                      {k.status === 'active' && k.id !== me.key_id ? (
+                        <ConfirmButton
+                          label={`Revoke ${k.name}`}
+                          question={`Revoke the key ${k.name}? Requests with it fail from now on.`}
+                          danger
+                          run={async () => {
+                            await api('DELETE', `/v1/keys/${k.id}`);
+                            list.reload();
+                          }}
+                        />
+                      ) : null}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Section>
+        </>
+      ) : (
+        <p>This key may not manage keys (it lacks keys:manage).</p>
+      )}
+    </>
+  );
+}
+
+function CreateKey({
+  me,
+  identities,
+  onCreated,
+}: Pick<PageProps, 'me' | 'identities'> & { onCreated: () => void }) {
+  const levels = (['tenant', 'identity'] as const).filter((l) => RANK[l] <= RANK[me.level]);
+  const [name, setName] = useState('');
+  const [level, setLevel] = useState<'tenant' | 'identity'>(levels[levels.length - 1]);
+  const [identity, setIdentity] = useState(me.identity_id ?? identities[0]?.id ?? '');
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [secret, setSecret] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  // Only what this key holds and the level may hold: a wider key is refused by the API.
+  const offered = me.permissions.filter((p) =>
+    ((PERMISSION_LEVELS as Record<string, readonly string[]>)[p] ?? []).includes(level),
+  );
+  return (
+    <Section title="Create a key">
+      <form
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setError(undefined);
+          setSecret(undefined);
+          try {
+            const out = await api<{ secret: string }>('POST', '/v1/keys', {
+              body: {
+                name: name.trim(),
+                level,
+                permissions: chosen.filter((p) => offered.includes(p)),
+                ...(level === 'identity' ? { identity_id: identity } : {}),
+                ...(me.level === 'platform' && me.tenant_id ? { tenant_id: me.tenant_id } : {}),
+              },
+            });
+            setSecret(out.secret);
+            setName('');
+            setChosen([]);
+            onCreated();
+          } catch (err) {
+            setError(err);
+          }
+        }}
+      >
+        <label>
+          Key name
+          <input
+            required
+            maxLength={100}
+            value={name}
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <label>
+          Level
+          <select
+            value={level}
+            onChange={(e) => setLevel((e.target as HTMLSelectElement).value as typeof level)}
+          >
+            {levels.map((l) => (
+              <option key={l} value={l}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </label>
+        {level === 'identity' ? (
+          <label>
+            Identity
+            <select value={identity} onChange={(e) => setIdentity((e.target as HTMLSelectElement).value)}>
+              {identities.map((i) => (
+                <option key={i.id} value={i.id}>
+                  {i.username} ({i.primary_address})
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : null}
+        <fieldset>
+          <legend>Permissions</legend>
+          {offered.map((p) => (
+            <label key={p} class="check">
+              <input
+                type="checkbox"
+                checked={chosen.includes(p)}
+                onChange={(e) =>
+                  setChosen(
+                    (e.target as HTMLInputElement).checked ? [...chosen, p] : chosen.filter((c) => c !== p),
+                  )
+                }
+              />
+              {p}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit">Create key</button>
+      </form>
+      <ErrorNote error={error} />
+      {secret ? (
+        <div class="secret" role="status">
+          <p>The new key's secret, shown once — store it now:</p>
+          <code class="wrap">{secret}</code> <CopyButton text={secret} label="Copy the new key's secret" />
+        </div>
+      ) : null}
+    </Section>
+  );
+}

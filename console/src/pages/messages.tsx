@@ -1,0 +1,160 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, type Message, type Page } from '../api.ts';
+import { ErrorNote, Loading, type PageProps, Status, time, useLoad } from '../ui.tsx';
+
+const STATUSES = [
+  'queued',
+  'submitted',
+  'delivered',
+  'deferred',
+  'bounced',
+  'complained',
+  'failed',
+  'rejected',
+  'uncertain',
+  'sent',
+  'canceled',
+  'suppressed',
+  'received',
+];
+
+/**
+ * The messages of one identity, newest first, a page at a time (the API's cursor). Direction is
+ * the API's filter; status filters the page shown.
+ */
+export function Messages({ identities, fixedDirection }: PageProps & { fixedDirection?: 'inbound' }) {
+  // The filters are part of the page's address (`#/messages?identity=…&direction=…&status=…`).
+  const [route, search] = location.hash.split('?');
+  const given = new URLSearchParams(search ?? '');
+  const [identity, setIdentity] = useState(
+    identities.find((i) => i.id === given.get('identity'))?.id ?? identities[0]?.id ?? '',
+  );
+  const [direction, setDirection] = useState<string>(fixedDirection ?? given.get('direction') ?? '');
+  const [status, setStatus] = useState(given.get('status') ?? '');
+  useEffect(() => {
+    const q = new URLSearchParams({
+      identity,
+      ...(direction && !fixedDirection ? { direction } : {}),
+      ...(status ? { status } : {}),
+    });
+    history.replaceState(null, '', `${route}?${q}`);
+  }, [identity, direction, status]);
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const page = useLoad(
+    () =>
+      identity
+        ? api<Page<Message>>('GET', `/v1/identities/${identity}/messages`, {
+            query: { direction: direction || undefined, cursor, limit: '25' },
+          })
+        : Promise.resolve({ data: [], next_cursor: null }),
+    [identity, direction, cursor],
+  );
+  const reset = () => setCursors([undefined]);
+  const rows = (page.value?.data ?? []).filter((m) => !status || m.status === status);
+  return (
+    <>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Identity
+          <select
+            value={identity}
+            onChange={(e) => {
+              setIdentity((e.target as HTMLSelectElement).value);
+              reset();
+            }}
+          >
+            {identities.map((i) => (
+              <option key={i.id} value={i.id}>
+                {i.username} ({i.primary_address})
+              </option>
+            ))}
+          </select>
+        </label>
+        {fixedDirection ? null : (
+          <label>
+            Direction
+            <select
+              value={direction}
+              onChange={(e) => {
+                setDirection((e.target as HTMLSelectElement).value);
+                reset();
+              }}
+            >
+              <option value="">All</option>
+              <option value="outbound">Outbound</option>
+              <option value="inbound">Inbound</option>
+            </select>
+          </label>
+        )}
+        <label>
+          Status
+          <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
+            <option value="">All</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      <ErrorNote error={page.error} />
+      <Loading when={page.loading} />
+      <table>
+        <caption class="visually-hidden">Messages</caption>
+        <thead>
+          <tr>
+            <th scope="col">Subject</th>
+            <th scope="col">{direction === 'inbound' ? 'From' : 'Recipients'}</th>
+            <th scope="col">Status</th>
+            <th scope="col">Time</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((m) => (
+            <tr key={m.id}>
+              <td>
+                <a href={`#/messages/${encodeURIComponent(m.identity_id)}/${encodeURIComponent(m.id)}`}>
+                  {m.subject || '(no subject)'}
+                </a>
+              </td>
+              <td>
+                {m.direction === 'inbound'
+                  ? m.from.address
+                  : [...m.to, ...m.cc, ...m.bcc].map((r) => r.address).join(', ')}
+              </td>
+              <td>
+                <Status value={m.status} />
+              </td>
+              <td>{time(m.sent_at ?? m.received_at)}</td>
+            </tr>
+          ))}
+          {!page.loading && rows.length === 0 ? (
+            <tr>
+              <td colSpan={4}>No messages.</td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+      <div class="paging">
+        <button
+          type="button"
+          class="secondary"
+          disabled={cursors.length < 2}
+          onClick={() => setCursors(cursors.slice(0, -1))}
+        >
+          Previous page
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          disabled={!page.value?.next_cursor}
+          onClick={() => setCursors([...cursors, page.value!.next_cursor!])}
+        >
+          Next page
+        </button>
+      </div>
+    </>
+  );
+}

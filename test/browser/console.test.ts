@@ -1,0 +1,222 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpServer } from '../../functions/local/http-server.ts';
+import { silentLogger } from '../../functions/log.ts';
+import { type TestStack, testStack } from '../support/local.ts';
+
+/**
+ * The console in a real browser (Debian's chromium, driven by playwright-core) against the local
+ * HTTP server on the real engines: sign in, read a delivered message, resolve an uncertain one
+ * by clicking, add and remove a suppression, an identity key's narrower view, axe-core on every
+ * page and a screenshot of each under test-output/console/.
+ */
+const CHROMIUM = process.env.PMAIL_CHROMIUM ?? '/usr/bin/chromium';
+const SHOTS = join(import.meta.dirname, '../../test-output/console');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+let s: TestStack;
+let http: Awaited<ReturnType<typeof startHttpServer>>;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+/** Content-Security-Policy reports of the page: the console must load nothing the policy refuses. */
+const cspViolations: string[] = [];
+let delivered: { id: string; subject: string };
+let uncertain: { id: string; subject: string };
+let peerSubject: string;
+
+async function sendAs(identityId: string, to: string, subject: string) {
+  const res = await s.call('POST', `/v1/identities/${identityId}/messages`, {
+    body: { to: [to], subject, text: 'Console test body.' },
+    headers: { 'idempotency-key': `console-${subject}` },
+  });
+  expect(res.status).toBe(202);
+  return { id: res.body.id as string, subject };
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  s = await testStack({ config: { simEventDelaySeconds: 0 } });
+  http = await startHttpServer(s.groups, { port: 0, log: silentLogger });
+  delivered = await sendAs(s.agent.id, 'delivered@simulator.invalid', 'Console delivered one');
+  uncertain = await sendAs(s.agent.id, 'timeout@simulator.invalid', 'Console uncertain one');
+  peerSubject = (await sendAs(s.peer.id, 'delivered@simulator.invalid', 'Peer only message')).subject;
+  await s.settle();
+  await s.eventually(async () => (await s.message(s.agent.id, delivered.id))?.status === 'delivered');
+  await s.eventually(async () => (await s.message(s.agent.id, uncertain.id))?.status === 'uncertain');
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  context.setDefaultTimeout(8000);
+  page = await context.newPage();
+  page.on('console', (m) => {
+    if (/Content[- ]Security[- ]Policy/i.test(m.text())) cspViolations.push(m.text());
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await http?.close();
+  await s?.settle();
+  await s?.close();
+});
+
+async function signIn(p: Page, key: string) {
+  await p.goto(`${http.url}/console`);
+  await p.getByLabel('API key').fill(key);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByRole('navigation', { name: 'Pages' }).waitFor();
+}
+
+/** axe-core on the page as it stands: no serious or critical violation. */
+async function accessible(p: Page, name: string) {
+  await p.evaluate(AXE);
+  // A string, run in the page: this suite's types have no DOM.
+  const found = (await p.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`,
+  )) as { id: string; impact: string; nodes: number }[];
+  expect(
+    found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical'),
+    name,
+  ).toEqual([]);
+  await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function open(p: Page, hash: string, heading: string) {
+  await p.goto(`${http.url}/console#/${hash}`);
+  await p.getByRole('heading', { level: 1, name: heading }).waitFor();
+  await p.getByText('Loading…').first().waitFor({ state: 'detached' });
+}
+
+describe('console', () => {
+  it('serves its page with a strict policy, short-lived, and its files immutable', async () => {
+    const res = await fetch(`${http.url}/console`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
+    expect(res.headers.get('cache-control')).toContain('no-cache');
+    const html = await res.text();
+    expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/);
+    const script = /src="(\/console\/main-[^"]+\.js)"/.exec(html)![1];
+    const asset = await fetch(`${http.url}${script}`);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect(asset.headers.get('content-type')).toContain('javascript');
+    expect((await fetch(`${http.url}/console/nothing-here.js`)).status).toBe(404);
+  });
+
+  it('signs in with the API key, kept in sessionStorage only, and shows a delivered message and its recipient', async () => {
+    await signIn(page, s.apiKey);
+    expect(await page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(s.apiKey);
+    expect(await page.evaluate<number>('Object.keys(localStorage).length + document.cookie.length')).toBe(0);
+    expect(page.url()).not.toContain(s.apiKey);
+    await open(page, 'messages', 'Messages');
+    await page.getByLabel('Identity').selectOption(s.agent.id);
+    await page.getByRole('link', { name: delivered.subject }).waitFor();
+    // The filter is part of the address: a reload (or a shared link) shows the same list.
+    expect(page.url()).toContain(`identity=${s.agent.id}`);
+    await page.reload();
+    await page.getByRole('link', { name: delivered.subject }).waitFor();
+    await accessible(page, 'messages');
+    await page.getByRole('link', { name: delivered.subject }).click();
+    await page.getByRole('heading', { name: delivered.subject }).waitFor();
+    const row = page.locator('tr[data-recipient="delivered@simulator.invalid"]');
+    await expect.poll(() => row.locator('.status').textContent()).toBe('delivered');
+    expect(page.url()).toContain(`#/messages/${s.agent.id}/${delivered.id}`);
+    await page.getByText('message.delivered').first().waitFor();
+    await accessible(page, 'message');
+  });
+
+  it('resolves an uncertain message by clicking Mark as sent (confirmed), and the API agrees', async () => {
+    await page.goto(`${http.url}/console#/messages/${s.agent.id}/${uncertain.id}`);
+    await page.getByRole('heading', { name: uncertain.subject }).waitFor();
+    await page.getByRole('button', { name: 'Mark as sent' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Confirm: Mark as sent' });
+    await accessible(page, 'message-resolve');
+    await dialog.getByRole('button', { name: 'Confirm' }).click();
+    // Resolved as sent, the message goes on as a submitted send: the page and the API say so.
+    await page.getByRole('button', { name: 'Mark as sent' }).waitFor({ state: 'detached' });
+    const shown = await page.locator('p', { hasText: 'Status:' }).locator('.status').textContent();
+    const res = await s.call('GET', `/v1/identities/${s.agent.id}/messages/${uncertain.id}`);
+    expect(res.body.status).toBe('submitted');
+    expect(shown).toBe(res.body.status);
+    await page.getByText('message.sent').waitFor();
+    expect(await page.getByRole('button', { name: 'Mark as sent' }).count()).toBe(0);
+  });
+
+  it('adds and removes a suppression', async () => {
+    const base = `/v1/tenants/${s.tenantId}/suppressions`;
+    const address = 'console-suppressed@example.net';
+    await open(page, 'suppressions', 'Suppressions');
+    await page.getByLabel('Address', { exact: true }).fill(address);
+    await page.getByRole('button', { name: 'Add suppression' }).click();
+    await page.getByRole('status').getByText(`Suppressed ${address}.`).waitFor();
+    expect((await s.call('GET', base, { query: { address } })).body.data).toHaveLength(1);
+    await page.getByRole('cell', { name: 'manual' }).first().waitFor();
+    await accessible(page, 'suppressions');
+    await page.getByLabel('Address to remove').fill(address);
+    await page.getByRole('button', { name: 'Remove suppression' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('status').getByText(`Removed the suppression of ${address}.`).waitFor();
+    expect((await s.call('GET', base, { query: { address } })).body.data).toHaveLength(0);
+  });
+
+  it('passes axe on every other page and keeps a screenshot of each', async () => {
+    for (const [hash, title] of [
+      ['overview', 'Overview'],
+      ['inbox', 'Inbox'],
+      ['templates', 'Templates'],
+      ['domains', 'Domains'],
+      ['webhooks', 'Webhooks'],
+      ['keys', 'Keys'],
+    ]) {
+      await open(page, hash, title);
+      await accessible(page, hash);
+    }
+    await open(page, 'overview', 'Overview');
+    await page.locator('.chart canvas').first().waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    await accessible(page, 'sign-in');
+    expect(await page.evaluate<number>('sessionStorage.length')).toBe(0);
+  });
+
+  it('shows a key limited to one identity only its messages, and no Keys actions it may not take', async () => {
+    const minted = await s.call('POST', '/v1/keys', {
+      body: {
+        name: 'console agent reader',
+        level: 'identity',
+        identity_id: s.agent.id,
+        permissions: ['messages:read', 'identities:read'],
+      },
+    });
+    expect(minted.status).toBe(201);
+    const own = await browser.newContext();
+    own.setDefaultTimeout(8000);
+    const p = await own.newPage();
+    await signIn(p, minted.body.secret);
+    await open(p, 'messages', 'Messages');
+    await p.getByRole('link', { name: delivered.subject }).waitFor();
+    const options = await p.getByLabel('Identity').locator('option').allTextContents();
+    expect(options).toHaveLength(1);
+    expect(options[0]).toContain(s.agent.address);
+    expect(await p.getByText(peerSubject).count()).toBe(0);
+    // The peer's messages are not reachable by URL either: the API refuses them.
+    const nav = await p.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
+    expect(nav).toEqual(['Messages', 'Inbox', 'Keys']);
+    await open(p, 'keys', 'Keys');
+    await p.getByText('This key may not manage keys').waitFor();
+    expect(await p.getByRole('button', { name: /Create key|Revoke/ }).count()).toBe(0);
+    await accessible(p, 'keys-identity');
+    await open(p, `messages/${s.agent.id}/${uncertain.id}`, 'Message');
+    expect(await p.getByRole('button', { name: /Mark as|Cancel|Retry/ }).count()).toBe(0);
+    await own.close();
+  });
+
+  it('loaded nothing the Content-Security-Policy refused', () => {
+    expect(cspViolations).toEqual([]);
+    expect(existsSync(join(SHOTS, 'messages.png'))).toBe(true);
+  });
+});
