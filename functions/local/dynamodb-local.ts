@@ -133,7 +133,9 @@ export async function startDynamoDbLocal(
     } catch {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s:\n${tail.lines().join('\n')}`);
+        throw new Error(
+          `DynamoDB Local did not answer on ${endpoint} within 30 s:\n${tail.lines().join('\n')}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 100));
     }
