@@ -12,6 +12,7 @@ import { startHttpServer } from '../../functions/local/http-server.ts';
 import { startLocalSes } from '../../functions/local/local-ses.ts';
 import { createLocalRuntime } from '../../functions/local/runtime.ts';
 import { type SeededTenant, seedPlatformKey, seedTestTenant } from '../../functions/local/seed.ts';
+import { describeExit } from '../../functions/local/supervise.ts';
 import { createDb } from '../../functions/store/db.ts';
 import { getApiKey, getTenant } from '../../functions/store/directory.store.ts';
 import { CliError, EXIT } from './client.ts';
@@ -103,7 +104,12 @@ export async function start(): Promise<number> {
     ].join('\n'),
   );
 
-  const stop = async () => {
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    // A stop after a service died may find calls hanging on it: exit after a few seconds regardless.
+    setTimeout(() => process.exit(code), 5_000).unref();
     await http.close();
     await runtime.close();
     // What production writes to CloudWatch as EMF (functions/metrics.ts), counted since this start.
@@ -113,10 +119,17 @@ export async function start(): Promise<number> {
     );
     await ses.stop();
     await dynamo.stop();
-    process.exit(0);
+    process.exit(code);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => stop(EXIT.ok));
+  process.once('SIGTERM', () => stop(EXIT.ok));
+  // Supervision: the API answers 500 for every call without DynamoDB Local, so when it (or the local
+  // SES) ends on its own, say which and how, and stop rather than serve errors.
+  void Promise.race([dynamo.died, ses.died]).then((exit) => {
+    if (stopping) return;
+    process.stderr.write(describeExit(exit));
+    return stop(EXIT.unavailable);
+  });
   return new Promise<number>(() => undefined);
 }
 

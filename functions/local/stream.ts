@@ -32,6 +32,8 @@ export class LocalStreamPoller {
   private stopped = false;
   private running: Promise<void> | undefined;
   private rounds = 0;
+  /** Polls failed in a row: the next wait grows with them (retryDelayMs). */
+  private failures = 0;
 
   constructor(
     private readonly db: Db,
@@ -40,6 +42,8 @@ export class LocalStreamPoller {
       handler: (records: DynamoDBRecord[]) => Promise<DynamoDBBatchResponse>;
       log: Logger;
       pollMs?: number;
+      /** The longest wait between polls while they fail (default 5 s). */
+      maxBackoffMs?: number;
       checkpointFile?: string;
     },
   ) {
@@ -62,14 +66,27 @@ export class LocalStreamPoller {
 
   private schedule() {
     if (this.stopped) return;
+    const pollMs = this.opts.pollMs ?? 50;
+    const wait = this.failures === 0 ? pollMs : retryDelayMs(this.failures, pollMs, this.opts.maxBackoffMs);
     this.timer = setTimeout(() => {
       this.running = this.poll()
-        .catch((err) => this.opts.log.error('local stream poll failed', errorFields(err)))
+        .then(
+          () => {
+            if (this.failures > 0)
+              this.opts.log.info('local stream poll recovered', { failed_polls: this.failures });
+            this.failures = 0;
+          },
+          (err) => {
+            // Logged once when polls start failing, not at every retry: the next line is the recovery.
+            if (this.failures === 0) this.opts.log.error('local stream poll failed', errorFields(err));
+            this.failures++;
+          },
+        )
         .finally(() => {
           this.running = undefined;
           this.schedule();
         });
-    }, this.opts.pollMs ?? 50);
+    }, wait);
   }
 
   /** Shards present at the start are read from their end (or checkpoint), later ones from their start. */
@@ -171,4 +188,13 @@ export class LocalStreamPoller {
     await this.running;
     this.client.destroy();
   }
+}
+
+/**
+ * The wait before the next poll after `failures` failed ones in a row: doubling from the poll
+ * interval, capped at `maxMs` (default 5 s), so a DynamoDB Local that went away is not asked
+ * ~20 times a second.
+ */
+export function retryDelayMs(failures: number, pollMs: number, maxMs = 5_000): number {
+  return Math.min(maxMs, Math.max(pollMs, 1) * 2 ** Math.min(failures, 30));
 }
