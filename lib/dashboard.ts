@@ -162,14 +162,14 @@ export class PmailDashboard extends Construct {
     row(
       'Receiving',
       graph(
-        'Received, per recipient',
-        [pmailMetric('inbound_stored'), pmailMetric('inbound_duplicates')],
+        'Received, per recipient (stored by how far parsed)',
+        [pmailBreakdown('inbound_stored'), pmailMetric('inbound_duplicates')],
         [],
         12,
       ),
       graph(
         'Not stored as inbox mail',
-        [pmailMetric('inbound_unknown_recipients'), pmailMetric('dsn_routed')],
+        [pmailMetric('inbound_unknown_recipients'), pmailMetric('dsn_routed'), pmailMetric('dsn_unmatched')],
         [],
         12,
       ),

@@ -130,6 +130,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/identities/{identity_id}/messages/{message_id}/raw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a message's stored original
+         * @description The message as pmail stored it, byte for byte: the received message of an inbound one (as
+         *     SES, the local MX or loopback handed it over, headers and attachments included), the
+         *     composed MIME of an outbound one (what went to the provider; Bcc is never in it). Always
+         *     a download. Needs the `messages:read` permission; scoped and answered 404 as `getMessage`.
+         */
+        get: operations["getMessageRaw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/identities/{identity_id}/messages/{message_id}/cancel": {
         parameters: {
             query?: never;
@@ -982,6 +1016,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The web console
+         * @description No key. The console's page (HTML, `Cache-Control: no-cache`, a strict `Content-Security-Policy`: this origin only, no inline script). It signs in with an API key typed into the page, kept in the tab's sessionStorage, and calls this API with it (docs/guides/console.md).
+         */
+        get: operations["getConsole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/{asset}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A file the console page names (its name carries a hash of its content). */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A file of the web console
+         * @description No key. The console's script or stylesheet, `Cache-Control: public, max-age=31536000, immutable`.
+         */
+        get: operations["getConsoleAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/tenants/{tenant_id}/domains": {
         parameters: {
             query?: never;
@@ -1616,6 +1693,12 @@ export interface components {
              *     once the message is final); null otherwise.
              */
             payload_redacted_at: string | null;
+            /**
+             * @description A received message's own fields (null on an outbound message). The typed addresses are
+             *     `from`, `to`, `cc` and `reply_to` above; `canonical` has them lower case. In a page of
+             *     `listMessages`, `text` and `html` are null: get the message for them.
+             */
+            inbound: null | components["schemas"]["InboundFields"];
             /** @description Outbound messages only, one per recipient. */
             deliveries?: components["schemas"]["Delivery"][];
         };
@@ -1648,6 +1731,66 @@ export interface components {
         Mailbox: {
             address: string;
             name: string | null;
+        };
+        InboundFields: {
+            /** @description MAIL FROM; empty for a bounce. */
+            envelope_from: string | null;
+            /** @description The RCPT TO this copy was routed by, as given. */
+            envelope_recipient: string | null;
+            /** @description The identity's address it was routed to (without the `+detail`). */
+            routed_to: string | null;
+            canonical: {
+                from: string;
+                to: string[];
+                cc: string[];
+                reply_to: string[];
+            };
+            /**
+             * @description How much was read: `parsed`; `oversize` or `unparsed` (over a cap, or unreadable: the
+             *     headers only, the original kept, see `getMessageRaw`); `quarantined` (a virus verdict
+             *     FAIL: headers only).
+             * @enum {string|null}
+             */
+            parse: "parsed" | "oversize" | "unparsed" | "quarantined" | null;
+            /** @description The cap an `oversize` message passed (`size`, `parts`, `depth`, `header`). */
+            cap: string | null;
+            /** @description `token` (the thread token of the sub-address), `in_reply_to`, or `new`. */
+            threaded_by: string | null;
+            /** @description The start of the text, whitespace collapsed (at most 200 characters). */
+            snippet: string | null;
+            /** @description The plain text (derived from the HTML when only HTML came). */
+            text: string | null;
+            /** @description The HTML, sanitised (scripts, event handlers, forms and frames removed). */
+            html: string | null;
+            /** @description The text or HTML was cut to fit; the original has all of it. */
+            body_truncated: boolean;
+            /** @description The headers that matter, in message order. */
+            headers: {
+                name: string;
+                value: string;
+            }[];
+            attachments: {
+                filename: string | null;
+                content_type: string;
+                size: number;
+                content_id: string | null;
+                /** @description `executable`, `script`, `macro_document` or `archive`; null otherwise. */
+                risky: string | null;
+            }[];
+            /** @description SES's verdicts (`PASS`, `FAIL`, `GRAY`, `PROCESSING_FAILED`, `DISABLED`); null when not given. */
+            verdicts: {
+                spf: string | null;
+                dkim: string | null;
+                dmarc: string | null;
+                spam: string | null;
+                virus: string | null;
+            };
+            /** @description Why it counts as automatic mail (flag `auto_reply`); null for a person's mail. */
+            auto: string | null;
+            /** @description A delivery status notification that matched none of this identity's sent messages. */
+            dsn_unmatched: boolean;
+            /** @description The id SES (or the local MX) gave the received message. */
+            ses_message_id: string | null;
         };
         MessageList: {
             data: components["schemas"]["Message"][];
@@ -2088,8 +2231,8 @@ export interface components {
             name: string;
             value: string;
             /** @enum {string} */
-            purpose: "dkim" | "mail_from_mx" | "mail_from_spf" | "dmarc";
-            /** @description False for a suggestion pmail does not check (DMARC). */
+            purpose: "dkim" | "mail_from_mx" | "mail_from_spf" | "dmarc" | "inbound_mx";
+            /** @description False for a record verification does not need: the DMARC suggestion, and the `inbound_mx` record that brings the domain's mail to SES receiving (the domain check reports it in `inbound_mx_published`). */
             required: boolean;
         };
         TemplateCreateRequest: {
@@ -2217,6 +2360,8 @@ export interface components {
                 account_id: string | null;
             } | null;
             dns_records: components["schemas"]["DnsRecord"][];
+            /** @description Whether the domain's MX names SES receiving of the deployment's Region (`inbound-smtp.{region}.amazonaws.com`) at the last check; null when the deployment does not receive mail or DNS did not answer. Not required for the domain to send. */
+            inbound_mx_published: boolean | null;
             /** Format: date-time */
             created_at: string | null;
             /** Format: date-time */
@@ -3026,6 +3171,60 @@ export interface operations {
             /**
              * @description - `identity_not_found`: no such identity, or the key does not cover it.
              *     - `message_not_found`: the identity has no message with this id.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getMessageRaw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored original (RFC 5322). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    /** @description `attachment; filename="<message id>.eml"`. */
+                    "Content-Disposition"?: string;
+                    /** @description Always `nosniff`. */
+                    "X-Content-Type-Options"?: "nosniff";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "message/rfc822": string;
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ReadPermissionDenied"];
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: the identity has no message with this id (or its original is no
+             *       longer stored).
              */
             404: {
                 headers: {
@@ -5463,6 +5662,55 @@ export interface operations {
                     "application/json": components["schemas"]["OpenApiDocument"];
                 };
             };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getConsole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The console page. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getConsoleAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A file the console page names (its name carries a hash of its content). */
+                asset: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                    "text/css": string;
+                };
+            };
+            404: components["responses"]["RouteNotFound"];
             500: components["responses"]["InternalError"];
         };
     };
