@@ -1,5 +1,5 @@
 /**
- * `npm run bench:bundles` (also the first part of `npm run bench`) — cold starts (issue 14): every
+ * `npm run bench:bundles` (also the first part of `npm run bench`) — cold starts: every
  * Lambda entry (`functions/**\/*.handler.ts`, found, not listed) bundled as lib/defaults.ts
  * bundles it (esbuild, ESM, node22, minified, nothing external), then:
  *   - the bundle's size, and the packages that weigh most in it (esbuild's metafile);
