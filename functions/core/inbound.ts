@@ -425,3 +425,11 @@ export const KEPT_HEADERS: ReadonlySet<string> = new Set([
   'x-mailer',
   'content-type',
 ]);
+
+/**
+ * The reply parser reads at most this much of the text (the new text of a reply sits above or just
+ * below the quote): a bound on its cost, whose regular expressions are slow on long lines.
+ */
+export const MAX_EXTRACT_INPUT_BYTES = 16 * 1024;
+/** Lines longer than this are no attribution or signature line: the parser sees a short stand-in. */
+export const MAX_EXTRACT_LINE_CHARS = 500;
