@@ -117,9 +117,7 @@ export function toApiMessage(record: MessageRecord, opts: { bodies?: boolean; ex
     // A send by template: which template and version rendered it; its variables are never shown.
     template: m.template ? { name: m.template.name, version: m.template.version } : null,
     payload_redacted_at: iso(m.payload_redacted_at),
-    inbound: outbound
-      ? null
-      : toApiInbound(m, opts.bodies ?? true, opts.extracted ?? opts.bodies ?? true),
+    inbound: outbound ? null : toApiInbound(m, opts.bodies ?? true, opts.extracted ?? opts.bodies ?? true),
     ...(outbound ? { deliveries: (m.deliveries ?? []).map(toApiDelivery) } : {}),
   };
 }

@@ -21,9 +21,9 @@ export function extractNewText(text: string): string {
       if (line.length <= MAX_EXTRACT_LINE_CHARS) return line;
       long.push(line);
       // A quoted long line stays quoted.
-      return `${line.startsWith('>') ? '> ' : ''}\u0000${long.length - 1}\u0000`;
+      return `${line.startsWith('>') ? '> ' : ''}\ue000${long.length - 1}\ue000`;
     })
     .join('\n');
   const visible = new EmailReplyParser().read(shortened).getVisibleText().trim();
-  return visible.replace(/(?:> )?\u0000(\d+)\u0000/g, (_, i: string) => long[Number(i)]);
+  return visible.replace(/(?:> )?\ue000(\d+)\ue000/g, (stand, i: string) => long[Number(i)] ?? stand);
 }

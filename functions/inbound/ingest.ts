@@ -234,6 +234,7 @@ async function ingestOne(
       ? {}
       : { countSender: parsed.from.address }),
     routedTo: address.address,
+    snippet: snippetOf(parsed.extractedText || parsed.text),
     now,
   });
   if (!stored) {

@@ -73,7 +73,7 @@ export async function parseInbound(
   }
 }
 
-const parserOptions = {
+export const parserOptions = {
   skipImageLinks: true,
   skipTextLinks: true,
   skipTextToHtml: true,
