@@ -29,7 +29,7 @@ import {
   releaseSend,
   reserveSend,
 } from '../store/quota.store.ts';
-import { threadNoteItem } from '../store/thread-list.store.ts';
+import { noteThreadMessage } from '../store/thread-list.store.ts';
 import { getThread, lockedByOther, takeThreadForSend } from '../store/threads.store.ts';
 import { executionName, startExecution } from './dispatcher.ts';
 import {
@@ -749,12 +749,7 @@ async function afterCommit(
   }
   // The thread list's summary (functions/store/thread-list.store.ts): unconditional and idempotent.
   side.push(
-    deps.db.doc.send(
-      new UpdateCommand(
-        threadNoteItem(deps.db, message, { now: deps.clock(), snippet: snippetOf(prepared.compose.text) })
-          .Update,
-      ),
-    ),
+    noteThreadMessage(deps.db, message, { now: deps.clock(), snippet: snippetOf(prepared.compose.text) }),
   );
   const results = await Promise.allSettled(side);
   for (const r of results) {

@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MessageRecord } from '../core/model.ts';
 import { activityKey, participantsOf, type ThreadSummary, threadIdOfKey } from '../core/threads.ts';
 import { batchedReads } from './batch-reads.ts';
-import type { Db, TransactItem } from './db.ts';
+import { type Db, isOutcomeUnknown, type TransactItem } from './db.ts';
 import { getMessage } from './messages.store.ts';
 
 /**
@@ -10,8 +10,8 @@ import { getMessage } from './messages.store.ts';
  * the thread's item (`I#{identity}` / `TH#{thread}`): its message ids, participants, subject, the
  * snippet and time of its latest message, and its key in the list index (gsi2, `TL#{identity}`,
  * sorted by core/threads.ts › activityKey). The update is unconditional and idempotent (the ids and
- * participants are string sets; a resend adds nothing twice and sets the same values), so a lost
- * answer needs no re-read: the SDK's resend is the retry.
+ * participants are string sets; a resend adds nothing twice and sets the same values): inside the
+ * inbound transaction the SDK resends it with the transaction, alone `noteThreadMessage` does.
  */
 
 const threadKey = (identityId: string, threadId: string) => ({ pk: `I#${identityId}`, sk: `TH#${threadId}` });
@@ -55,6 +55,31 @@ export function threadNoteItem(
       },
     },
   };
+}
+
+/** How often a summary update whose answers keep getting lost is sent before the unknown outcome goes up. */
+const NOTE_SENDS = 3;
+
+/**
+ * `threadNoteItem` alone (a sent message's, after its commit). An idempotent update
+ * (docs/lost-answers.md › Idempotent update): an unknown outcome sends the same update again, at
+ * most NOTE_SENDS times; the second send of a landed one changes nothing but the thread's time,
+ * which it sets to this message's again.
+ */
+export async function noteThreadMessage(
+  db: Db,
+  message: MessageRecord,
+  args: { now: number; snippet: string },
+): Promise<void> {
+  const { Update } = threadNoteItem(db, message, args);
+  for (let send = 1; ; send++) {
+    try {
+      await db.doc.send(new UpdateCommand(Update));
+      return;
+    } catch (err) {
+      if (!isOutcomeUnknown(err) || send >= NOTE_SENDS) throw err;
+    }
+  }
 }
 
 function summaryOf(threadId: string, item: Record<string, unknown> | undefined): ThreadSummary | undefined {
