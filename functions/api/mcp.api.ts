@@ -400,7 +400,7 @@ async function waitForMessage(
   wait: WaitPorts,
 ): Promise<InvokeResult> {
   const deadline = wait.clock() + (a.timeout_seconds ?? WAIT_DEFAULT_SECONDS) * 1000;
-  const path = `/v1/identities/\${enc(identity)}/messages`;
+  const path = `/v1/identities/${enc(identity)}/messages`;
   let after: string = a.after ?? encodeFollowCursor(followStart(wait.clock()));
   for (let n = 0; ; n++) {
     const query = { direction: 'inbound', after, limit: String(WAIT_MESSAGES), ...pick(a, ['thread_id']) };

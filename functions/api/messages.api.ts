@@ -206,7 +206,7 @@ export function messagesApi(deps: Deps) {
  * (core/follow.ts). `after` is the cursor to read on from next time; `next_cursor` is the same
  * cursor when more messages are waiting now, else null. A message id that is no message of this
  * identity is 404 message_not_found, and a thread that is none of its threads 404 thread_not_found;
- * a cursor came from such a read and is not looked up again.
+ * a cursor made by a read of that thread is not looked up again (the partition scopes it anyway).
  */
 async function readOn(
   deps: Deps,
@@ -229,14 +229,14 @@ async function readOn(
       },
     });
   }
-  if (parsed.type === 'message') {
-    const [m, thread] = await Promise.all([
-      getMessage(deps.db, identityId, parsed.position.after),
-      q.thread_id ? threadExists(deps.db, identityId, q.thread_id) : true,
-    ]);
-    if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
-    if (!thread) throw new PmailError('thread_not_found', 'No thread with this id in this identity.');
-  }
+  const [m, thread] = await Promise.all([
+    parsed.type === 'message' ? getMessage(deps.db, identityId, parsed.position.after) : true,
+    q.thread_id && parsed.position.thread !== q.thread_id
+      ? threadExists(deps.db, identityId, q.thread_id)
+      : true,
+  ]);
+  if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
+  if (!thread) throw new PmailError('thread_not_found', 'No thread with this id in this identity.');
   const horizon = followHorizon(deps.clock());
   const page = await listMessagesAfter(deps.db, identityId, {
     ...parsed.position,
@@ -244,9 +244,10 @@ async function readOn(
     threadId: q.thread_id,
     limit: q.limit,
   });
-  const after = encodeFollowCursor(
-    nextPosition(parsed.position, { ids: page.data.map((m) => m.id), more: page.more }, horizon),
-  );
+  const after = encodeFollowCursor({
+    ...nextPosition(parsed.position, { ids: page.data.map((m) => m.id), more: page.more }, horizon),
+    ...(q.thread_id ? { thread: q.thread_id } : {}),
+  });
   return {
     data: page.data.map((m) => toApiMessage(m, { bodies: false })),
     next_cursor: page.more ? after : null,

@@ -16,6 +16,8 @@ import { isId } from './ids.ts';
 export interface FollowPosition {
   after: string;
   seen: string[];
+  /** The thread the read that made this cursor was filtered by (and found to be the identity's). */
+  thread?: string;
 }
 
 /** How long after its id's time a message can still be committed (the id is taken before the write). */
@@ -58,7 +60,7 @@ const POSITION_AFTER = /^msg_[0-9a-z]{10}(?:[0-9a-z]{16})?$/;
 
 /** The opaque cursor of a position (base64url JSON): what `after` takes back. */
 export function encodeFollowCursor(pos: FollowPosition): string {
-  return Buffer.from(JSON.stringify({ a: pos.after, s: pos.seen })).toString('base64url');
+  return Buffer.from(JSON.stringify({ a: pos.after, s: pos.seen, t: pos.thread })).toString('base64url');
 }
 
 /** A cursor back to its position; undefined when it is not one pmail made. */
@@ -69,11 +71,12 @@ export function decodeFollowCursor(cursor: string): FollowPosition | undefined {
   } catch {
     return undefined;
   }
-  const { a, s } = (doc ?? {}) as { a?: unknown; s?: unknown };
+  const { a, s, t } = (doc ?? {}) as { a?: unknown; s?: unknown; t?: unknown };
   if (typeof a !== 'string' || !POSITION_AFTER.test(a)) return undefined;
   if (!Array.isArray(s) || s.length > FOLLOW_SEEN_MAX) return undefined;
   if (!s.every((id) => typeof id === 'string' && isId('message', id) && id > a)) return undefined;
-  return { after: a, seen: s };
+  if (t !== undefined && (typeof t !== 'string' || !isId('thread', t))) return undefined;
+  return { after: a, seen: s, ...(t === undefined ? {} : { thread: t }) };
 }
 
 /** What `after` names: a message id (its own position) or a cursor; undefined when it is neither. */
@@ -89,5 +92,8 @@ export function parseAfter(
 export const WAIT_DEFAULT_SECONDS = 20;
 export const WAIT_MAX_SECONDS = 25;
 
-/** The pause before poll `n` (0-based) of a wait: 250 ms, 500 ms, then every second. */
-export const waitBackoffMs = (n: number): number => Math.min(250 * 2 ** n, 1000);
+/**
+ * The pause after poll `n` (0-based) of a wait: 200 ms, 400 ms, then every 800 ms, so a stored
+ * message is seen within a second at any point of the wait.
+ */
+export const waitBackoffMs = (n: number): number => Math.min(200 * 2 ** n, 800);

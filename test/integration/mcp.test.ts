@@ -44,6 +44,7 @@ const ALL_TOOLS = [
   'reply_all',
   'resolve',
   'send_email',
+  'wait_for_message',
 ];
 
 describe('MCP server', () => {
@@ -164,6 +165,7 @@ describe('MCP server', () => {
     expect((await reader.listTools()).tools.map((t) => t.name).sort()).toEqual([
       'get_message',
       'list_messages',
+      'wait_for_message',
     ]);
     // Its own identity is the default; a send tool it cannot see is refused by the server.
     const listed = await reader.callTool({ name: 'list_messages', arguments: {} });

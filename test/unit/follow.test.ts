@@ -136,12 +136,12 @@ describe('core/follow.ts › cursors', () => {
 
 describe('core/follow.ts › waitBackoffMs', () => {
   it.each([
-    [0, 250],
-    [1, 500],
-    [2, 1000],
-    [3, 1000],
-    [20, 1000],
-  ])('poll %i waits %i ms before it', (n, ms) => {
+    [0, 200],
+    [1, 400],
+    [2, 800],
+    [3, 800],
+    [20, 800],
+  ])('poll %i waits %i ms after it', (n, ms) => {
     expect(waitBackoffMs(n)).toBe(ms);
   });
 });
