@@ -12,7 +12,6 @@ import { stackPerTest, type TestStack } from '../support/local.ts';
  */
 const stack = stackPerTest();
 let s: TestStack;
-let seq = 0;
 
 beforeAll(async () => {
   s = await stack();
@@ -20,13 +19,18 @@ beforeAll(async () => {
 
 /** `subject` received for the peer as SES's S3 action hands it over, through ingest; its id. */
 async function receive(subject: string, receivedAt = s.deps.clock()): Promise<string> {
-  const sesId = `ses-after-${s.deps.newId()}`;
+  const report = await deliver(subject, receivedAt);
+  expect(report.stored).toHaveLength(1);
+  return report.stored[0];
+}
+
+async function deliver(subject: string, receivedAt = s.deps.clock(), sesId = `ses-after-${s.deps.newId()}`) {
   const key = `${INBOUND_RAW_PREFIX}${sesId}`;
   const raw = [
     'From: A Customer <customer@outside.example>',
     `To: ${s.peer.address}`,
     `Subject: ${subject}`,
-    `Message-ID: <after-${++seq}-${sesId}@outside.example>`,
+    `Message-ID: <after-${subject}-${sesId}@outside.example>`,
     'Content-Type: text/plain; charset=utf-8',
     '',
     `About ${subject}.`,
@@ -34,7 +38,7 @@ async function receive(subject: string, receivedAt = s.deps.clock()): Promise<st
   ].join('\r\n');
   await s.deps.blobs.put(key, new TextEncoder().encode(raw), {});
   const at = new Date(receivedAt).toISOString();
-  const report = await ingestNotification(s.deps, {
+  return ingestNotification(s.deps, {
     notificationType: 'Received',
     mail: {
       timestamp: at,
@@ -48,8 +52,6 @@ async function receive(subject: string, receivedAt = s.deps.clock()): Promise<st
       action: { type: 'S3', bucketName: 'local', objectKey: key },
     },
   });
-  expect(report.stored).toHaveLength(1);
-  return report.stored[0];
 }
 
 const list = (query: Record<string, string>, identityId = s.peer.id, key?: string) =>
@@ -97,6 +99,22 @@ describe('GET …/messages?after=', () => {
     const read = await readAll(position);
     expect(read.subjects).toEqual(['late-1']);
     expect(late > start).toBe(true);
+  });
+
+  it('stores a redelivered notification once, under a new write time, and keeps one copy of it', async () => {
+    const sesId = `ses-after-repeat-${s.deps.newId()}`;
+    const first = await deliver('repeat-1', s.deps.clock(), sesId);
+    expect(first.stored).toHaveLength(1);
+    const again = await deliver('repeat-1', s.deps.clock(), sesId);
+    expect(again).toMatchObject({ stored: [], duplicates: 1 });
+    const copies: string[] = [];
+    for await (const k of s.deps.blobs.list(`t/${s.tenantId}/i/${s.peer.id}/in/`)) copies.push(k);
+    expect(copies.filter((k) => k.includes(first.stored[0]))).toHaveLength(1);
+    const before = copies.length;
+    await deliver('repeat-1', s.deps.clock(), sesId);
+    const after: string[] = [];
+    for await (const k of s.deps.blobs.list(`t/${s.tenantId}/i/${s.peer.id}/in/`)) after.push(k);
+    expect(after).toHaveLength(before);
   });
 
   it('gives a message that commits behind a newer one once, and does not pass it over', async () => {

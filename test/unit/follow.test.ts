@@ -96,9 +96,12 @@ describe('core/follow.ts › nextPosition', () => {
 });
 
 describe('core/follow.ts › cursors', () => {
-  it('round-trips a position through its cursor', () => {
+  it('round-trips a position through its cursor, with the thread it was read for', () => {
     const pos = { after: horizon, seen: [id(T + 1), id(T + 2)] };
     expect(decodeFollowCursor(encodeFollowCursor(pos))).toEqual(pos);
+    const threaded = { ...pos, thread: `thr_${ulidTime(T)}${'t'.repeat(16)}` };
+    expect(decodeFollowCursor(encodeFollowCursor(threaded))).toEqual(threaded);
+    expect(decodeFollowCursor(encodeFollowCursor({ ...pos, thread: 'thr_x' }))).toBeUndefined();
   });
 
   const bad: [string, string][] = [
