@@ -94,6 +94,7 @@ describe('wait_for_message', () => {
     // The full message, text included, as get_message shows it.
     expect(answer.data[0].inbound.text).toContain(subject);
     expect(at - arrived).toBeLessThan(1000);
+    console.info(`wait_for_message answered ${at - arrived} ms after the MX accepted the answer`);
     const content = res.content as { type: string; text: string }[];
     expect(content[0].text).toMatch(/^UNTRUSTED CONTENT/);
     expect(content[1].text).toMatch(/^<untrusted_email_content>/);
