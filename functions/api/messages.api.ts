@@ -6,6 +6,7 @@ import { toApiMessage } from '../core/message-view.ts';
 import { possibleLocalDays } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { cancelSend, resolveSend, retrySend } from '../send/actions.ts';
+import { approveSend, rejectSend } from '../send/approval.ts';
 import type { Operation } from '../send/prepare.ts';
 import { decideOnFirstRead, submit } from '../send/submit.ts';
 import { resolveTemplate } from '../send/template.ts';
@@ -24,7 +25,7 @@ import { bodyOf, header, json, routeGroup } from './http.ts';
 import { listQuerySchema, parseSendBody, resolveBodySchema, zodErrors } from './send.schema.ts';
 
 /**
- * The `messages` route group: POST/GET …/messages, GET …/messages/{id} and its raw original, and cancel and resolve. Thin: parse, call the
+ * The `messages` route group: POST/GET …/messages, GET …/messages/{id} and its raw original, cancel, resolve, retry, approve and reject. Thin: parse, call the
  * use case or the store, map the answer. Errors become the error envelope of openapi.yaml.
  */
 export function messagesApi(deps: Deps) {
@@ -132,6 +133,15 @@ export function messagesApi(deps: Deps) {
         });
         return json(200, toApiMessage(m), requestId);
       }
+      case 'approveMessage':
+      case 'rejectMessage': {
+        // A person's decision on a send waiting for approval (send/approval.ts).
+        requirePermission(key, 'messages:approve');
+        const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
+        const decide = route.operation === 'approveMessage' ? approveSend : rejectSend;
+        const m = await decide(deps, { tenant, identity, messageId: params.message_id, actor: key.key_id });
+        return json(200, toApiMessage(m), requestId);
+      }
       case 'getMessage': {
         requirePermission(key, 'messages:read');
         const { identity } = await identityInScope(deps.db, key, params.identity_id);
@@ -175,6 +185,7 @@ export function messagesApi(deps: Deps) {
         }
         const page = await listMessages(deps.db, identity.id, {
           direction: q.data.direction,
+          status: q.data.status,
           limit: q.data.limit,
           cursor: q.data.cursor ? decodeCursor(q.data.cursor) : undefined,
         });

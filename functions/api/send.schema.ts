@@ -18,6 +18,7 @@ import {
   MAX_UNSUBSCRIBE_URL_CHARS,
   TEMPLATE_NAME_PATTERN,
 } from '../core/limits.ts';
+import { MESSAGE_STATUSES } from '../core/model.ts';
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
 
 /**
@@ -204,6 +205,7 @@ export const listQuerySchema = z.strictObject({
   direction: z.enum(['inbound', 'outbound']).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
   cursor: z.string().max(200).optional(),
+  status: z.enum(MESSAGE_STATUSES).optional(),
 });
 
 export function zodErrors(error: z.ZodError): { path: string; message: string }[] {
