@@ -8,7 +8,7 @@ import type { Deps } from '../deps.ts';
 import { cancelSend, resolveSend, retrySend } from '../send/actions.ts';
 import { approveSend, rejectSend } from '../send/approval.ts';
 import type { Operation } from '../send/prepare.ts';
-import { decideOnFirstRead, submit } from '../send/submit.ts';
+import { currentIfPending, decideOnFirstRead, submit } from '../send/submit.ts';
 import { resolveTemplate } from '../send/template.ts';
 import { getMessage, listMessages } from '../store/messages.store.ts';
 import { readFirst } from '../store/submit-read.store.ts';
@@ -68,8 +68,8 @@ export function messagesApi(deps: Deps) {
           dryRun: dryRun === 'true',
         };
         const early = decideOnFirstRead(command, first, now);
-        if (early) return early;
-        return submit(deps, {
+        if (early) return currentIfPending(deps, identity.id, early);
+        const out = await submit(deps, {
           ...command,
           tenant: (db) => tenantOfIdentity(db, identity),
           identity,
@@ -77,6 +77,7 @@ export function messagesApi(deps: Deps) {
           firstRead: true,
           counters: first.counters,
         });
+        return currentIfPending(deps, identity.id, out);
       })().catch(countRefusal(deps));
       deps.metrics.add(
         out.type === 'dry_run' ? 'sends_dry_run' : out.deduplicated ? 'sends_deduplicated' : 'sends_accepted',

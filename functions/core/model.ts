@@ -37,7 +37,10 @@ export const MESSAGE_STATUSES = [
 ] as const satisfies readonly MessageStatus[];
 
 /** A recipient's status: a message's, but for the states only a whole message takes. */
-export type DeliveryStatus = Exclude<MessageStatus, 'canceled' | 'undispatched' | 'pending_approval' | 'received'>;
+export type DeliveryStatus = Exclude<
+  MessageStatus,
+  'canceled' | 'undispatched' | 'pending_approval' | 'received'
+>;
 
 export type RecipientField = 'to' | 'cc' | 'bcc';
 export type MessageKind = 'transactional' | 'marketing' | 'auto_reply';

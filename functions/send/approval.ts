@@ -58,7 +58,14 @@ const AUDIT_ACTIONS: Record<string, string> = {
 };
 
 /** The outbox event and the audit entry a decision writes with the message. */
-function decisionItems(deps: Deps, d: Decision, m: MessageRecord, type: string, data: Record<string, unknown>, now: number) {
+function decisionItems(
+  deps: Deps,
+  d: Decision,
+  m: MessageRecord,
+  type: string,
+  data: Record<string, unknown>,
+  now: number,
+) {
   return [
     eventPutItem(deps.db, {
       id: `evt_${deps.newId()}`,
@@ -83,7 +90,10 @@ function decisionItems(deps: Deps, d: Decision, m: MessageRecord, type: string, 
 async function decideOn(
   deps: Deps,
   d: Decision,
-  decide: (m: MessageRecord, now: number) => { next: MessageRecord; type: string; data: Record<string, unknown> },
+  decide: (
+    m: MessageRecord,
+    now: number,
+  ) => { next: MessageRecord; type: string; data: Record<string, unknown> },
 ): Promise<MessageRecord> {
   const out = await mutateMessage(deps.db, d.identity.id, d.messageId, (m) => {
     const now = deps.clock();

@@ -348,6 +348,21 @@ export function rateLimited(retryAfter: number): PmailError {
   );
 }
 
+/**
+ * A replay whose stored answer is a send still waiting for approval answers the message as it is
+ * now (docs/guides/sending.md › Approval before a send): pending, then approved and on its way,
+ * rejected or refused. Every other replay answers the key's first answer.
+ */
+export async function currentIfPending(
+  deps: Deps,
+  identityId: string,
+  out: SubmitResult,
+): Promise<SubmitResult> {
+  if (out.type !== 'accepted' || !out.deduplicated || out.message.status !== 'pending_approval') return out;
+  const now = await getMessage(deps.db, identityId, out.message.id, true);
+  return now ? { ...out, message: toApiMessage(now) } : out;
+}
+
 function replayed(response: string): SubmitResult {
   return { type: 'accepted', message: JSON.parse(response) as ApiMessage, deduplicated: true };
 }

@@ -445,10 +445,7 @@ export async function listMessages(
   identityId: string,
   opts: { direction?: 'inbound' | 'outbound'; status?: MessageStatus; limit: number; cursor?: string },
 ): Promise<MessagePage> {
-  const filters = [
-    ...(opts.direction ? ['direction = :d'] : []),
-    ...(opts.status ? ['#status = :s'] : []),
-  ];
+  const filters = [...(opts.direction ? ['direction = :d'] : []), ...(opts.status ? ['#status = :s'] : [])];
   const data: MessageRecord[] = [];
   let startKey: Record<string, unknown> | undefined = opts.cursor
     ? { pk: `I#${identityId}`, sk: `${MESSAGE_SK_PREFIX}${opts.cursor}` }
