@@ -45,7 +45,7 @@ export function approveMessage(
     status: opts.hold ? 'undispatched' : 'queued',
     quota_day: opts.quotaDay,
     ...(opts.hold
-      ? {}
+      ? { dispatch: undefined }
       : {
           dispatch: {
             execution: opts.executionFor(1, scheduled),
