@@ -71,8 +71,8 @@ export function rejectMessage(m: MessageRecord, now: number): MessageRecord {
 }
 
 /**
- * A check run again at approval refused the send (a cap reached, the identity paused, the domain
- * not ready or gone): the message ends `failed` with the refusal's error code as its reason, as
+ * A check run again at approval refused the send (a cap reached, the identity paused, the tenant
+ * suspended, no accountable owner, the domain not ready or unable to send): the message ends `failed` with the refusal's error code as its reason, as
  * the same refusal ends a send at submit (nothing sent, nothing counted).
  */
 export function refuseAtApproval(m: MessageRecord, refusal: PmailError, now: number): MessageRecord {
@@ -93,6 +93,7 @@ export const APPROVAL_REFUSALS: ReadonlySet<string> = new Set([
   'daily_cap_reached',
   'identity_paused',
   'tenant_suspended',
+  'identity_owner_required',
   'domain_not_ready',
   'transport_unavailable',
 ]);
