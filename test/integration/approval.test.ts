@@ -168,6 +168,60 @@ describe('a send that waits for a person', () => {
     expect(await eventTypes(id)).toEqual(['message.pending_approval', 'message.rejected']);
   });
 
+  it('reply, reply-all, forward and a send by template wait the same way, and count nothing', async () => {
+    const before = await sentToday();
+    // The peer (same policy) writes to the agent; its send waits too until approved.
+    const fromPeer = await s.call('POST', `/v1/identities/${s.peer.id}/messages`, {
+      body: { to: [s.agent.address], subject: 'A question', text: 'Can you help?' },
+      headers: { 'idempotency-key': 'peer-question' },
+    });
+    expect(fromPeer.body.status).toBe('pending_approval');
+    expect(
+      (await s.call('POST', `/v1/identities/${s.peer.id}/messages/${fromPeer.body.id}/approve`)).status,
+    ).toBe(200);
+    await s.settle();
+    const inbound = await s.eventually(async () =>
+      (await s.mailbox(s.agent.id, 'inbound')).find((m) => m.subject === 'A question'),
+    );
+    const answer = (op: string, body: unknown, key: string) =>
+      s.call('POST', path(inbound.id, op), { body, headers: { 'idempotency-key': key } });
+    const replies = [
+      await answer('reply', { text: 'Yes.' }, 'wait-reply'),
+      await answer('reply-all', { text: 'Yes, all.' }, 'wait-reply-all'),
+      await answer('forward', { to: [s.peer.address], text: 'FYI' }, 'wait-forward'),
+    ];
+    const template = await s.call('POST', `/v1/tenants/${s.tenantId}/templates`, {
+      body: {
+        name: 'approval-welcome',
+        subject: 'Welcome, {{name}}',
+        text: 'Hello {{name}}',
+        variables_schema: {
+          type: 'object',
+          properties: { name: { type: 'string' } },
+          required: ['name'],
+        },
+        category: 'transactional',
+        kind: 'transactional',
+      },
+    });
+    expect(template.status).toBe(201);
+    const byTemplate = await s.send({
+      template: 'approval-welcome',
+      variables: { name: 'Ada' },
+      to: [s.peer.address],
+    });
+    for (const r of [...replies, byTemplate]) {
+      expect(r.status).toBe(202);
+      expect(r.body.status).toBe('pending_approval');
+      expect(startsOf(r.body.id)).toEqual([]);
+    }
+    await s.settle();
+    // Only the peer's approved question counts, on the peer's own counter.
+    expect(await sentToday()).toBe(before);
+    const ok = await approve(byTemplate.body.id);
+    expect(ok.body).toMatchObject({ status: 'queued', subject: 'Welcome, Ada' });
+  });
+
   it('reject ends it canceled rejected_by_reviewer; the replay answers that', async () => {
     const id = (await s.send(mail('No thanks'), 'reject-me')).body.id as string;
     const r = await reject(id);
@@ -207,7 +261,7 @@ describe('a send that waits for a person', () => {
 });
 
 describe('approval runs the checks again', () => {
-  it('a cap reached while the send was pending refuses it at approval: failed daily_cap_reached, nothing sent', async () => {
+  it('a cap reached, or the identity paused, while the send was pending refuses it at approval: failed with that code, nothing sent', async () => {
     const c = await testStack({
       config: { simEventDelaySeconds: 0 },
       seed: { identity: { send_policy: { require_approval: true, daily_cap: 1 } } },
@@ -233,6 +287,17 @@ describe('approval runs the checks again', () => {
       expect((await c.mailbox(c.peer.id, 'inbound')).map((m) => m.subject)).toEqual(['One']);
       const again = await c.call('POST', `/v1/identities/${c.agent.id}/messages/${second}/approve`);
       expect(again.body.error).toMatchObject({ code: 'not_pending_approval', details: { status: 'failed' } });
+
+      // The identity paused while a send waited: refused at approval, failed identity_paused.
+      const third = (await c.send({ to: [c.peer.address], subject: 'Three', text: 'x' })).body.id as string;
+      const paused = await c.call('PATCH', `/v1/identities/${c.agent.id}`, { body: { status: 'paused' } });
+      expect(paused.status).toBe(200);
+      const refusedPaused = await c.call('POST', `/v1/identities/${c.agent.id}/messages/${third}/approve`);
+      expect(refusedPaused.status).toBe(409);
+      expect(refusedPaused.body.error).toMatchObject({
+        code: 'identity_paused',
+        details: { message: { id: third, status: 'failed', status_reason: 'identity_paused' } },
+      });
     } finally {
       await c.settle();
       await c.close();
