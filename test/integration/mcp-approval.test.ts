@@ -37,7 +37,11 @@ describe('MCP send tools under require_approval', () => {
         subject: 'Quote',
         text: 'Here is the quote.',
       },
-    })) as { content: { type: string; text: string }[]; structuredContent: any; isError?: boolean };
+    })) as {
+      content: { type: string; text: string }[];
+      structuredContent: { id: string; status: string };
+      isError?: boolean;
+    };
     expect(sent.isError).toBeFalsy();
     expect(sent.structuredContent).toMatchObject({
       status: 'pending_approval',
@@ -55,7 +59,7 @@ describe('MCP send tools under require_approval', () => {
         to: [s.peer.address],
         text: 'FYI',
       },
-    })) as { content: { type: string; text: string }[]; structuredContent: any };
+    })) as { content: { type: string; text: string }[]; structuredContent: { id: string; status: string } };
     expect(forwarded.structuredContent.status).toBe('pending_approval');
     expect(forwarded.content[0].text).toBe(PENDING_APPROVAL_NOTE);
   });
