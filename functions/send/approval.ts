@@ -86,6 +86,21 @@ function decisionItems(
   ];
 }
 
+/** An approval that found every recipient suppressed publishes `message.suppressed`, as a send does. */
+function suppressedItems(deps: Deps, next: MessageRecord, now: number) {
+  if (next.status !== 'suppressed') return [];
+  const recipients = (next.deliveries ?? []).map((x) => ({ address: x.address, reason: x.smtp_response }));
+  return [
+    eventPutItem(deps.db, {
+      id: `evt_${deps.newId()}`,
+      type: 'message.suppressed',
+      tenant_id: next.tenant_id,
+      created_at: now,
+      data: { message_id: next.id, identity_id: next.identity_id, recipients },
+    }),
+  ];
+}
+
 /** One decision on the pending message: `decide` runs on each read (a lost race reads again). */
 async function decideOn(
   deps: Deps,
@@ -98,7 +113,8 @@ async function decideOn(
   const out = await mutateMessage(deps.db, d.identity.id, d.messageId, (m) => {
     const now = deps.clock();
     const { next, type, data } = decide(m, now);
-    return { next, result: undefined, alsoWrite: decisionItems(deps, d, m, type, data, now) };
+    const items = decisionItems(deps, d, m, type, data, now);
+    return { next, result: undefined, alsoWrite: [...items, ...suppressedItems(deps, next, now)] };
   });
   if (!out.found) throw new PmailError('message_not_found', 'No message with this id in this identity.');
   return out.message;

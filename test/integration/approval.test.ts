@@ -222,6 +222,39 @@ describe('a send that waits for a person', () => {
     expect(ok.body).toMatchObject({ status: 'queued', subject: 'Welcome, Ada' });
   });
 
+  it('suppressions made while a send waited apply at approval; every recipient suppressed counts nothing', async () => {
+    const gone = `gone-${Date.now()}@simulator.invalid`;
+    const both = (await s.send({ to: [s.peer.address, gone], subject: 'Two of us', text: 'x' })).body
+      .id as string;
+    const only = (await s.send({ to: [gone], subject: 'Just them', text: 'x' })).body.id as string;
+    const suppressed = await s.call('POST', `/v1/tenants/${s.tenantId}/suppressions`, {
+      body: { address: gone, reason: 'manual' },
+    });
+    expect(suppressed.status).toBe(201);
+    const before = await sentToday();
+    const none = await approve(only);
+    expect(none.status).toBe(200);
+    expect(none.body.status).toBe('suppressed');
+    expect(await eventTypes(only)).toEqual([
+      'message.pending_approval',
+      'message.approved',
+      'message.suppressed',
+    ]);
+    expect(await sentToday()).toBe(before);
+    expect(startsOf(only)).toEqual([]);
+    const part = await approve(both);
+    expect(part.body.status).toBe('queued');
+    expect(
+      part.body.deliveries.map((d: { address: string; status: string }) => [d.address, d.status]),
+    ).toEqual([
+      [s.peer.address, 'queued'],
+      [gone, 'suppressed'],
+    ]);
+    await s.settle();
+    expect(startsOf(both)).toEqual([`${both}-d1`]);
+    expect(await sentToday()).toBe(before + 1);
+  });
+
   it('reject ends it canceled rejected_by_reviewer; the replay answers that', async () => {
     const id = (await s.send(mail('No thanks'), 'reject-me')).body.id as string;
     const r = await reject(id);
