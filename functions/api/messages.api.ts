@@ -1,3 +1,4 @@
+import type { Operation } from '../core/compose.ts';
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { isId } from '../core/ids.ts';
@@ -6,7 +7,6 @@ import { toApiMessage } from '../core/message-view.ts';
 import { possibleLocalDays } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { cancelSend, resolveSend, retrySend } from '../send/actions.ts';
-import type { Operation } from '../send/prepare.ts';
 import { decideOnFirstRead, submit } from '../send/submit.ts';
 import { resolveTemplate } from '../send/template.ts';
 import { getMessage, listMessages } from '../store/messages.store.ts';

@@ -22,7 +22,7 @@ import {
   putOnce,
   writeToken,
 } from './db.ts';
-import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
+import { keys, MESSAGE_SK_PREFIX } from './table-keys.ts';
 
 /**
  * Messages live in their identity's partition with their deliveries embedded, so one
