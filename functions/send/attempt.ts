@@ -12,8 +12,8 @@ import {
 } from '../core/send-attempt.ts';
 import type { TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
-import { addSuppression } from '../events/consume.ts';
 import { countAttempt } from '../metrics.ts';
+import { addSuppression } from '../outcomes/outcomes.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
 import { appendEvent } from '../store/events.store.ts';
 import { getMessage, mayHaveApplied, mutateMessage } from '../store/messages.store.ts';
