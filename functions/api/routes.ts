@@ -185,6 +185,13 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/v1/webhooks', group: 'webhooks', operation: 'listWebhooks' },
   { method: 'GET', path: '/v1/webhooks/{webhook_id}', group: 'webhooks', operation: 'getWebhook' },
   { method: 'DELETE', path: '/v1/webhooks/{webhook_id}', group: 'webhooks', operation: 'deleteWebhook' },
+  {
+    method: 'GET',
+    path: '/v1/webhooks/{webhook_id}/deliveries',
+    group: 'webhooks',
+    operation: 'listWebhookDeliveries',
+  },
+  { method: 'POST', path: '/v1/webhooks/{webhook_id}/test', group: 'webhooks', operation: 'testWebhook' },
   { method: 'POST', path: '/v1/tenants/{tenant_id}/domains', group: 'domains', operation: 'createDomain' },
   { method: 'GET', path: '/v1/tenants/{tenant_id}/domains', group: 'domains', operation: 'listDomains' },
   {
