@@ -76,6 +76,21 @@ export function MessagePage({ me, params }: PageProps) {
               ) : null}
             </section>
           ) : null}
+          {m.status === 'pending_approval' && can(me, 'messages:approve') ? (
+            <section class="actions" aria-label="Approval">
+              <ConfirmButton
+                label="Approve"
+                question="Approve this send? pmail sends it once, after checking its caps and suppressions again."
+                run={act('approve')}
+              />
+              <ConfirmButton
+                label="Reject"
+                question="Reject this send? It is canceled and never sent."
+                run={act('reject')}
+                danger
+              />
+            </section>
+          ) : null}
           {m.deliveries ? (
             <Section title="Recipients">
               <table>

@@ -3,6 +3,7 @@ import { api, type Message, type Page } from '../api.ts';
 import { ErrorNote, Loading, type PageProps, Status, time, useLoad } from '../ui.tsx';
 
 const STATUSES = [
+  'pending_approval',
   'queued',
   'submitted',
   'delivered',
