@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import nodemailer from 'nodemailer';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../functions/local/http-server.ts';
@@ -10,8 +12,9 @@ import { type TestStack, testStack } from '../support/local.ts';
 /**
  * The console in a real browser (Debian's chromium, driven by playwright-core) against the local
  * HTTP server on the real engines: sign in, read a delivered message, resolve an uncertain one
- * by clicking, add and remove a suppression, an identity key's narrower view, axe-core on every
- * page and a screenshot of each under test-output/console/.
+ * by clicking, add and remove a suppression, send a webhook test and see it in the endpoint's
+ * recent deliveries, read a message received through the local MX, an identity key's narrower
+ * view, axe-core on every page and a screenshot of each under test-output/console/.
  */
 const CHROMIUM = process.env.PMAIL_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = join(import.meta.dirname, '../../test-output/console');
@@ -27,6 +30,10 @@ const cspViolations: string[] = [];
 let delivered: { id: string; subject: string };
 let uncertain: { id: string; subject: string };
 let peerSubject: string;
+/** A webhook receiver on 127.0.0.1: the event types it was sent. */
+let hooks: Server;
+let hookUrl = '';
+const hooked: string[] = [];
 
 async function sendAs(identityId: string, to: string, subject: string) {
   const res = await s.call('POST', `/v1/identities/${identityId}/messages`, {
@@ -39,7 +46,24 @@ async function sendAs(identityId: string, to: string, subject: string) {
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  s = await testStack({ config: { simEventDelaySeconds: 0 } });
+  hooks = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => {
+      body += d;
+    });
+    req.on('end', () => {
+      hooked.push(JSON.parse(body).type);
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', () => r()));
+  hookUrl = `http://127.0.0.1:${(hooks.address() as { port: number }).port}/console-hook`;
+  s = await testStack({
+    config: { simEventDelaySeconds: 0 },
+    webhooks: true,
+    webhookScheduleScale: 0.001,
+    inbound: { port: 0 },
+  });
   http = await startHttpServer(s.groups, { port: 0, log: silentLogger });
   delivered = await sendAs(s.agent.id, 'delivered@simulator.invalid', 'Console delivered one');
   uncertain = await sendAs(s.agent.id, 'timeout@simulator.invalid', 'Console uncertain one');
@@ -61,6 +85,7 @@ afterAll(async () => {
   await http?.close();
   await s?.settle();
   await s?.close();
+  await new Promise((r) => hooks?.close(r));
 });
 
 async function signIn(p: Page, key: string) {
@@ -126,6 +151,9 @@ describe('console', () => {
     await expect.poll(() => row.locator('.status').textContent()).toBe('delivered');
     expect(page.url()).toContain(`#/messages/${s.agent.id}/${delivered.id}`);
     await page.getByText('message.delivered').first().waitFor();
+    // Its body as sent: the stored MIME, read on request and shown as text.
+    await page.getByRole('button', { name: 'Show original' }).click();
+    expect(await page.locator('pre.original').textContent()).toContain(`Subject: ${delivered.subject}`);
     await accessible(page, 'message');
   });
 
@@ -163,10 +191,86 @@ describe('console', () => {
     expect((await s.call('GET', base, { query: { address } })).body.data).toHaveLength(0);
   });
 
+  it('sends a webhook test from the endpoint page and shows it in its recent deliveries', async () => {
+    const created = await s.call('POST', '/v1/webhooks', {
+      body: { url: hookUrl, event_types: ['message.bounced'], description: 'Console hook' },
+    });
+    expect(created.status).toBe(201);
+    await open(page, 'webhooks', 'Webhooks');
+    await page.getByRole('link', { name: hookUrl }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhook' }).waitFor();
+    await page.getByText('No deliveries in the last 3 days.').waitFor();
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const queued = await page
+      .getByRole('status')
+      .getByText(/^Test event evt_[0-9a-z]{26} queued\.$/)
+      .textContent();
+    const eventId = /evt_[0-9a-z]{26}/.exec(queued ?? '')![0];
+    const row = page.locator(`tr[data-event="${eventId}"]`);
+    await expect.poll(() => row.locator('.status').textContent(), { timeout: 8000 }).toBe('delivered');
+    expect(await row.getByRole('cell').allTextContents()).toEqual([
+      expect.any(String),
+      `webhook.test${eventId}`,
+      '1',
+      expect.stringMatching(/^200 \(\d+ ms\)$/),
+      'delivered',
+    ]);
+    // The receiver got it, and the API lists the same attempt.
+    expect(hooked).toEqual(['webhook.test']);
+    const listed = await s.call('GET', `/v1/webhooks/${created.body.id}/deliveries`);
+    expect(listed.body.data.map((a: { event_id: string }) => a.event_id)).toEqual([eventId]);
+    await accessible(page, 'webhook');
+  });
+
+  it('shows a message received through the local MX in the inbox, its text, and its HTML without scripts', async () => {
+    const subject = 'Console inbound hello';
+    const mx = nodemailer.createTransport({
+      host: s.mx!.host,
+      port: s.mx!.port,
+      secure: false,
+      ignoreTLS: true,
+    });
+    await mx.sendMail({
+      from: 'Customer <customer@simulator.invalid>',
+      to: s.agent.address,
+      subject,
+      text: 'Plain words from outside.',
+      html: '<p>Hello from outside.</p><script>parent.document.title = "pwned"</script><b onclick="parent.document.title = \'pwned\'">Bold</b>',
+    });
+    await s.eventually(async () =>
+      (await s.mailbox(s.agent.id, 'inbound')).some((m) => m.subject === subject),
+    );
+    await open(page, 'inbox', 'Inbox');
+    await page.getByLabel('Identity').selectOption(s.agent.id);
+    const link = page.getByRole('link', { name: subject });
+    await link.waitFor();
+    const cells = await page.locator('tr', { has: link }).getByRole('cell').allTextContents();
+    expect(cells[1]).toBe('customer@simulator.invalid');
+    await accessible(page, 'inbox-received');
+    await link.click();
+    await page.getByRole('heading', { name: subject }).waitFor();
+    expect(await page.locator('pre.body').textContent()).toContain('Plain words from outside.');
+    const frame = page.frameLocator('iframe[title="HTML preview"]');
+    await frame.getByText('Hello from outside.').waitFor();
+    expect(await page.locator('iframe[title="HTML preview"]').getAttribute('sandbox')).toBe('');
+    expect(await frame.locator('script, [onclick]').count()).toBe(0);
+    await frame.getByText('Bold').click();
+    // Nothing in the mail ran: the console's title is its own.
+    expect(await page.title()).toBe('Message · pmail console');
+    await accessible(page, 'message-received');
+  });
+
+  it('lists no approvals while no send is held, saying why', async () => {
+    await open(page, 'approvals', 'Approvals');
+    await page.getByText(/^No approvals/).waitFor();
+    expect(await page.getByRole('button', { name: /Approve|Reject/ }).count()).toBe(0);
+  });
+
   it('passes axe on every other page and keeps a screenshot of each', async () => {
     for (const [hash, title] of [
       ['overview', 'Overview'],
       ['inbox', 'Inbox'],
+      ['approvals', 'Approvals'],
       ['templates', 'Templates'],
       ['domains', 'Domains'],
       ['webhooks', 'Webhooks'],
@@ -205,7 +309,7 @@ describe('console', () => {
     expect(await p.getByText(peerSubject).count()).toBe(0);
     // The peer's messages are not reachable by URL either: the API refuses them.
     const nav = await p.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
-    expect(nav).toEqual(['Messages', 'Inbox', 'Keys']);
+    expect(nav).toEqual(['Messages', 'Inbox', 'Approvals', 'Keys']);
     await open(p, 'keys', 'Keys');
     await p.getByText('This key may not manage keys').waitFor();
     expect(await p.getByRole('button', { name: /Create key|Revoke/ }).count()).toBe(0);
