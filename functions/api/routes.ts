@@ -248,6 +248,12 @@ export const routes: readonly Route[] = [
     group: 'templates',
     operation: 'deleteTemplate',
   },
+  {
+    method: 'POST',
+    path: '/v1/tenants/{tenant_id}/templates/{name}/preview',
+    group: 'templates',
+    operation: 'previewTemplate',
+  },
   // The MCP server (Streamable HTTP, stateless): JSON-RPC in the body, functions/api/mcp.api.ts.
   { method: 'POST', path: '/mcp', group: 'mcp', operation: 'mcp' },
   // The web console (functions/api/console.api.ts): its page and its content-hashed files.

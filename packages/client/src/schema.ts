@@ -1317,6 +1317,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenant_id}/templates/{name}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /** @description The template's name. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a template with sample variables
+         * @description The current version rendered as a send renders it: the variables checked against its
+         *     schema, then the same engine. Without `variables`, samples from the schema are used (each
+         *     property's `const`, first example, default or first enum value, else a stand-in for its
+         *     type), and the answer shows them. A marketing template renders with a stand-in unsubscribe
+         *     URL. Nothing is sent or stored. Needs `templates:read` or `templates:write`.
+         */
+        post: operations["previewTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1403,6 +1435,23 @@ export interface components {
             data: components["schemas"]["Webhook"][];
             /** @description Always null; a tenant's endpoints fit one page. */
             next_cursor: null;
+        };
+        TemplatePreviewRequest: {
+            /** @description The variables to render with; without it, samples from the template's schema. */
+            variables?: {
+                [key: string]: unknown;
+            };
+        };
+        TemplatePreview: {
+            name: string;
+            version: number;
+            /** @description The variables it was rendered with (the samples, when none were given). */
+            variables: {
+                [key: string]: unknown;
+            };
+            subject: string;
+            text: string | null;
+            html: string | null;
         };
         WebhookDeliveryList: {
             data: components["schemas"]["WebhookDeliveryAttempt"][];
@@ -6358,6 +6407,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["TemplateForbidden"];
+            404: components["responses"]["TemplateNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    previewTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /** @description The template's name. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TemplatePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The rendered subject and bodies. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatePreview"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body is not JSON or names an unknown field.
+             *     - `invalid_payload`: the variables do not match the template's schema, or the template
+             *       failed to render with them (`details.errors[]`).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["TemplateForbidden"];
