@@ -260,6 +260,35 @@ describe('console', () => {
     await accessible(page, 'message-received');
   });
 
+  it('previews a template rendered by the API, with samples from its schema, then with typed variables', async () => {
+    const created = await s.call('POST', `/v1/tenants/${s.tenantId}/templates`, {
+      body: {
+        name: 'console_welcome',
+        subject: 'Welcome, {{name}}',
+        text: 'Hello {{name}}{{#if vip}}, our best customer{{/if}}.',
+        html: '<p>Hello <b>{{name}}</b></p>',
+        variables_schema: {
+          type: 'object',
+          properties: { name: { type: 'string', examples: ['Ada'] }, vip: { type: 'boolean' } },
+          required: ['name'],
+        },
+        category: 'transactional',
+        kind: 'transactional',
+      },
+    });
+    expect(created.status).toBe(201);
+    await open(page, 'templates', 'Templates');
+    await page.getByRole('button', { name: 'console_welcome' }).click();
+    await page.getByText('Welcome, Ada', { exact: true }).waitFor();
+    expect(await page.locator('pre.body').textContent()).toBe('Hello Ada, our best customer.');
+    await page.frameLocator('iframe[title="Preview of console_welcome"]').getByText('Ada').waitFor();
+    await page.getByLabel('Sample variables').fill('{ "name": "Grace", "vip": false }');
+    await page.getByRole('button', { name: 'Render preview' }).click();
+    await page.getByText('Welcome, Grace', { exact: true }).waitFor();
+    expect(await page.locator('pre.body').textContent()).toBe('Hello Grace.');
+    await accessible(page, 'templates-preview');
+  });
+
   it('lists no approvals while no send is held, saying why', async () => {
     await open(page, 'approvals', 'Approvals');
     await page.getByText(/^No approvals/).waitFor();
