@@ -1007,7 +1007,8 @@ export interface paths {
          *     is one call of the operation of the same name here, with this request's key. `tools/list`
          *     lists only the tools the key's permissions allow. A tool's refusal is a tool result with
          *     `isError: true` whose content is this API's Error envelope (the same codes; a send tool
-         *     adds seed 003's code as `details.seed_code`). Results that carry email content are marked
+         *     adds the reply attempt's code, the CLI's `IDEMPOTENCY_KEY_REUSED` and the like, as
+         *     `details.seed_code`). Results that carry email content are marked
          *     untrusted. A JSON-RPC error of a well-formed request (an unknown method or tool, bad
          *     arguments) is a 200 with the JSON-RPC `error` member. A key that is missing, unknown,
          *     revoked or expired is 401 in this API's Error envelope, before anything else is read.
@@ -1785,7 +1786,7 @@ export interface components {
             /** @enum {string} */
             kind: "transactional" | "marketing" | "auto_reply";
             /**
-             * @description Outbound only (null on inbound mail). Whether the recipient may refuse this message (seed 002's kind):
+             * @description Outbound only (null on inbound mail). Whether the recipient may refuse this message (its kind):
              *     `elective` mail is blocked by an unsubscribe; `transactional` mail only by a hard
              *     bounce, a complaint or a suppression that blocks everything. Set from a template's
              *     kind, never by the caller; otherwise `elective` for `kind: marketing`, else
@@ -1850,8 +1851,8 @@ export interface components {
              */
             address: string;
             /**
-             * @description What the caller typed for this recipient, when it differs from `address` (seed 002:
-             *     kept so an operator sees the string actually addressed); null otherwise. Never matched on.
+             * @description What the caller typed for this recipient, when it differs from `address` (kept so an
+             *     operator sees the string actually addressed); null otherwise. Never matched on.
              */
             typed_address: string | null;
             /** @enum {string} */
@@ -2142,7 +2143,7 @@ export interface components {
             /**
              * @description What a live send does while its sending domain has no transport configured (or is not
              *     set up yet): `refuse` answers 422 `transport_unavailable`; `hold` accepts it as
-             *     `undispatched` (seed 002), and the sweeper dispatches it once the domain's transport is
+             *     `undispatched`, and the sweeper dispatches it once the domain's transport is
              *     configured. Default `refuse`.
              * @enum {string}
              */
@@ -2775,7 +2776,7 @@ export interface components {
          *       `smtp` transport). A test tenant sends through the simulator and never gets this. Under
          *       the tenant policy `unconfigured_transport: "hold"`, a send refused for
          *       `transport_not_configured` or a missing domain is accepted instead with status
-         *       `undispatched` (seed 002), and the sweeper dispatches it once the transport is configured.
+         *       `undispatched`, and the sweeper dispatches it once the transport is configured.
          *     - `recipient_blocked` (dry run only): a recipient is on the tenant's send-block list
          *       (`details.recipients[]`, `{ address, field }`). A real send accepts the message and
          *       makes that delivery `suppressed` instead.
