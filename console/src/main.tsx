@@ -13,6 +13,7 @@ import { Overview } from './pages/overview.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { Suppressions } from './pages/suppressions.tsx';
 import { Templates } from './pages/templates.tsx';
+import { ThreadPage, Threads } from './pages/threads.tsx';
 import { WebhookPage, Webhooks } from './pages/webhooks.tsx';
 import { can, ErrorNote, type PageProps } from './ui.tsx';
 
@@ -42,6 +43,8 @@ const PAGES: PageDef[] = [
   { path: 'messages', title: 'Messages', nav: 'Messages', needs: 'messages:read', component: Messages },
   { path: 'messages/:identity/:message', title: 'Message', needs: 'messages:read', component: MessagePage },
   { path: 'inbox', title: 'Inbox', nav: 'Inbox', needs: 'messages:read', component: Inbox },
+  { path: 'threads', title: 'Threads', nav: 'Threads', needs: 'messages:read', component: Threads },
+  { path: 'threads/:identity/:thread', title: 'Thread', needs: 'messages:read', component: ThreadPage },
   {
     path: 'approvals',
     title: 'Approvals',

@@ -151,6 +151,7 @@ describe('console', () => {
     await expect.poll(() => row.locator('.status').textContent()).toBe('delivered');
     expect(page.url()).toContain(`#/messages/${s.agent.id}/${delivered.id}`);
     await page.getByText('message.delivered').first().waitFor();
+    await page.screenshot({ path: join(SHOTS, 'console.png') });
     // Its body as sent: the stored MIME, read on request and shown as text.
     await page.getByRole('button', { name: 'Show original' }).click();
     expect(await page.locator('pre.original').textContent()).toContain(`Subject: ${delivered.subject}`);
@@ -245,6 +246,7 @@ describe('console', () => {
     const link = page.getByRole('link', { name: subject });
     await link.waitFor();
     const cells = await page.locator('tr', { has: link }).getByRole('cell').allTextContents();
+    expect(cells[0]).toBe(`${subject}Plain words from outside.`);
     expect(cells[1]).toBe('customer@simulator.invalid');
     await accessible(page, 'inbox-received');
     await link.click();
@@ -299,6 +301,7 @@ describe('console', () => {
     for (const [hash, title] of [
       ['overview', 'Overview'],
       ['inbox', 'Inbox'],
+      ['threads', 'Threads'],
       ['approvals', 'Approvals'],
       ['templates', 'Templates'],
       ['domains', 'Domains'],
@@ -338,7 +341,7 @@ describe('console', () => {
     expect(await p.getByText(peerSubject).count()).toBe(0);
     // The peer's messages are not reachable by URL either: the API refuses them.
     const nav = await p.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
-    expect(nav).toEqual(['Messages', 'Inbox', 'Approvals', 'Keys']);
+    expect(nav).toEqual(['Messages', 'Inbox', 'Threads', 'Approvals', 'Keys']);
     await open(p, 'keys', 'Keys');
     await p.getByText('This key may not manage keys').waitFor();
     expect(await p.getByRole('button', { name: /Create key|Revoke/ }).count()).toBe(0);

@@ -119,6 +119,7 @@ export function Messages({ identities, fixedDirection }: PageProps & { fixedDire
                 <a href={`#/messages/${encodeURIComponent(m.identity_id)}/${encodeURIComponent(m.id)}`}>
                   {m.subject || '(no subject)'}
                 </a>
+                {m.inbound?.snippet ? <div class="hint snippet">{m.inbound.snippet}</div> : null}
               </td>
               <td>
                 {m.direction === 'inbound'
