@@ -231,10 +231,14 @@ describe('console', () => {
       secure: false,
       ignoreTLS: true,
     });
+    // A reply to the delivered message: it joins that message's thread.
+    const sent = await s.call('GET', `/v1/identities/${s.agent.id}/messages/${delivered.id}`);
     await mx.sendMail({
       from: 'Customer <customer@simulator.invalid>',
       to: s.agent.address,
       subject,
+      inReplyTo: sent.body.rfc_message_id,
+      references: [sent.body.rfc_message_id],
       text: 'Plain words from outside.',
       html: '<p>Hello from outside.</p><script>parent.document.title = "pwned"</script><b onclick="parent.document.title = \'pwned\'">Bold</b>',
     });
@@ -260,6 +264,16 @@ describe('console', () => {
     // Nothing in the mail ran: the console's title is its own.
     expect(await page.title()).toBe('Message · pmail console');
     await accessible(page, 'message-received');
+    // The conversation: the sent message, then the reply with its new text.
+    await open(page, 'threads', 'Threads');
+    await page.getByLabel('Identity').selectOption(s.agent.id);
+    await page.getByRole('link', { name: delivered.subject }).click();
+    await page.getByRole('heading', { level: 1, name: 'Thread' }).waitFor();
+    const items = page.locator('ol.thread > li');
+    await expect.poll(() => items.count()).toBe(2);
+    expect(await items.nth(0).textContent()).toContain('(sent)');
+    expect(await items.nth(1).locator('pre.body').textContent()).toBe('Plain words from outside.');
+    await accessible(page, 'thread');
   });
 
   it('previews a template rendered by the API, with samples from its schema, then with typed variables', async () => {
