@@ -104,7 +104,7 @@ async function accessible(p: Page, name: string) {
   )) as { id: string; impact: string; nodes: number }[];
   expect(
     found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical'),
-    name,
+    `${name}: ${JSON.stringify(found)}`,
   ).toEqual([]);
   await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
@@ -303,6 +303,38 @@ describe('console', () => {
     await page.getByText('Welcome, Grace', { exact: true }).waitFor();
     expect(await page.locator('pre.body').textContent()).toBe('Hello Grace.');
     await accessible(page, 'templates-preview');
+  });
+
+  it('shows a domain’s DNS records with copy buttons, and verifies it by clicking (confirmed)', async () => {
+    const name = `console-${Date.now()}.example.com`;
+    const created = await s.call('POST', `/v1/tenants/${s.tenantId}/domains`, {
+      body: { name, transport: 'ses' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const first = created.body.dns_records[0] as { name: string; value: string };
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: http.url });
+    await open(page, 'domains', 'Domains');
+    const section = page.locator('section', { has: page.getByRole('heading', { name }) });
+    await section
+      .getByRole('button', { name: `Copy value of ${first.name}` })
+      .first()
+      .click();
+    await section
+      .getByRole('button', { name: `Copied value of ${first.name}` })
+      .first()
+      .waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(first.value);
+    await section.getByRole('button', { name: `Verify ${name}` }).click();
+    await page
+      .getByRole('dialog', { name: `Confirm: Verify ${name}` })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    const after = await s.eventually(async () => {
+      const d = await s.call('GET', `/v1/tenants/${s.tenantId}/domains/${created.body.id}`);
+      return d.body.checked_at ? d.body : undefined;
+    });
+    await expect.poll(() => section.locator('.status').first().textContent()).toBe(after.state);
+    await accessible(page, 'domains-verified');
   });
 
   it('lists no approvals while no send is held, saying why', async () => {
