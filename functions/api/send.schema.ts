@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PmailError } from '../core/errors.ts';
+import { ID_PATTERNS } from '../core/ids.ts';
 import {
   BASE64_PATTERN,
   MAX_ADDRESS_CHARS,
@@ -204,6 +205,9 @@ export const listQuerySchema = z.strictObject({
   direction: z.enum(['inbound', 'outbound']).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
   cursor: z.string().max(200).optional(),
+  /** Read on: the messages written after this message id or `after` cursor, oldest first (core/follow.ts). */
+  after: z.string().max(6000).optional(),
+  thread_id: z.string().regex(ID_PATTERNS.thread).optional(),
 });
 
 export function zodErrors(error: z.ZodError): { path: string; message: string }[] {

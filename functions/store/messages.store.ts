@@ -475,6 +475,55 @@ export async function listMessages(
   return { data: page, next_cursor: more && page.length > 0 ? page[page.length - 1].id : null };
 }
 
+/**
+ * The identity's messages written after a position (core/follow.ts), oldest first: one Query of
+ * the sort keys above `after`, without the ids the reader was given already (`seen`), filtered by
+ * direction and thread. `more`: another message follows the page.
+ */
+export async function listMessagesAfter(
+  db: Db,
+  identityId: string,
+  opts: {
+    after: string;
+    seen: string[];
+    direction?: 'inbound' | 'outbound';
+    threadId?: string;
+    limit: number;
+  },
+): Promise<{ data: MessageRecord[]; more: boolean }> {
+  const seen = new Set(opts.seen);
+  const filters = [
+    ...(opts.direction ? ['direction = :d'] : []),
+    ...(opts.threadId ? ['thread_id = :t'] : []),
+  ];
+  const data: MessageRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db.doc.send(
+      new QueryCommand({
+        TableName: db.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': `I#${identityId}`,
+          ':from': `${MESSAGE_SK_PREFIX}${opts.after}\u0000`,
+          ':to': `${MESSAGE_SK_PREFIX}msg_\uffff`,
+          ...(opts.direction ? { ':d': opts.direction } : {}),
+          ...(opts.threadId ? { ':t': opts.threadId } : {}),
+        },
+        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+        Limit: opts.limit + 1 + seen.size,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const m = fromItem(item)!;
+      if (!seen.has(m.id)) data.push(m);
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey && data.length <= opts.limit);
+  return { data: data.slice(0, opts.limit), more: data.length > opts.limit };
+}
+
 export type ProviderIdMatch =
   | { type: 'none' }
   | { type: 'one'; identity_id: string; message_id: string }

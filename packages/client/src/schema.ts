@@ -63,6 +63,13 @@ export interface paths {
          *     as `cursor` to get the next one; `next_cursor` is null on the last page. Needs the
          *     `messages:read` permission. A query parameter not listed here is refused with 400
          *     `invalid_request`.
+         *
+         *     With `after` (a message id, or the `after` of a previous answer) the list reads on
+         *     instead: the messages written after that position, **oldest first**, and `after` in the
+         *     answer is where to read on from next time (docs/guides/receiving.md › Reading on). Passing
+         *     that cursor back gives every message once, including one whose write committed a moment
+         *     behind a newer one; `next_cursor` is the same cursor while more messages are waiting now,
+         *     else null. `thread_id` narrows a read on to one thread.
          */
         get: operations["listMessages"];
         put?: never;
@@ -1106,7 +1113,9 @@ export interface paths {
          *     text/event-stream` and `Content-Type: application/json`. Tools: `send_email`, `reply`,
          *     `reply_all`, `forward` (each with a required `idempotency_key` of the Idempotency-Key
          *     header's pattern), `get_message`, `list_messages`, `cancel`, `resolve`, `list_events`; each
-         *     is one call of the operation of the same name here, with this request's key. `tools/list`
+         *     is one call of the operation of the same name here, with this request's key.
+         *     `wait_for_message` reads on with `listMessages` (`direction=inbound&after=`) every 200 to
+         *     800 ms until a message is there or its `timeout_seconds` (at most 25) pass. `tools/list`
          *     lists only the tools the key's permissions allow. A tool's refusal is a tool result with
          *     `isError: true` whose content is this API's Error envelope (the same codes; a send tool
          *     adds the reply attempt's code, the CLI's `IDEMPOTENCY_KEY_REUSED` and the like, as
@@ -2074,8 +2083,16 @@ export interface components {
         };
         MessageList: {
             data: components["schemas"]["Message"][];
-            /** @description Pass as `cursor` for the next page; null on the last page. */
+            /**
+             * @description Pass as `cursor` for the next page; null on the last page. In a read on (`after`),
+             *     the `after` cursor while more messages are waiting now, else null.
+             */
             next_cursor: string | null;
+            /**
+             * @description In a read on (`after` given): the position after this page, to pass as `after` next
+             *     time. Absent from a newest-first page.
+             */
+            after?: string;
         };
         /**
          * @description A JSON-RPC 2.0 error response, as the MCP transport answers a protocol fault of
@@ -3289,6 +3306,14 @@ export interface operations {
                 limit?: number;
                 /** @description The opaque `next_cursor` of the previous page. */
                 cursor?: string;
+                /**
+                 * @description Read on: only messages written after this message id (`msg_…`, one of this
+                 *     identity's) or this `after` cursor of a previous answer, oldest first. Not with
+                 *     `cursor`.
+                 */
+                after?: string;
+                /** @description With `after`, only messages of this thread of the identity. */
+                thread_id?: string;
             };
             header?: never;
             path: {
@@ -3313,8 +3338,9 @@ export interface operations {
                 };
             };
             /**
-             * @description - `invalid_request`: a query parameter is unknown or out of range, or `cursor` was not
-             *       produced by pmail (`details.errors[]`).
+             * @description - `invalid_request`: a query parameter is unknown or out of range, `cursor` or `after`
+             *       was not produced by pmail, `after` came with `cursor`, or `thread_id` without
+             *       `after` (`details.errors[]`).
              */
             400: {
                 headers: {
@@ -3327,7 +3353,20 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ReadPermissionDenied"];
-            404: components["responses"]["IdentityNotFound"];
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: `after` is a message id that is no message of this identity.
+             *     - `thread_not_found`: `thread_id` is not a thread of this identity.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
