@@ -7,8 +7,9 @@ import { toApiMessage } from '../core/message-view.ts';
 import { possibleLocalDays } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { cancelSend, resolveSend, retrySend } from '../send/actions.ts';
+import { approveSend, rejectSend } from '../send/approval.ts';
 import type { Operation } from '../send/prepare.ts';
-import { decideOnFirstRead, submit } from '../send/submit.ts';
+import { currentIfPending, decideOnFirstRead, submit } from '../send/submit.ts';
 import { resolveTemplate } from '../send/template.ts';
 import { threadExists } from '../store/inbound.store.ts';
 import { getMessage, listMessages, listMessagesAfter } from '../store/messages.store.ts';
@@ -26,7 +27,7 @@ import { bodyOf, header, json, routeGroup } from './http.ts';
 import { listQuerySchema, parseSendBody, resolveBodySchema, zodErrors } from './send.schema.ts';
 
 /**
- * The `messages` route group: POST/GET …/messages, GET …/messages/{id} and its raw original, and cancel and resolve. Thin: parse, call the
+ * The `messages` route group: POST/GET …/messages, GET …/messages/{id} and its raw original, cancel, resolve, retry, approve and reject. Thin: parse, call the
  * use case or the store, map the answer. Errors become the error envelope of openapi.yaml.
  */
 export function messagesApi(deps: Deps) {
@@ -69,8 +70,8 @@ export function messagesApi(deps: Deps) {
           dryRun: dryRun === 'true',
         };
         const early = decideOnFirstRead(command, first, now);
-        if (early) return early;
-        return submit(deps, {
+        if (early) return currentIfPending(deps, identity.id, early);
+        const out = await submit(deps, {
           ...command,
           tenant: (db) => tenantOfIdentity(db, identity),
           identity,
@@ -78,6 +79,7 @@ export function messagesApi(deps: Deps) {
           firstRead: true,
           counters: first.counters,
         });
+        return currentIfPending(deps, identity.id, out);
       })().catch(countRefusal(deps));
       deps.metrics.add(
         out.type === 'dry_run' ? 'sends_dry_run' : out.deduplicated ? 'sends_deduplicated' : 'sends_accepted',
@@ -134,6 +136,15 @@ export function messagesApi(deps: Deps) {
         });
         return json(200, toApiMessage(m), requestId);
       }
+      case 'approveMessage':
+      case 'rejectMessage': {
+        // A person's decision on a send waiting for approval (send/approval.ts).
+        requirePermission(key, 'messages:approve');
+        const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
+        const decide = route.operation === 'approveMessage' ? approveSend : rejectSend;
+        const m = await decide(deps, { tenant, identity, messageId: params.message_id, actor: key.key_id });
+        return json(200, toApiMessage(m), requestId);
+      }
       case 'getMessage': {
         requirePermission(key, 'messages:read');
         const { identity } = await identityInScope(deps.db, key, params.identity_id);
@@ -175,6 +186,11 @@ export function messagesApi(deps: Deps) {
             details: { errors: zodErrors(q.error) },
           });
         }
+        if (q.data.after !== undefined && q.data.status !== undefined) {
+          throw new PmailError('invalid_request', 'status filters the list, not a read on from `after`.', {
+            details: { errors: [{ path: 'status', message: 'not with after' }] },
+          });
+        }
         if (q.data.after !== undefined) return json(200, await readOn(deps, identity.id, q.data), requestId);
         if (q.data.thread_id !== undefined) {
           throw new PmailError('invalid_request', 'thread_id filters a read on from `after`.', {
@@ -183,6 +199,7 @@ export function messagesApi(deps: Deps) {
         }
         const page = await listMessages(deps.db, identity.id, {
           direction: q.data.direction,
+          status: q.data.status,
           limit: q.data.limit,
           cursor: q.data.cursor ? decodeCursor(q.data.cursor) : undefined,
         });

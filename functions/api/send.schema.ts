@@ -19,6 +19,7 @@ import {
   MAX_UNSUBSCRIBE_URL_CHARS,
   TEMPLATE_NAME_PATTERN,
 } from '../core/limits.ts';
+import { MESSAGE_STATUSES } from '../core/model.ts';
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
 
 /**
@@ -208,6 +209,7 @@ export const listQuerySchema = z.strictObject({
   /** Read on: the messages written after this message id or `after` cursor, oldest first (core/follow.ts). */
   after: z.string().max(6000).optional(),
   thread_id: z.string().regex(ID_PATTERNS.thread).optional(),
+  status: z.enum(MESSAGE_STATUSES).optional(),
 });
 
 export function zodErrors(error: z.ZodError): { path: string; message: string }[] {

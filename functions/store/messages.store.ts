@@ -6,7 +6,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { isCfRestProviderId } from '../core/cf-outcome.ts';
-import type { MessageRecord } from '../core/model.ts';
+import type { MessageRecord, MessageStatus } from '../core/model.ts';
 import { claimWriteSeen } from '../core/send-attempt.ts';
 import { redactPayload } from '../core/template-payload.ts';
 import { inboundKey, outboundKey } from './blobs.ts';
@@ -437,14 +437,15 @@ export interface MessagePage {
 
 /**
  * Newest first. Message sort keys are `M#{ulid}`, so the partition order is time order. A direction
- * filter is a FilterExpression: pages are topped up until `limit` items are found or the
+ * or status filter is a FilterExpression: pages are topped up until `limit` items are found or the
  * partition ends. The cursor is the sort key of the last item returned.
  */
 export async function listMessages(
   db: Db,
   identityId: string,
-  opts: { direction?: 'inbound' | 'outbound'; limit: number; cursor?: string },
+  opts: { direction?: 'inbound' | 'outbound'; status?: MessageStatus; limit: number; cursor?: string },
 ): Promise<MessagePage> {
+  const filters = [...(opts.direction ? ['direction = :d'] : []), ...(opts.status ? ['#status = :s'] : [])];
   const data: MessageRecord[] = [];
   let startKey: Record<string, unknown> | undefined = opts.cursor
     ? { pk: `I#${identityId}`, sk: `${MESSAGE_SK_PREFIX}${opts.cursor}` }
@@ -459,8 +460,10 @@ export async function listMessages(
           ':pk': `I#${identityId}`,
           ':m': MESSAGE_SK_PREFIX,
           ...(opts.direction ? { ':d': opts.direction } : {}),
+          ...(opts.status ? { ':s': opts.status } : {}),
         },
-        ...(opts.direction ? { FilterExpression: 'direction = :d' } : {}),
+        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+        ...(opts.status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
         ScanIndexForward: false,
         Limit: opts.limit - data.length + 1,
         ExclusiveStartKey: startKey,
