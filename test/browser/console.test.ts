@@ -337,10 +337,38 @@ describe('console', () => {
     await accessible(page, 'domains-verified');
   });
 
-  it('lists no approvals while no send is held, saying why', async () => {
+  it('approves one held send and rejects another by clicking (each confirmed), and the API agrees', async () => {
     await open(page, 'approvals', 'Approvals');
-    await page.getByText(/^No approvals/).waitFor();
-    expect(await page.getByRole('button', { name: /Approve|Reject/ }).count()).toBe(0);
+    await page.getByText('No approvals waiting.').waitFor();
+    const held = await s.call('PATCH', `/v1/identities/${s.peer.id}`, {
+      body: { send_policy: { require_approval: true } },
+    });
+    expect(held.status, JSON.stringify(held.body)).toBe(200);
+    const keep = await sendAs(s.peer.id, 'delivered@simulator.invalid', 'Console held, approve me');
+    const drop = await sendAs(s.peer.id, 'delivered@simulator.invalid', 'Console held, reject me');
+    expect((await s.message(s.peer.id, keep.id))?.status).toBe('pending_approval');
+    await page.reload();
+    const row = (m: { id: string }) => page.locator(`tr[data-message="${m.id}"]`);
+    await row(keep).waitFor();
+    await row(drop).waitFor();
+    await accessible(page, 'approvals-held');
+    await row(keep).getByRole('button', { name: 'Approve' }).click();
+    await row(keep)
+      .getByRole('dialog', { name: 'Confirm: Approve' })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await row(keep).waitFor({ state: 'detached' });
+    await row(drop).getByRole('button', { name: 'Reject' }).click();
+    await row(drop)
+      .getByRole('dialog', { name: 'Confirm: Reject' })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await row(drop).waitFor({ state: 'detached' });
+    await page.getByText('No approvals waiting.').waitFor();
+    await s.settle();
+    await s.eventually(async () => (await s.message(s.peer.id, keep.id))?.status === 'delivered');
+    const rejected = await s.call('GET', `/v1/identities/${s.peer.id}/messages/${drop.id}`);
+    expect([rejected.body.status, rejected.body.status_reason]).toEqual(['canceled', 'rejected_by_reviewer']);
   });
 
   it('passes axe on every other page and keeps a screenshot of each', async () => {
