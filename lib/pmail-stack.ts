@@ -244,7 +244,7 @@ export class PmailStack extends Stack {
     // an event and disables a gone endpoint. Both open the keys secret (loadLambdaDeps).
     this.webhooks = new Webhooks(this, 'Webhooks', { table: this.data.table, environment });
     this.data.grantTableItems(this.webhooks.fanOut, ['Query']);
-    this.data.grantTableItems(this.webhooks.deliverer, ['GetItem', 'UpdateItem']);
+    this.data.grantTableItems(this.webhooks.deliverer, ['GetItem', 'UpdateItem', 'PutItem']);
     for (const fn of [this.webhooks.fanOut, this.webhooks.deliverer]) this.data.keys.grantRead(fn);
 
     // The daily orphan pass lists tenants and identities, reads messages, lists and deletes blobs.

@@ -86,7 +86,7 @@ export class Webhooks extends Construct {
         filters: [
           FilterCriteria.filter({
             eventName: FilterRule.isEqual('INSERT'),
-            dynamodb: { NewImage: { type: { S: FilterRule.isEqual('event') } } },
+            dynamodb: { NewImage: { type: { S: FilterRule.or('event', 'webhook_test') } } },
           }),
         ],
         // A record that keeps failing must not hold its shard for the stream's 24 hours.

@@ -31,7 +31,7 @@ export interface CallOptions {
   query?: Record<string, string | undefined>;
 }
 
-export async function api<T>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
+async function request(method: string, path: string, opts: CallOptions): Promise<Response> {
   const query = new URLSearchParams();
   for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined && v !== '') query.set(k, v);
   const headers: Record<string, string> = { authorization: `Bearer ${session.key() ?? ''}` };
@@ -45,13 +45,22 @@ export async function api<T>(method: string, path: string, opts: CallOptions = {
     credentials: 'omit',
     cache: 'no-store',
   });
-  const text = await res.text();
-  const body = text ? JSON.parse(text) : undefined;
   if (!res.ok) {
-    const e = body?.error ?? {};
+    const text = await res.text();
+    const e = (text.startsWith('{') ? JSON.parse(text) : {})?.error ?? {};
     throw new ApiError(res.status, e.code ?? 'error', e.message ?? `HTTP ${res.status}`);
   }
-  return body as T;
+  return res;
+}
+
+export async function api<T>(method: string, path: string, opts: CallOptions = {}): Promise<T> {
+  const text = await (await request(method, path, opts)).text();
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** A GET whose answer is not JSON (a message's stored original), as text. */
+export async function apiText(path: string): Promise<string> {
+  return (await request('GET', path, {})).text();
 }
 
 export interface Me {
@@ -107,9 +116,19 @@ export interface Message {
   provider: string | null;
   provider_message_id: string | null;
   deliveries?: Delivery[];
-  /** Served by API versions that return the body; the page says when it is absent. */
-  text?: string | null;
-  html?: string | null;
+  /** A received message's parsed fields (null on an outbound one). */
+  inbound?: Inbound | null;
+}
+
+/** What the API keeps of a received message (openapi.yaml › Message.inbound). */
+export interface Inbound {
+  snippet: string | null;
+  /** On the message itself; a page of the list leaves them null. */
+  text: string | null;
+  html: string | null;
+  body_truncated: boolean;
+  attachments: { filename: string | null; content_type: string; size: number; risky: boolean | null }[];
+  verdicts: Record<'spf' | 'dkim' | 'dmarc' | 'spam' | 'virus', string | null>;
 }
 
 export interface EventView {

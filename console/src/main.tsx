@@ -3,6 +3,7 @@ import './console.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type Identity, identitiesOf, type Me, session } from './api.ts';
+import { Approvals } from './pages/approvals.tsx';
 import { Domains } from './pages/domains.tsx';
 import { Inbox } from './pages/inbox.tsx';
 import { Keys } from './pages/keys.tsx';
@@ -12,7 +13,8 @@ import { Overview } from './pages/overview.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { Suppressions } from './pages/suppressions.tsx';
 import { Templates } from './pages/templates.tsx';
-import { Webhooks } from './pages/webhooks.tsx';
+import { ThreadPage, Threads } from './pages/threads.tsx';
+import { WebhookPage, Webhooks } from './pages/webhooks.tsx';
 import { can, ErrorNote, type PageProps } from './ui.tsx';
 
 /**
@@ -41,6 +43,15 @@ const PAGES: PageDef[] = [
   { path: 'messages', title: 'Messages', nav: 'Messages', needs: 'messages:read', component: Messages },
   { path: 'messages/:identity/:message', title: 'Message', needs: 'messages:read', component: MessagePage },
   { path: 'inbox', title: 'Inbox', nav: 'Inbox', needs: 'messages:read', component: Inbox },
+  { path: 'threads', title: 'Threads', nav: 'Threads', needs: 'messages:read', component: Threads },
+  { path: 'threads/:identity/:thread', title: 'Thread', needs: 'messages:read', component: ThreadPage },
+  {
+    path: 'approvals',
+    title: 'Approvals',
+    nav: 'Approvals',
+    needs: 'messages:read',
+    component: Approvals,
+  },
   {
     path: 'suppressions',
     title: 'Suppressions',
@@ -72,6 +83,13 @@ const PAGES: PageDef[] = [
     needs: 'webhooks:read',
     tenantOnly: true,
     component: Webhooks,
+  },
+  {
+    path: 'webhooks/:webhook',
+    title: 'Webhook',
+    needs: 'webhooks:read',
+    tenantOnly: true,
+    component: WebhookPage,
   },
   { path: 'keys', title: 'Keys', nav: 'Keys', component: Keys },
 ];

@@ -108,7 +108,8 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
     <button
       type="button"
       class="secondary small"
-      aria-label={label}
+      // The visible word is part of the name (WCAG 2.5.3): "Copy name …", then "Copied name …".
+      aria-label={done ? label.replace(/^Copy\b/, 'Copied') : label}
       onClick={async () => {
         await navigator.clipboard?.writeText(text).catch(() => undefined);
         setDone(true);

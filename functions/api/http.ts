@@ -240,6 +240,11 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'Delete an endpoint you no longer use (see details.limit) before adding another.',
   },
+  webhook_disabled: {
+    status: 409,
+    retryable: false,
+    fix: 'The endpoint is disabled (see disabled_reason): create a new endpoint for the URL.',
+  },
   domain_not_found: {
     status: 404,
     retryable: false,

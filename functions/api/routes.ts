@@ -217,6 +217,13 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: '/v1/webhooks', group: 'webhooks', operation: 'listWebhooks' },
   { method: 'GET', path: '/v1/webhooks/{webhook_id}', group: 'webhooks', operation: 'getWebhook' },
   { method: 'DELETE', path: '/v1/webhooks/{webhook_id}', group: 'webhooks', operation: 'deleteWebhook' },
+  {
+    method: 'GET',
+    path: '/v1/webhooks/{webhook_id}/deliveries',
+    group: 'webhooks',
+    operation: 'listWebhookDeliveries',
+  },
+  { method: 'POST', path: '/v1/webhooks/{webhook_id}/test', group: 'webhooks', operation: 'testWebhook' },
   { method: 'POST', path: '/v1/tenants/{tenant_id}/domains', group: 'domains', operation: 'createDomain' },
   { method: 'GET', path: '/v1/tenants/{tenant_id}/domains', group: 'domains', operation: 'listDomains' },
   {
@@ -272,6 +279,12 @@ export const routes: readonly Route[] = [
     path: '/v1/tenants/{tenant_id}/templates/{name}',
     group: 'templates',
     operation: 'deleteTemplate',
+  },
+  {
+    method: 'POST',
+    path: '/v1/tenants/{tenant_id}/templates/{name}/preview',
+    group: 'templates',
+    operation: 'previewTemplate',
   },
   // The MCP server (Streamable HTTP, stateless): JSON-RPC in the body, functions/api/mcp.api.ts.
   { method: 'POST', path: '/mcp', group: 'mcp', operation: 'mcp' },

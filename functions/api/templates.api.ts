@@ -8,8 +8,13 @@ import {
 } from '../core/limits.ts';
 import {
   checkTemplateSource,
+  checkVariables,
+  PREVIEW_UNSUBSCRIBE_URL,
+  renderTemplate,
+  sampleVariables,
   TEMPLATE_CATEGORIES,
   TEMPLATE_KINDS,
+  type TemplateRecord,
   type TemplateSource,
   toTemplateSummary,
   toTemplateView,
@@ -48,6 +53,11 @@ export const createTemplateSchema = z.strictObject({
 /** PUT /v1/tenants/{tenant_id}/templates/{name} (openapi.yaml TemplateUpdateRequest): a new version. */
 export const updateTemplateSchema = z.strictObject(sourceFields);
 
+/** POST …/templates/{name}/preview (openapi.yaml TemplatePreviewRequest). */
+export const previewTemplateSchema = z.strictObject({
+  variables: z.record(z.string(), z.unknown()).optional(),
+});
+
 /**
  * The `templates` route group: a tenant's templates, versioned. `templates:read` to list
  * and read (identity keys included: they send with them), `templates:write` to create, change and
@@ -57,7 +67,7 @@ export const updateTemplateSchema = z.strictObject(sourceFields);
 export function templatesApi(deps: Deps) {
   return routeGroup(deps, async ({ event, route, params, requestId }) => {
     const key = await authenticate(deps, header(event, 'authorization'));
-    const reads = route.operation === 'listTemplates' || route.operation === 'getTemplate';
+    const reads = ['listTemplates', 'getTemplate', 'previewTemplate'].includes(route.operation);
     // A key that may write templates may read them.
     if (!(reads && key.scopes.includes('templates:write')))
       requirePermission(key, reads ? 'templates:read' : 'templates:write');
@@ -104,6 +114,12 @@ export function templatesApi(deps: Deps) {
         if (!t) throw notFound();
         return json(200, toTemplateView(t), requestId);
       }
+      case 'previewTemplate': {
+        const body = parseBody(bodyOf(event) || '{}', previewTemplateSchema);
+        const t = await getTemplate(deps.db, tenant.id, named(), true);
+        if (!t) throw notFound();
+        return json(200, previewOf(t, body.variables), requestId);
+      }
       case 'updateTemplate': {
         const name = named();
         const source = sourceOf(parseBody(bodyOf(event), updateTemplateSchema));
@@ -120,6 +136,24 @@ export function templatesApi(deps: Deps) {
         throw new PmailError('route_not_found', 'No such route.');
     }
   });
+}
+
+/**
+ * The template rendered as a send renders it (the same checks of the variables, the same engine),
+ * with the given variables or samples from its schema; nothing is sent or stored.
+ */
+function previewOf(t: TemplateRecord, given: Record<string, unknown> | undefined) {
+  const variables = (given ?? sampleVariables(t.variables_schema)) as Record<string, unknown>;
+  checkVariables(t, variables);
+  const out = renderTemplate(t, variables, { unsubscribeUrl: PREVIEW_UNSUBSCRIBE_URL });
+  return {
+    name: t.name,
+    version: t.version,
+    variables,
+    subject: out.subject,
+    text: out.text ?? null,
+    html: out.html ?? null,
+  };
 }
 
 function sourceOf(body: z.output<typeof updateTemplateSchema>): TemplateSource {

@@ -3,15 +3,20 @@ import { z } from 'zod';
 import { PmailError } from '../core/errors.ts';
 import {
   formatSecret,
+  RECENT_DELIVERIES_LIMIT,
   sealSecret,
   secretAad,
+  testEventData,
+  toDeliveryAttemptView,
   toWebhookView,
   WEBHOOK_ID_PATTERN,
   WEBHOOK_LIMIT,
+  WEBHOOK_TEST_EVENT,
   type WebhookEndpoint,
   webhookUrlProblem,
 } from '../core/webhooks.ts';
 import type { Deps } from '../deps.ts';
+import { listAttempts, putTestEvent } from '../store/webhook-deliveries.store.ts';
 import { createWebhook, deleteWebhook, getWebhook, listWebhooks } from '../store/webhooks.store.ts';
 import { authenticate, type Caller, type Permission, requirePermission } from './auth.ts';
 import { type ApiResult, bodyOf, header, json, routeGroup } from './http.ts';
@@ -55,7 +60,7 @@ export function webhooksApi(deps: Deps) {
   const bodySchema = createWebhookSchema(deps.config.webhookAllowLocalHttp === true);
   return routeGroup(deps, async ({ event, route, params, requestId }) => {
     const key = await authenticate(deps, header(event, 'authorization'));
-    const reads = route.operation === 'listWebhooks' || route.operation === 'getWebhook';
+    const reads = ['listWebhooks', 'getWebhook', 'listWebhookDeliveries'].includes(route.operation);
     const tenantId = tenantKey(key, reads ? 'webhooks:read' : 'webhooks:manage');
     switch (route.operation) {
       case 'createWebhook': {
@@ -90,13 +95,21 @@ export function webhooksApi(deps: Deps) {
         const all = await listWebhooks(deps.db, tenantId);
         return json(200, { data: all.reverse().map(toWebhookView), next_cursor: null }, requestId);
       }
-      case 'getWebhook': {
-        const found = WEBHOOK_ID_PATTERN.test(params.webhook_id)
-          ? await getWebhook(deps.db, tenantId, params.webhook_id)
-          : undefined;
-        if (!found) throw notFound();
-        return json(200, toWebhookView(found), requestId);
+      case 'getWebhook':
+        return json(200, toWebhookView(await endpointOf(deps, tenantId, params.webhook_id)), requestId);
+      case 'listWebhookDeliveries': {
+        const endpoint = await endpointOf(deps, tenantId, params.webhook_id);
+        const attempts = await listAttempts(
+          deps.db,
+          tenantId,
+          endpoint.id,
+          RECENT_DELIVERIES_LIMIT,
+          deps.clock(),
+        );
+        return json(200, { data: attempts.map(toDeliveryAttemptView), next_cursor: null }, requestId);
       }
+      case 'testWebhook':
+        return json(202, await sendTest(deps, key, tenantId, params.webhook_id), requestId);
       case 'deleteWebhook': {
         const deleted =
           WEBHOOK_ID_PATTERN.test(params.webhook_id) &&
@@ -108,6 +121,37 @@ export function webhooksApi(deps: Deps) {
         throw new PmailError('route_not_found', 'No such route.');
     }
   });
+}
+
+async function endpointOf(deps: Deps, tenantId: string, webhookId: string) {
+  const found = WEBHOOK_ID_PATTERN.test(webhookId)
+    ? await getWebhook(deps.db, tenantId, webhookId)
+    : undefined;
+  if (!found) throw notFound();
+  return found;
+}
+
+/**
+ * POST /v1/webhooks/{webhook_id}/test: a `webhook.test` event for this endpoint only, delivered by
+ * the fan-out and the deliverer as any event is (signed, retried on the schedule, kept in the
+ * endpoint's recent deliveries). The answer names the event: its id is the delivery's `webhook-id`.
+ */
+async function sendTest(deps: Deps, key: Caller, tenantId: string, webhookId: string) {
+  const endpoint = await endpointOf(deps, tenantId, webhookId);
+  if (endpoint.status !== 'active') {
+    throw new PmailError('webhook_disabled', 'This webhook endpoint is disabled; it receives no events.', {
+      details: { disabled_reason: endpoint.disabled_reason ?? null },
+    });
+  }
+  const event = {
+    id: `evt_${deps.newId()}`,
+    type: WEBHOOK_TEST_EVENT,
+    tenant_id: tenantId,
+    created_at: deps.clock(),
+    data: testEventData(endpoint.id, key.key_id),
+  };
+  await putTestEvent(deps.db, event, endpoint.id);
+  return { delivery_id: event.id, webhook_id: endpoint.id, event_type: event.type, status: 'queued' };
 }
 
 const notFound = () => new PmailError('webhook_not_found', 'No webhook endpoint with this id.');

@@ -258,3 +258,49 @@ export function toTemplateSummary(t: TemplateRecord) {
     updated_at: new Date(t.updated_at).toISOString(),
   };
 }
+
+type SchemaNode = {
+  type?: string | string[];
+  properties?: Record<string, SchemaNode>;
+  examples?: unknown[];
+  default?: unknown;
+  const?: unknown;
+  enum?: unknown[];
+  format?: string;
+};
+
+/** Stand-ins for the string formats a schema may ask for (ajv-formats' names). */
+const SAMPLE_FORMATS: Record<string, string> = {
+  uri: 'https://example.com/',
+  url: 'https://example.com/',
+  email: 'someone@example.com',
+  'date-time': '2026-01-01T09:00:00Z',
+  date: '2026-01-01',
+  time: '09:00:00Z',
+  uuid: '00000000-0000-4000-8000-000000000000',
+};
+
+/**
+ * Sample variables for a preview, from the template's schema: each property's `const`, first
+ * example, default or first enum value; else a stand-in for its type (`[name]` for a string, or
+ * an example of its format, 1, true, an empty list, or the object's own sample). Every property, required or not, so the preview shows
+ * each placeholder filled.
+ */
+export function sampleVariables(schema: unknown, name = 'value'): unknown {
+  const node = (schema ?? {}) as SchemaNode;
+  const given = node.const ?? node.examples?.[0] ?? node.default ?? node.enum?.[0];
+  if (given !== undefined) return given;
+  const type = Array.isArray(node.type) ? node.type[0] : node.type;
+  if (type === 'object' || (type === undefined && node.properties)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, p] of Object.entries(node.properties ?? {})) out[k] = sampleVariables(p, k);
+    return out;
+  }
+  if (type === 'integer' || type === 'number') return 1;
+  if (type === 'boolean') return true;
+  if (type === 'array') return [];
+  return SAMPLE_FORMATS[node.format ?? ''] ?? `[${name}]`;
+}
+
+/** The unsubscribe URL a preview of a marketing template renders with (never a real one). */
+export const PREVIEW_UNSUBSCRIBE_URL = 'https://unsubscribe.example/preview';

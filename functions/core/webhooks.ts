@@ -50,6 +50,8 @@ export interface DeliveryJob {
   attempt: number;
   /** Epoch ms before which the attempt must not run (retries longer than one queue delay). */
   due_at?: number;
+  /** A test event (`POST /v1/webhooks/{webhook_id}/test`), read from its own item, not the outbox. */
+  test?: true;
 }
 
 /** The outbox event as the envelope needs it (functions/store/events.store.ts OutboxEvent). */
@@ -249,5 +251,59 @@ export function toWebhookView(w: WebhookEndpoint) {
     disabled_reason: w.disabled_reason ?? null,
     created_at: new Date(w.created_at).toISOString(),
     updated_at: new Date(w.updated_at).toISOString(),
+  };
+}
+
+// ---- test deliveries and the recent attempts of an endpoint ----
+
+/** The event type of `POST /v1/webhooks/{webhook_id}/test`, delivered to that endpoint only. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+/** A test event is kept this long: long enough for its retries' first hours, then it expires. */
+export const WEBHOOK_TEST_KEEP_MS = 24 * 3600 * 1000;
+/** Each delivery attempt is kept this long for `GET /v1/webhooks/{webhook_id}/deliveries`. */
+export const DELIVERY_ATTEMPT_KEEP_MS = 3 * 24 * 3600 * 1000;
+/** At most this many of an endpoint's attempts are listed, newest first. */
+export const RECENT_DELIVERIES_LIMIT = 50;
+
+/** The data of a test event: who asked for it, so a receiver can tell it from real traffic. */
+export function testEventData(webhookId: string, requestedBy: string): Record<string, unknown> {
+  return { webhook_id: webhookId, requested_by: requestedBy, test: true };
+}
+
+/** What one attempt to deliver one event to one endpoint came to. */
+export type AttemptResult = 'delivered' | 'retrying' | 'dead' | 'disabled';
+
+export interface DeliveryAttempt {
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  attempt: number;
+  /** The endpoint's HTTP status, or none when no answer came (timeout, DNS, refused address). */
+  status_code?: number;
+  /** The reason there was no answer (`TimeoutError`, `ECONNREFUSED`, `address_refused`, …). */
+  error?: string;
+  result: AttemptResult;
+  attempted_at: number;
+  duration_ms: number;
+}
+
+/** The attempt's result from the verdict on the answer and whether another attempt follows. */
+export function attemptResult(verdict: DeliveryVerdict, dead: boolean): AttemptResult {
+  if (verdict === 'delivered') return 'delivered';
+  if (verdict === 'gone') return 'disabled';
+  return dead ? 'dead' : 'retrying';
+}
+
+/** An attempt as the API shows it. */
+export function toDeliveryAttemptView(a: DeliveryAttempt) {
+  return {
+    event_id: a.event_id,
+    event_type: a.event_type,
+    attempt: a.attempt,
+    status_code: a.status_code ?? null,
+    error: a.error ?? null,
+    result: a.result,
+    attempted_at: new Date(a.attempted_at).toISOString(),
+    duration_ms: a.duration_ms,
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { ID_PATTERNS } from '../core/ids.ts';
 import {
+  attemptResult,
   classifyResponse,
   type DeliveryJob,
   loggableUrl,
@@ -16,7 +17,8 @@ import {
 } from '../core/webhooks.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
-import { getEvent } from '../store/events.store.ts';
+import { getEvent, type OutboxEvent } from '../store/events.store.ts';
+import { getTestEvent, recordAttempt } from '../store/webhook-deliveries.store.ts';
 import { disableWebhook, getWebhook } from '../store/webhooks.store.ts';
 import type { WebhookPoster } from './http-client.ts';
 import type { WebhookQueue } from './webhook-queue.ts';
@@ -37,6 +39,7 @@ export const deliveryJobSchema = z.object({
   event_id: z.string().min(1).max(200),
   attempt: z.number().int().min(1),
   due_at: z.number().int().optional(),
+  test: z.literal(true).optional(),
 });
 
 export type DeliveryOutcome = 'delivered' | 'requeued' | 'retry' | 'dead' | 'disabled' | 'dropped';
@@ -68,7 +71,9 @@ export async function deliverJob(
     deps.log.info('webhook delivery dropped', { ...log, reason: endpoint ? endpoint.status : 'deleted' });
     return 'dropped';
   }
-  const event = await getEvent(deps.db, job.tenant_id, job.event_id);
+  const event = job.test
+    ? await getTestEvent(deps.db, job.tenant_id, job.webhook_id, job.event_id, now)
+    : await getEvent(deps.db, job.tenant_id, job.event_id);
   if (!event) {
     deps.log.warn('webhook delivery dropped', { ...log, reason: 'event_expired' });
     return 'dropped';
@@ -89,6 +94,16 @@ export async function deliverJob(
     allowInternal: deps.config.webhookAllowLocalHttp === true,
   });
   const verdict = classifyResponse(answer.status);
+  const next =
+    verdict === 'failed' ? nextAttempt(job, now, ports.jitter(), ports.scheduleScale ?? 1) : undefined;
+  await keepAttempt(
+    deps,
+    job,
+    event,
+    answer,
+    attemptResult(verdict, next !== undefined && 'dead' in next),
+    now,
+  );
   const fields = { ...log, endpoint: loggableUrl(endpoint.url), status: answer.status, error: answer.error };
   if (verdict === 'delivered') {
     deps.log.info('webhook delivered', fields);
@@ -99,8 +114,7 @@ export async function deliverJob(
     deps.log.warn('webhook endpoint gone: disabled', { ...fields, disabled });
     return 'disabled';
   }
-  const next = nextAttempt(job, now, ports.jitter(), ports.scheduleScale ?? 1);
-  if ('dead' in next) {
+  if (!next || 'dead' in next) {
     deps.log.error('webhook delivery dead', {
       webhook: hashed(job.webhook_id),
       event: hashed(job.event_id),
@@ -117,6 +131,35 @@ export async function deliverJob(
     retry_in_s: Math.round(next.delaySeconds),
   });
   return 'retry';
+}
+
+/**
+ * The attempt, kept for `GET /v1/webhooks/{webhook_id}/deliveries`. A failure to keep it is
+ * logged and nothing more: the POST happened, and failing the job would send it again.
+ */
+async function keepAttempt(
+  deps: Pick<Deps, 'db' | 'clock' | 'log'>,
+  job: DeliveryJob,
+  event: OutboxEvent,
+  answer: { status?: number; error?: string },
+  result: ReturnType<typeof attemptResult>,
+  startedAt: number,
+): Promise<void> {
+  try {
+    await recordAttempt(deps.db, job.tenant_id, {
+      webhook_id: job.webhook_id,
+      event_id: job.event_id,
+      event_type: event.type,
+      attempt: job.attempt,
+      ...(answer.status !== undefined ? { status_code: answer.status } : {}),
+      ...(answer.error ? { error: answer.error } : {}),
+      result,
+      attempted_at: startedAt,
+      duration_ms: Math.max(0, deps.clock() - startedAt),
+    });
+  } catch (err) {
+    deps.log.warn('webhook attempt not kept', { webhook_id: job.webhook_id, ...errorFields(err) });
+  }
 }
 
 /**

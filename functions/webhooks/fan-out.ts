@@ -2,6 +2,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { wantsEvent } from '../core/webhooks.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
+import { TEST_EVENT_TYPE } from '../store/webhook-deliveries.store.ts';
 import { listWebhooks, type StoredWebhook } from '../store/webhooks.store.ts';
 import type { WebhookQueue } from './webhook-queue.ts';
 
@@ -28,10 +29,24 @@ export function outboxInsert(record: DynamoDBRecord): OutboxRef | undefined {
   return { tenant_id: pk.slice(2), id: sk.slice(2), type };
 }
 
+/**
+ * The test event a stream record carries, when it is the insert of one (`type = "webhook_test"`,
+ * functions/store/webhook-deliveries.store.ts): meant for the one endpoint it names.
+ */
+export function testInsert(record: DynamoDBRecord): (OutboxRef & { webhook_id: string }) | undefined {
+  const image = record.dynamodb?.NewImage;
+  if (record.eventName !== 'INSERT' || image?.type?.S !== TEST_EVENT_TYPE) return undefined;
+  const pk = image.pk?.S ?? '';
+  const sk = image.sk?.S ?? '';
+  const webhookId = image.webhook_id?.S;
+  if (!pk.startsWith('T#') || !sk.startsWith('WT#') || !webhookId) return undefined;
+  return { tenant_id: pk.slice(2), id: sk.slice(3), type: 'webhook.test', webhook_id: webhookId };
+}
+
 /** The stream filter of the fan-out's event source mapping (lib/webhooks.ts), as data. */
 export const OUTBOX_INSERT_FILTER = {
   eventName: ['INSERT'],
-  dynamodb: { NewImage: { type: { S: ['event'] } } },
+  dynamodb: { NewImage: { type: { S: ['event', TEST_EVENT_TYPE] } } },
 };
 
 /**
@@ -48,6 +63,12 @@ export async function fanOut(
   const endpoints = new Map<string, StoredWebhook[]>();
   for (const record of records) {
     try {
+      const test = testInsert(record);
+      if (test) {
+        const job = { tenant_id: test.tenant_id, webhook_id: test.webhook_id, event_id: test.id, attempt: 1 };
+        await queue.send([{ job: { ...job, test: true }, delaySeconds: 0 }]);
+        continue;
+      }
       const event = outboxInsert(record);
       if (!event) {
         // Not an outbox insert (or not one this code can read): nothing to deliver, never a retry.

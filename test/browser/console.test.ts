@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import nodemailer from 'nodemailer';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../functions/local/http-server.ts';
@@ -10,8 +12,9 @@ import { type TestStack, testStack } from '../support/local.ts';
 /**
  * The console in a real browser (Debian's chromium, driven by playwright-core) against the local
  * HTTP server on the real engines: sign in, read a delivered message, resolve an uncertain one
- * by clicking, add and remove a suppression, an identity key's narrower view, axe-core on every
- * page and a screenshot of each under test-output/console/.
+ * by clicking, add and remove a suppression, send a webhook test and see it in the endpoint's
+ * recent deliveries, read a message received through the local MX, an identity key's narrower
+ * view, axe-core on every page and a screenshot of each under test-output/console/.
  */
 const CHROMIUM = process.env.PMAIL_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = join(import.meta.dirname, '../../test-output/console');
@@ -27,6 +30,10 @@ const cspViolations: string[] = [];
 let delivered: { id: string; subject: string };
 let uncertain: { id: string; subject: string };
 let peerSubject: string;
+/** A webhook receiver on 127.0.0.1: the event types it was sent. */
+let hooks: Server;
+let hookUrl = '';
+const hooked: string[] = [];
 
 async function sendAs(identityId: string, to: string, subject: string) {
   const res = await s.call('POST', `/v1/identities/${identityId}/messages`, {
@@ -39,7 +46,24 @@ async function sendAs(identityId: string, to: string, subject: string) {
 
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  s = await testStack({ config: { simEventDelaySeconds: 0 } });
+  hooks = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => {
+      body += d;
+    });
+    req.on('end', () => {
+      hooked.push(JSON.parse(body).type);
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', () => r()));
+  hookUrl = `http://127.0.0.1:${(hooks.address() as { port: number }).port}/console-hook`;
+  s = await testStack({
+    config: { simEventDelaySeconds: 0 },
+    webhooks: true,
+    webhookScheduleScale: 0.001,
+    inbound: { port: 0 },
+  });
   http = await startHttpServer(s.groups, { port: 0, log: silentLogger });
   delivered = await sendAs(s.agent.id, 'delivered@simulator.invalid', 'Console delivered one');
   uncertain = await sendAs(s.agent.id, 'timeout@simulator.invalid', 'Console uncertain one');
@@ -61,6 +85,7 @@ afterAll(async () => {
   await http?.close();
   await s?.settle();
   await s?.close();
+  await new Promise((r) => hooks?.close(r));
 });
 
 async function signIn(p: Page, key: string) {
@@ -79,7 +104,7 @@ async function accessible(p: Page, name: string) {
   )) as { id: string; impact: string; nodes: number }[];
   expect(
     found.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical'),
-    name,
+    `${name}: ${JSON.stringify(found)}`,
   ).toEqual([]);
   await p.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 }
@@ -126,6 +151,10 @@ describe('console', () => {
     await expect.poll(() => row.locator('.status').textContent()).toBe('delivered');
     expect(page.url()).toContain(`#/messages/${s.agent.id}/${delivered.id}`);
     await page.getByText('message.delivered').first().waitFor();
+    await page.screenshot({ path: join(SHOTS, 'console.png') });
+    // Its body as sent: the stored MIME, read on request and shown as text.
+    await page.getByRole('button', { name: 'Show original' }).click();
+    expect(await page.locator('pre.original').textContent()).toContain(`Subject: ${delivered.subject}`);
     await accessible(page, 'message');
   });
 
@@ -163,10 +192,191 @@ describe('console', () => {
     expect((await s.call('GET', base, { query: { address } })).body.data).toHaveLength(0);
   });
 
+  it('sends a webhook test from the endpoint page and shows it in its recent deliveries', async () => {
+    const created = await s.call('POST', '/v1/webhooks', {
+      body: { url: hookUrl, event_types: ['message.bounced'], description: 'Console hook' },
+    });
+    expect(created.status).toBe(201);
+    await open(page, 'webhooks', 'Webhooks');
+    await page.getByRole('link', { name: hookUrl }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhook' }).waitFor();
+    await page.getByText('No deliveries in the last 3 days.').waitFor();
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const queued = await page
+      .getByRole('status')
+      .getByText(/^Test event evt_[0-9a-z]{26} queued\.$/)
+      .textContent();
+    const eventId = /evt_[0-9a-z]{26}/.exec(queued ?? '')![0];
+    const row = page.locator(`tr[data-event="${eventId}"]`);
+    await expect.poll(() => row.locator('.status').textContent(), { timeout: 8000 }).toBe('delivered');
+    expect(await row.getByRole('cell').allTextContents()).toEqual([
+      expect.any(String),
+      `webhook.test${eventId}`,
+      '1',
+      expect.stringMatching(/^200 \(\d+ ms\)$/),
+      'delivered',
+    ]);
+    // The receiver got it, and the API lists the same attempt.
+    expect(hooked).toEqual(['webhook.test']);
+    const listed = await s.call('GET', `/v1/webhooks/${created.body.id}/deliveries`);
+    expect(listed.body.data.map((a: { event_id: string }) => a.event_id)).toEqual([eventId]);
+    await accessible(page, 'webhook');
+  });
+
+  it('shows a message received through the local MX in the inbox, its text, and its HTML without scripts', async () => {
+    const subject = 'Console inbound hello';
+    const mx = nodemailer.createTransport({
+      host: s.mx!.host,
+      port: s.mx!.port,
+      secure: false,
+      ignoreTLS: true,
+    });
+    // A reply to the delivered message: it joins that message's thread.
+    const sent = await s.call('GET', `/v1/identities/${s.agent.id}/messages/${delivered.id}`);
+    await mx.sendMail({
+      from: 'Customer <customer@simulator.invalid>',
+      to: s.agent.address,
+      subject,
+      inReplyTo: sent.body.rfc_message_id,
+      references: [sent.body.rfc_message_id],
+      text: 'Plain words from outside.',
+      html: '<p>Hello from outside.</p><script>parent.document.title = "pwned"</script><b onclick="parent.document.title = \'pwned\'">Bold</b>',
+    });
+    await s.eventually(async () =>
+      (await s.mailbox(s.agent.id, 'inbound')).some((m) => m.subject === subject),
+    );
+    await open(page, 'inbox', 'Inbox');
+    await page.getByLabel('Identity').selectOption(s.agent.id);
+    const link = page.getByRole('link', { name: subject });
+    await link.waitFor();
+    const cells = await page.locator('tr', { has: link }).getByRole('cell').allTextContents();
+    expect(cells[0]).toBe(`${subject}Plain words from outside.`);
+    expect(cells[1]).toBe('customer@simulator.invalid');
+    await accessible(page, 'inbox-received');
+    await link.click();
+    await page.getByRole('heading', { name: subject }).waitFor();
+    expect(await page.locator('pre.body').textContent()).toContain('Plain words from outside.');
+    const frame = page.frameLocator('iframe[title="HTML preview"]');
+    await frame.getByText('Hello from outside.').waitFor();
+    expect(await page.locator('iframe[title="HTML preview"]').getAttribute('sandbox')).toBe('');
+    expect(await frame.locator('script, [onclick]').count()).toBe(0);
+    await frame.getByText('Bold').click();
+    // Nothing in the mail ran: the console's title is its own.
+    expect(await page.title()).toBe('Message · pmail console');
+    await accessible(page, 'message-received');
+    // The conversation: the sent message, then the reply with its new text.
+    await open(page, 'threads', 'Threads');
+    await page.getByLabel('Identity').selectOption(s.agent.id);
+    await page.getByRole('link', { name: delivered.subject }).click();
+    await page.getByRole('heading', { level: 1, name: 'Thread' }).waitFor();
+    const items = page.locator('ol.thread > li');
+    await expect.poll(() => items.count()).toBe(2);
+    expect(await items.nth(0).textContent()).toContain('(sent)');
+    expect(await items.nth(1).locator('pre.body').textContent()).toBe('Plain words from outside.');
+    await accessible(page, 'thread');
+  });
+
+  it('previews a template rendered by the API, with samples from its schema, then with typed variables', async () => {
+    const created = await s.call('POST', `/v1/tenants/${s.tenantId}/templates`, {
+      body: {
+        name: 'console_welcome',
+        subject: 'Welcome, {{name}}',
+        text: 'Hello {{name}}{{#if vip}}, our best customer{{/if}}.',
+        html: '<p>Hello <b>{{name}}</b></p>',
+        variables_schema: {
+          type: 'object',
+          properties: { name: { type: 'string', examples: ['Ada'] }, vip: { type: 'boolean' } },
+          required: ['name'],
+        },
+        category: 'transactional',
+        kind: 'transactional',
+      },
+    });
+    expect(created.status).toBe(201);
+    await open(page, 'templates', 'Templates');
+    await page.getByRole('button', { name: 'console_welcome' }).click();
+    await page.getByText('Welcome, Ada', { exact: true }).waitFor();
+    expect(await page.locator('pre.body').textContent()).toBe('Hello Ada, our best customer.');
+    await page.frameLocator('iframe[title="Preview of console_welcome"]').getByText('Ada').waitFor();
+    await page.getByLabel('Sample variables').fill('{ "name": "Grace", "vip": false }');
+    await page.getByRole('button', { name: 'Render preview' }).click();
+    await page.getByText('Welcome, Grace', { exact: true }).waitFor();
+    expect(await page.locator('pre.body').textContent()).toBe('Hello Grace.');
+    await accessible(page, 'templates-preview');
+  });
+
+  it('shows a domain’s DNS records with copy buttons, and verifies it by clicking (confirmed)', async () => {
+    const name = `console-${Date.now()}.example.com`;
+    const created = await s.call('POST', `/v1/tenants/${s.tenantId}/domains`, {
+      body: { name, transport: 'ses' },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const first = created.body.dns_records[0] as { name: string; value: string };
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: http.url });
+    await open(page, 'domains', 'Domains');
+    const section = page.locator('section', { has: page.getByRole('heading', { name }) });
+    await section
+      .getByRole('button', { name: `Copy value of ${first.name}` })
+      .first()
+      .click();
+    await section
+      .getByRole('button', { name: `Copied value of ${first.name}` })
+      .first()
+      .waitFor();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(first.value);
+    await section.getByRole('button', { name: `Verify ${name}` }).click();
+    await page
+      .getByRole('dialog', { name: `Confirm: Verify ${name}` })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    const after = await s.eventually(async () => {
+      const d = await s.call('GET', `/v1/tenants/${s.tenantId}/domains/${created.body.id}`);
+      return d.body.checked_at ? d.body : undefined;
+    });
+    await expect.poll(() => section.locator('.status').first().textContent()).toBe(after.state);
+    await accessible(page, 'domains-verified');
+  });
+
+  it('approves one held send and rejects another by clicking (each confirmed), and the API agrees', async () => {
+    await open(page, 'approvals', 'Approvals');
+    await page.getByText('No approvals waiting.').waitFor();
+    const held = await s.call('PATCH', `/v1/identities/${s.peer.id}`, {
+      body: { send_policy: { require_approval: true } },
+    });
+    expect(held.status, JSON.stringify(held.body)).toBe(200);
+    const keep = await sendAs(s.peer.id, 'delivered@simulator.invalid', 'Console held, approve me');
+    const drop = await sendAs(s.peer.id, 'delivered@simulator.invalid', 'Console held, reject me');
+    expect((await s.message(s.peer.id, keep.id))?.status).toBe('pending_approval');
+    await page.reload();
+    const row = (m: { id: string }) => page.locator(`tr[data-message="${m.id}"]`);
+    await row(keep).waitFor();
+    await row(drop).waitFor();
+    await accessible(page, 'approvals-held');
+    await row(keep).getByRole('button', { name: 'Approve' }).click();
+    await row(keep)
+      .getByRole('dialog', { name: 'Confirm: Approve' })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await row(keep).waitFor({ state: 'detached' });
+    await row(drop).getByRole('button', { name: 'Reject' }).click();
+    await row(drop)
+      .getByRole('dialog', { name: 'Confirm: Reject' })
+      .getByRole('button', { name: 'Confirm' })
+      .click();
+    await row(drop).waitFor({ state: 'detached' });
+    await page.getByText('No approvals waiting.').waitFor();
+    await s.settle();
+    await s.eventually(async () => (await s.message(s.peer.id, keep.id))?.status === 'delivered');
+    const rejected = await s.call('GET', `/v1/identities/${s.peer.id}/messages/${drop.id}`);
+    expect([rejected.body.status, rejected.body.status_reason]).toEqual(['canceled', 'rejected_by_reviewer']);
+  });
+
   it('passes axe on every other page and keeps a screenshot of each', async () => {
     for (const [hash, title] of [
       ['overview', 'Overview'],
       ['inbox', 'Inbox'],
+      ['threads', 'Threads'],
+      ['approvals', 'Approvals'],
       ['templates', 'Templates'],
       ['domains', 'Domains'],
       ['webhooks', 'Webhooks'],
@@ -205,7 +415,7 @@ describe('console', () => {
     expect(await p.getByText(peerSubject).count()).toBe(0);
     // The peer's messages are not reachable by URL either: the API refuses them.
     const nav = await p.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
-    expect(nav).toEqual(['Messages', 'Inbox', 'Keys']);
+    expect(nav).toEqual(['Messages', 'Inbox', 'Threads', 'Approvals', 'Keys']);
     await open(p, 'keys', 'Keys');
     await p.getByText('This key may not manage keys').waitFor();
     expect(await p.getByRole('button', { name: /Create key|Revoke/ }).count()).toBe(0);

@@ -756,7 +756,7 @@ describe('webhooks', () => {
     expect(variables.PMAIL_WEBHOOK_QUEUE_URL).toEqual({ Ref: logicalId(stack.webhooks.queue) });
   });
 
-  it('lets the fan-out only query the table and the deliverer only get and update items, both send jobs', () => {
+  it('lets the fan-out only query the table and the deliverer only get, update and put items, both send jobs', () => {
     const table = logicalId(stack.data.table);
     const items = (f: PmailFunction) =>
       [...permissionsOf(f).entries()].filter(
@@ -767,16 +767,17 @@ describe('webhooks', () => {
       items(stack.webhooks.deliverer)
         .map(([a]) => a)
         .sort(),
-    ).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    ).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
     for (const f of [stack.webhooks.fanOut, stack.webhooks.deliverer]) {
       const granted = permissionsOf(f);
       expect(granted.get('sqs:SendMessage')?.join()).toContain(logicalId(stack.webhooks.queue));
       expect(granted.get('sqs:SendMessage')?.join()).not.toContain(logicalId(stack.events.queue));
       expect(granted.has('s3:GetObject')).toBe(false);
       expect(granted.has('states:StartExecution')).toBe(false);
-      expect(granted.has('dynamodb:PutItem')).toBe(false);
       expect(granted.has('dynamodb:DeleteItem')).toBe(false);
     }
+    // The deliverer's puts are its attempts (functions/store/webhook-deliveries.store.ts).
+    expect(permissionsOf(stack.webhooks.fanOut).has('dynamodb:PutItem')).toBe(false);
     expect(permissionsOf(stack.webhooks.fanOut).get('dynamodb:GetRecords')?.join()).toContain('StreamArn');
   });
 
@@ -786,6 +787,8 @@ describe('webhooks', () => {
       'GET /v1/webhooks',
       'GET /v1/webhooks/{webhook_id}',
       'DELETE /v1/webhooks/{webhook_id}',
+      'GET /v1/webhooks/{webhook_id}/deliveries',
+      'POST /v1/webhooks/{webhook_id}/test',
     ]);
     expect(resources[logicalId(stack.api.functions.webhooks.fn)].Properties.Description).toBe(
       'pmail api: webhooks',

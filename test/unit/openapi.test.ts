@@ -314,6 +314,8 @@ const KEY_TENANT_PATHS = [
   '/v1/events',
   '/v1/webhooks',
   '/v1/webhooks/{webhook_id}',
+  '/v1/webhooks/{webhook_id}/deliveries',
+  '/v1/webhooks/{webhook_id}/test',
   '/v1/keys',
   '/v1/me',
   '/v1/audit-events',

@@ -1,5 +1,6 @@
 import DOMPurify from 'dompurify';
-import { allEvents, api, type Mailbox, type Message } from '../api.ts';
+import { useState } from 'preact/hooks';
+import { allEvents, api, apiText, type Inbound, type Mailbox, type Message } from '../api.ts';
 import {
   ConfirmButton,
   can,
@@ -74,6 +75,21 @@ export function MessagePage({ me, params }: PageProps) {
                   />
                 </>
               ) : null}
+            </section>
+          ) : null}
+          {m.status === 'pending_approval' && can(me, 'messages:approve') ? (
+            <section class="actions" aria-label="Approval">
+              <ConfirmButton
+                label="Approve"
+                question="Approve this send? pmail sends it once, after checking its caps and suppressions again."
+                run={act('approve')}
+              />
+              <ConfirmButton
+                label="Reject"
+                question="Reject this send? It is canceled and never sent."
+                run={act('reject')}
+                danger
+              />
             </section>
           ) : null}
           {m.deliveries ? (
@@ -167,21 +183,72 @@ export function MessagePage({ me, params }: PageProps) {
               <dd>{m.provider ? `${m.provider} ${m.provider_message_id ?? ''}` : '—'}</dd>
             </dl>
           </Section>
-          <Section title="Text">
-            {typeof m.text === 'string' ? (
-              <pre class="body">{m.text}</pre>
-            ) : (
-              <p>This API does not return the message body.</p>
-            )}
-          </Section>
-          {typeof m.html === 'string' ? (
-            <Section title="HTML preview">
-              <HtmlPreview html={m.html} />
-            </Section>
-          ) : null}
+          {m.inbound ? <Received inbound={m.inbound} /> : <Original path={path} />}
         </>
       ) : null}
     </>
+  );
+}
+
+/**
+ * A received message: where it came from is outside, so its text is shown as text, its HTML only
+ * sanitised in a sandbox, its attachments only named (the API does not serve their bytes here).
+ */
+function Received({ inbound }: { inbound: Inbound }) {
+  const v = inbound.verdicts;
+  return (
+    <>
+      <Section title="Checks">
+        <p>
+          SPF {v.spf ?? '—'} · DKIM {v.dkim ?? '—'} · DMARC {v.dmarc ?? '—'} · spam {v.spam ?? '—'} · virus{' '}
+          {v.virus ?? '—'}
+        </p>
+        <p class="hint">
+          Received mail is written by someone outside: treat its links and requests with care.
+        </p>
+      </Section>
+      <Section title="Text">
+        {inbound.text !== null ? <pre class="body">{inbound.text}</pre> : <p>No text part.</p>}
+        {inbound.body_truncated ? <p class="hint">The body was cut to the size pmail keeps.</p> : null}
+      </Section>
+      {inbound.html !== null ? (
+        <Section title="HTML preview">
+          <HtmlPreview html={inbound.html} />
+        </Section>
+      ) : null}
+      {inbound.attachments.length ? (
+        <Section title="Attachments">
+          <ul>
+            {inbound.attachments.map((a, i) => (
+              <li key={i}>
+                {a.filename ?? '(unnamed)'} — {a.content_type}, {a.size} bytes{a.risky ? ' (risky type)' : ''}
+              </li>
+            ))}
+          </ul>
+        </Section>
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * A sent message's body: its stored MIME as pmail sent it (GET …/raw), read on request and shown
+ * as text, never rendered.
+ */
+function Original({ path }: { path: string }) {
+  const [raw, setRaw] = useState<string>();
+  const [error, setError] = useState<unknown>();
+  return (
+    <Section title="Original">
+      {raw === undefined ? (
+        <button type="button" class="secondary" onClick={() => apiText(`${path}/raw`).then(setRaw, setError)}>
+          Show original
+        </button>
+      ) : (
+        <pre class="body original">{raw}</pre>
+      )}
+      <ErrorNote error={error} />
+    </Section>
   );
 }
 

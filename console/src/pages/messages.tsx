@@ -3,6 +3,7 @@ import { api, type Message, type Page } from '../api.ts';
 import { ErrorNote, Loading, type PageProps, Status, time, useLoad } from '../ui.tsx';
 
 const STATUSES = [
+  'pending_approval',
   'queued',
   'submitted',
   'delivered',
@@ -118,6 +119,7 @@ export function Messages({ identities, fixedDirection }: PageProps & { fixedDire
                 <a href={`#/messages/${encodeURIComponent(m.identity_id)}/${encodeURIComponent(m.id)}`}>
                   {m.subject || '(no subject)'}
                 </a>
+                {m.inbound?.snippet ? <div class="hint snippet">{m.inbound.snippet}</div> : null}
               </td>
               <td>
                 {m.direction === 'inbound'

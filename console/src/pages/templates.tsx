@@ -12,36 +12,44 @@ interface TemplateSummary {
   description: string | null;
   updated_at: string;
 }
-interface Template extends TemplateSummary {
+interface Preview {
+  name: string;
+  version: number;
+  variables: Record<string, unknown>;
+  subject: string;
   text: string | null;
   html: string | null;
-  variables_schema: { properties?: Record<string, { examples?: unknown[]; default?: unknown }> };
 }
 
 /**
- * Sample variables from the template's schema: each property's first example or default, else its
- * name in brackets. The preview fills plain `{{name}}` placeholders with them; the API renders
- * the real message with Handlebars (which needs code generation the console's policy forbids).
+ * The tenant's templates; choosing one shows it rendered by the API (POST …/preview), as a send
+ * renders it: first with samples from its schema, then with the variables typed in.
  */
-function sample(t: Template): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, p] of Object.entries(t.variables_schema?.properties ?? {}))
-    out[k] = String(p.examples?.[0] ?? p.default ?? `[${k}]`);
-  return out;
-}
-const fill = (source: string, vars: Record<string, string>) =>
-  source.replace(/\{\{\{?\s*([\w.]+)\s*\}?\}\}/g, (whole, name: string) => vars[name] ?? whole);
-
 export function Templates({ me }: PageProps) {
   const base = `/v1/tenants/${me.tenant_id}/templates`;
   const list = useLoad(() => api<Page<TemplateSummary>>('GET', base), [base]);
   const [open, setOpen] = useState<string>();
-  const one = useLoad(
-    () => (open ? api<Template>('GET', `${base}/${encodeURIComponent(open)}`) : Promise.resolve(undefined)),
-    [open],
+  // The variables to render with: none first (the API's samples from the schema), then as edited.
+  const [given, setGiven] = useState<Record<string, unknown>>();
+  const [draft, setDraft] = useState('');
+  const [draftError, setDraftError] = useState('');
+  const preview = useLoad(
+    () =>
+      open
+        ? api<Preview>('POST', `${base}/${encodeURIComponent(open)}/preview`, {
+            body: given ? { variables: given } : {},
+          })
+        : Promise.resolve(undefined),
+    [open, JSON.stringify(given)],
   );
-  const t = one.value;
-  const vars = t ? sample(t) : {};
+  const t = preview.value;
+  const choose = (name: string) => {
+    setOpen(name);
+    setGiven(undefined);
+    setDraft('');
+    setDraftError('');
+  };
+  const shown = t ? JSON.stringify(t.variables, null, 2) : '';
   return (
     <>
       <ErrorNote error={list.error} />
@@ -60,7 +68,7 @@ export function Templates({ me }: PageProps) {
           {(list.value?.data ?? []).map((s) => (
             <tr key={s.name}>
               <td>
-                <button type="button" class="link" onClick={() => setOpen(s.name)}>
+                <button type="button" class="link" onClick={() => choose(s.name)}>
                   {s.name}
                 </button>
               </td>
@@ -77,15 +85,45 @@ export function Templates({ me }: PageProps) {
           ) : null}
         </tbody>
       </table>
-      <ErrorNote error={one.error} />
-      {t ? (
-        <Section title={`Preview: ${t.name}`}>
-          <p>
-            Subject: <strong>{fill(t.subject, vars)}</strong>
-          </p>
-          <p>Sample variables: {JSON.stringify(vars)}</p>
-          {t.text ? <pre class="body">{fill(t.text, vars)}</pre> : null}
-          {t.html ? <HtmlPreview html={fill(t.html, vars)} title={`Preview of ${t.name}`} /> : null}
+      {open ? (
+        <Section title={`Preview: ${open}`}>
+          <ErrorNote error={preview.error} />
+          <Loading when={preview.loading} />
+          {t ? (
+            <>
+              <p>
+                Subject: <strong>{t.subject}</strong> <span class="hint">(version {t.version})</span>
+              </p>
+              {t.text !== null ? <pre class="body">{t.text}</pre> : null}
+              {t.html !== null ? <HtmlPreview html={t.html} title={`Preview of ${t.name}`} /> : null}
+            </>
+          ) : null}
+          <form
+            onSubmit={(e) => {
+              e.preventDefault();
+              try {
+                setGiven(JSON.parse(draft || shown));
+                setDraftError('');
+              } catch {
+                setDraftError('The variables are not valid JSON.');
+              }
+            }}
+          >
+            <label>
+              Sample variables
+              <textarea
+                rows={6}
+                value={draft || shown}
+                onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
+              />
+            </label>
+            {draftError ? (
+              <p class="error" role="alert">
+                {draftError}
+              </p>
+            ) : null}
+            <button type="submit">Render preview</button>
+          </form>
         </Section>
       ) : null}
     </>

@@ -56,6 +56,7 @@ export const ERROR_CODES = [
   'resolve_required',
   'webhook_not_found',
   'webhook_limit_reached',
+  'webhook_disabled',
   'domain_not_found',
   'domain_exists',
   'template_not_found',

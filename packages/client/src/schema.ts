@@ -716,6 +716,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's recent delivery attempts
+         * @description The endpoint's most recent delivery attempts, newest first: at most 50, each kept for
+         *     3 days. One entry per POST pmail made, retries included, with the endpoint's status code
+         *     (or the error when no answer came) and what the attempt came to. Needs `webhooks:read` or
+         *     `webhooks:manage` on a tenant-level key.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint
+         * @description Queues a `webhook.test` event for this endpoint only, whatever its `event_types`. It is
+         *     delivered as every event is: signed, retried on the schedule, listed in the endpoint's
+         *     recent deliveries. It is not an outbox event: `GET /v1/events` and the other endpoints
+         *     never see it. `delivery_id` is the event's id, the delivery's `webhook-id` header. Needs
+         *     `webhooks:manage` on a tenant-level key.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/links/{token}": {
         parameters: {
             query?: never;
@@ -1461,6 +1514,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenants/{tenant_id}/templates/{name}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /** @description The template's name. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Render a template with sample variables
+         * @description The current version rendered as a send renders it: the variables checked against its
+         *     schema, then the same engine. Without `variables`, samples from the schema are used (each
+         *     property's `const`, first example, default or first enum value, else a stand-in for its
+         *     type), and the answer shows them. A marketing template renders with a stand-in unsubscribe
+         *     URL. Nothing is sent or stored. Needs `templates:read` or `templates:write`.
+         */
+        post: operations["previewTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1554,6 +1639,61 @@ export interface components {
             data: components["schemas"]["Webhook"][];
             /** @description Always null; a tenant's endpoints fit one page. */
             next_cursor: null;
+        };
+        TemplatePreviewRequest: {
+            /** @description The variables to render with; without it, samples from the template's schema. */
+            variables?: {
+                [key: string]: unknown;
+            };
+        };
+        TemplatePreview: {
+            name: string;
+            version: number;
+            /** @description The variables it was rendered with (the samples, when none were given). */
+            variables: {
+                [key: string]: unknown;
+            };
+            subject: string;
+            text: string | null;
+            html: string | null;
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDeliveryAttempt"][];
+            /** @description Always null; the list is the most recent attempts only. */
+            next_cursor: null;
+        };
+        WebhookDeliveryAttempt: {
+            /** @description The delivered event's id (the `webhook-id` header of the POST). */
+            event_id: string;
+            /**
+             * @example message.delivered
+             * @example webhook.test
+             */
+            event_type: string;
+            /** @description 1 for the first POST of this event to this endpoint. */
+            attempt: number;
+            /** @description The endpoint's HTTP status; null when no answer came. */
+            status_code: number | null;
+            /** @description Why no answer came (`TimeoutError`, `ECONNREFUSED`, `address_refused`, …). */
+            error: string | null;
+            /**
+             * @description `delivered`: a 2xx. `retrying`: another attempt follows on the schedule. `dead`: that
+             *     was the last attempt. `disabled`: the endpoint answered 410 and was disabled.
+             * @enum {string}
+             */
+            result: "delivered" | "retrying" | "dead" | "disabled";
+            /** Format: date-time */
+            attempted_at: string;
+            duration_ms: number;
+        };
+        WebhookTestQueued: {
+            /** @description The test event's id; its attempts carry it as `event_id`. */
+            delivery_id: string;
+            webhook_id: string;
+            /** @constant */
+            event_type: "webhook.test";
+            /** @constant */
+            status: "queued";
         };
         EventList: {
             data: components["schemas"]["Event"][];
@@ -4501,6 +4641,77 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint's recent attempts. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["WebhookForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint's id. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test event is queued for delivery. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestQueued"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["WebhookForbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            /**
+             * @description - `webhook_disabled`: the endpoint is disabled (`details.disabled_reason`); it
+             *       receives no events.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getLink: {
         parameters: {
             query?: never;
@@ -6811,6 +7022,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["TemplateForbidden"];
+            404: components["responses"]["TemplateNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    previewTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The tenant (`ten_…`). An id that is malformed, unknown or outside the key's reach answers
+                 *     404 `tenant_not_found`, alike.
+                 */
+                tenant_id: components["parameters"]["TenantId"];
+                /** @description The template's name. */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TemplatePreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The rendered subject and bodies. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplatePreview"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body is not JSON or names an unknown field.
+             *     - `invalid_payload`: the variables do not match the template's schema, or the template
+             *       failed to render with them (`details.errors[]`).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["TemplateForbidden"];

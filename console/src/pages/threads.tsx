@@ -1,0 +1,161 @@
+import { useState } from 'preact/hooks';
+import { ApiError, api, type Message, type Page } from '../api.ts';
+import { ErrorNote, Loading, type PageProps, Status, time, useLoad } from '../ui.tsx';
+
+interface ThreadSummary {
+  id: string;
+  subject: string;
+  participants: string[];
+  message_count: number;
+  last_message_at: string;
+  snippet: string;
+}
+
+interface Thread extends ThreadSummary {
+  messages: (Message & { inbound?: (Message['inbound'] & { extracted_text?: string | null }) | null })[];
+  messages_truncated: boolean;
+}
+
+/** A pmail without the threads routes answers 404 `route_not_found`: the page says so. */
+const noThreads = (e: unknown) => e instanceof ApiError && e.code === 'route_not_found';
+
+const messageLink = (m: Message) =>
+  `#/messages/${encodeURIComponent(m.identity_id)}/${encodeURIComponent(m.id)}`;
+
+/** An identity's conversations (GET …/threads), latest activity first, a page at a time. */
+export function Threads({ identities }: PageProps) {
+  const [identity, setIdentity] = useState(identities[0]?.id ?? '');
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const page = useLoad(
+    () =>
+      identity
+        ? api<Page<ThreadSummary>>('GET', `/v1/identities/${encodeURIComponent(identity)}/threads`, {
+            query: { cursor, limit: '25' },
+          })
+        : Promise.resolve({ data: [], next_cursor: null }),
+    [identity, cursor],
+  );
+  if (noThreads(page.error)) return <p>This pmail does not serve threads; the Inbox lists received mail.</p>;
+  return (
+    <>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Identity
+          <select
+            value={identity}
+            onChange={(e) => {
+              setIdentity((e.target as HTMLSelectElement).value);
+              setCursors([undefined]);
+            }}
+          >
+            {identities.map((i) => (
+              <option key={i.id} value={i.id}>
+                {i.username} ({i.primary_address})
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      <ErrorNote error={page.error} />
+      <Loading when={page.loading} />
+      <table>
+        <caption class="visually-hidden">Threads</caption>
+        <thead>
+          <tr>
+            <th scope="col">Subject</th>
+            <th scope="col">Participants</th>
+            <th scope="col">Messages</th>
+            <th scope="col">Last message</th>
+          </tr>
+        </thead>
+        <tbody>
+          {(page.value?.data ?? []).map((t) => (
+            <tr key={t.id}>
+              <td>
+                <a href={`#/threads/${encodeURIComponent(identity)}/${encodeURIComponent(t.id)}`}>
+                  {t.subject || '(no subject)'}
+                </a>
+                {t.snippet ? <div class="hint snippet">{t.snippet}</div> : null}
+              </td>
+              <td>{t.participants.join(', ')}</td>
+              <td>{t.message_count}</td>
+              <td>{time(t.last_message_at)}</td>
+            </tr>
+          ))}
+          {!page.loading && page.value?.data.length === 0 ? (
+            <tr>
+              <td colSpan={4}>No threads.</td>
+            </tr>
+          ) : null}
+        </tbody>
+      </table>
+      <div class="paging">
+        <button
+          type="button"
+          class="secondary"
+          disabled={cursors.length < 2}
+          onClick={() => setCursors(cursors.slice(0, -1))}
+        >
+          Previous page
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          disabled={!page.value?.next_cursor}
+          onClick={() => setCursors([...cursors, page.value!.next_cursor!])}
+        >
+          Next page
+        </button>
+      </div>
+    </>
+  );
+}
+
+/**
+ * One conversation, oldest message first, both directions: who wrote, when, its status, and the
+ * new text of a received reply (as text) — each links to its message page.
+ */
+export function ThreadPage({ params }: PageProps) {
+  const path = `/v1/identities/${encodeURIComponent(params.identity)}/threads/${encodeURIComponent(params.thread)}`;
+  const thread = useLoad(() => api<Thread>('GET', path), [path]);
+  const t = thread.value;
+  return (
+    <>
+      <p>
+        <a href="#/threads">← Threads</a>
+      </p>
+      {noThreads(thread.error) ? (
+        <p>This pmail does not serve threads.</p>
+      ) : (
+        <ErrorNote error={thread.error} />
+      )}
+      <Loading when={thread.loading && !t} />
+      {t ? (
+        <>
+          <h2 class="subject">{t.subject || '(no subject)'}</h2>
+          <p>
+            {t.message_count} messages · {t.participants.join(', ')}
+            {t.messages_truncated ? ' · the latest 100 shown' : ''}
+          </p>
+          <ol class="thread">
+            {t.messages.map((m) => (
+              <li key={m.id} data-message={m.id}>
+                <p>
+                  <strong>{m.direction === 'inbound' ? m.from.address : `${m.from.address} (sent)`}</strong>{' '}
+                  <a href={messageLink(m)}>
+                    <time dateTime={m.received_at}>{time(m.sent_at ?? m.received_at)}</time>
+                  </a>{' '}
+                  <Status value={m.status} />
+                </p>
+                {m.inbound?.extracted_text || m.inbound?.snippet ? (
+                  <pre class="body">{m.inbound.extracted_text ?? m.inbound.snippet}</pre>
+                ) : null}
+              </li>
+            ))}
+          </ol>
+        </>
+      ) : null}
+    </>
+  );
+}
