@@ -74,7 +74,7 @@ describe('MCP server', () => {
     expect(inbox.map((m) => m.subject)).toEqual(['Invoice 42']);
     expect((await s.mailbox(s.agent.id, 'outbound')).map((m) => m.id)).toEqual([a.id]);
 
-    // The same key with other arguments is refused with the API's code and seed 003's.
+    // The same key with other arguments is refused with the API's code and the reply attempt's (docs/guides/cli.md#attempts).
     const other = await client.callTool({ name: 'send_email', arguments: { ...args, subject: 'Other' } });
     expect(other.isError).toBe(true);
     expect(other.structuredContent).toMatchObject({

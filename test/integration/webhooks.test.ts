@@ -16,7 +16,7 @@ import { httpPoster } from '../../functions/webhooks/http-client.ts';
 import { createOldTable, type TestStack, testStack, withOwnDynamoDb } from '../support/local.ts';
 
 /**
- * Webhooks end to end on DynamoDB Local (issue 5): endpoints created through the API, outbox events
+ * Webhooks end to end on DynamoDB Local: endpoints created through the API, outbox events
  * read from DynamoDB Local's own stream, fanned out to the in-process deliveries queue, POSTed to a
  * real HTTP receiver on 127.0.0.1 and verified as a receiver verifies them. The retry schedule runs
  * at 1/1000 of real time.

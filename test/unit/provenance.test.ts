@@ -31,9 +31,6 @@ const SELF = relative(ROOT, import.meta.filename);
  */
 const SWEPT_AFTER_MERGE: readonly string[] = [
   'test/e2e/cli.test.ts',
-  'test/integration/mcp.test.ts',
-  'test/integration/webhooks.test.ts',
-  'test/browser',
   'test/support/cli.ts',
 ];
 const FORBIDDEN: readonly RegExp[] = [
