@@ -593,7 +593,15 @@ async function storeReserved(
     if (suppressedAll) await appendEvent(deps.db, suppressedEvent(message));
     if (t.pending) await appendEvent(deps.db, pendingApprovalEvent(message));
     const response = JSON.stringify(toApiMessage(message));
-    const answer = await completeKey(deps, args.held, response);
+    // The thread list's summary beside the key's completion, one round trip for both: unconditional
+    // and idempotent (store/thread-list.store.ts); a failure is logged and never undoes the send.
+    const [answer] = await Promise.all([
+      completeKey(deps, args.held, response),
+      noteThreadMessage(deps.db, message, {
+        now: deps.clock(),
+        snippet: snippetOf(prepared.compose.text),
+      }).catch((e) => deps.log.error('thread summary failed', { message_id: message.id, ...errorFields(e) })),
+    ]);
     return { type: 'stored', message, prepared, counts, response, answer };
   }
 }
@@ -776,10 +784,6 @@ async function afterCommit(
       }
     }
   }
-  // The thread list's summary (functions/store/thread-list.store.ts): unconditional and idempotent.
-  side.push(
-    noteThreadMessage(deps.db, message, { now: deps.clock(), snippet: snippetOf(prepared.compose.text) }),
-  );
   const results = await Promise.allSettled(side);
   for (const r of results) {
     if (r.status === 'rejected')
