@@ -1,7 +1,6 @@
 /** `pmail start` and `pmail admin bootstrap`: the two commands that run the stack or write its table directly (loaded only when used, so the API commands start fast). */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { bootstrapPlatformKey } from '../../functions/admin/bootstrap.ts';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
@@ -190,27 +189,24 @@ async function reuseOrSeedLive(
  * DynamoDB Local), or is the one `npm start` runs on (`--local`, from .pmail/local.json). The key is
  * printed once, to stdout, and nowhere else.
  */
-export async function adminBootstrap(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      stack: { type: 'string' },
-      table: { type: 'string' },
-      endpoint: { type: 'string' },
-      region: { type: 'string' },
-      local: { type: 'boolean' },
-      name: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-    allowPositionals: true,
-  });
+export interface BootstrapFlags {
+  stack?: string;
+  table?: string;
+  endpoint?: string;
+  region?: string;
+  local?: boolean;
+  name?: string;
+  json?: boolean;
+}
+
+export async function adminBootstrap(values: BootstrapFlags, stateDir?: string): Promise<number> {
   const sources = [values.stack, values.table, values.local].filter((v) => v !== undefined).length;
   if (sources !== 1) throw new CliError(EXIT.usage, 'give exactly one of --stack, --table or --local');
   let table = values.table;
   let endpoint = values.endpoint;
   let api: string | undefined;
   if (values.local) {
-    const file = join(resolve(positionals[0] ?? process.env.PMAIL_STATE_DIR ?? '.pmail'), 'local.json');
+    const file = join(resolve(stateDir ?? process.env.PMAIL_STATE_DIR ?? '.pmail'), 'local.json');
     if (!existsSync(file)) throw new CliError(EXIT.config, `${file} not found: run npm start first`);
     const local = JSON.parse(readFileSync(file, 'utf8')) as {
       table?: string;
