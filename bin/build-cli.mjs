@@ -2,7 +2,7 @@
 // Builds the CLI into dist/cli/pmail.mjs (esbuild: one ESM file, the node_modules packages left as
 // imports), so `pmail` starts without transpiling TypeScript. Runs at `npm ci` / `npm install`
 // (the `prepare` script) and by `npm run build:cli`. `start` and `admin bootstrap` stay outside
-// the bundle: the built CLI loads bin/cli/local.ts through tsx when one of them runs.
+// the bundle: the built CLI loads bin/cli/local.ts or admin.ts through tsx when one of them runs.
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,11 +12,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outfile = join(root, 'dist/cli/pmail.mjs');
 mkdirSync(dirname(outfile), { recursive: true });
 
-/** `import('./local.ts')` of bin/cli/program.ts: kept as an import of the source, from dist/cli. */
+/** `import('./local.ts')` and `import('./admin.ts')` of bin/cli/program.ts: kept as imports of the source. */
 const localOutside = {
   name: 'local-outside',
   setup(b) {
-    b.onResolve({ filter: /^\.\/local\.ts$/ }, () => ({ path: '../../bin/cli/local.ts', external: true }));
+    b.onResolve({ filter: /^\.\/(local|admin)\.ts$/ }, (a) => ({
+      path: `../../bin/cli/${a.path.slice(2)}`,
+      external: true,
+    }));
   },
 };
 

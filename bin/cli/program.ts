@@ -369,22 +369,24 @@ function controlCommands(program: Command, act: Act): void {
 }
 
 /**
- * `start` and `admin bootstrap` run the repository's TypeScript (bin/cli/local.ts: the local
- * runtime, the table): through tsx when this is the built CLI (dist/cli), loaded only when used.
+ * `start` and `admin bootstrap` run the repository's TypeScript (bin/cli/local.ts, the local
+ * runtime; bin/cli/admin.ts, the table): through tsx when this is the built CLI (dist/cli), and
+ * loaded only when used.
  */
-async function local(): Promise<typeof import('./local.ts')> {
+async function typescript(): Promise<void> {
   if (!import.meta.url.endsWith('.ts')) (await import('tsx/esm/api')).register();
-  return import('./local.ts');
 }
+const local = async (): Promise<typeof import('./local.ts')> => (await typescript(), import('./local.ts'));
+const admin = async (): Promise<typeof import('./admin.ts')> => (await typescript(), import('./admin.ts'));
 
 function localCommands(program: Command, act: Act): void {
   act(
     program.command('start').description('run the whole stack on this machine (what npm start runs)'),
     async () => (await local()).start(),
   );
-  const admin = program.command('admin').description("operator commands on a deployment's table");
+  const adminGroup = program.command('admin').description("operator commands on a deployment's table");
   act(
-    admin
+    adminGroup
       .command('bootstrap')
       .description("write a deployment's first platform key (valid 24 h, printed once)")
       .argument('[state-dir]', 'with --local: the state directory of npm start (default .pmail)')
@@ -395,6 +397,9 @@ function localCommands(program: Command, act: Act): void {
       .option('--region <r>', 'AWS Region (else AWS_REGION)')
       .option('--name <n>', 'the key’s name (default bootstrap)')
       .option('--json', 'print {key_id, key, expires_at, api} as JSON'),
-    async (ctx) => (await local()).adminBootstrap(ctx.opts, ctx.args[0]),
+    async (ctx) => (await admin()).adminBootstrap(ctx.opts, ctx.args[0]),
   );
 }
+
+/** The command tree, for listing (the help test walks it). */
+export const commandTree = (): Command => buildProgram(() => undefined);
