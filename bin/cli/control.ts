@@ -125,6 +125,9 @@ export const tenants = {
       name: o.name ?? o.slug,
       mode: o.mode,
       ...(o.timezone ? { timezone: o.timezone } : {}),
+      ...(o.dailyCap || o.identityDailyCap
+        ? { policy: { daily_send_cap: o.dailyCap, identity_daily_send_cap: o.identityDailyCap } }
+        : {}),
     };
     return keyed(api.tenants.create(body, idem(ctx)));
   }),

@@ -269,7 +269,9 @@ function controlCommands(program: Command, act: Act): void {
             .choices(['test', 'live'])
             .makeOptionMandatory(),
         )
-        .option('--timezone <tz>', 'IANA time zone of its daily caps'),
+        .option('--timezone <tz>', 'IANA time zone of its daily caps')
+        .option('--daily-cap <n>', 'sends per day across the tenant (policy.daily_send_cap)', positiveInt)
+        .option('--identity-daily-cap <n>', 'sends per day per identity, at most --daily-cap', positiveInt),
       tenants.create,
     ],
     [api(verb('list', 'list tenants')), tenants.list],
