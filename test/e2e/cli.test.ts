@@ -134,7 +134,7 @@ describe('pmail send --template', () => {
     expect(put.code, put.stdout + put.stderr).toBe(0);
     expect(JSON.parse(put.stdout)).toMatchObject({ name: 'cli_receipt', version: 1 });
     const listed = await pmail(env, ['templates', 'list']);
-    expect(listed.stdout).toMatch(/^cli_receipt {2}v1 {2}transactional {2}transactional$/m);
+    expect(listed.stdout).toMatch(/^cli_receipt +v1 +transactional +transactional$/m);
     const args = ['send', '--to', s.peer.address, '--template', 'cli_receipt', '--variables', '{"number":7}'];
     const sent = await pmail(env, [...args, '--idempotency-key', 'cli-receipt-7', '--json']);
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
