@@ -1,5 +1,5 @@
 /**
- * `npm run bench:bundles` (also the first part of `npm run bench`) — cold starts (issue 14): every
+ * `npm run bench:bundles` (also the first part of `npm run bench`) — cold starts: every
  * Lambda entry (`functions/**\/*.handler.ts`, found, not listed) bundled as lib/defaults.ts
  * bundles it (esbuild, ESM, node22, minified, nothing external), then:
  *   - the bundle's size, and the packages that weigh most in it (esbuild's metafile);
@@ -8,13 +8,13 @@
  * The API functions carry a stated budget (API_LOAD_BUDGET_MS below); the report marks any over it.
  * Nothing is asserted: the numbers are this machine's, not Lambda's.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { ESM_REQUIRE_BANNER, REPO_ROOT } from '../lib/defaults.ts';
 import { machineLine } from './env.ts';
+import { loadTime } from './load-time.ts';
 
 /**
  * The budget of an API function's module load on a machine like this one (2 cores, Node 20): a
@@ -49,28 +49,6 @@ function weights(meta: Metafile, outFile: string): [string, number][] {
     by.set(key, (by.get(key) ?? 0) + bytesInOutput);
   }
   return [...by.entries()].sort((a, b) => b[1] - a[1]);
-}
-
-/** Module-load time of `file` in a fresh Node process, in ms (the import, top-level await included). */
-function loadTime(file: string): number {
-  const script = `const t = performance.now(); await import(${JSON.stringify(file)}); process.stdout.write(String(performance.now() - t));`;
-  const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      // What loadLambdaDeps reads; nothing is called at load time.
-      AWS_REGION: 'eu-west-1',
-      AWS_ACCESS_KEY_ID: 'bench',
-      AWS_SECRET_ACCESS_KEY: 'bench',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      PMAIL_TABLE: 'pmail-bench',
-      PMAIL_BLOB_BUCKET: 'pmail-bench',
-      PMAIL_EVENTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/000000000000/bench',
-      PM_HASH_KEY: 'bench-hash-key',
-    },
-  });
-  if (out.status !== 0) throw new Error(`loading ${file} failed: ${out.stderr.slice(0, 500)}`);
-  return Number(out.stdout);
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

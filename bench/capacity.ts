@@ -49,7 +49,7 @@ const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetI
 const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 const TRANSACTIONAL = new Set(['TransactWriteItems', 'TransactGetItems']);
 
-/** What the single table's sort-key prefixes name (DESIGN § 4). */
+/** What the single table's sort-key prefixes name (docs/architecture.md › Items and their keys). */
 const ITEM_NAMES: Record<string, string> = {
   T: 'tenant',
   K: 'api key',

@@ -28,7 +28,7 @@ import { RoundTrips } from './round-trips.ts';
 import { type BenchStack, startBenchStack } from './stack.ts';
 import { fixed, pool, ratio, summarize, table } from './stats.ts';
 
-// The SDK's Node 22 notice is known (TOOLCHAIN.md) and the node version is printed below.
+// The SDK's notice about Node versions is known, and the node version is printed below.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const CONCURRENCY = 32;
@@ -41,7 +41,7 @@ const WARMUP_PUTS = 600;
 /** The target pmail holds itself to (informational, never asserted). */
 const TARGET_WCU_PER_SEND = 10;
 const TARGET_WCU_PER_REPLAY = 0;
-/** Issue 12's goals, printed beside the figures (never asserted). */
+/** The goals, printed beside the figures (never asserted; docs/design/cost.md). */
 const GOAL_ROUND_TRIPS = 6;
 const GOAL_CPU_MS = 8;
 const GOAL_REPLAY_RATIO = 1.5;
@@ -576,7 +576,7 @@ async function main(stack: BenchStack, names: string[]) {
       `   note: ${stray.reduce((s, x) => s + x.calls, 0)} calls ran outside any stage during the capacity run.`,
     );
 
-  // ── The figures issue 12 moves, with their goals ───────────────────────────────────────────
+  // ── The figures, with their goals ──────────────────────────────────────────────────────
   const heldBest = Math.max(...heldRates);
   const lambdaBest = Math.max(...lambdaRates);
   const rSeqP50 = summarize(rSeq.latencies).p50;
@@ -591,7 +591,7 @@ async function main(stack: BenchStack, names: string[]) {
   const cpu = Math.min(...heldCpu);
   const cpuAlone = Math.min(...lambdaCpu);
   const yes = (ok: boolean) => (ok ? 'PASS' : 'OVER');
-  print('\nsummary (issue 12: figure, goal, verdict)');
+  print('\nsummary (figure, goal, verdict)');
   print(
     table(
       ['measure', 'figure', 'goal', 'verdict'],

@@ -7,7 +7,7 @@ import type { BlobStore } from './store/blobs.ts';
 import type { Db } from './store/db.ts';
 
 /**
- * The ports every use case takes (STYLE.md › Ports are passed in). Production builds them from the
+ * The ports every use case takes (docs/architecture.md › Layers). Production builds them from the
  * Lambda environment (functions/env.ts); `npm start` and the tests build them around DynamoDB Local,
  * a blob folder, the local state machine and the in-process queue (functions/local).
  */

@@ -32,6 +32,8 @@ export const LAMBDA_PORTS = {
   'api-console': [],
   'api-domains': [],
   'api-templates': [],
+  // Reads the received raw message an attachment is served from.
+  'api-threads': ['blobs'],
   // The MCP server's tools run the messages and events route groups in the same function.
   'api-mcp': ['blobs', 'dispatcher'],
   // Claim starts the named execution; Record delivers loopback mail (reads and writes blobs, publishes events).

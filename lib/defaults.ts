@@ -130,7 +130,7 @@ export class PmailFunction extends Construct implements IGrantable {
       {
         id: 'AwsSolutions-L1',
         reason:
-          'pmail pins Node.js 22 (TOOLCHAIN.md): bundles target node22; moving to a newer runtime is a deliberate upgrade with its own checks.',
+          'pmail pins Node.js 22 (docs/deploying.md › Prerequisites): bundles target node22; moving to a newer runtime is a deliberate upgrade with its own checks.',
       },
     );
   }

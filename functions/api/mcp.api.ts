@@ -29,6 +29,7 @@ export type GroupHandler = (e: ApiEvent) => Promise<ApiResult>;
 export interface McpGroups {
   messages: GroupHandler;
   events: GroupHandler;
+  threads: GroupHandler;
 }
 
 /** What a retry-safe agent must know; part of every send tool's description. */
@@ -70,6 +71,8 @@ interface ToolSpec {
   operation?: SendOperationName;
   /** The result contains email content (marked untrusted). */
   content: boolean;
+  /** The route group the call goes to (default: events for the feed, else messages). */
+  group?: keyof McpGroups;
 }
 
 const enc = encodeURIComponent;
@@ -94,6 +97,39 @@ function replyTool(operation: 'reply' | 'reply_all', description: string): ToolS
     }),
   };
 }
+
+/** Conversations (docs/guides/receiving.md › Threads): the threads route group. */
+const THREAD_TOOLS: Record<string, ToolSpec> = {
+  list_threads: {
+    permission: 'messages:read',
+    content: true,
+    group: 'threads',
+    description:
+      'List an identity’s conversations, newest activity first: subject, participants, message_count, last_message_at and a snippet of the latest message. Pass next_cursor back as cursor for the next page; read one with get_thread.',
+    input: {
+      identity_id: identityId,
+      limit: z.number().int().min(1).max(100).optional(),
+      cursor: z.string().optional(),
+    },
+    call: (a, identity) => ({
+      method: 'GET',
+      path: `/v1/identities/${enc(identity)}/threads`,
+      query: Object.fromEntries(Object.entries(pick(a, ['limit', 'cursor'])).map(([k, v]) => [k, String(v)])),
+    }),
+  },
+  get_thread: {
+    permission: 'messages:read',
+    content: true,
+    group: 'threads',
+    description:
+      'Read one conversation: its messages oldest first, sent and received. A received message’s inbound.extracted_text is what its sender wrote (without the quoted history and signature); get_message has the full text. Reply to a received message with reply.',
+    input: { identity_id: identityId, thread_id: z.string().describe('The thread id (thr_…).') },
+    call: (a, identity) => ({
+      method: 'GET',
+      path: `/v1/identities/${enc(identity)}/threads/${enc(a.thread_id)}`,
+    }),
+  },
+};
 
 export const TOOLS: Record<string, ToolSpec> = {
   send_email: {
@@ -224,6 +260,7 @@ export const TOOLS: Record<string, ToolSpec> = {
       query: Object.fromEntries(Object.entries(pick(a, ['after', 'limit'])).map(([k, v]) => [k, String(v)])),
     }),
   },
+  ...THREAD_TOOLS,
 };
 
 /** The tools this key may use (the others are not listed). */
@@ -294,7 +331,7 @@ async function runTool(
   const c = spec.call(args, identity ?? '');
   const headers: Record<string, string> = { authorization, 'content-type': 'application/json' };
   if (c.key !== undefined) headers['idempotency-key'] = c.key;
-  const group = c.path === '/v1/events' ? groups.events : groups.messages;
+  const group = groups[spec.group ?? (c.path === '/v1/events' ? 'events' : 'messages')];
   const query = c.query && Object.keys(c.query).length ? c.query : undefined;
   const res = await group({
     version: '2.0',
@@ -345,6 +382,7 @@ function withAttempt(doc: any, operation?: SendOperationName): any {
       },
     };
   };
+  if (Array.isArray(doc?.messages)) return { ...doc, messages: doc.messages.map(one) };
   return Array.isArray(doc?.data) ? { ...doc, data: doc.data.map(one) } : one(doc);
 }
 

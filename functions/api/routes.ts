@@ -15,7 +15,8 @@ export type RouteGroup =
   | 'domains'
   | 'templates'
   | 'mcp'
-  | 'console';
+  | 'console'
+  | 'threads';
 
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -86,6 +87,25 @@ export const routes: readonly Route[] = [
     path: '/v1/identities/{identity_id}/messages/{message_id}/retry',
     group: 'messages',
     operation: 'retryMessage',
+  },
+  // Conversations and attachments (functions/api/threads.api.ts).
+  {
+    method: 'GET',
+    path: '/v1/identities/{identity_id}/threads',
+    group: 'threads',
+    operation: 'listThreads',
+  },
+  {
+    method: 'GET',
+    path: '/v1/identities/{identity_id}/threads/{thread_id}',
+    group: 'threads',
+    operation: 'getThread',
+  },
+  {
+    method: 'GET',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/attachments/{attachment_id}',
+    group: 'threads',
+    operation: 'getAttachment',
   },
   { method: 'GET', path: '/v1/identities/{identity_id}', group: 'identities', operation: 'getIdentity' },
   {
@@ -263,4 +283,5 @@ export const routeGroupEntries: Record<RouteGroup, { entry: string; handler: str
   meta: { entry: 'functions/api/meta.handler.ts', handler: 'handler' },
   mcp: { entry: 'functions/api/mcp.handler.ts', handler: 'handler' },
   console: { entry: 'functions/api/console.handler.ts', handler: 'handler' },
+  threads: { entry: 'functions/api/threads.handler.ts', handler: 'handler' },
 };

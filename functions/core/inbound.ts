@@ -425,3 +425,39 @@ export const KEPT_HEADERS: ReadonlySet<string> = new Set([
   'x-mailer',
   'content-type',
 ]);
+
+/**
+ * The reply parser reads at most this much of the text (the new text of a reply sits above or just
+ * below the quote): a bound on its cost, whose regular expressions are slow on long lines.
+ */
+export const MAX_EXTRACT_INPUT_BYTES = 16 * 1024;
+/** Lines longer than this are no attribution or signature line: the parser sees a short stand-in. */
+export const MAX_EXTRACT_LINE_CHARS = 500;
+
+/** Types a browser runs or renders as a page: served as bytes, like a risky attachment. */
+const ACTIVE_TYPES = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml)$/i;
+const MIME_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i;
+
+/**
+ * The Content-Type an attachment is downloaded with: its declared type, or
+ * `application/octet-stream` when it is risky, a type a browser would run or render (HTML, XHTML,
+ * SVG, XML), or no well-formed type. The download is always `Content-Disposition: attachment`.
+ */
+export function servedAttachmentType(contentType: string, risky: boolean): string {
+  const type = contentType.trim().toLowerCase();
+  return risky || ACTIVE_TYPES.test(type) || !MIME_TYPE.test(type) ? 'application/octet-stream' : type;
+}
+
+/**
+ * The Content-Disposition of a download (RFC 6266): always `attachment`, the name as an ASCII
+ * fallback (anything else, quotes and backslashes replaced) and in full as `filename*` (RFC 8187).
+ */
+export function attachmentDisposition(filename: string): string {
+  const name = filename.replace(/[\r\n]/g, ' ').slice(0, 255) || 'attachment';
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  const encoded = encodeURIComponent(name).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}

@@ -22,11 +22,21 @@ export const SNIPPET_CHARS = 200;
 const snippetOf = (text: string | undefined) =>
   text === undefined ? null : text.replace(/\s+/g, ' ').trim().slice(0, SNIPPET_CHARS);
 
+/** The id an attachment has in the API: its position in the message's list, from 1 (`att_1`). */
+export const attachmentId = (index: number) => `att_${index + 1}`;
+
+/** The list position an attachment id names, or undefined for what is no attachment id. */
+export function attachmentIndex(id: string): number | undefined {
+  const m = /^att_([1-9][0-9]{0,2})$/.exec(id);
+  return m ? Number(m[1]) - 1 : undefined;
+}
+
 /**
- * The received message's fields. A page of the list leaves `text` and `html` null (the message
- * itself has them; a page of bodies would not fit one answer), `snippet` is always there.
+ * The received message's fields. A page of the list leaves `text`, `extracted_text` and `html` null
+ * (the message itself has them; a page of bodies would not fit one answer), `snippet` is always
+ * there; a thread's view keeps `extracted_text` only.
  */
-function toApiInbound(m: MessageRecord, bodies: boolean) {
+function toApiInbound(m: MessageRecord, bodies: boolean, extracted: boolean) {
   // An inbound copy written before ingest read it (loopback's) has no fields: the view shows null.
   const i: Partial<InboundFields> = m.inbound ?? {};
   const v = i.verdicts ?? {};
@@ -45,15 +55,18 @@ function toApiInbound(m: MessageRecord, bodies: boolean) {
     threaded_by: i.threaded_by ?? null,
     snippet: snippetOf(i.text),
     text: bodies ? (i.text ?? null) : null,
+    extracted_text: extracted ? (i.extracted_text ?? null) : null,
     html: bodies ? (i.html ?? null) : null,
     body_truncated: i.body_truncated ?? false,
     headers: (i.headers ?? []).map((h) => ({ name: h.name, value: h.value })),
-    attachments: (i.attachments ?? []).map((a) => ({
+    attachments: (i.attachments ?? []).map((a, index) => ({
+      id: attachmentId(index),
       filename: a.filename ?? null,
       content_type: a.content_type,
       size: a.size,
       content_id: a.content_id ?? null,
-      risky: a.risky ?? null,
+      risky: a.risky !== undefined,
+      risk: a.risky ?? null,
     })),
     verdicts: {
       spf: v.spf ?? null,
@@ -70,9 +83,9 @@ function toApiInbound(m: MessageRecord, bodies: boolean) {
 
 /**
  * The Message object (openapi.yaml › Message), as the API returns it. `bodies: false` (a page of the list)
- * leaves a received message's text and HTML out.
+ * leaves a received message's text and HTML out, and its extracted text unless `extracted`.
  */
-export function toApiMessage(record: MessageRecord, opts: { bodies?: boolean } = {}) {
+export function toApiMessage(record: MessageRecord, opts: { bodies?: boolean; extracted?: boolean } = {}) {
   // As the codec stores it: a final message of a transactional template shows its redaction.
   const m = redactPayload(record);
   const outbound = m.direction === 'outbound';
@@ -104,7 +117,7 @@ export function toApiMessage(record: MessageRecord, opts: { bodies?: boolean } =
     // A send by template: which template and version rendered it; its variables are never shown.
     template: m.template ? { name: m.template.name, version: m.template.version } : null,
     payload_redacted_at: iso(m.payload_redacted_at),
-    inbound: outbound ? null : toApiInbound(m, opts.bodies ?? true),
+    inbound: outbound ? null : toApiInbound(m, opts.bodies ?? true, opts.extracted ?? opts.bodies ?? true),
     ...(outbound ? { deliveries: (m.deliveries ?? []).map(toApiDelivery) } : {}),
   };
 }

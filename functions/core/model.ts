@@ -201,6 +201,11 @@ export interface InboundFields {
   text?: string;
   /** The HTML, sanitised (scripts, event handlers, remote forms and frames removed), cut likewise. */
   html?: string;
+  /**
+   * What the sender wrote: the text without quoted history and signature (functions/inbound/extract.ts),
+   * computed at ingest; absent when the message has no text.
+   */
+  extracted_text?: string;
   /** The text or HTML was cut to fit the record; the raw message has all of it. */
   body_truncated?: boolean;
   /** The headers that matter (core/inbound.ts › KEPT_HEADERS), in message order. */

@@ -168,6 +168,7 @@ async function ingestOne(
     ...(parsed.cap ? { cap: parsed.cap } : {}),
     threaded_by: by,
     ...(parsed.text !== undefined ? { text: parsed.text } : {}),
+    ...(parsed.extractedText !== undefined ? { extracted_text: parsed.extractedText } : {}),
     ...(parsed.html !== undefined ? { html: parsed.html } : {}),
     ...(parsed.bodyTruncated ? { body_truncated: true } : {}),
     headers: parsed.kept,
@@ -233,6 +234,7 @@ async function ingestOne(
       ? {}
       : { countSender: parsed.from.address }),
     routedTo: address.address,
+    snippet: snippetOf(parsed.extractedText || parsed.text),
     now,
   });
   if (!stored) {

@@ -17,6 +17,7 @@ import {
   riskyAttachment,
 } from '../core/inbound.ts';
 import type { InboundAttachment, Mailbox } from '../core/model.ts';
+import { extractNewText } from './extract.ts';
 
 /**
  * A received message as ingest stores it. Parsed with mailparser under the caps of core/inbound.ts:
@@ -41,6 +42,8 @@ export interface ParsedInbound {
   inReplyTo?: string;
   references: string[];
   text?: string;
+  /** What the sender wrote, without quoted history and signature (functions/inbound/extract.ts). */
+  extractedText?: string;
   html?: string;
   bodyTruncated: boolean;
   attachments: InboundAttachment[];
@@ -70,7 +73,7 @@ export async function parseInbound(
   }
 }
 
-const parserOptions = {
+export const parserOptions = {
   skipImageLinks: true,
   skipTextLinks: true,
   skipTextToHtml: true,
@@ -131,7 +134,7 @@ function shaped(
     ...(mail.messageId ? { rfcMessageId: messageIds(mail.messageId)[0] ?? mail.messageId } : {}),
     ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo } : {}),
     references: referencesOf(mail.references),
-    ...(text ? { text: text.value } : {}),
+    ...(text ? { text: text.value, extractedText: extractNewText(text.value) } : {}),
     ...(html ? { html: html.value } : {}),
     bodyTruncated: !!(text?.cut || html?.cut),
     attachments: withBody

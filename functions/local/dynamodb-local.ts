@@ -9,7 +9,7 @@ import { OutputTail, type ServiceExit } from './supervise.ts';
 
 /**
  * DynamoDB Local — the real engine (Java 17+), started and stopped by pmail itself. The Java process
- * outlives a crashed Node parent, so it is killed on exit and on SIGINT/SIGTERM (TOOLCHAIN.md).
+ * outlives a crashed Node parent, so it is killed on exit and on SIGINT/SIGTERM.
  */
 export interface DynamoDbLocal {
   endpoint: string;

@@ -5,7 +5,7 @@ import type { ServiceExit } from './supervise.ts';
 /**
  * `npm start`'s local SES: aws-ses-v2-local (a local SES v1/v2 endpoint with a mail viewer at its
  * root and `GET /store`). It takes SendEmail and shows the message; it implements no identities,
- * configuration sets or events (TOOLCHAIN.md), so no delivery event ever comes back from it.
+ * configuration sets or events, so no delivery event ever comes back from it.
  */
 export async function startLocalSes(
   port: number,
@@ -15,7 +15,7 @@ export async function startLocalSes(
       default?: (c: { host: string; port: number }) => Promise<Server>;
     };
   };
-  // From ESM the CommonJS module's function is `default.default` (TOOLCHAIN.md).
+  // From ESM the CommonJS module's function is `default.default`.
   const start = pkg.default.default ?? pkg.default;
   const server = await start({ host: '127.0.0.1', port });
   if (!server.listening) await new Promise((r) => server.once('listening', r));

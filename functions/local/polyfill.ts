@@ -1,5 +1,5 @@
 /**
- * aws-local-stepfunctions 3 calls Promise.withResolvers (Node 22); Node 20 lacks it (TOOLCHAIN.md).
+ * aws-local-stepfunctions 3 calls Promise.withResolvers (Node 22); Node 20 lacks it.
  * Imported for its side effect before the first local execution.
  */
 const P = Promise as unknown as { withResolvers?: () => unknown };

@@ -15,6 +15,7 @@ import { type MetaPorts, metaApi } from '../api/meta.api.ts';
 import type { RouteGroup } from '../api/routes.ts';
 import { templatesApi } from '../api/templates.api.ts';
 import { tenantsApi } from '../api/tenants.api.ts';
+import { threadsApi } from '../api/threads.api.ts';
 import { webhooksApi } from '../api/webhooks.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { autoVerifyingIdentities, type SesIdentities } from '../domains/ses-identities.ts';
@@ -212,6 +213,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
         allowLocalRelays: localSmtpSettings(smtpOptions).allowLocalRelays,
       }),
       templates: templatesApi(withPorts(deps, 'api-templates')),
+      threads: threadsApi(withPorts(deps, 'api-threads')),
       keys: keysApi(withPorts(deps, 'api-keys')),
       directory: directoryApi(withPorts(deps, 'api-directory')),
       meta: metaApi(withPorts(deps, 'api-meta'), localMetaPorts()),
@@ -221,6 +223,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       mcp: mcpApi(withPorts(deps, 'api-mcp'), {
         messages: messagesApi(withPorts(deps, 'api-mcp')),
         events: eventsApi(withPorts(deps, 'api-mcp')),
+        threads: threadsApi(withPorts(deps, 'api-mcp')),
       }),
     },
     settle,

@@ -3,6 +3,7 @@ import { derivedEventId } from '../core/delivery-outbox.ts';
 import { bornStatus } from '../core/enqueue.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
+import { snippetOf } from '../core/inbound.ts';
 import { consentKindOf } from '../core/job-kind.ts';
 import { MAX_SCHEDULE_MS } from '../core/limits.ts';
 import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
@@ -28,6 +29,7 @@ import {
   releaseSend,
   reserveSend,
 } from '../store/quota.store.ts';
+import { noteThreadMessage } from '../store/thread-list.store.ts';
 import { getThread, lockedByOther, takeThreadForSend } from '../store/threads.store.ts';
 import { executionName, startExecution } from './dispatcher.ts';
 import {
@@ -745,6 +747,10 @@ async function afterCommit(
       }
     }
   }
+  // The thread list's summary (functions/store/thread-list.store.ts): unconditional and idempotent.
+  side.push(
+    noteThreadMessage(deps.db, message, { now: deps.clock(), snippet: snippetOf(prepared.compose.text) }),
+  );
   const results = await Promise.allSettled(side);
   for (const r of results) {
     if (r.status === 'rejected')

@@ -231,7 +231,7 @@ export async function conditionally(write: Promise<unknown>): Promise<boolean> {
 
 /**
  * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` hands back the old item in raw attribute-value
- * form even through the DocumentClient (TOOLCHAIN.md): unmarshall it.
+ * form even through the DocumentClient: unmarshall it.
  */
 export function oldItem<T>(err: unknown): T | undefined {
   const item = (err as { Item?: Record<string, unknown> }).Item;

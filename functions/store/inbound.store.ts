@@ -3,6 +3,7 @@ import { contactCountUpdates } from './contacts.store.ts';
 import { type Db, type TransactItem, transactGuarded } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
 import { findByProviderId, getMessage, messagePutItem } from './messages.store.ts';
+import { threadNoteItem } from './thread-list.store.ts';
 import { getThread } from './threads.store.ts';
 
 /** SES's own Message-IDs: `<{SES message id}@{region}.amazonses.com>`. */
@@ -73,8 +74,9 @@ export async function threadExists(db: Db, identityId: string, threadId: string)
 /**
  * Store one received message for one recipient, once: in one transaction, the dedupe key's item
  * (the guard: it must not exist), the message, its `message.received` event, the sender's
- * `inbound_count` and what a reply through the API reads from the thread (the identity's address
- * it was written to, as the thread's From when it has none yet). False when the key is stored
+ * `inbound_count` and the thread's item: the thread list's summary (functions/store/thread-list.store.ts)
+ * and what a reply through the API reads from the thread (the identity's address it was written
+ * to, as the thread's From when it has none yet). False when the key is stored
  * already: a repeat of the same message to the same recipient, nothing written.
  *
  * A transaction (docs/lost-answers.md): the SDK resends it after a lost answer with the same
@@ -92,6 +94,8 @@ export async function storeInbound(
     countSender?: string;
     /** The identity's address the message was routed to. */
     routedTo: string;
+    /** The thread summary's snippet (functions/store/thread-list.store.ts). */
+    snippet: string;
     now: number;
   },
 ): Promise<boolean> {
@@ -117,15 +121,7 @@ export async function storeInbound(
       },
     },
     eventPutItem(db, args.event),
-    {
-      Update: {
-        TableName: db.table,
-        Key: { pk: `I#${message.identity_id}`, sk: `TH#${message.thread_id}` },
-        UpdateExpression: 'SET #type = :type, from_address = if_not_exists(from_address, :from)',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':type': 'thread', ':from': args.routedTo },
-      },
-    },
+    threadNoteItem(db, message, { now, snippet: args.snippet, fromAddress: args.routedTo }),
     ...(args.countSender
       ? contactCountUpdates(db, message.identity_id, [args.countSender], now, 'inbound')
       : []),

@@ -38,8 +38,10 @@ const ALL_TOOLS = [
   'cancel',
   'forward',
   'get_message',
+  'get_thread',
   'list_events',
   'list_messages',
+  'list_threads',
   'reply',
   'reply_all',
   'resolve',
@@ -163,7 +165,9 @@ describe('MCP server', () => {
     const reader = await connect(url, minted.body.secret);
     expect((await reader.listTools()).tools.map((t) => t.name).sort()).toEqual([
       'get_message',
+      'get_thread',
       'list_messages',
+      'list_threads',
     ]);
     // Its own identity is the default; a send tool it cannot see is refused by the server.
     const listed = await reader.callTool({ name: 'list_messages', arguments: {} });

@@ -33,7 +33,14 @@ export const writes = {
     c.command === 'UpdateItem' &&
     c.sk.startsWith('Q#') &&
     String(c.input.UpdateExpression).includes('lease = if_not_exists'),
-  thread: (c: Call) => c.command === 'UpdateItem' && c.sk.startsWith('TH#'),
+  /** The thread's lock and chain (store/threads.store.ts): the conditional writes of the thread item. */
+  thread: (c: Call) =>
+    c.command === 'UpdateItem' && c.sk.startsWith('TH#') && c.input.ConditionExpression !== undefined,
+  /** The thread list's summary (store/thread-list.store.ts › threadNoteItem), unconditional. */
+  threadNote: (c: Call) =>
+    c.command === 'UpdateItem' &&
+    c.sk.startsWith('TH#') &&
+    String(c.input.UpdateExpression).includes('ADD message_ids'),
   event: (c: Call) => c.command === 'PutItem' && c.sk.startsWith('E#'),
 };
 

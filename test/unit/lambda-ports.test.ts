@@ -143,13 +143,14 @@ describe('bundles', () => {
           (service !== undefined &&
             service !== 'none' &&
             (LAMBDA_PORTS[service] as readonly string[]).includes('blobs'));
-        // mailparser: the forward of a stored message (messages, and MCP's forward tool), the Cloudflare
+        // mailparser: the forward of a stored message (messages, and MCP's forward tool), an attachment's download (threads), the Cloudflare
         // transport, the inbound ingest, and Record (loopback copies go through the ingest); never another transport.
         const libmime =
           rel === 'functions/api/messages.handler.ts' ||
           rel === 'functions/inbound/ingest.handler.ts' ||
           rel === 'functions/send/send-attempt.handler.ts' ||
           rel === 'functions/api/mcp.handler.ts' ||
+          rel === 'functions/api/threads.handler.ts' ||
           rel === 'functions/send/cloudflare-transport.handler.ts';
         return [rel, { s3, libmime }];
       }),

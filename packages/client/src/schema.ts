@@ -164,6 +164,108 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/identities/{identity_id}/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List threads
+         * @description The identity's conversations, newest activity first (the time of the latest message
+         *     written into each), one page at a time: the messages it sent and received, threaded as
+         *     docs/guides/receiving.md › Threading describes. Pass `next_cursor` as `cursor` for the
+         *     next page; it is null on the last page. A thread written to while you page may show on two
+         *     pages. Needs the `messages:read` permission.
+         */
+        get: operations["listThreads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/threads/{thread_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The thread (`thr_…`, a message's `thread_id`). An id that is malformed, unknown, or a
+                 *     thread of another identity or tenant answers 404 `thread_not_found`, alike.
+                 */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a thread
+         * @description One conversation: its summary and its messages oldest first, sent and received (the latest
+         *     100; `messages_truncated` tells when there are more). Each message is the Message object
+         *     as the list shows it: a received one carries `inbound.extracted_text` (what its sender
+         *     wrote, without quoted history and signature) and leaves `text` and `html` null;
+         *     `getMessage` has them. Needs the `messages:read` permission.
+         */
+        get: operations["getThread"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages/{message_id}/attachments/{attachment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+                /** @description The attachment's `id` in the message's `inbound.attachments` (`att_1`, `att_2`, …). */
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Download an attachment of a received message
+         * @description The attachment's bytes, read from the stored original. Always a download
+         *     (`Content-Disposition: attachment`, never inline), with `X-Content-Type-Options: nosniff`
+         *     and a sandboxing Content-Security-Policy. Its declared type, except a `risky` attachment
+         *     and a type a browser would run or render (HTML, XHTML, SVG, XML), which come as
+         *     `application/octet-stream`. Needs the `messages:read` permission.
+         */
+        get: operations["getAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/identities/{identity_id}/messages/{message_id}/cancel": {
         parameters: {
             query?: never;
@@ -954,7 +1056,8 @@ export interface paths {
          *     is one call of the operation of the same name here, with this request's key. `tools/list`
          *     lists only the tools the key's permissions allow. A tool's refusal is a tool result with
          *     `isError: true` whose content is this API's Error envelope (the same codes; a send tool
-         *     adds seed 003's code as `details.seed_code`). Results that carry email content are marked
+         *     adds the reply attempt's code, the CLI's `IDEMPOTENCY_KEY_REUSED` and the like, as
+         *     `details.seed_code`). Results that carry email content are marked
          *     untrusted. A JSON-RPC error of a well-formed request (an unknown method or tool, bad
          *     arguments) is a 200 with the JSON-RPC `error` member. A key that is missing, unknown,
          *     revoked or expired is 401 in this API's Error envelope, before anything else is read.
@@ -1645,7 +1748,7 @@ export interface components {
             /** @enum {string} */
             kind: "transactional" | "marketing" | "auto_reply";
             /**
-             * @description Outbound only (null on inbound mail). Whether the recipient may refuse this message (seed 002's kind):
+             * @description Outbound only (null on inbound mail). Whether the recipient may refuse this message (its kind):
              *     `elective` mail is blocked by an unsubscribe; `transactional` mail only by a hard
              *     bounce, a complaint or a suppression that blocks everything. Set from a template's
              *     kind, never by the caller; otherwise `elective` for `kind: marketing`, else
@@ -1710,8 +1813,8 @@ export interface components {
              */
             address: string;
             /**
-             * @description What the caller typed for this recipient, when it differs from `address` (seed 002:
-             *     kept so an operator sees the string actually addressed); null otherwise. Never matched on.
+             * @description What the caller typed for this recipient, when it differs from `address` (kept so an
+             *     operator sees the string actually addressed); null otherwise. Never matched on.
              */
             typed_address: string | null;
             /** @enum {string} */
@@ -1760,6 +1863,12 @@ export interface components {
             snippet: string | null;
             /** @description The plain text (derived from the HTML when only HTML came). */
             text: string | null;
+            /**
+             * @description What the sender wrote: the text without the quoted history and the signature
+             *     (docs/guides/receiving.md › The new text); null on a page of the list and when the
+             *     message has no text. `text` keeps all of it.
+             */
+            extracted_text: string | null;
             /** @description The HTML, sanitised (scripts, event handlers, forms and frames removed). */
             html: string | null;
             /** @description The text or HTML was cut to fit; the original has all of it. */
@@ -1770,12 +1879,16 @@ export interface components {
                 value: string;
             }[];
             attachments: {
+                /** @description Its id for `getAttachment` (`att_1`, `att_2`, … in list order). */
+                id: string;
                 filename: string | null;
                 content_type: string;
                 size: number;
                 content_id: string | null;
+                /** @description An executable, script, macro document or archive (`risk` says which); downloaded as bytes only. */
+                risky: boolean;
                 /** @description `executable`, `script`, `macro_document` or `archive`; null otherwise. */
-                risky: string | null;
+                risk: string | null;
             }[];
             /** @description SES's verdicts (`PASS`, `FAIL`, `GRAY`, `PROCESSING_FAILED`, `DISABLED`); null when not given. */
             verdicts: {
@@ -1791,6 +1904,33 @@ export interface components {
             dsn_unmatched: boolean;
             /** @description The id SES (or the local MX) gave the received message. */
             ses_message_id: string | null;
+        };
+        ThreadSummary: {
+            /** @description The thread (`thr_…`). */
+            id: string;
+            /** @description The subject of its first message. */
+            subject: string;
+            /** @description The addresses its messages came from or went to (From, To, Cc; never Bcc), lower case. */
+            participants: string[];
+            message_count: number;
+            /**
+             * Format: date-time
+             * @description When the latest message was written into the thread.
+             */
+            last_message_at: string;
+            /** @description The start of the latest message's new text, whitespace collapsed (at most 140 characters). */
+            snippet: string;
+        };
+        ThreadList: {
+            data: components["schemas"]["ThreadSummary"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        Thread: components["schemas"]["ThreadSummary"] & {
+            /** @description Oldest first, both directions; the latest 100. */
+            messages: components["schemas"]["Message"][];
+            /** @description The thread has more than the 100 messages shown. */
+            messages_truncated: boolean;
         };
         MessageList: {
             data: components["schemas"]["Message"][];
@@ -2002,7 +2142,7 @@ export interface components {
             /**
              * @description What a live send does while its sending domain has no transport configured (or is not
              *     set up yet): `refuse` answers 422 `transport_unavailable`; `hold` accepts it as
-             *     `undispatched` (seed 002), and the sweeper dispatches it once the domain's transport is
+             *     `undispatched`, and the sweeper dispatches it once the domain's transport is
              *     configured. Default `refuse`.
              * @enum {string}
              */
@@ -2635,7 +2775,7 @@ export interface components {
          *       `smtp` transport). A test tenant sends through the simulator and never gets this. Under
          *       the tenant policy `unconfigured_transport: "hold"`, a send refused for
          *       `transport_not_configured` or a missing domain is accepted instead with status
-         *       `undispatched` (seed 002), and the sweeper dispatches it once the transport is configured.
+         *       `undispatched`, and the sweeper dispatches it once the transport is configured.
          *     - `recipient_blocked` (dry run only): a recipient is on the tenant's send-block list
          *       (`details.recipients[]`, `{ address, field }`). A real send accepts the message and
          *       makes that delivery `suppressed` instead.
@@ -3225,6 +3365,162 @@ export interface operations {
              * @description - `identity_not_found`: no such identity, or the key does not cover it.
              *     - `message_not_found`: the identity has no message with this id (or its original is no
              *       longer stored).
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listThreads: {
+        parameters: {
+            query?: {
+                /** @description The page size. */
+                limit?: number;
+                /** @description The opaque `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of threads. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadList"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: a query parameter is unknown or out of range, or `cursor` was not
+             *       produced by pmail (`details.errors[]`).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ReadPermissionDenied"];
+            404: components["responses"]["IdentityNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The thread (`thr_…`, a message's `thread_id`). An id that is malformed, unknown, or a
+                 *     thread of another identity or tenant answers 404 `thread_not_found`, alike.
+                 */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thread. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Thread"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ReadPermissionDenied"];
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `thread_not_found`: the identity has no thread with this id.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+                /** @description The attachment's `id` in the message's `inbound.attachments` (`att_1`, `att_2`, …). */
+                attachment_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attachment. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    /** @description `attachment; filename="<ASCII name>"; filename*=UTF-8''<name>`. */
+                    "Content-Disposition"?: string;
+                    /** @description Always `nosniff`. */
+                    "X-Content-Type-Options"?: "nosniff";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["ReadPermissionDenied"];
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: the identity has no message with this id.
+             *     - `attachment_not_found`: the message lists no attachment with this id, or its
+             *       original is not stored (a quarantined or unparsed message).
              */
             404: {
                 headers: {
