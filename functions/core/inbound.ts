@@ -428,7 +428,8 @@ export const KEPT_HEADERS: ReadonlySet<string> = new Set([
 
 /**
  * The reply parser reads at most this much of the text (the new text of a reply sits above or just
- * below the quote): a bound on its cost, whose regular expressions are slow on long lines.
+ * below the quote): a bound on its cost (its regular expressions are slow on long lines) and on the
+ * record, which keeps the extracted text beside MAX_STORED_TEXT_BYTES and MAX_STORED_HTML_BYTES.
  */
 export const MAX_EXTRACT_INPUT_BYTES = 16 * 1024;
 /** Lines longer than this are no attribution or signature line: the parser sees a short stand-in. */

@@ -7,9 +7,9 @@ import { freePort } from '../../functions/local/dynamodb-local.ts';
 import { ROOT, runCli } from '../support/cli.ts';
 
 /**
- * `pmail admin bootstrap --local` against the table `npm start` runs on (issue 10): refused (exit 3)
- * while the seeded platform key is live; once that key is revoked, it mints a platform key that the
- * running API accepts.
+ * `pmail admin bootstrap --local` against the table `npm start` runs on (docs/deploying.md › 4. The
+ * bootstrap key): refused (exit 3) while the seeded platform key is live; once that key is revoked,
+ * it mints a platform key that the running API accepts.
  */
 const stateDir = mkdtempSync(join(tmpdir(), 'pmail-boot-'));
 const children: ChildProcess[] = [];

@@ -8,7 +8,7 @@ import { silentLogger } from '../../functions/log.ts';
 import { runCli } from '../support/cli.ts';
 
 /**
- * The way in after a deploy, as an operator takes it (issue 10), on the local stack over HTTP and
+ * The way in after a deploy, as an operator takes it (docs/deploying.md), on the local stack over HTTP and
  * the CLI only: bootstrap → platform key → revoke the bootstrap key → tenant → identities → tenant
  * key → identity key → a send with the identity key → rotate → revoke (401). The stack runs on a
  * table of its own, so it starts as a fresh deployment does: no tenant, no identity, no key.

@@ -6,8 +6,9 @@ import { TRANSPORT_TASKS } from '../../functions/transports/tasks.ts';
 import { REPO_ROOT } from '../../lib/defaults.ts';
 import { SEND_ASL, SEND_ATTEMPT_ASL, STATE_MACHINE_SUBSTITUTIONS } from '../../lib/send-machine.ts';
 
-// DESIGN § 5.2: Claim and Record are idempotent and retried on infrastructure errors; Transport makes
-// one provider call and is never retried: its failure or timeout is recorded as `uncertain`.
+// docs/architecture.md › The send machines: Claim and Record are idempotent and retried on
+// infrastructure errors; Transport makes one provider call and is never retried: its failure or
+// timeout is recorded as `uncertain`.
 
 type State = Record<string, unknown> & {
   Type: string;

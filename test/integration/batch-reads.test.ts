@@ -5,7 +5,10 @@ import { getContacts } from '../../functions/store/contacts.store.ts';
 import { getAddresses, getDomain } from '../../functions/store/directory.store.ts';
 import { stackPerTest } from '../support/local.ts';
 
-/** Issue 12: the pipeline's reads of one round go to DynamoDB as one BatchGetItem. */
+/**
+ * The pipeline's reads of one round go to DynamoDB as one BatchGetItem (docs/architecture.md › The
+ * submit path).
+ */
 const stack = stackPerTest();
 
 describe('batchedReads', () => {

@@ -118,7 +118,7 @@ describe('Cloudflare events through the consumer on DynamoDB Local', () => {
   });
 });
 
-describe('journal recipients (seed 000 › The delivery consumer, step 2)', () => {
+describe('journal recipients (a copy pmail keeps is no delivery: functions/core/journal.ts)', () => {
   it('acks and ignores an event for the journal copy, while the same event for the real recipient applies', async () => {
     const m = await cfMessage();
     const journal = journalAddress(m.id, s.agent.id, PLATFORM);

@@ -280,7 +280,7 @@ describe('abuse auto-pause', () => {
 });
 
 describe('reconciliation of uncertain sends', () => {
-  it('follows the seed sequence: timeout, uncertain, deduplicated retry, then a delivered event reconciles', async () => {
+  it('goes timeout, uncertain, deduplicated retry, then a delivered event reconciles', async () => {
     let now = Date.now();
     const s = await stack({ clock: () => now });
     const body = { to: ['timeout@simulator.invalid'], subject: 'Booking bk-2291 confirmed', text: 'x' };
@@ -304,7 +304,7 @@ describe('reconciliation of uncertain sends', () => {
       subject: body.subject,
       at: now,
     };
-    // Young, the event is retried: the send that owns it could still be in flight (issue 9).
+    // Young, the event is retried: the send that owns it could still be in flight.
     expect(await consumeDeliveryEvent(s.deps, envelope(ses.delivery(facts)))).toBe('retry');
     expect((await s.message(s.agent.id, first.body.id))!.status).toBe('uncertain');
     // Past Record's worst case it reconciles.

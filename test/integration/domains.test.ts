@@ -77,7 +77,7 @@ const verified = (mailFrom = 'SUCCESS') =>
     },
   });
 
-/** An identity of the tenant with an address on `domain` (the identities API is issue 10's). */
+/** An identity of the tenant with an address on `domain` (written to the store directly: these tests are about domains). */
 async function identityOn(domain: string) {
   const id = `idn_${s.deps.newId()}`;
   const address = `agent@${domain}`;

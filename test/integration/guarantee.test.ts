@@ -13,7 +13,7 @@ import { stackPerTest, submittedVia, type TestStack, testStack } from '../suppor
 import { envelope, type MailFacts, ses } from '../support/ses-fixtures.ts';
 
 /**
- * Issue 9: six ways the guarantee broke, each made to happen against DynamoDB Local and the local
+ * Six ways the guarantee could break (docs/design/invariants.md), each made to happen against DynamoDB Local and the local
  * state machine — an event that overtakes its Record, a lost commit answer, a transport task killed
  * after its events were applied, a Record retried after its write, an attempt killed before or after
  * the `sending` mark, and a send that crosses local midnight.
@@ -367,12 +367,12 @@ describe('5. an attempt killed before its claim write is re-dispatched, one kill
     }
   });
 
-  it('Claim: a later execution sends a message whose attempt died before its claim write, re-dispatches a two-write-era claim without the mark, and records one with the mark uncertain', async () => {
+  it('Claim: a later execution sends a message whose attempt died before its claim write, re-dispatches a claim stored without the mark, and records one with the mark uncertain', async () => {
     let now = Date.now();
     const s = await stack({ clock: () => now });
     const unwritten = await killAttempt(s, false);
     const legacy = await killAttempt(s, false);
-    // what Claim wrote before issue 12: the claim alone, its mark left to a transport that died
+    // a claim stored alone, without its sending mark: the provider was never called under it
     await mutateMessage(s.deps.db, s.agent.id, legacy, (m) => ({
       next: { ...m, claim: { token: 'old-scheme-token', at: now } },
       result: undefined,

@@ -6,9 +6,9 @@ import { putSuppressionIfAbsent } from '../../functions/store/suppressions.store
 import { type TestStack, tenantItems, testStack } from '../support/local.ts';
 
 /**
- * seed 002 › Category and kind, › Suppression is checked at enqueue as well as at send: the kind
- * decides which suppressions block a recipient, a send nobody may receive is born `suppressed` with
- * no execution, and the claim checks again (a recipient suppressed after enqueue is not sent to).
+ * Suppression is checked at enqueue as well as at send (docs/guides/sending.md › The job model): the
+ * kind decides which suppressions block a recipient, a send nobody may receive is born `suppressed`
+ * with no execution, and the claim checks again (a recipient suppressed after enqueue is not sent to).
  */
 const NO_WAITS = { Backoff: 0, WaitUntilSendAt: 0 };
 
@@ -65,7 +65,7 @@ async function copies(subject: string) {
   return (await s.mailbox(s.peer.id, 'inbound')).filter((m) => m.subject.includes(subject)).length;
 }
 
-describe('suppression by kind (seed 002)', () => {
+describe('suppression by kind', () => {
   it('still sends a transactional message to an unsubscribed address, and never an elective one', async () => {
     const to = peerAddress();
     await suppress(to, 'unsubscribe');
@@ -115,7 +115,7 @@ describe('suppression by kind (seed 002)', () => {
   });
 });
 
-describe('suppression at enqueue (seed 002: born suppressed)', () => {
+describe('suppression at enqueue (born suppressed)', () => {
   it('answers 202 suppressed with each recipient’s reason and starts no execution when every recipient is blocked', async () => {
     const a = peerAddress();
     const b = peerAddress();
@@ -157,7 +157,7 @@ describe('suppression at enqueue (seed 002: born suppressed)', () => {
   });
 });
 
-describe('suppression at send (seed 002: the send is the authority)', () => {
+describe('suppression at send (the send is the authority)', () => {
   async function scheduled(to: string[], subject: string, extra: Record<string, unknown> = {}) {
     holding = true;
     const at = new Date(s.deps.clock() + 3 * 24 * 3600_000).toISOString();

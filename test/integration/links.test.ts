@@ -3,7 +3,7 @@ import type { ApiEvent, ApiResult } from '../../functions/api/http.ts';
 import { attachmentLinkKey, linkBlobMetadata, signLink } from '../../functions/core/links.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
-// seed 000 › Attachments and size › Signed links: GET /v1/links/{token} against the local runtime
+// Signed links for large attachments (docs/guides/sending.md): GET /v1/links/{token} against the local runtime
 // (blob folder + the real handler). The clock is ours, so expiry is tested without waiting.
 const START = Date.UTC(2025, 6, 1, 9, 0, 0);
 let now = START;

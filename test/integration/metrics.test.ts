@@ -4,7 +4,7 @@ import { claimSending } from '../../functions/store/messages.store.ts';
 import { stackPerTest } from '../support/local.ts';
 
 /**
- * Issue 14: the local stack counts the metrics production writes as EMF (functions/metrics.ts), in
+ * The local stack counts the metrics production writes as EMF (functions/metrics.ts), in
  * memory, readable here and printed by `npm start` on exit. Each test has its own runtime, so the
  * counts start at zero.
  */

@@ -4,7 +4,7 @@ import { faults } from '../support/faults.ts';
 import { type TestStack, tenantItems, testStack } from '../support/local.ts';
 
 /**
- * POST …/messages/{id}/retry (seed 002 › What retries, › The batch id): a failed message whose
+ * POST …/messages/{id}/retry (docs/guides/sending.md › Operator retry): a failed message whose
  * failure was not a refusal is queued again under a new execution name minted in the write that
  * re-queues it; racing retries start exactly one execution; uncertain is resolve's, never retry's.
  * The failures are made to happen: a rate-limited send whose back-off would pass its 24 hours.

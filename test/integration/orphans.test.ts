@@ -5,7 +5,7 @@ import { ORPHAN_GRACE_MS, ORPHAN_WINDOW_MS } from '../../functions/core/orphans.
 import { sweepOrphans } from '../../functions/sweeper/orphans.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
-// Issue 14 › lifecycle on orphaned objects: a submit whose commit never happened leaves its .eml
+// Orphaned objects (docs/design/decisions.md › Orphaned objects): a submit whose commit never happened leaves its .eml
 // (and link objects) behind; the daily orphan pass deletes them once they are past the grace, and
 // never an object whose message exists, is still young, or could not be checked.
 const START = Date.UTC(2026, 10, 2, 9, 0, 0);

@@ -8,8 +8,8 @@ import { keys } from '../../functions/store/keys.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
 /**
- * DESIGN § 8's pipeline against DynamoDB Local: each step's error, in order, and nothing stored,
- * reserved or locked after any of them.
+ * The submit pipeline (docs/architecture.md › The submit path) against DynamoDB Local: each step's
+ * error, in order, and nothing stored, reserved or locked after any of them.
  */
 const stack = stackPerTest();
 
@@ -441,7 +441,7 @@ describe('recipient filters', () => {
     ]);
   });
 
-  it('lets an unsubscribe block marketing but not transactional mail (seed 002)', async () => {
+  it('lets an unsubscribe block marketing but not transactional mail', async () => {
     const s = await stack();
     await s.call('POST', `/v1/tenants/${s.tenantId}/suppressions`, {
       body: { address: 'delivered@simulator.invalid', reason: 'unsubscribe' },

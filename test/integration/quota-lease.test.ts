@@ -6,7 +6,7 @@ import { faults, writes } from '../support/faults.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
 /**
- * Issue 12: the tenant's day allowance is leased to identities in blocks, so no item is written by
+ * The tenant's day allowance is leased to identities in blocks, so no item is written by
  * every send of a tenant (store/quota.store.ts reserveSend: count on the identity's lease; lease a
  * block from the tenant's item; grant it and count, one write). Each step is broken here on purpose:
  * a crash or a lost answer between the lease and the grant, sends of two identities racing for the

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createOldTable, type TestStack, testStack, withOwnDynamoDb } from '../support/local.ts';
 
 /**
- * The two machines of DESIGN § 6 run locally (functions/local/state-machine.ts): back-off in the
+ * The two send machines (docs/architecture.md › The send machines) run locally (functions/local/state-machine.ts): back-off in the
  * Standard machine with its 24-hour end, scheduled sends, cancel, resolve and the sweeper. The
  * Standard machine's waits take no real time (`waitTimeOverrides`); where the 24-hour line matters,
  * the injected clock moves instead.
@@ -95,7 +95,7 @@ async function audit(s: TestStack) {
       ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':a': 'AU#' },
     }),
   );
-  // The seed's own entries (tenant, identities, key) are not what these tests look at.
+  // The entries `npm start` seeds (tenant, identities, key) are not what these tests look at.
   return (out.Items ?? []).filter((a) => a.actor !== 'local-seed');
 }
 

@@ -20,8 +20,9 @@ import {
 /**
  * The SMTP relay adapter against a real `smtp-server` on loopback with a generated certificate for
  * `localhost` (the adapter connects to 127.0.0.1 and verifies the certificate against the host
- * name). One row per SMTP line of provider-outcomes.md is in test/unit/smtp-outcome.test.ts; here
- * each is made to happen on a socket, and the relay counts the copies it took.
+ * name). One row per SMTP answer of docs/reference/provider-answers.md › SMTP relay is in
+ * test/unit/smtp-outcome.test.ts; here each is made to happen on a socket, and the relay counts the
+ * copies it took.
  */
 const relays: Relay[] = [];
 afterEach(async () => {

@@ -10,7 +10,7 @@ import { faults, writes } from '../support/faults.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
 /**
- * Issue 12: the message is the commit point of a send. The reservation mints the message id and
+ * The message is the commit point of a send (docs/architecture.md › The submit path). The reservation mints the message id and
  * keeps it across lease takeovers, the message is a conditional put of that id, the key is
  * completed after it — each a write of its own, with no transaction. Every step is broken here on
  * purpose (a crash between two writes, a lost answer, a request still running when its lease

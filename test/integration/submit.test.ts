@@ -355,7 +355,7 @@ describe('POST /v1/identities/{id}/messages', () => {
     expect(res.body.error.code).toBe('unauthenticated');
   });
 
-  it('rate-limits at 120 sends a minute per identity with 429 and Retry-After, replays included (the seed checks the limit first)', async () => {
+  it('rate-limits at 120 sends a minute per identity with 429 and Retry-After, replays included (the limit is checked before a replay is answered)', async () => {
     const r = await testStack({ config: { simEventDelaySeconds: 0 } });
     try {
       const ok = await r.send({ to: ['delivered@simulator.invalid'], text: 'x' }, 'rl-first');

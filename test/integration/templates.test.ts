@@ -441,7 +441,7 @@ describe('sends by template', () => {
     expect(res.status).toBe(201);
     const signIn = fresh();
     await created(signIn);
-    // Transactional in style, elective in consent (seed 002 › Category and kind: a nudge).
+    // Transactional in style, elective in consent (docs/guides/sending.md › The job model: a nudge).
     const nudge = fresh();
     await created(nudge, { kind: 'elective' });
     const tx = await s.send({ template: signIn, variables: vars, to: [to] });

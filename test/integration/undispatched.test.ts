@@ -6,7 +6,7 @@ import { type TestStack, testStack } from '../support/local.ts';
 import { localSes } from '../support/local-ses.ts';
 
 /**
- * seed 002 › undispatched: a live send whose sending domain has no transport configured waits as
+ * docs/guides/sending.md › The job model, undispatched: a live send whose sending domain has no transport configured waits as
  * `undispatched` under the tenant policy `unconfigured_transport: "hold"` (nothing started, nothing
  * coming), and the sweeper dispatches it exactly once when the transport is configured. The domain
  * is configured here as the domains API leaves a verified SES domain (its record: state, transport,
@@ -36,7 +36,7 @@ async function configure(fields: Partial<DomainRecord>) {
 const policy = (p: Record<string, unknown>) =>
   s.call('PATCH', `/v1/tenants/${s.tenantId}/policy`, { body: p });
 
-describe('undispatched (seed 002)', () => {
+describe('undispatched (docs/guides/sending.md › The job model)', () => {
   it('refuses with 422 transport_unavailable by default, as before', async () => {
     const r = await s.send({ to: ['jo@example.net'], subject: 'Refused', text: 'x' });
     expect(r.status).toBe(422);

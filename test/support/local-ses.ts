@@ -27,7 +27,7 @@ const closing = (server: Server) => () =>
 /**
  * aws-ses-v2-local (the local SES v2 endpoint `npm start` runs), behind a recording proxy: the tests
  * read every request SES received, since the local server's store reads recipients from the MIME
- * headers and so never shows an envelope-only Bcc (TOOLCHAIN.md).
+ * headers and so never shows an envelope-only Bcc.
  */
 export async function localSes(): Promise<{
   url: string;

@@ -162,7 +162,7 @@ describe('Cloudflare Email Sending events → DeliveryEvent', () => {
   });
 });
 
-describe('journal addresses (seed 000 › Message-ID strategy B)', () => {
+describe('journal addresses (functions/core/journal.ts)', () => {
   const mid = 'msg_01JABCDEFGHJKMNPQRSTVWXYZ0';
   const idn = 'idn_01JZYXWVTSRQPNMKJHGFEDCBA9';
 

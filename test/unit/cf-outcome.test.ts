@@ -14,8 +14,8 @@ const ok = (result: Record<string, string[]>): CfAnswer => ({
   body: { success: true, errors: [], messages: [], result },
 });
 
-/** One row per Cloudflare line of provider-outcomes.md › Cloudflare Email Sending. */
-describe('classifyCloudflare: provider-outcomes.md › Cloudflare', () => {
+/** One case per answer of docs/reference/provider-answers.md › Cloudflare Email Sending. */
+describe('classifyCloudflare: docs/reference/provider-answers.md › Cloudflare', () => {
   it.each<[string, CfAnswer, Record<string, unknown>]>([
     [
       'success: delivered[] / queued[] → Accepted',

@@ -21,7 +21,11 @@ import {
 } from '../../functions/core/reply.ts';
 import { buildMime } from '../../functions/send/mime.ts';
 
-/** seed 000 › Composition, Body, Headers, Threading headers and subject; DESIGN § 8 steps 11–12. */
+/**
+ * How a message is composed (functions/core/compose.ts): its body, headers, threading headers and
+ * subject, the custom headers' allowlist and the content limits (docs/guides/sending.md › Send a
+ * message; docs/architecture.md › The submit path).
+ */
 
 const NOW = Date.UTC(2026, 8, 14, 8, 12, 0);
 const MESSAGE_ID = '<01jtestcompose@agents.example>';
@@ -521,7 +525,7 @@ function failure(fn: () => unknown): { code: string; paths: string[] } {
   throw new Error('expected a PmailError');
 }
 
-describe('custom headers (DESIGN § 8 step 11)', () => {
+describe('custom headers (the allowlist)', () => {
   it.each<[string, Record<string, string>, Record<string, string>]>([
     [
       'X- names keep their case',
@@ -641,7 +645,7 @@ describe('custom headers (DESIGN § 8 step 11)', () => {
   });
 });
 
-describe('content limits (DESIGN § 8 step 12)', () => {
+describe('content limits', () => {
   const ok = { text: 'hi', subject: 's', attachments: [], labels: ['a'], metadata: { k: 'v' } };
 
   it('accepts content within the limits, html alone included', () => {

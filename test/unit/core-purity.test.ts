@@ -2,7 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-/** STYLE.md › The core is pure: functions/core imports no I/O, no AWS, no middy, no clock, no randomness. */
+/**
+ * docs/architecture.md › Layers: the core is pure. functions/core imports no I/O, no AWS, no middy,
+ * no clock, no randomness, so its rules are tested as tables.
+ */
 const CORE = join(import.meta.dirname, '../../functions/core');
 const FORBIDDEN = [
   /^@aws-sdk\//,

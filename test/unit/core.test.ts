@@ -38,7 +38,7 @@ describe('recipients', () => {
     expect(r).toEqual([{ address: 'Jo@xn--bcher-kva.example', field: 'to', typed: 'Jo@Bücher.Example' }]);
   });
 
-  it('keeps what the caller typed only when it differs from the normalised address (seed 002: two columns)', () => {
+  it('keeps what the caller typed only when it differs from the normalised address (two columns)', () => {
     const r = normaliseRecipients({ to: [' Ada@Example.COM', 'bo@example.com'] });
     expect(r).toEqual([
       { address: 'Ada@example.com', field: 'to', typed: ' Ada@Example.COM' },
@@ -91,7 +91,7 @@ describe('composition plan', () => {
   });
 });
 
-describe('simulator scripts (DESIGN § 8)', () => {
+describe('simulator scripts (docs/guides/sending.md › Test mode)', () => {
   it('ignores a +label and delivers unknown local parts', () => {
     expect(simulatorScript('bounce+42@simulator.invalid')).toBe('bounce');
     expect(simulatorScript('Whatever@simulator.invalid')).toBe('delivered');
@@ -137,12 +137,12 @@ const queued = (): MessageRecord =>
     ],
   });
 
-describe('claim and record (DESIGN § 5.2)', () => {
+describe('claim and record (docs/architecture.md › The send machines)', () => {
   it('admits a queued message once: its own claim again, a foreign young claim never, an old one as dead', () => {
     expect(decideClaim({ ...queued(), claim: undefined }, 't', 0).type).toBe('claim');
     expect(decideClaim(queued(), 'mine', 200).type).toBe('claim');
     expect(decideClaim(queued(), 'other', 100 + 299_999).type).toBe('already_claimed');
-    // dead: abandoned before the sending mark, stale after it (issue 9)
+    // dead: abandoned before the sending mark (never sent), stale after it (the call may have happened)
     expect(decideClaim(queued(), 'other', 100 + 300_000)).toEqual({ type: 'abandoned', token: 'mine' });
     const marked = { ...queued(), claim: { token: 'mine', at: 100, sending: true } };
     expect(decideClaim(marked, 'other', 100 + 300_000)).toEqual({ type: 'stale', token: 'mine' });
@@ -283,7 +283,7 @@ describe('claim and record (DESIGN § 5.2)', () => {
   });
 });
 
-describe('cancel and resolve (seed 000 › Cancel, DESIGN § 8 › Resolve)', () => {
+describe('cancel and resolve (docs/guides/sending.md › Cancel, › Uncertain messages and resolve)', () => {
   it('cancels only a queued message with no claim and nothing submitted', () => {
     const free = { ...queued(), claim: undefined, deliveries: [queued().deliveries![0]] };
     const out = cancelMessage({ ...free, backoff: { n: 1, first_at: 0 }, holds_lock: true }, 9);
@@ -304,7 +304,7 @@ describe('cancel and resolve (seed 000 › Cancel, DESIGN § 8 › Resolve)', ()
     const sent = resolveMessage(uncertain, 'sent', 6);
     expect(sent.status).toBe('submitted');
     expect(sent.deliveries!.map((d) => d.status)).toEqual(['submitted', 'delivered']);
-    // a delivered recipient says the provider took it: not_sent would contradict it (issue 9)
+    // a delivered recipient says the provider took it: not_sent would contradict it
     expect(() => resolveMessage(uncertain, 'not_sent', 6)).toThrow(
       expect.objectContaining({
         code: 'not_uncertain',

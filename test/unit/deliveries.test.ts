@@ -8,7 +8,8 @@ import {
 import type { DeliveryStatus, MessageRecord, MessageStatus } from '../../functions/core/model.ts';
 
 /**
- * seed 000 › Applying an event to a message, step 4 — the table, row for row.
+ * How a report moves a delivery (docs/guides/events.md › How a report becomes a delivery status),
+ * row for row.
  * A cell is the delivery's next status, 'ignored', or 'update' (same status, details updated).
  */
 const SEED_TABLE: [DeliveryStatus[], Record<DeliveryEventKind, string>][] = [
@@ -115,7 +116,7 @@ function event(kind: DeliveryEventKind, id = `e-${kind}`, recipient = 'r0@exampl
   };
 }
 
-describe('the delivery transition table (seed 000)', () => {
+describe('the delivery transition table', () => {
   const cases = SEED_TABLE.flatMap(([froms, row]) =>
     froms.flatMap((from) =>
       Object.entries(row).map(([kind, to]) => [from, kind as DeliveryEventKind, to] as const),
@@ -181,7 +182,7 @@ describe('the delivery transition table (seed 000)', () => {
   });
 });
 
-describe('the message roll-up (seed 000)', () => {
+describe('the message roll-up', () => {
   it.each<[DeliveryStatus[], MessageStatus, MessageStatus]>([
     [['suppressed'], 'queued', 'suppressed'],
     [['delivered', 'complained'], 'delivered', 'complained'],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../functions/core/canonical-json.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../../functions/core/fingerprint.ts';
 
-describe('canonical JSON (seed 000 › Idempotency fingerprint)', () => {
+describe('canonical JSON (the Idempotency-Key’s body fingerprint)', () => {
   it('sorts keys at every level and drops insignificant whitespace', () => {
     expect(canonicalJson(JSON.parse('{ "b": 1, "a": { "d": [3, {"z": null, "y": true}], "c": "x" } }'))).toBe(
       '{"a":{"c":"x","d":[3,{"y":true,"z":null}]},"b":1}',

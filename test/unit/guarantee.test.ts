@@ -14,7 +14,7 @@ import {
 import { ORPHAN_AGE_MS } from '../../functions/events/consume.ts';
 import { outboundMessage } from '../support/records.ts';
 
-/** The pure rules of issue 9, row by row. */
+/** The pure rules behind the guarantee (docs/design/invariants.md), row by row. */
 const message = (status: MessageStatus, deliveries: DeliveryStatus[], over: Partial<MessageRecord> = {}) =>
   outboundMessage({
     id: 'msg_01',
@@ -78,7 +78,7 @@ describe('resolve refuses where the deliveries already say what happened', () =>
   });
 });
 
-describe('the transport’s claim-and-mark write, refused (provider-outcomes.md’s two rules)', () => {
+describe('the transport’s claim-and-mark write, refused (its own claim: repeated; any other: lost)', () => {
   it('is a repeated invocation (unknown, recorded uncertain) only when the claim on the message is its own', () => {
     const mine = message('queued', ['queued'], { claim: { token: 'me', at: 0, sending: true } });
     expect(sendingRefusal(mine, 'me')).toBe('repeated');

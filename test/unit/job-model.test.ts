@@ -13,7 +13,10 @@ import { type SuppressionReason, suppressionBlocks } from '../../functions/core/
 import type { TransportResult } from '../../functions/core/transport-result.ts';
 import { outboundMessage } from '../support/records.ts';
 
-/** seed 002 (the job model) as tables: kind, suppression by kind, born status, retry, undispatched. */
+/**
+ * The job model (docs/guides/sending.md › The job model) as tables: kind, suppression by kind, born
+ * status, retry, undispatched.
+ */
 
 const message = (over: Partial<MessageRecord> = {}): MessageRecord =>
   outboundMessage({
@@ -26,7 +29,7 @@ const message = (over: Partial<MessageRecord> = {}): MessageRecord =>
     ...over,
   });
 
-describe('the consent kind accessor (seed 002 › Category and kind)', () => {
+describe('the consent kind accessor', () => {
   it.each([
     ['a template’s elective kind', { kind: 'transactional', consent_kind: 'elective' }, 'elective'],
     [
@@ -198,7 +201,7 @@ describe('operator retry (retryMessage)', () => {
   });
 });
 
-describe('undispatched (seed 002): the domain gap and the sweeper’s dispatch', () => {
+describe('undispatched: the domain gap and the sweeper’s dispatch', () => {
   it.each([
     ['no domain record', undefined, false, { reason: 'domain_not_configured', holdable: true }],
     [
@@ -252,12 +255,13 @@ describe('undispatched (seed 002): the domain gap and the sweeper’s dispatch',
 });
 
 /**
- * seed 002 › What retries, checked against each transport's classifier: the transport's answer,
- * classified, then recorded. Rate limits and transient failures back off; refusals are terminal;
- * an answer the tables do not classify is never retried (pmail: `uncertain`, because the provider
- * may have sent it); a suppressed recipient is an outcome, not a failure.
+ * What retries (docs/guides/sending.md › The job model), checked against each transport's classifier
+ * (docs/reference/provider-answers.md): the transport's answer, classified, then recorded. Rate
+ * limits and transient failures back off; refusals are terminal; an answer the tables do not
+ * classify is never retried (pmail: `uncertain`, because the provider may have sent it); a
+ * suppressed recipient is an outcome, not a failure.
  */
-describe('what retries (seed 002), through the classifiers and Record', () => {
+describe('what retries, through the classifiers and Record', () => {
   const sesErr = (name: string, status: number): SesAnswer => ({ type: 'error', name, status });
   const cfErr = (status: number, code: number): CfAnswer => ({
     type: 'http',

@@ -9,7 +9,7 @@ import type { BlobStore } from '../../functions/store/blobs.ts';
 import { REPO_ROOT } from '../../lib/defaults.ts';
 
 /**
- * Each Lambda gets only the costly ports its row of functions/lambda-ports.ts names (issue 14 ›
+ * Each Lambda gets only the costly ports its row of functions/lambda-ports.ts names (docs/operating.md ›
  * Cold starts). That the rows are enough is proved by the whole integration suite, which runs every
  * route group and task through `withPorts` (functions/local/runtime.ts) with test/setup/ports.ts
  * failing any file that touched an omitted port; here: the throwers themselves, the production

@@ -19,7 +19,7 @@ import {
   verifyLink,
 } from '../../functions/core/links.ts';
 
-// seed 000 › Attachments and size › Signed links.
+// Signed links for attachments too large to send (docs/guides/sending.md › Send a message).
 const k1 = { kid: 'k1', secret: 'first-link-key-for-tests' };
 const k2 = { kid: 'k2', secret: 'second-link-key-for-tests' };
 const ref = {

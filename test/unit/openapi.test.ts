@@ -54,7 +54,7 @@ import { toWebhookView, type WebhookEndpoint } from '../../functions/core/webhoo
 import { silentLogger } from '../../functions/log.ts';
 import type { DryRunResult } from '../../functions/send/submit.ts';
 
-// DESIGN § 3a: openapi.yaml is the contract and is tested against the code. These tests read the
+// openapi.yaml is the contract and is tested against the code. These tests read the
 // document and compare it with the routes table, the error table, the zod schemas and the Message
 // view, so a change on either side that the other does not follow fails here.
 
@@ -331,8 +331,8 @@ const SEND_OPERATIONS = [
 const SEND_IDS = SEND_OPERATIONS.map(([id]) => id);
 
 /**
- * The codes of the submit path in the order its checks run (seed 000 › Handler, DESIGN § 8 ›
- * Policy pipeline): message_not_found only where a message is answered or forwarded,
+ * The codes of the submit path in the order its checks run (docs/architecture.md › The submit
+ * path): message_not_found only where a message is answered or forwarded,
  * thread_not_found only where the body can name a thread.
  */
 const SUBMIT_PIPELINE = [

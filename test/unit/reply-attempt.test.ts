@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { MessageStatus } from '../../functions/core/model.ts';
 import { attemptStateOf, seedRefusalOf, uncertainCodeOf } from '../../functions/core/reply-attempt.ts';
 
-/** Seed 003's states and refusal codes, derived from pmail's statuses and error codes. */
-describe('seed 003 reply attempt states', () => {
+/**
+ * The reply attempt's states and the refusal codes printed beside pmail's
+ * (docs/guides/cli.md#attempts), derived from pmail's statuses and error codes.
+ */
+describe('reply attempt states', () => {
   it.each<[MessageStatus, string]>([
     ['queued', 'pending'],
     ['undispatched', 'pending'],
@@ -37,7 +40,7 @@ describe('seed 003 reply attempt states', () => {
   });
 });
 
-describe('seed 003 refusal codes beside pmail’s', () => {
+describe('refusal codes beside pmail’s', () => {
   it.each([
     ['invalid_idempotency_key', 'send', undefined, 'IDEMPOTENCY_KEY_INVALID'],
     ['idempotency_key_required', 'reply', undefined, 'IDEMPOTENCY_KEY_INVALID'],

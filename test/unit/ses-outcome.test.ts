@@ -10,8 +10,8 @@ const error = (name: string, status: number, message?: string): SesAnswer => ({
 });
 
 /**
- * provider-outcomes.md › Amazon SES v2 `SendEmail` (raw): one row per line of its table (the
- * `answer` column as written there), each with every answer the line names.
+ * docs/reference/provider-answers.md › Amazon SES v2 SendEmail: one row per line of its table (the
+ * `answer` column in the words of that line), each with every answer the line names.
  */
 const ROWS: { answer: string; cases: SesAnswer[]; expected: object; follow_up?: string }[] = [
   {
@@ -92,7 +92,7 @@ const ROWS: { answer: string; cases: SesAnswer[]; expected: object; follow_up?: 
   },
 ];
 
-describe('classifySesAnswer: every row of provider-outcomes.md › Amazon SES', () => {
+describe('classifySesAnswer: every row of docs/reference/provider-answers.md › Amazon SES', () => {
   it('has the seven rows of the table', () => {
     expect(ROWS).toHaveLength(7);
   });
@@ -113,7 +113,7 @@ describe('classifySesAnswer: every row of provider-outcomes.md › Amazon SES', 
   });
 });
 
-describe('senderDomainDecision: seed 000 › From address and fallback, step 3', () => {
+describe('senderDomainDecision: the sending domain’s state decides send, fallback or stop', () => {
   const base = { fallbackAllowed: false, fallbackAvailable: false, isPlatformDomain: false };
   it.each([
     ['healthy', base, { type: 'send' }],

@@ -25,10 +25,10 @@ const afterDot = (timed_out: boolean): SmtpEnd => ({
   detail: 'x',
 });
 
-/** One row per SMTP line of provider-outcomes.md › SMTP relay. */
-describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
+/** The answers of docs/reference/provider-answers.md › SMTP relay, each made to happen. */
+describe('classifySmtp: docs/reference/provider-answers.md › SMTP relay', () => {
   it.each<[string, SmtpEnd, SmtpRcptReply[], Record<string, unknown>]>([
-    // Row 1: anything before the final dot is written → RetryLater (Relay).
+    // Anything before the final dot is written → RetryLater (Relay).
     ['connect timeout', beforeDot(true), [], { type: 'retry_later', class: 'Relay', code: 'smtp_timeout' }],
     ['dropped connection before the dot', beforeDot(false), [], { type: 'retry_later', class: 'Relay' }],
     [
@@ -62,14 +62,14 @@ describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
       [],
       { type: 'retry_later' },
     ],
-    // Row 2: no STARTTLS advertised.
+    // No STARTTLS advertised.
     [
       'no STARTTLS offered',
       { type: 'no_starttls' },
       [],
       { type: 'rejected', reason: 'sender_domain_unavailable', code: 'smtp_tls_required' },
     ],
-    // Row 3: 535 (or another 5xx) to AUTH.
+    // 535 (or another 5xx) to AUTH.
     [
       '535 to AUTH',
       { type: 'reply', stage: 'auth', code: 535, text: 'bad credentials' },
@@ -77,14 +77,14 @@ describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
       { type: 'rejected', reason: 'sender_domain_unavailable', code: 'smtp_auth_failed' },
     ],
     ['534 to AUTH', { type: 'reply', stage: 'auth', code: 534, text: 'x' }, [], { code: 'smtp_auth_failed' }],
-    // Row 4: 5xx to MAIL FROM.
+    // 5xx to MAIL FROM.
     [
       '5xx to MAIL FROM',
       { type: 'reply', stage: 'mail', code: 550, text: 'sender refused' },
       [],
       { type: 'rejected', reason: 'provider_validation', code: 'smtp_550' },
     ],
-    // Row 5: 5xx to one RCPT → refused[], the rest continue; every RCPT 5xx → Rejected.
+    // 5xx to one RCPT → refused[], the rest continue; every RCPT 5xx → Rejected.
     [
       '5xx to one RCPT',
       { type: 'dot_reply', code: 250, text: 'ok' },
@@ -104,7 +104,7 @@ describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
       ],
       { type: 'rejected', reason: 'provider_validation' },
     ],
-    // Row 6: 4xx to one RCPT → deferred[]; every RCPT 4xx → RetryLater (Relay).
+    // 4xx to one RCPT → deferred[]; every RCPT 4xx → RetryLater (Relay).
     [
       '4xx to one RCPT',
       { type: 'dot_reply', code: 250, text: 'ok' },
@@ -129,7 +129,7 @@ describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
       ],
       { type: 'retry_later', class: 'Relay', refused: [{ address: 'a@x', code: '550', detail: '550 no' }] },
     ],
-    // Row 7: 250 to the final dot.
+    // 250 to the final dot.
     [
       '250 to the final dot',
       { type: 'dot_reply', code: 250, text: '2.0.0 queued as ABC' },
@@ -141,7 +141,7 @@ describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
         rfc_message_id: 'id@acme.example',
       },
     ],
-    // Row 8: 4xx / 5xx to the final dot.
+    // 4xx / 5xx to the final dot.
     [
       '451 to the final dot',
       { type: 'dot_reply', code: 451, text: 'later' },
@@ -154,7 +154,7 @@ describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
       [],
       { type: 'rejected', reason: 'provider_validation', code: 'smtp_554' },
     ],
-    // Row 9: final dot written, then a drop, no reply within 60 s, or the deadline → Unknown.
+    // Final dot written, then a drop, no reply within 60 s, or the deadline → Unknown.
     ['drop after the dot', afterDot(false), [], { type: 'unknown', reason: 'transport_connection_lost' }],
     [
       'no reply within 60 s / the deadline after the dot',
@@ -173,7 +173,7 @@ describe('classifySmtp: provider-outcomes.md › SMTP relay', () => {
     });
   });
 
-  it('raises the domain issues of the seed', () => {
+  it('raises a domain issue for a missing STARTTLS and a 5xx to AUTH only', () => {
     expect(smtpDomainIssue({ type: 'no_starttls' })).toBe('smtp_tls_required');
     expect(smtpDomainIssue({ type: 'reply', stage: 'auth', code: 535, text: '' })).toBe('smtp_auth_failed');
     expect(smtpDomainIssue({ type: 'reply', stage: 'auth', code: 454, text: '' })).toBeUndefined();

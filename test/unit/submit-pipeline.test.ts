@@ -16,8 +16,9 @@ import {
 } from '../../functions/core/submit-pipeline.ts';
 
 /**
- * DESIGN § 8 steps 1–17 as a table over snapshots: each row is what the loader read, and the
- * answer is a refusal code, the reads still needed, or the decision. No table, no clock.
+ * The submit pipeline's steps (docs/architecture.md › The submit path) as a table over snapshots:
+ * each row is what the loader read, and the answer is a refusal code, the reads still needed, or the
+ * decision. No table, no clock.
  */
 
 const NOW = Date.UTC(2026, 11, 3, 12);
@@ -429,7 +430,7 @@ describe('decideSubmit: what it decides', () => {
     ).toEqual([]);
   });
 
-  it('a live domain without transport is held undispatched under unconfigured_transport: "hold" (seed 002)', () => {
+  it('a live domain without transport is held undispatched under unconfigured_transport: "hold"', () => {
     const noTransport: Partial<SubmitSnapshot> = {
       domains: {
         read: new Set(['example.com']),

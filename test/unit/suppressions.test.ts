@@ -192,7 +192,7 @@ describe('filterRecipient (policy step 16)', () => {
     expect(filterRecipient(R, ctx(over))).toEqual(expected);
   });
 
-  it('checks in the seed order: suppression, send-block, allowlist, known recipient', () => {
+  it('checks in order: suppression, send-block, allowlist, known recipient', () => {
     const all = ctx({
       suppressions: supp('hard_bounce'),
       sendBlock: new Set([R]),
@@ -218,7 +218,7 @@ describe('filterRecipient (policy step 16)', () => {
   });
 });
 
-describe('filterRecipient: seed 002, unsubscribe is not a hard bounce', () => {
+describe('filterRecipient: an unsubscribe is not a hard bounce', () => {
   // [suppression, elective mail blocked?, transactional mail blocked?]
   it.each<[string, SuppressionReason, { elective?: boolean }, boolean, boolean]>([
     ['an unsubscribe', 'unsubscribe', {}, true, false],
