@@ -13,6 +13,7 @@ import {
 import type { Action } from './context.ts';
 import * as control from './control.ts';
 import { doctorCommand } from './doctor.ts';
+import { inboxCommand, threadCommand, threadsCommand } from './inbox.ts';
 import { err, type Io, io } from './io.ts';
 
 /**
@@ -217,6 +218,24 @@ function mailCommands(program: Command, act: Act): void {
       )
       .option('--idempotency-key <k>', 'the key of this resolve (default: a new one)'),
     resolveCommand,
+  );
+  const page = (c: Command) =>
+    c
+      .option('--limit <n>', 'at most n', positiveInt)
+      .option('--cursor <c>', 'the next page (from `more: --cursor …`)');
+  act(
+    page(withIdentity(program.command('inbox').description("the identity's inbound messages, newest first"))),
+    inboxCommand,
+  );
+  act(
+    page(withIdentity(program.command('threads').description("the identity's conversations, latest first"))),
+    threadsCommand,
+  );
+  act(
+    withIdentity(
+      program.command('thread').description('one conversation and its messages').argument('<thread-id>'),
+    ),
+    threadCommand,
   );
   act(
     api(program.command('events').description("the tenant's event feed"))

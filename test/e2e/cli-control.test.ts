@@ -166,6 +166,32 @@ describe('the control plane through the CLI', () => {
   });
 });
 
+describe('reading mail through the CLI', () => {
+  it('inbox, threads and thread show what arrived, with escape sequences of the email removed', async () => {
+    const subject = `Invoice \x1b[31m${suffix()}`;
+    const sent = await s.send({ to: [s.peer.address], subject, text: 'Please pay.' });
+    expect(sent.status).toBe(202);
+    await s.settle();
+    const P = { PMAIL_KEY: s.apiKey, PMAIL_IDENTITY: s.peer.id };
+    const inbox = await pmail(['inbox'], P);
+    expect(inbox.code, inbox.stderr).toBe(0);
+    expect(inbox.stdout).toMatch(/^ID +RECEIVED +FROM +SUBJECT$/m);
+    expect(inbox.stdout).toContain(s.agent.address);
+    expect(inbox.stdout).toContain('Invoice \uFFFD[31m');
+    expect(inbox.stdout).not.toContain('\x1b');
+    const [received] = (await json(['inbox'], P)).data;
+    expect(received.subject).toBe(subject);
+
+    const threads = await json(['threads'], P);
+    const thread = threads.data.find((t: { id: string }) => t.id === received.thread_id);
+    expect(thread).toMatchObject({ message_count: 1 });
+    const shown = await pmail(['thread', received.thread_id], P);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(new RegExp(`^${received.id} +inbound +received `, 'm'));
+    expect((await pmail(['thread', 'thr_00000000000000000000000000'], P)).code).toBe(5);
+  });
+});
+
 /** A server that answers every request 418 without a body: an answer the CLI has no meaning for. */
 async function teapot(): Promise<string> {
   const server = createServer((_req, res) => res.writeHead(418).end());
