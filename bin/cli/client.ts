@@ -124,8 +124,8 @@ function resolveIdentity(given: string | undefined, local: LocalFile | undefined
 }
 
 export interface ApiOptions {
-  /** Called before each resend (the CLI prints it in human mode). */
-  onRetry?: (why: string, attempt: number) => void;
+  /** Told before each resend: which one, why, and whether it carries the same Idempotency-Key. */
+  onRetry?: (line: string) => void;
 }
 
 const USER_AGENT = 'pmail-cli/0.1.0';
@@ -135,6 +135,7 @@ const RETRY_BASE_MS = 500;
 /**
  * The API through @pmail/client for this profile. The client resends what a resend cannot repeat
  * (packages/client/src/retry.ts) with the same Idempotency-Key; `onRetry` hears each resend and why.
+ * A network error leaves with the API's URL on it (`pmailApi`), for the message that says so.
  */
 export function apiOf(profile: Profile, opts: ApiOptions = {}): Pmail {
   if (!profile.key)
@@ -143,25 +144,27 @@ export function apiOf(profile: Profile, opts: ApiOptions = {}): Pmail {
       'no API key: pass --key, set PMAIL_KEY, or run npm start (.pmail/local.json)',
     );
   let last = '';
+  let keyed = false;
   let resends = 0;
   return new Pmail({
     apiKey: profile.key,
     baseUrl: profile.api,
     fetch: async (request) => {
       request.headers.set('user-agent', USER_AGENT);
+      keyed = request.headers.has('idempotency-key');
       try {
         const res = await fetch(request, { signal: AbortSignal.timeout(30_000) });
         last = `${res.status}`;
         return res;
       } catch (e) {
         last = `network error (${causeOf(e)})`;
-        throw e;
+        throw Object.assign(e as Error, { pmailApi: profile.api });
       }
     },
     retry: {
       baseDelayMs: RETRY_BASE_MS,
       sleep: async (ms) => {
-        opts.onRetry?.(last, ++resends);
+        opts.onRetry?.(`retry ${++resends}${keyed ? ' with the same key' : ''} after ${last}`);
         await sleep(ms);
       },
     },

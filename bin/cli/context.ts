@@ -24,7 +24,7 @@ export const profileOf = (ctx: Ctx): Profile => resolveProfile(ctx.opts, io.env)
 /** The client for this invocation; resends are told on stderr in human mode. */
 export function apiFor(ctx: Ctx, profile: Profile = profileOf(ctx)): Pmail {
   return apiOf(profile, {
-    onRetry: (why, n) => ctx.opts.json || err(`retry ${n} with the same key after ${why}`),
+    onRetry: (line) => ctx.opts.json || err(line),
   });
 }
 
