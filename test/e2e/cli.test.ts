@@ -11,7 +11,7 @@ import { stackPerTest, type TestStack, testStack } from '../support/local.ts';
 
 /**
  * The `pmail` CLI as a person or a script runs it: a child process (`node --import tsx
- * bin/pmail-cli.ts`, what `npx pmail` runs) against the local stack's HTTP server (the same route
+ * bin/pmail-cli.ts`, the source the build is made of) against the local stack's HTTP server (the same route
  * groups `npm start` serves), and through a pseudo-terminal (tmux) where the terminal matters.
  */
 /** No .pmail/local.json: every profile setting comes from the environment. */

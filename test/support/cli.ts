@@ -11,9 +11,9 @@ export interface CliRun {
 }
 
 /**
- * Runs `pmail ARGS` as a person or a script would (`node --import tsx bin/pmail-cli.ts`, what
- * `npx pmail` runs) in a child process, and gives back its exit code and both outputs. `env`
- * replaces the environment when given.
+ * Runs `pmail ARGS` as a person or a script would, from the source (`node --import tsx
+ * bin/pmail-cli.ts`, what `npm run pmail` runs and `npx pmail` falls back to) in a child process,
+ * and gives back its exit code and both outputs. `env` replaces the environment when given.
  */
 export function runCli(args: string[], env?: Record<string, string>): Promise<CliRun> {
   return spawnRun(process.execPath, ['--import', 'tsx', 'bin/pmail-cli.ts', ...args], env);
