@@ -18,6 +18,7 @@ import { Construct } from 'constructs';
 import { parse } from 'yaml';
 import { consoleAssetsFile } from '../console/build.ts';
 import { type RouteGroup, routeGroupEntries, routes } from '../functions/api/routes.ts';
+import { WAIT_MAX_SECONDS } from '../functions/core/follow.ts';
 import { PmailFunction, REPO_ROOT } from './defaults.ts';
 
 const packageVersion = () =>
@@ -54,6 +55,9 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
     userAgent: '$context.identity.userAgent',
   }),
 );
+
+/** The MCP group's function timeout: a full wait and its last reads, below API Gateway's 30 s. */
+export const MCP_TIMEOUT_SECONDS = WAIT_MAX_SECONDS + 3;
 
 export interface PmailApiProps {
   /** Environment of every route-group function. */
@@ -126,7 +130,10 @@ export class PmailApi extends Construct {
         entry,
         handler,
         description: `pmail api: ${group}`,
-        timeout: props.timeout ?? Duration.seconds(15),
+        // The MCP group waits for mail up to WAIT_MAX_SECONDS (wait_for_message) and answers
+        // inside API Gateway's 30-second integration limit.
+        timeout:
+          group === 'mcp' ? Duration.seconds(MCP_TIMEOUT_SECONDS) : (props.timeout ?? Duration.seconds(15)),
         // Signed links point at this API (PM_API_BASE_URL).
         environment: {
           ...props.environment,

@@ -108,6 +108,7 @@ const owner = z.strictObject({
 const sendPolicy = z.strictObject({
   require_known_recipient: z.boolean().optional(),
   daily_cap: z.number().int().min(1).max(10_000_000).optional(),
+  require_approval: z.boolean().optional(),
 });
 const metadata = z
   .record(z.string().min(1).max(40), z.string().max(500))

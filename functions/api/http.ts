@@ -214,6 +214,11 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'Only a queued message with no transport attempt under way can be canceled.',
   },
+  not_pending_approval: {
+    status: 409,
+    retryable: false,
+    fix: 'Only a message waiting for approval can be approved or rejected; read its current state.',
+  },
   not_uncertain: { status: 409, retryable: false, fix: 'Only an uncertain message can be resolved.' },
   not_retryable: {
     status: 409,

@@ -1,15 +1,18 @@
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import { encodeFollowCursor, followHorizon, nextPosition, parseAfter } from '../core/follow.ts';
 import { isId } from '../core/ids.ts';
 import { checkIdempotencyKey, IDEMPOTENCY_KEY_PATTERN } from '../core/limits.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import { possibleLocalDays } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { cancelSend, resolveSend, retrySend } from '../send/actions.ts';
+import { approveSend, rejectSend } from '../send/approval.ts';
 import type { Operation } from '../send/prepare.ts';
-import { decideOnFirstRead, submit } from '../send/submit.ts';
+import { currentIfPending, decideOnFirstRead, submit } from '../send/submit.ts';
 import { resolveTemplate } from '../send/template.ts';
-import { getMessage, listMessages } from '../store/messages.store.ts';
+import { threadExists } from '../store/inbound.store.ts';
+import { getMessage, listMessages, listMessagesAfter } from '../store/messages.store.ts';
 import { readFirst } from '../store/submit-read.store.ts';
 import {
   admitCaller,
@@ -24,7 +27,7 @@ import { bodyOf, header, json, routeGroup } from './http.ts';
 import { listQuerySchema, parseSendBody, resolveBodySchema, zodErrors } from './send.schema.ts';
 
 /**
- * The `messages` route group: POST/GET …/messages, GET …/messages/{id} and its raw original, and cancel and resolve. Thin: parse, call the
+ * The `messages` route group: POST/GET …/messages, GET …/messages/{id} and its raw original, cancel, resolve, retry, approve and reject. Thin: parse, call the
  * use case or the store, map the answer. Errors become the error envelope of openapi.yaml.
  */
 export function messagesApi(deps: Deps) {
@@ -67,8 +70,8 @@ export function messagesApi(deps: Deps) {
           dryRun: dryRun === 'true',
         };
         const early = decideOnFirstRead(command, first, now);
-        if (early) return early;
-        return submit(deps, {
+        if (early) return currentIfPending(deps, identity.id, early);
+        const out = await submit(deps, {
           ...command,
           tenant: (db) => tenantOfIdentity(db, identity),
           identity,
@@ -76,6 +79,7 @@ export function messagesApi(deps: Deps) {
           firstRead: true,
           counters: first.counters,
         });
+        return currentIfPending(deps, identity.id, out);
       })().catch(countRefusal(deps));
       deps.metrics.add(
         out.type === 'dry_run' ? 'sends_dry_run' : out.deduplicated ? 'sends_deduplicated' : 'sends_accepted',
@@ -132,6 +136,15 @@ export function messagesApi(deps: Deps) {
         });
         return json(200, toApiMessage(m), requestId);
       }
+      case 'approveMessage':
+      case 'rejectMessage': {
+        // A person's decision on a send waiting for approval (send/approval.ts).
+        requirePermission(key, 'messages:approve');
+        const { identity, tenant } = await identityInScope(deps.db, key, params.identity_id);
+        const decide = route.operation === 'approveMessage' ? approveSend : rejectSend;
+        const m = await decide(deps, { tenant, identity, messageId: params.message_id, actor: key.key_id });
+        return json(200, toApiMessage(m), requestId);
+      }
       case 'getMessage': {
         requirePermission(key, 'messages:read');
         const { identity } = await identityInScope(deps.db, key, params.identity_id);
@@ -173,8 +186,20 @@ export function messagesApi(deps: Deps) {
             details: { errors: zodErrors(q.error) },
           });
         }
+        if (q.data.after !== undefined && q.data.status !== undefined) {
+          throw new PmailError('invalid_request', 'status filters the list, not a read on from `after`.', {
+            details: { errors: [{ path: 'status', message: 'not with after' }] },
+          });
+        }
+        if (q.data.after !== undefined) return json(200, await readOn(deps, identity.id, q.data), requestId);
+        if (q.data.thread_id !== undefined) {
+          throw new PmailError('invalid_request', 'thread_id filters a read on from `after`.', {
+            details: { errors: [{ path: 'thread_id', message: 'use with after' }] },
+          });
+        }
         const page = await listMessages(deps.db, identity.id, {
           direction: q.data.direction,
+          status: q.data.status,
           limit: q.data.limit,
           cursor: q.data.cursor ? decodeCursor(q.data.cursor) : undefined,
         });
@@ -191,6 +216,60 @@ export function messagesApi(deps: Deps) {
         throw new PmailError('route_not_found', 'No such route.');
     }
   });
+}
+
+/**
+ * `GET …/messages?after=`: the messages written after a message id or a cursor, oldest first
+ * (core/follow.ts). `after` is the cursor to read on from next time; `next_cursor` is the same
+ * cursor when more messages are waiting now, else null. A message id that is no message of this
+ * identity is 404 message_not_found, and a thread that is none of its threads 404 thread_not_found;
+ * a cursor made by a read of that thread is not looked up again (the partition scopes it anyway).
+ */
+async function readOn(
+  deps: Deps,
+  identityId: string,
+  q: {
+    after?: string;
+    cursor?: string;
+    direction?: 'inbound' | 'outbound';
+    thread_id?: string;
+    limit: number;
+  },
+) {
+  const parsed = parseAfter(q.after ?? '');
+  if (!parsed || q.cursor !== undefined) {
+    throw new PmailError('invalid_request', 'after is not a message id or a cursor of a read on.', {
+      details: {
+        errors: [
+          { path: 'after', message: 'a message id, or `after` from a previous answer (not with cursor)' },
+        ],
+      },
+    });
+  }
+  const [m, thread] = await Promise.all([
+    parsed.type === 'message' ? getMessage(deps.db, identityId, parsed.position.after) : true,
+    q.thread_id && parsed.position.thread !== q.thread_id
+      ? threadExists(deps.db, identityId, q.thread_id)
+      : true,
+  ]);
+  if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
+  if (!thread) throw new PmailError('thread_not_found', 'No thread with this id in this identity.');
+  const horizon = followHorizon(deps.clock());
+  const page = await listMessagesAfter(deps.db, identityId, {
+    ...parsed.position,
+    direction: q.direction,
+    threadId: q.thread_id,
+    limit: q.limit,
+  });
+  const after = encodeFollowCursor({
+    ...nextPosition(parsed.position, { ids: page.data.map((m) => m.id), more: page.more }, horizon),
+    ...(q.thread_id ? { thread: q.thread_id } : {}),
+  });
+  return {
+    data: page.data.map((m) => toApiMessage(m, { bodies: false })),
+    next_cursor: page.more ? after : null,
+    after,
+  };
 }
 
 /** A send the use case refused: counted by its error code, then answered as before. */

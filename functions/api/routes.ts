@@ -107,6 +107,18 @@ export const routes: readonly Route[] = [
     group: 'threads',
     operation: 'getAttachment',
   },
+  {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/approve',
+    group: 'messages',
+    operation: 'approveMessage',
+  },
+  {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/reject',
+    group: 'messages',
+    operation: 'rejectMessage',
+  },
   { method: 'GET', path: '/v1/identities/{identity_id}', group: 'identities', operation: 'getIdentity' },
   {
     method: 'PATCH',

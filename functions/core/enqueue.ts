@@ -4,13 +4,17 @@ import type { MessageRecord, MessageStatus } from './model.ts';
  * A handler enqueues; it never sends. The status a send is born with. Nobody left to
  * send to → `suppressed` (final, no execution: the reason is on each delivery of the 202); a sending
  * domain whose transport is not configured, under the tenant's `hold` policy → `undispatched` (no
- * execution until the sweeper finds it configured); else `queued`, with its execution named.
+ * execution until the sweeper finds it configured); an identity whose sends need approval →
+ * `pending_approval`; else `queued`, with its execution named.
  */
 export function bornStatus(
   decisions: readonly { status: 'queued' | 'suppressed' }[],
   undispatched: boolean,
-): Extract<MessageStatus, 'queued' | 'suppressed' | 'undispatched'> {
+  approval = false,
+): Extract<MessageStatus, 'queued' | 'suppressed' | 'undispatched' | 'pending_approval'> {
   if (decisions.every((d) => d.status === 'suppressed')) return 'suppressed';
+  // An identity whose sends wait for a person's approval (core/approval.ts): no execution, no count.
+  if (approval) return 'pending_approval';
   return undispatched ? 'undispatched' : 'queued';
 }
 

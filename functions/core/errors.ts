@@ -50,6 +50,7 @@ export type ErrorCode =
   | 'list_entry_not_found'
   | 'attachment_not_found'
   | 'not_cancelable'
+  | 'not_pending_approval'
   | 'not_uncertain'
   | 'not_retryable'
   | 'resolve_required'

@@ -23,6 +23,7 @@ export const PERMISSION_LEVELS = {
   'messages:send': ALL,
   'messages:read': ALL,
   'messages:write': ALL,
+  'messages:approve': ALL,
   'webhooks:read': ALL,
   'webhooks:manage': PLATFORM_TENANT,
   'events:read': ALL,
@@ -35,9 +36,20 @@ export const PERMISSION_LEVELS = {
 export type Permission = keyof typeof PERMISSION_LEVELS;
 export const PERMISSIONS = Object.keys(PERMISSION_LEVELS) as Permission[];
 
-/** The permissions a key of this level may hold (the full set a bootstrap or seeded key gets). */
+/**
+ * Permissions an identity key holds only when it is created with them: its full set leaves them
+ * out. `messages:approve` is a person's decision over the agent's sends (core/approval.ts), so the
+ * agent's own identity key never holds it by default.
+ */
+const EXPLICIT_FOR_IDENTITY: ReadonlySet<Permission> = new Set<Permission>(['messages:approve']);
+
+/** The permissions a key of this level holds by default (the full set a bootstrap or seeded key gets). */
 export const permissionsOf = (level: KeyLevel): Permission[] =>
-  PERMISSIONS.filter((p) => (PERMISSION_LEVELS[p] as readonly KeyLevel[]).includes(level));
+  PERMISSIONS.filter(
+    (p) =>
+      (PERMISSION_LEVELS[p] as readonly KeyLevel[]).includes(level) &&
+      !(level === 'identity' && EXPLICIT_FOR_IDENTITY.has(p)),
+  );
 
 const RANK: Record<KeyLevel, number> = { platform: 3, tenant: 2, identity: 1 };
 

@@ -15,10 +15,32 @@ export type MessageStatus =
   | 'suppressed'
   | 'canceled'
   | 'undispatched'
+  | 'pending_approval'
   | 'received';
 
+/** Every message status, in the API's order (the list's `status` filter). */
+export const MESSAGE_STATUSES = [
+  'pending_approval',
+  'queued',
+  'undispatched',
+  'submitted',
+  'delivered',
+  'deferred',
+  'bounced',
+  'complained',
+  'rejected',
+  'failed',
+  'uncertain',
+  'suppressed',
+  'canceled',
+  'received',
+] as const satisfies readonly MessageStatus[];
+
 /** A recipient's status: a message's, but for the states only a whole message takes. */
-export type DeliveryStatus = Exclude<MessageStatus, 'canceled' | 'undispatched' | 'received'>;
+export type DeliveryStatus = Exclude<
+  MessageStatus,
+  'canceled' | 'undispatched' | 'pending_approval' | 'received'
+>;
 
 export type RecipientField = 'to' | 'cc' | 'bcc';
 export type MessageKind = 'transactional' | 'marketing' | 'auto_reply';
@@ -368,7 +390,8 @@ export interface Identity {
   addresses?: string[];
   signature_text?: string;
   signature_html?: string;
-  send_policy?: { require_known_recipient?: boolean; daily_cap?: number };
+  /** `require_approval`: every send waits for a person's approval (core/approval.ts). */
+  send_policy?: { require_known_recipient?: boolean; daily_cap?: number; require_approval?: boolean };
   metadata?: Record<string, string>;
   /** Makes POST /v1/tenants/{tenant_id}/identities idempotent. */
   client_id?: string;

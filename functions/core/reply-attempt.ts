@@ -17,6 +17,8 @@ const STATE: Record<MessageStatus, AttemptState> = {
   // waits on a request it just made (see `attemptStateOf`).
   queued: 'pending',
   undispatched: 'pending',
+  // Waiting for a person's approval (core/approval.ts): nothing left yet.
+  pending_approval: 'pending',
   // The provider accepted it: the model's `sent` ("accepted, not proof of delivery").
   submitted: 'sent',
   delivered: 'sent',

@@ -22,6 +22,7 @@ import { errorFields } from '../log.ts';
 import { inboundKey } from '../store/blobs.ts';
 import { getAddress } from '../store/directory.store.ts';
 import { findOutboundByRfcId, storeInbound, threadExists } from '../store/inbound.store.ts';
+import { getMessage } from '../store/messages.store.ts';
 import { routeDsn } from './dsn.ts';
 import type { SesReceivedNotification } from './notification.ts';
 import { type ParsedInbound, parseInbound } from './parse.ts';
@@ -118,7 +119,10 @@ async function ingestOne(
   }
 
   const key = dedupeKey(raw, routed.address);
-  const ulid = derivedUlid(ulidTime(receivedAt), key);
+  // The id takes its time from the write, not the receipt (a loopback copy is received when its
+  // message was composed, a redelivered notification minutes late): readers that follow the
+  // mailbox read on in id order (core/follow.ts) and must find a late message after what they read.
+  const ulid = derivedUlid(ulidTime(deps.clock()), key);
   const id = `msg_${ulid}`;
   const { threadId, by } = threadDecision({
     tokenThread: await tokenThread(deps, identityId, routed.detail),
@@ -238,6 +242,10 @@ async function ingestOne(
     now,
   });
   if (!stored) {
+    // A repeat: the copy written above under this call's id belongs to no message, unless a
+    // concurrent repeat of the same millisecond took the same id and stored it.
+    if (parsed.parse !== 'quarantined' && !(await getMessage(deps.db, identityId, id, true)))
+      await deps.blobs.delete(rawKey);
     deps.metrics.add('inbound_duplicates');
     return { type: 'duplicate' };
   }

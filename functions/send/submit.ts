@@ -1,4 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { requiresApproval } from '../core/approval.ts';
 import { derivedEventId } from '../core/delivery-outbox.ts';
 import { bornStatus } from '../core/enqueue.ts';
 import { PmailError } from '../core/errors.ts';
@@ -269,7 +270,7 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
  * a block is one write like any other (store/quota.store.ts `leaseAhead`).
  */
 function leaseEarly(deps: Deps, input: SubmitInput, tenant: Tenant): EarlyLease | undefined {
-  if (!input.counters || input.dryRun) return undefined;
+  if (!input.counters || input.dryRun || requiresApproval(input.identity)) return undefined;
   const now = deps.clock();
   const tz = tenant.timezone || 'UTC';
   const day = localDay(now, tz);
@@ -297,6 +298,7 @@ async function adoptWritten(
   m: MessageRecord,
 ): Promise<string> {
   if (m.status === 'suppressed') await appendEvent(deps.db, suppressedEvent(m));
+  if (m.status === 'pending_approval') await appendEvent(deps.db, pendingApprovalEvent(m));
   const answer = await completeKey(deps, held, JSON.stringify(toApiMessage(m)));
   if (m.status === 'queued' && !m.claim) await startDispatch(deps, m);
   return answer;
@@ -317,6 +319,17 @@ function suppressedEvent(m: MessageRecord) {
   };
 }
 
+/** A send waiting for a person's approval: `message.pending_approval`, its id derived from the message. */
+function pendingApprovalEvent(m: MessageRecord) {
+  return {
+    id: derivedEventId(m.created_at, `${m.id}|message.pending_approval`, 0),
+    type: 'message.pending_approval',
+    tenant_id: m.tenant_id,
+    created_at: m.created_at,
+    data: { message_id: m.id, identity_id: m.identity_id, recipients: (m.deliveries ?? []).length },
+  };
+}
+
 function checkSendAt(sendAt: string | undefined, now: number): void {
   if (sendAt === undefined) return;
   const at = Date.parse(sendAt);
@@ -326,7 +339,7 @@ function checkSendAt(sendAt: string | undefined, now: number): void {
   });
 }
 
-function rateLimited(retryAfter: number): PmailError {
+export function rateLimited(retryAfter: number): PmailError {
   return new PmailError(
     'rate_limited',
     'Too many sends for this identity; wait and retry with the same key.',
@@ -335,6 +348,21 @@ function rateLimited(retryAfter: number): PmailError {
       details: { retry_after: retryAfter },
     },
   );
+}
+
+/**
+ * A replay whose stored answer is a send still waiting for approval answers the message as it is
+ * now (docs/guides/sending.md › Approval before a send): pending, then approved and on its way,
+ * rejected or refused. Every other replay answers the key's first answer.
+ */
+export async function currentIfPending(
+  deps: Deps,
+  identityId: string,
+  out: SubmitResult,
+): Promise<SubmitResult> {
+  if (out.type !== 'accepted' || !out.deduplicated || out.message.status !== 'pending_approval') return out;
+  const now = await getMessage(deps.db, identityId, out.message.id, true);
+  return now ? { ...out, message: toApiMessage(now) } : out;
 }
 
 function replayed(response: string): SubmitResult {
@@ -427,6 +455,11 @@ async function store(
   const started = deps.clock();
   const suppressedAll = prepared.decisions.every((d) => d.status === 'suppressed');
   const day = localDay(started, tenant.timezone || 'UTC');
+  // A send waiting for a person's approval counts nothing: approval takes the count
+  // (send/approval.ts), on the day it approves.
+  if (!suppressedAll && requiresApproval(identity)) {
+    return storeReserved(deps, args, { started, suppressedAll, pending: true });
+  }
   const resetsAt = nextLocalMidnight(started, tenant.timezone || 'UTC');
 
   // 18: the rate window and the daily caps (identity, tenant) in the tenant's time zone.
@@ -472,7 +505,7 @@ async function store(
 async function storeReserved(
   deps: Deps,
   args: StoreArgs,
-  t: { started: number; suppressedAll: boolean; quotaDay?: string },
+  t: { started: number; suppressedAll: boolean; quotaDay?: string; pending?: boolean },
   counts?: QuotaCounts,
 ): Promise<Stored | { type: 'found'; existing: MessageRecord }> {
   const { tenant, identity } = args;
@@ -518,7 +551,7 @@ async function storeReserved(
       }
     }
 
-    const message = buildMessage(deps, args, prepared, now, t.quotaDay);
+    const message = buildMessage(deps, args, prepared, now, t.quotaDay, t.pending === true);
 
     // The thread's lock and chain, before the message: a message is never queued in a thread
     // without the lock. A lost race (the lock taken, the chain moved) is retried after the holder.
@@ -535,7 +568,7 @@ async function storeReserved(
         rfcMessageId: message.rfc_message_id,
         autoStreak: prepared.autoStreak,
         fromAddress: prepared.from.address,
-        lock: !suppressedAll && !prepared.undispatched,
+        lock: !suppressedAll && !prepared.undispatched && !t.pending,
       });
       if (!took) continue;
     }
@@ -564,13 +597,14 @@ async function storeReserved(
     }
     args.wrote(message);
     if (suppressedAll) await appendEvent(deps.db, suppressedEvent(message));
+    if (t.pending) await appendEvent(deps.db, pendingApprovalEvent(message));
     const response = JSON.stringify(toApiMessage(message));
     const answer = await completeKey(deps, args.held, response);
     return { type: 'stored', message, prepared, counts, response, answer };
   }
 }
 
-function capReached(
+export function capReached(
   scope: 'identity' | 'tenant',
   caps: Prepared['caps'],
   resetsAt: number,
@@ -592,10 +626,11 @@ function buildMessage(
   p: Prepared,
   now: number,
   quotaDay: string | undefined,
+  pending: boolean,
 ): MessageRecord {
   const { tenant, identity, body } = args;
-  // Born suppressed, undispatched or queued (core/enqueue.ts).
-  const status = bornStatus(p.decisions, p.undispatched === true);
+  // Born suppressed, pending approval, undispatched or queued (core/enqueue.ts).
+  const status = bornStatus(p.decisions, p.undispatched === true, pending);
   const byField = (f: 'to' | 'cc' | 'bcc') =>
     p.recipients
       .filter((r) => r.field === f)

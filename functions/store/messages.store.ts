@@ -6,7 +6,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { isCfRestProviderId } from '../core/cf-outcome.ts';
-import type { MessageRecord } from '../core/model.ts';
+import type { MessageRecord, MessageStatus } from '../core/model.ts';
 import { claimWriteSeen } from '../core/send-attempt.ts';
 import { redactPayload } from '../core/template-payload.ts';
 import { inboundKey, outboundKey } from './blobs.ts';
@@ -437,14 +437,15 @@ export interface MessagePage {
 
 /**
  * Newest first. Message sort keys are `M#{ulid}`, so the partition order is time order. A direction
- * filter is a FilterExpression: pages are topped up until `limit` items are found or the
+ * or status filter is a FilterExpression: pages are topped up until `limit` items are found or the
  * partition ends. The cursor is the sort key of the last item returned.
  */
 export async function listMessages(
   db: Db,
   identityId: string,
-  opts: { direction?: 'inbound' | 'outbound'; limit: number; cursor?: string },
+  opts: { direction?: 'inbound' | 'outbound'; status?: MessageStatus; limit: number; cursor?: string },
 ): Promise<MessagePage> {
+  const filters = [...(opts.direction ? ['direction = :d'] : []), ...(opts.status ? ['#status = :s'] : [])];
   const data: MessageRecord[] = [];
   let startKey: Record<string, unknown> | undefined = opts.cursor
     ? { pk: `I#${identityId}`, sk: `${MESSAGE_SK_PREFIX}${opts.cursor}` }
@@ -459,8 +460,10 @@ export async function listMessages(
           ':pk': `I#${identityId}`,
           ':m': MESSAGE_SK_PREFIX,
           ...(opts.direction ? { ':d': opts.direction } : {}),
+          ...(opts.status ? { ':s': opts.status } : {}),
         },
-        ...(opts.direction ? { FilterExpression: 'direction = :d' } : {}),
+        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+        ...(opts.status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
         ScanIndexForward: false,
         Limit: opts.limit - data.length + 1,
         ExclusiveStartKey: startKey,
@@ -473,6 +476,55 @@ export async function listMessages(
   const page = data.slice(0, opts.limit);
   const more = data.length > opts.limit || !exhausted;
   return { data: page, next_cursor: more && page.length > 0 ? page[page.length - 1].id : null };
+}
+
+/**
+ * The identity's messages written after a position (core/follow.ts), oldest first: one Query of
+ * the sort keys above `after`, without the ids the reader was given already (`seen`), filtered by
+ * direction and thread. `more`: another message follows the page.
+ */
+export async function listMessagesAfter(
+  db: Db,
+  identityId: string,
+  opts: {
+    after: string;
+    seen: string[];
+    direction?: 'inbound' | 'outbound';
+    threadId?: string;
+    limit: number;
+  },
+): Promise<{ data: MessageRecord[]; more: boolean }> {
+  const seen = new Set(opts.seen);
+  const filters = [
+    ...(opts.direction ? ['direction = :d'] : []),
+    ...(opts.threadId ? ['thread_id = :t'] : []),
+  ];
+  const data: MessageRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db.doc.send(
+      new QueryCommand({
+        TableName: db.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': `I#${identityId}`,
+          ':from': `${MESSAGE_SK_PREFIX}${opts.after}\u0000`,
+          ':to': `${MESSAGE_SK_PREFIX}msg_\uffff`,
+          ...(opts.direction ? { ':d': opts.direction } : {}),
+          ...(opts.threadId ? { ':t': opts.threadId } : {}),
+        },
+        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+        Limit: opts.limit + 1 + seen.size,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const m = fromItem(item)!;
+      if (!seen.has(m.id)) data.push(m);
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey && data.length <= opts.limit);
+  return { data: data.slice(0, opts.limit), more: data.length > opts.limit };
 }
 
 export type ProviderIdMatch =

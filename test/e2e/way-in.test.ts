@@ -111,6 +111,7 @@ describe('the way in after cdk deploy', () => {
         'messages:send',
         'messages:read',
         'messages:write',
+        'messages:approve',
         'webhooks:read',
         'webhooks:manage',
         'events:read',

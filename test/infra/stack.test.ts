@@ -5,6 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeGroupEntries, routes } from '../../functions/api/routes.ts';
+import { WAIT_MAX_SECONDS } from '../../functions/core/follow.ts';
 import { TRANSPORT_TASKS } from '../../functions/transports/tasks.ts';
 import { OUTBOX_INSERT_FILTER } from '../../functions/webhooks/fan-out.ts';
 import { createPmailApp } from '../../lib/app.ts';
@@ -263,6 +264,13 @@ describe('send-attempt machine', () => {
       expect(timeout(stack.send.transports[t.provider]!)).toBe(t.timeoutSeconds + 10);
       expect(t.timeoutSeconds + 10).toBeLessThan(300);
     }
+  });
+
+  it('gives the MCP function time for a whole wait_for_message, inside API Gateway’s 30 s', () => {
+    const timeout = (f: PmailFunction) => resources[logicalId(f.fn)].Properties.Timeout;
+    expect(timeout(stack.api.functions.mcp)).toBeGreaterThan(WAIT_MAX_SECONDS);
+    expect(timeout(stack.api.functions.mcp)).toBeLessThan(30);
+    expect(timeout(stack.api.functions.messages)).toBe(15);
   });
 });
 

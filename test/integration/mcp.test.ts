@@ -46,6 +46,7 @@ const ALL_TOOLS = [
   'reply_all',
   'resolve',
   'send_email',
+  'wait_for_message',
 ];
 
 describe('MCP server', () => {
@@ -168,6 +169,7 @@ describe('MCP server', () => {
       'get_thread',
       'list_messages',
       'list_threads',
+      'wait_for_message',
     ]);
     // Its own identity is the default; a send tool it cannot see is refused by the server.
     const listed = await reader.callTool({ name: 'list_messages', arguments: {} });

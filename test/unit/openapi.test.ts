@@ -1074,6 +1074,7 @@ describe('openapi.yaml Message', () => {
     suppressed: true,
     canceled: true,
     undispatched: true,
+    pending_approval: true,
     received: true,
   } satisfies Record<MessageStatus, true>;
   const deliveryStatuses = {

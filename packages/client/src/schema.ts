@@ -63,6 +63,13 @@ export interface paths {
          *     as `cursor` to get the next one; `next_cursor` is null on the last page. Needs the
          *     `messages:read` permission. A query parameter not listed here is refused with 400
          *     `invalid_request`.
+         *
+         *     With `after` (a message id, or the `after` of a previous answer) the list reads on
+         *     instead: the messages written after that position, **oldest first**, and `after` in the
+         *     answer is where to read on from next time (docs/guides/receiving.md › Reading on). Passing
+         *     that cursor back gives every message once, including one whose write committed a moment
+         *     behind a newer one; `next_cursor` is the same cursor while more messages are waiting now,
+         *     else null. `thread_id` narrows a read on to one thread.
          */
         get: operations["listMessages"];
         put?: never;
@@ -71,6 +78,12 @@ export interface paths {
          * @description Accepts a message for delivery and answers 202 once it is stored and queued; delivery
          *     happens afterwards and its progress shows in `status` and `deliveries`. Needs the
          *     `messages:send` permission.
+         *
+         *     When the identity's `send_policy.require_approval` is true, the message is accepted with
+         *     status `pending_approval` (this and every send operation, by template or not): stored
+         *     with its key, fingerprint and replay like any send, counted against no cap and sent only
+         *     once a person approves it (`approveMessage`). A replay of its key answers the message's
+         *     current state while and after it waits.
          *
          *     With `thread_id` the message is sent on an existing thread of this identity instead of
          *     starting one: its `In-Reply-To` and `References` follow the thread's latest message, it
@@ -380,6 +393,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/identities/{identity_id}/messages/{message_id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a send waiting for a person
+         * @description A person's approval of a send waiting in `pending_approval` (the identity's
+         *     `send_policy.require_approval`). The checks of a send run again first: the tenant and the
+         *     identity (suspended, paused, no accountable owner), the sending domain, the suppressions in force
+         *     now (a suppressed recipient's delivery becomes `suppressed`; with every recipient suppressed the
+         *     message ends `suppressed`, counted against nothing), then the rate window and the daily caps,
+         *     counted now, on the day of the approval. The write that queues the message names its execution
+         *     and is conditioned on the message's version, so two approves racing start exactly one
+         *     execution and the email is sent once; an approve racing a reject: one wins and the other answers
+         *     409 `not_pending_approval` with the message's state. A check that refuses ends the message
+         *     `failed` with the refusal's code as `status_reason` (`message.failed`) and answers that refusal,
+         *     with the message in `details.message`; a full rate window answers 429 `rate_limited` and leaves
+         *     it pending. `message.approved` is emitted. Needs the `messages:approve` permission, which an
+         *     identity key holds only when it was created with it. No body.
+         */
+        post: operations["approveMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages/{message_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a send waiting for a person
+         * @description A person's refusal of a send waiting in `pending_approval`: the message ends `canceled` with
+         *     `status_reason` `rejected_by_reviewer`, nothing is sent and nothing was counted.
+         *     `message.rejected` is emitted. One conditional write of the message: a reject racing an
+         *     approve either wins or answers 409 `not_pending_approval` with the state the approve left.
+         *     Needs the `messages:approve` permission. No body.
+         */
+        post: operations["rejectMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/identities/{identity_id}/messages/{message_id}/reply": {
         parameters: {
             query?: never;
@@ -540,7 +631,8 @@ export interface paths {
          *     refused it; the 24-hour end of a back-off), `message.uncertain` (with `reason` and `fix`)
          *     when the outcome of a provider call is unknown, `message.reconciled` when a delivery event
          *     resolves an uncertain send, `message.suppressed`, `message.canceled`, `message.sent` after
-         *     a resolve, `suppression.created`, `identity.paused`, `identity.resumed` and
+         *     a resolve, `message.pending_approval`, `message.approved` and `message.rejected` (a send
+         *     waiting for a person's approval, and that person's decision), `suppression.created`, `identity.paused`, `identity.resumed` and
          *     `quota.warning`. Each event has a stable `id`: a provider event applied twice is stored
          *     once. Pass the `id` of the last event seen as `after` to read on. Ids follow the order in
          *     which pmail recorded the events, and an event is listed once it is 2 seconds old, so
@@ -1053,7 +1145,9 @@ export interface paths {
          *     text/event-stream` and `Content-Type: application/json`. Tools: `send_email`, `reply`,
          *     `reply_all`, `forward` (each with a required `idempotency_key` of the Idempotency-Key
          *     header's pattern), `get_message`, `list_messages`, `cancel`, `resolve`, `list_events`; each
-         *     is one call of the operation of the same name here, with this request's key. `tools/list`
+         *     is one call of the operation of the same name here, with this request's key.
+         *     `wait_for_message` reads on with `listMessages` (`direction=inbound&after=`) every 200 to
+         *     800 ms until a message is there or its `timeout_seconds` (at most 25) pass. `tools/list`
          *     lists only the tools the key's permissions allow. A tool's refusal is a tool result with
          *     `isError: true` whose content is this API's Error envelope (the same codes; a send tool
          *     adds the reply attempt's code, the CLI's `IDEMPOTENCY_KEY_REUSED` and the like, as
@@ -1400,6 +1494,8 @@ export interface components {
             send_policy: {
                 daily_cap?: number;
                 require_known_recipient?: boolean;
+                /** @description Every send waits for a person's approval (`pending_approval`). */
+                require_approval?: boolean;
             };
         };
         /** @description At least one field. `null` clears `owner`, `send_policy` or `metadata`. Field changes are written first, then the status. */
@@ -1415,6 +1511,11 @@ export interface components {
             send_policy?: {
                 require_known_recipient?: boolean;
                 daily_cap?: number;
+                /**
+                 * @description Every send waits for a person's approval: accepted `pending_approval`, sent
+                 *     only after `approveMessage`. Default false.
+                 */
+                require_approval?: boolean;
             } | null;
             metadata?: {
                 [key: string]: string;
@@ -1719,10 +1820,12 @@ export interface components {
             /**
              * @description Outbound: the roll-up of the deliveries. `queued` until the provider takes it;
              *     `uncertain` when the provider call's outcome is unknown (never resent automatically);
-             *     `undispatched` while its transport is not configured. Inbound: `received`.
+             *     `undispatched` while its transport is not configured; `pending_approval` while it waits
+             *     for a person's approval (the identity's `send_policy.require_approval`: nothing sent,
+             *     nothing counted). Inbound: `received`.
              * @enum {string}
              */
-            status: "queued" | "submitted" | "delivered" | "deferred" | "bounced" | "complained" | "rejected" | "failed" | "uncertain" | "suppressed" | "canceled" | "undispatched" | "received";
+            status: "pending_approval" | "queued" | "submitted" | "delivered" | "deferred" | "bounced" | "complained" | "rejected" | "failed" | "uncertain" | "suppressed" | "canceled" | "undispatched" | "received";
             /**
              * @description A stable reason code when the message reached rejected, failed or uncertain (or
              *     suppressed). A queued message waiting in a back-off shows `retry_later:{class}`; that
@@ -1934,8 +2037,16 @@ export interface components {
         };
         MessageList: {
             data: components["schemas"]["Message"][];
-            /** @description Pass as `cursor` for the next page; null on the last page. */
+            /**
+             * @description Pass as `cursor` for the next page; null on the last page. In a read on (`after`),
+             *     the `after` cursor while more messages are waiting now, else null.
+             */
             next_cursor: string | null;
+            /**
+             * @description In a read on (`after` given): the position after this page, to pass as `after` next
+             *     time. Absent from a newest-first page.
+             */
+            after?: string;
         };
         /**
          * @description A JSON-RPC 2.0 error response, as the MCP transport answers a protocol fault of
@@ -2209,7 +2320,7 @@ export interface components {
             level: "platform" | "tenant" | "identity";
             tenant_id?: string;
             identity_id?: string;
-            permissions: ("tenants:manage" | "keys:manage" | "policy:write" | "audit:read" | "suppressions:manage" | "identities:read" | "identities:write" | "messages:send" | "messages:read" | "messages:write" | "webhooks:read" | "webhooks:manage" | "events:read" | "domains:read" | "domains:write" | "templates:read" | "templates:write")[];
+            permissions: ("tenants:manage" | "keys:manage" | "policy:write" | "audit:read" | "suppressions:manage" | "identities:read" | "identities:write" | "messages:send" | "messages:read" | "messages:write" | "messages:approve" | "webhooks:read" | "webhooks:manage" | "events:read" | "domains:read" | "domains:write" | "templates:read" | "templates:write")[];
             /** Format: date-time */
             expires_at?: string;
         };
@@ -2276,6 +2387,11 @@ export interface components {
             send_policy?: {
                 require_known_recipient?: boolean;
                 daily_cap?: number;
+                /**
+                 * @description Every send waits for a person's approval: accepted `pending_approval`, sent only
+                 *     after `approveMessage`. Default false.
+                 */
+                require_approval?: boolean;
             };
             metadata?: {
                 [key: string]: string;
@@ -3145,10 +3261,23 @@ export interface operations {
             query?: {
                 /** @description Only outbound (sent) or inbound (received) messages. */
                 direction?: "inbound" | "outbound";
+                /**
+                 * @description Only messages with this status, e.g. `pending_approval`: the sends waiting for a
+                 *     person's approval.
+                 */
+                status?: "pending_approval" | "queued" | "undispatched" | "submitted" | "delivered" | "deferred" | "bounced" | "complained" | "rejected" | "failed" | "uncertain" | "suppressed" | "canceled" | "received";
                 /** @description The page size. */
                 limit?: number;
                 /** @description The opaque `next_cursor` of the previous page. */
                 cursor?: string;
+                /**
+                 * @description Read on: only messages written after this message id (`msg_…`, one of this
+                 *     identity's) or this `after` cursor of a previous answer, oldest first. Not with
+                 *     `cursor` or `status`.
+                 */
+                after?: string;
+                /** @description With `after`, only messages of this thread of the identity. */
+                thread_id?: string;
             };
             header?: never;
             path: {
@@ -3173,8 +3302,9 @@ export interface operations {
                 };
             };
             /**
-             * @description - `invalid_request`: a query parameter is unknown or out of range, or `cursor` was not
-             *       produced by pmail (`details.errors[]`).
+             * @description - `invalid_request`: a query parameter is unknown or out of range, `cursor` or `after`
+             *       was not produced by pmail, `after` came with `cursor`, or `thread_id` without
+             *       `after` (`details.errors[]`).
              */
             400: {
                 headers: {
@@ -3187,7 +3317,20 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["ReadPermissionDenied"];
-            404: components["responses"]["IdentityNotFound"];
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: `after` is a message id that is no message of this identity.
+             *     - `thread_not_found`: `thread_id` is not a thread of this identity.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -3763,6 +3906,182 @@ export interface operations {
              *       failure was a refusal (`details.status`, `details.status_reason`).
              *     - `resolve_required`: the message is `uncertain`, or failed because it was resolved
              *       `not_sent`: it may have been sent, so only resolve decides; never retried.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    approveMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message as it is now (`queued`, or `undispatched` when its transport is held, or `suppressed`). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `messages:approve`.
+             *     - `tenant_suspended`: the tenant is suspended; the message is now `failed` (`details.message`).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: the identity has no outbound message with this id.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `not_pending_approval`: the message is not waiting for approval (`details.status`,
+             *       `details.status_reason`): approved or rejected already, or never pending.
+             *     - `identity_paused`, `identity_owner_required`, `domain_not_ready`: refused at approval; the
+             *       message is now `failed` (`details.message`).
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `transport_unavailable`: the sending domain cannot send this message; the message is now
+             *     `failed` (`details.message`).
+             */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `daily_cap_reached`: a cap was reached while the send waited; the message is now `failed`
+             *       with this reason (`details.cap`, `details.limit`, `details.message`).
+             *     - `rate_limited`: the identity's rate window is full; the message stays pending, approve again
+             *       after `Retry-After`.
+             */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    rejectMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rejected message (`canceled`, `rejected_by_reviewer`). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description - `permission_denied`: the key lacks `messages:approve`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: the identity has no outbound message with this id.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `not_pending_approval`: the message is not waiting for approval (`details.status`,
+             *     `details.status_reason`).
              */
             409: {
                 headers: {
