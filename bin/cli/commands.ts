@@ -230,6 +230,7 @@ export async function listCommand(ctx: Ctx): Promise<number> {
   const o = ctx.opts;
   const page = await api.messages.list(identity, {
     direction: o.direction,
+    status: o.status,
     limit: o.limit,
     cursor: o.cursor,
   } as never);
@@ -245,22 +246,24 @@ export async function listCommand(ctx: Ctx): Promise<number> {
 }
 
 /**
- * `cancel` and `retry` (an operator's retry of a `failed` message whose failure was not a refusal,
- * docs/guides/sending.md): one POST on the message, the message back.
+ * `cancel`, `retry` (an operator's retry of a `failed` message whose failure was not a refusal,
+ * docs/guides/sending.md), `approve` and `reject` (a person's decision on a `pending_approval`
+ * send, docs/guides/sending.md › Approval before a send): one POST on the message, the message back.
  */
-export function messageAction(action: 'cancel' | 'retry') {
+export function messageAction(action: 'cancel' | 'retry' | 'approve' | 'reject') {
+  const done = { cancel: 'canceled', retry: 'retried', approve: 'approved', reject: 'rejected' }[action];
   return async (ctx: Ctx): Promise<number> => {
     const { api, identity } = mailOf(ctx);
-    const path = { identity_id: identity, message_id: ctx.args[0] };
+    const params = { path: { identity_id: identity, message_id: ctx.args[0] } };
     const m =
       action === 'cancel'
         ? await api.messages.cancel(identity, ctx.args[0])
         : await call(
-            api.http.POST('/v1/identities/{identity_id}/messages/{message_id}/retry', { params: { path } }),
+            api.http.POST(`/v1/identities/{identity_id}/messages/{message_id}/${action}`, { params }),
           );
     if (ctx.opts.json) printJson(m);
     else {
-      out(`${action === 'cancel' ? 'canceled' : 'retried'}: ${m.id}`);
+      out(`${done}: ${m.id}`);
       printMessage(m);
     }
     return EXIT.ok;

@@ -143,6 +143,7 @@ function identityBody(o: Ctx['opts']) {
     ...(o.domain ? { domain: o.domain } : {}),
     ...(o.displayName ? { display_name: o.displayName } : {}),
     ...(o.ownerName ? { owner: { name: o.ownerName, email: o.ownerEmail } } : {}),
+    ...(o.requireApproval ? { send_policy: { require_approval: true } } : {}),
   };
 }
 

@@ -1,12 +1,13 @@
 import { attemptStateOf } from '../../functions/core/reply-attempt.ts';
-import { EXIT } from './client.ts';
+import { EXIT, sleep } from './client.ts';
 import { apiFor, type Ctx, call, identityOf, profileOf } from './context.ts';
 import { printTable } from './control.ts';
 import { out, printJson, terminalSafe } from './io.ts';
 
 /**
- * Reading an identity's mail: `pmail inbox` (its inbound messages, newest first), `pmail threads`
- * (its conversations) and `pmail thread <id>` (one conversation's messages). Addresses, subjects
+ * Reading an identity's mail: `pmail inbox` (its inbound messages, newest first), `pmail watch`
+ * (each new one as it comes, until Ctrl-C), `pmail threads` (its conversations) and
+ * `pmail thread <id>` (one conversation's messages). Addresses, subjects
  * and snippets are email content: untrusted, shown only through terminalSafe.
  */
 
@@ -84,4 +85,36 @@ export async function threadCommand(ctx: Ctx): Promise<number> {
     if (thread.messages_truncated) out('(older messages left out: pmail list has them all)');
   }
   return EXIT.ok;
+}
+
+const inboundLine = (m: Row) =>
+  `${m.received_at}  ${clip(safe(m.from?.address), 40)}  ${clip(safe(m.subject), 60)}  ${m.id}`;
+
+/**
+ * `pmail watch`: the identity's inbound messages written after `--after` (default: its newest at
+ * start), oldest first, read on with the answer's `after` every `--interval` seconds until Ctrl-C
+ * (exit 130). `--json`: one message per line.
+ */
+export async function watchCommand(ctx: Ctx): Promise<number> {
+  const { api, identity } = mailOf(ctx);
+  let interrupted = false;
+  process.once('SIGINT', () => {
+    interrupted = true;
+  });
+  let after: string | undefined = ctx.opts.after;
+  if (after === undefined)
+    after = (await api.messages.list(identity, { direction: 'inbound', limit: 1 })).data[0]?.id;
+  const print = (m: Row) => out(ctx.opts.json ? JSON.stringify(m) : inboundLine(m));
+  for (;;) {
+    // No message yet to read on from: the first ones, oldest first, become the starting point.
+    const page: { data: unknown[]; after?: string } = after
+      ? await api.messages.list(identity, { direction: 'inbound', after } as never)
+      : await api.messages.list(identity, { direction: 'inbound', limit: 100 });
+    const messages = (after ? page.data : [...page.data].reverse()) as Row[];
+    for (const m of messages) print(m);
+    after = (after ? page.after : undefined) ?? messages.at(-1)?.id ?? after;
+    const until = Date.now() + Number(ctx.opts.interval ?? 1) * 1000;
+    while (Date.now() < until && !interrupted) await sleep(100);
+    if (interrupted) return EXIT.interrupted;
+  }
 }

@@ -13,7 +13,7 @@ import {
 import type { Action } from './context.ts';
 import * as control from './control.ts';
 import { doctorCommand } from './doctor.ts';
-import { inboxCommand, threadCommand, threadsCommand } from './inbox.ts';
+import { inboxCommand, threadCommand, threadsCommand, watchCommand } from './inbox.ts';
 import { err, type Io, io } from './io.ts';
 
 /**
@@ -76,6 +76,24 @@ function failed(e: unknown, command: Command, json: boolean): number {
   err(`error: ${known.name}: ${known.message}`);
   return EXIT.internal;
 }
+
+/** The statuses `list --status` takes (the API's listMessages filter). */
+const STATUSES = [
+  'pending_approval',
+  'queued',
+  'undispatched',
+  'submitted',
+  'delivered',
+  'deferred',
+  'bounced',
+  'complained',
+  'rejected',
+  'failed',
+  'uncertain',
+  'suppressed',
+  'canceled',
+  'received',
+];
 
 const positiveInt = (v: string) => {
   if (!/^[1-9]\d*$/.test(v)) throw new InvalidArgumentError('a positive whole number');
@@ -185,6 +203,7 @@ function mailCommands(program: Command, act: Act): void {
   act(
     withIdentity(program.command('list').description("a page of the identity's messages, newest first"))
       .addOption(new Option('--direction <d>', 'only inbound or outbound').choices(['inbound', 'outbound']))
+      .addOption(new Option('--status <s>', 'only this status, e.g. pending_approval').choices(STATUSES))
       .option('--limit <n>', 'at most n messages', positiveInt)
       .option('--cursor <c>', 'the next page (from `more: --cursor …`)'),
     listCommand,
@@ -237,6 +256,24 @@ function mailCommands(program: Command, act: Act): void {
     ),
     threadCommand,
   );
+  act(
+    withIdentity(
+      program
+        .command('watch')
+        .description('print each new inbound message as it comes, until Ctrl-C (exit 130)'),
+    )
+      .option('--after <msg_id>', 'read on after this message (default: the newest now)')
+      .option('--interval <s>', 'seconds between reads (default 1)', seconds),
+    watchCommand,
+  );
+  for (const [name, description] of [
+    ['approve', 'approve a send waiting for a person (pending_approval): it goes out'],
+    ['reject', 'reject a send waiting for a person: nothing is sent'],
+  ] as const)
+    act(
+      withIdentity(program.command(name).description(description).argument('<message-id>')),
+      messageAction(name),
+    );
   act(
     api(program.command('events').description("the tenant's event feed"))
       .option('--follow', 'keep printing new events until Ctrl-C (exit 130)')
@@ -303,7 +340,8 @@ function controlCommands(program: Command, act: Act): void {
         .option('--domain <d>', 'one of the tenant’s domains (default: the deployment’s)')
         .option('--display-name <n>', 'the name recipients see')
         .option('--owner-name <n>', 'the person accountable for it')
-        .option('--owner-email <e>', 'their email address'),
+        .option('--owner-email <e>', 'their email address')
+        .option('--require-approval', 'each send waits for a person (pmail approve|reject)'),
       identities.create,
     ],
     [withTenant(verb('list', "list the tenant's identities")), identities.list],

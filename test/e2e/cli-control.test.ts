@@ -192,6 +192,76 @@ describe('reading mail through the CLI', () => {
   });
 });
 
+describe('a person approves or rejects a send', () => {
+  it('list --status pending_approval shows what waits; approve sends it, reject sends nothing', async () => {
+    const T = { PMAIL_KEY: s.apiKey };
+    const idn = await json(
+      [
+        'identities',
+        'create',
+        '--username',
+        `careful-${suffix()}`,
+        '--owner-name',
+        'Sam',
+        '--owner-email',
+        'sam@example.com',
+        '--require-approval',
+      ],
+      T,
+    );
+    const A = { ...T, PMAIL_IDENTITY: idn.id };
+    const one = await json(['send', '--to', 'deliver@simulator.invalid', '--text', 'one'], A);
+    const two = await json(['send', '--to', 'deliver@simulator.invalid', '--text', 'two'], A);
+    expect([one.status, two.status]).toEqual(['pending_approval', 'pending_approval']);
+    const waiting = await json(['list', '--status', 'pending_approval'], A);
+    expect(waiting.data.map((m: { id: string }) => m.id).sort()).toEqual([one.id, two.id].sort());
+
+    const approved = await pmail(['approve', one.id], A);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(new RegExp(`^approved: ${one.id}`));
+    expect((await json(['reject', two.id], A)).status).toBe('canceled');
+    // A second decision is refused: exit 6.
+    expect((await pmail(['reject', one.id], A)).code).toBe(6);
+    await s.settle();
+    expect((await json(['status', one.id], A)).status).toBe('delivered');
+    expect((await json(['status', two.id], A)).status).toBe('canceled');
+  });
+});
+
+describe('pmail watch', () => {
+  it('prints each inbound message written after --after as it comes, and exits 130 on Ctrl-C', async () => {
+    const before = await s.send({ to: [s.peer.address], subject: `Before ${suffix()}`, text: 'x' });
+    await s.settle();
+    const [first] = await s.mailbox(s.peer.id, 'inbound');
+    const child = spawn(
+      process.execPath,
+      [buildCli(), 'watch', '--after', first.id, '--json', '--interval', '0.2'],
+      {
+        cwd: ROOT,
+        env: env({ PMAIL_KEY: s.apiKey, PMAIL_IDENTITY: s.peer.id }) as Record<string, string>,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let lines = '';
+    child.stdout.on('data', (d) => {
+      lines += d;
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    const subject = `While watching ${suffix()}`;
+    await s.send({ to: [s.peer.address], subject, text: 'y' });
+    await s.settle();
+    await s.eventually(async () => lines.includes(subject), 20_000);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    const seen = lines
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).subject);
+    expect(seen).toEqual([subject]);
+    expect(before.status).toBe(202);
+  });
+});
+
 /** A server that answers every request 418 without a body: an answer the CLI has no meaning for. */
 async function teapot(): Promise<string> {
   const server = createServer((_req, res) => res.writeHead(418).end());
