@@ -7,7 +7,10 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 const built = join(root, 'dist/cli/pmail.mjs');
-const sources = [join(root, 'bin/pmail-cli.ts'), ...['bin/cli', 'packages/client/src'].flatMap(filesOf)];
+const sources = [
+  join(root, 'bin/pmail-cli.ts'),
+  ...['bin/cli', 'packages/client/src', 'functions/core'].flatMap(filesOf),
+];
 
 function filesOf(dir) {
   const full = join(root, dir);
