@@ -18,8 +18,8 @@ import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand } from '@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { sha256Hex } from '../functions/core/fingerprint.ts';
 import { possibleLocalDays } from '../functions/core/quota.ts';
-import { keys } from '../functions/store/keys.ts';
 import { getMessage } from '../functions/store/messages.store.ts';
+import { keys } from '../functions/store/table-keys.ts';
 import { itemBytes, itemName, type Tally, type Totals, totals } from './capacity.ts';
 import { dynamoDbLocalLine, machineLine } from './env.ts';
 import { apiEvent, lambdaHandler } from './lambda.ts';

@@ -1,3 +1,4 @@
+import type { Operation } from '../core/compose.ts';
 import { PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { encodeFollowCursor, followHorizon, nextPosition, parseAfter } from '../core/follow.ts';
@@ -8,7 +9,6 @@ import { possibleLocalDays } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { cancelSend, resolveSend, retrySend } from '../send/actions.ts';
 import { approveSend, rejectSend } from '../send/approval.ts';
-import type { Operation } from '../send/prepare.ts';
 import { currentIfPending, decideOnFirstRead, submit } from '../send/submit.ts';
 import { resolveTemplate } from '../send/template.ts';
 import { threadExists } from '../store/inbound.store.ts';

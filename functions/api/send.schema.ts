@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Operation } from '../core/compose.ts';
 import { PmailError } from '../core/errors.ts';
 import { ID_PATTERNS } from '../core/ids.ts';
 import {
@@ -153,7 +154,7 @@ export type ReplyBody = Is<z.output<typeof replyBodySchema>>;
 export type ForwardBody = Is<z.output<typeof forwardBodySchema>>;
 
 /** The operations whose bodies these schemas parse. */
-export type SendOperation = 'send' | 'reply' | 'reply_all' | 'forward';
+export type SendOperation = Operation;
 
 const SEND_SCHEMAS: Record<SendOperation, z.ZodType<SendCommand>> = {
   send: sendBodySchema as z.ZodType<SendCommand>,

@@ -27,6 +27,7 @@ export interface AttachmentInput {
   content_id?: string;
 }
 
+/** The four ways to send: a new message, a reply, a reply to all, a forward. */
 export type Operation = 'send' | 'reply' | 'reply_all' | 'forward';
 
 export interface ComposePlan {

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.ts';
-
-export type SendOperation = 'send' | 'reply' | 'reply_all' | 'forward';
+import type { Operation as SendOperation } from './compose.ts';
 
 /** hex(sha256(s)) — pure; node:crypto hashing is computation, not I/O. */
 export function sha256Hex(s: string | Uint8Array): string {

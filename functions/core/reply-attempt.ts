@@ -1,3 +1,4 @@
+import type { Operation } from './compose.ts';
 import type { MessageStatus } from './model.ts';
 
 /**
@@ -9,7 +10,8 @@ import type { MessageStatus } from './model.ts';
 export type AttemptState = 'pending' | 'sending' | 'sent' | 'failed' | 'uncertain';
 
 /** The operations that send (the model covers reply and reply-all; send and forward are "outbound"). */
-export type SendOperationName = 'send' | 'reply' | 'reply_all' | 'forward';
+/** The send operations (core/compose.ts › Operation), by the name the API and the CLI use. */
+export type SendOperationName = Operation;
 
 const STATE: Record<MessageStatus, AttemptState> = {
   // Not yet accepted by a provider. The API does not expose the attempt's `sending` mark, so a

@@ -11,29 +11,26 @@ export type ClaimDecision =
   | { type: 'claim' }
   | { type: 'not_queued' }
   | { type: 'already_claimed' }
-  /** The previous attempt died after the `sending` mark: its provider call may have happened. */
-  | { type: 'stale'; token: string }
   /**
-   * The previous attempt died before the `sending` mark: the provider was never called (the
-   * mark precedes every call). Only a claim written apart from its mark (the claim first, the
-   * mark at the call) is found so; such a message is re-dispatched, not lost.
+   * The previous attempt died holding the claim: the claim is written with its `sending` mark, so
+   * its provider call may have happened.
    */
-  | { type: 'abandoned'; token: string };
+  | { type: 'stale'; token: string };
 
 /**
  * Claim (docs/architecture.md › The attempt's writes, step by step): Claim reads and decides; the
  * claim itself is written by the transport task, with its `sending` mark, in one conditional write
  * (store/messages.store.ts › claimSending). A queued message with no claim, or with our own claim,
  * may be sent by us. A foreign claim younger than 5 minutes stops this attempt (another execution
- * is calling the provider); an older one is a dead attempt: `stale` when it holds the `sending`
- * mark (the transport writes every claim with it), else `abandoned`.
+ * is calling the provider); an older one is a dead attempt (`stale`): the transport writes every
+ * claim with its `sending` mark.
  */
 export function decideClaim(message: MessageRecord, token: string, now: number): ClaimDecision {
   if (message.status !== 'queued') return { type: 'not_queued' };
   const claim = message.claim;
   if (!claim || claim.token === token) return { type: 'claim' };
   if (now - claim.at < CLAIM_STALE_MS) return { type: 'already_claimed' };
-  return claim.sending ? { type: 'stale', token: claim.token } : { type: 'abandoned', token: claim.token };
+  return { type: 'stale', token: claim.token };
 }
 
 /**
@@ -55,8 +52,8 @@ export function sendingRefusal(current: MessageRecord | undefined, token: string
  * only the nonce tells this write from that one's.
  * - `mine`: the claim with this nonce is on the message: this invocation holds it and has not
  *   called the provider yet, so it goes on to the call.
- * - `again`: the write did not land and nothing stands in its way (queued, no claim, or this token's
- *   unmarked claim): the same write is sent again.
+ * - `again`: the write did not land and nothing stands in its way (queued, no claim): the same
+ *   write is sent again.
  * - `refused`: another decision won, answered as a refused write (`sendingRefusal`): another
  *   execution's claim or a cancel (`lost`), or this token's claim under another invocation's nonce
  *   (`repeated`: that invocation may be calling the provider).
@@ -67,15 +64,13 @@ export function claimWriteSeen(
 ): 'mine' | 'again' | 'refused' {
   if (current?.claim?.token === claim.token && current.claim.by === claim.by) return 'mine';
   if (current?.status !== 'queued') return 'refused';
-  const held = current.claim;
-  if (!held || (held.token === claim.token && !held.sending)) return 'again';
-  return 'refused';
+  return current.claim ? 'refused' : 'again';
 }
 
 /**
- * The message queued again under the next execution name, minted in this write (the
- * caller starts that execution after it). Any claim goes: only a claim that never reached the
- * `sending` mark, or no claim at all, may be re-dispatched. `executionFor(n)` names the n-th dispatch.
+ * The message queued again under the next execution name, minted in this write (the caller starts
+ * that execution after it): a lost dispatch, whose message carries no claim. `executionFor(n)` names
+ * the n-th dispatch.
  */
 export function redispatch(
   message: MessageRecord,
@@ -89,23 +84,6 @@ export function redispatch(
     dispatch: { execution: executionFor(n), at: now, n },
     updated_at: now,
   };
-}
-
-/**
- * A claim whose attempt died (older than 5 minutes), for Claim and the sweeper alike: with the
- * `sending` mark the provider may have been called, so the message becomes uncertain and is never
- * retried; without it the provider certainly was not, so the claim is released and the message
- * re-dispatched under a new execution name.
- */
-export function deadClaimOutcome(
-  message: MessageRecord,
-  now: number,
-  detail: string,
-  executionFor: (n: number) => string,
-): { type: 'uncertain'; recorded: RecordedOutcome } | { type: 'redispatch'; message: MessageRecord } {
-  if (message.claim?.sending)
-    return { type: 'uncertain', recorded: deadAttemptOutcome(message, now, detail) };
-  return { type: 'redispatch', message: redispatch(message, now, executionFor) };
 }
 
 /**
@@ -229,8 +207,9 @@ function withProviderSuppressions(
 }
 
 /**
- * A claim whose attempt died after the `sending` mark (stale after 5 minutes): its
- * provider call may have happened, so the message becomes uncertain, never retried.
+ * A claim whose attempt died (older than 5 minutes), for Claim and the sweeper alike: every claim
+ * carries the `sending` mark, so its provider call may have happened and the message becomes
+ * uncertain, never retried.
  */
 export function deadAttemptOutcome(message: MessageRecord, now: number, detail: string): RecordedOutcome {
   return recordOutcome(message, { type: 'unknown', reason: 'transport_connection_lost', detail }, now);

@@ -1,4 +1,3 @@
-import { evaluateAbuse, outcomeMatters, pushOutcome } from '../core/abuse.ts';
 import { normaliseCf, unwrapCf } from '../core/cf-events.ts';
 import {
   type AbuseOutcome,
@@ -6,20 +5,16 @@ import {
   type DeliveryEvent,
   isDeliveryEventKind,
 } from '../core/deliveries.ts';
-import {
-  deliveryEvents,
-  type PendingEvent,
-  reconciledEvent,
-  suppressionEventId,
-} from '../core/delivery-outbox.ts';
+import { deliveryEvents, type PendingEvent, reconciledEvent } from '../core/delivery-outbox.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { isJournalAddress } from '../core/journal.ts';
 import type { AddressRecord, MessageRecord } from '../core/model.ts';
 import { adopt, adoptCandidates, reconcilable, reconcile, reconcileCandidates } from '../core/reconcile.ts';
-import { addressHash, addressHint, type SuppressionReason } from '../core/suppressions.ts';
+import type { SuppressionReason } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
-import { getAddress, getTenant } from '../store/directory.store.ts';
-import { appendEvent, eventPutItem } from '../store/events.store.ts';
+import { addSuppression, recordAbuseOutcome } from '../outcomes/outcomes.ts';
+import { getAddress } from '../store/directory.store.ts';
+import { eventPutItem } from '../store/events.store.ts';
 import {
   findByProviderId,
   getMessage,
@@ -29,8 +24,6 @@ import {
   mutateMessage,
   type ProviderIdMatch,
 } from '../store/messages.store.ts';
-import { autoPauseIdentity, updateOutcomeWindow } from '../store/outcomes.store.ts';
-import { putSuppressionIfAbsent } from '../store/suppressions.store.ts';
 import { applySendEvent, sesFromBody } from './ses.ts';
 
 /**
@@ -247,7 +240,7 @@ async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutc
   if (applied.result === 'applied' || applied.result === 'reconciled')
     deps.metrics.add('delivery_events', { kind: event.kind });
   if (applied.suppress) await suppress(deps, applied.message, event);
-  if (applied.outcome) await recordOutcome(deps, applied.message, applied.outcome);
+  if (applied.outcome) await recordAbuseOutcome(deps, applied.message, applied.outcome);
   return applied.result;
 }
 
@@ -326,75 +319,6 @@ async function suppress(deps: Deps, message: MessageRecord, event: DeliveryEvent
   const reason: SuppressionReason =
     event.kind === 'complained' ? 'complaint' : event.provider_suppressed ? 'provider' : 'hard_bounce';
   await addSuppression(deps, message, event.recipient, reason);
-}
-
-/**
- * One permanent suppression of `recipient` caused by `message` (added if absent), and
- * its suppression.created event when this message created it. Also used by Record for the
- * recipients a provider reported suppressed.
- */
-export async function addSuppression(
-  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'metrics'>,
-  message: Pick<MessageRecord, 'id' | 'tenant_id'>,
-  recipient: string,
-  reason: SuppressionReason,
-): Promise<void> {
-  const hash = addressHash(deps.config.hashKey, recipient);
-  const { suppression } = await putSuppressionIfAbsent(
-    deps.db,
-    message.tenant_id,
-    {
-      address_hash: hash,
-      address_hint: addressHint(recipient),
-      reason,
-      created_at: deps.clock(),
-      source_message_id: message.id,
-    },
-    deps.clock(),
-  );
-  if (suppression.source_message_id !== message.id) return;
-  const created = await appendEvent(deps.db, {
-    id: suppressionEventId(deps.config.hashKey, message.tenant_id, hash, suppression.created_at),
-    type: 'suppression.created',
-    tenant_id: message.tenant_id,
-    created_at: suppression.created_at,
-    data: {
-      address_hint: suppression.address_hint,
-      reason: suppression.reason,
-      source_message_id: message.id,
-      expires_at: null,
-    },
-  });
-  if (created) deps.metrics.add('suppressions_created', { reason });
-}
-
-/** Abuse auto-pause: record the outcome, pause an active identity over a threshold. */
-async function recordOutcome(deps: Deps, message: MessageRecord, outcome: AbuseOutcome): Promise<void> {
-  const now = deps.clock();
-  const window = await updateOutcomeWindow(
-    deps.db,
-    message.identity_id,
-    (w) => (outcomeMatters(w, outcome) ? pushOutcome(w, outcome) : undefined),
-    now,
-  );
-  if (outcome !== 'complained' && outcome !== 'bounced') return;
-  const tenant = await getTenant(deps.db, message.tenant_id);
-  const { pause, metrics } = evaluateAbuse(window, tenant?.policy.abuse);
-  if (!pause) return;
-  const paused = await autoPauseIdentity(deps.db, {
-    tenantId: message.tenant_id,
-    identityId: message.identity_id,
-    now,
-    eventId: `evt_${deps.newId()}`,
-    auditId: deps.newId(),
-    metrics,
-  });
-  if (paused) deps.metrics.add('identities_auto_paused');
-  if (paused)
-    deps.log.warn('identity paused: abuse threshold', {
-      identity_id: message.identity_id,
-      ...metrics,
-    });
 }
 
 const hashed = (s: string) => sha256Hex(s).slice(0, 16);

@@ -8,7 +8,7 @@ import type { MessageRecord, Tenant } from '../core/model.ts';
 import { localDay } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
-import { auditPutItem } from '../store/audit.store.ts';
+import { auditPut } from '../store/audit-log.store.ts';
 import { failedConditions } from '../store/db.ts';
 import { eventPutItem } from '../store/events.store.ts';
 import { completeIdempotencyUpdate } from '../store/idempotency.store.ts';
@@ -82,7 +82,7 @@ export async function cancelSend(
           ...(args.reason ? { reason: args.reason } : {}),
         },
       }),
-      auditPutItem(deps.db, {
+      auditPut(deps.db, {
         id: deps.newId(),
         tenant_id: m.tenant_id,
         action: 'message.cancel',
@@ -159,7 +159,7 @@ export async function resolveSend(
               ? { message_id: m.id, identity_id: m.identity_id, provider_message_id: null, resolved: true }
               : { message_id: m.id, identity_id: m.identity_id, reason: 'resolved_not_sent' },
         }),
-        auditPutItem(deps.db, {
+        auditPut(deps.db, {
           id: deps.newId(),
           tenant_id: m.tenant_id,
           action: 'message.resolve',
@@ -216,7 +216,7 @@ export async function retrySend(
         new TransactWriteCommand({
           TransactItems: [
             messagePutItem(deps.db, after, before.version),
-            auditPutItem(deps.db, {
+            auditPut(deps.db, {
               id: deps.newId(),
               tenant_id: before.tenant_id,
               action: 'message.retry',

@@ -16,7 +16,7 @@ import { suppressAtSend } from '../core/send-attempt.ts';
 import { capsFor, checkSendingDomain } from '../core/submit-pipeline.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
-import { auditPutItem } from '../store/audit.store.ts';
+import { auditPut } from '../store/audit-log.store.ts';
 import { getDomain } from '../store/directory.store.ts';
 import { eventPutItem } from '../store/events.store.ts';
 import { getMessage, mutateMessage } from '../store/messages.store.ts';
@@ -74,7 +74,7 @@ function decisionItems(
       created_at: now,
       data: { message_id: m.id, identity_id: m.identity_id, ...data },
     }),
-    auditPutItem(deps.db, {
+    auditPut(deps.db, {
       id: deps.newId(),
       tenant_id: m.tenant_id,
       action: AUDIT_ACTIONS[type] ?? type,

@@ -4,7 +4,7 @@ import { sha256Hex } from '../core/fingerprint.ts';
 import type { MessageRecord, RecordedClaim } from '../core/model.ts';
 import {
   type ClaimDecision,
-  deadClaimOutcome,
+  deadAttemptOutcome,
   decideClaim,
   recordedClaim,
   recordOutcome,
@@ -12,9 +12,8 @@ import {
 } from '../core/send-attempt.ts';
 import type { TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
-import { addSuppression } from '../events/consume.ts';
-import { errorFields } from '../log.ts';
 import { countAttempt } from '../metrics.ts';
+import { addSuppression } from '../outcomes/outcomes.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
 import { appendEvent } from '../store/events.store.ts';
 import { getMessage, mayHaveApplied, mutateMessage } from '../store/messages.store.ts';
@@ -22,7 +21,7 @@ import { getSuppressionsFor } from '../store/suppressions.store.ts';
 import { refreshThreadLock, releaseThreadLock } from '../store/threads.store.ts';
 import type { TransportChoice } from '../transports/transport.ts';
 import { cancelSend } from './actions.ts';
-import { executionName, type SendAttemptInput, startExecution } from './dispatcher.ts';
+import { executionName, type SendAttemptInput } from './dispatcher.ts';
 import { deliverLoopback } from './loopback-delivery.ts';
 import { chooseClaimTransport } from './transport-task.ts';
 
@@ -37,12 +36,7 @@ export type ClaimOutput =
   | ({ outcome: 'claimed'; token: string } & TransportChoice)
   | {
       outcome: 'stop';
-      reason:
-        | Exclude<ClaimDecision['type'], 'claim' | 'abandoned'>
-        | 'redispatched'
-        | 'not_found'
-        | 'canceled'
-        | 'suppressed';
+      reason: Exclude<ClaimDecision['type'], 'claim'> | 'not_found' | 'canceled' | 'suppressed';
     };
 
 /**
@@ -58,8 +52,8 @@ export function claimToken(executionId: string): string {
  * In the normal case it writes no claim — the transport task writes the claim and its `sending`
  * mark in one conditional write just before the provider call — and answers `claimed` with the
  * token and the transport to run. It writes only to end or hand on the message: the sender's
- * re-check (a cancel), the suppression re-check, a dead attempt's claim (uncertain, or
- * re-dispatched), and the thread lock's lease. A Claim that dies leaves nothing behind: its retry,
+ * re-check (a cancel), the suppression re-check, a dead attempt's claim (uncertain), and the
+ * thread lock's lease. A Claim that dies leaves nothing behind: its retry,
  * or the sweeper's next execution, decides again from scratch.
  */
 export async function claim(
@@ -73,12 +67,11 @@ export async function claim(
   if (!read) return { outcome: 'stop', reason: 'not_found' };
   let m = read;
   let decision = decideClaim(m, token, now);
-  if (decision.type === 'stale' || decision.type === 'abandoned') {
+  if (decision.type === 'stale') {
     const dead = await endDeadClaim(deps, m, token, now);
     if (!dead) return { outcome: 'stop', reason: 'not_found' };
     m = dead.message;
     decision = dead.decision;
-    if (decision.type === 'abandoned') return { outcome: 'stop', reason: 'redispatched' };
   }
   if (decision.type !== 'claim') {
     deps.log.info('claim stopped', { message_id: input.message_id, reason: decision.type });
@@ -92,10 +85,9 @@ export async function claim(
 }
 
 /**
- * The previous attempt died holding the claim (older than 5 minutes): uncertain if it reached the
- * sending mark, else — a claim written without the mark, so the provider was certainly never called
- * — released and re-dispatched under the next execution name, minted in this
- * write. Decided again on the message as written (a versioned put): when another attempt or the
+ * The previous attempt died holding the claim (older than 5 minutes): the claim carries the
+ * `sending` mark, so the message becomes uncertain (core/send-attempt.ts › deadAttemptOutcome).
+ * Decided again on the message as written (a versioned put): when another attempt or the
  * sweeper handled it first, the decision on what it left is returned instead. Undefined when the
  * message is gone.
  */
@@ -108,13 +100,10 @@ async function endDeadClaim(
   let release = false;
   const out = await mutateMessage<ClaimDecision>(deps.db, read.identity_id, read.id, (m) => {
     const decision = decideClaim(m, token, now);
-    if (decision.type !== 'stale' && decision.type !== 'abandoned') return { result: decision };
-    const dead = deadClaimOutcome(m, now, 'a previous attempt died holding the claim', (n) =>
-      executionName(m.id, n),
-    );
-    if (dead.type === 'redispatch') return { next: dead.message, result: decision };
-    release = dead.recorded.releaseLock;
-    return { next: dead.recorded.message, result: decision };
+    if (decision.type !== 'stale') return { result: decision };
+    const dead = deadAttemptOutcome(m, now, 'a previous attempt died holding the claim');
+    release = dead.releaseLock;
+    return { next: dead.message, result: decision };
   });
   if (!out.found) return undefined;
   const m = out.message;
@@ -122,10 +111,6 @@ async function endDeadClaim(
   if (out.result.type === 'stale') {
     deps.metrics.add('stale_claims', { by: 'claim' });
     await emitAttemptEnd(deps, m);
-  }
-  if (out.result.type === 'abandoned') {
-    if (out.written) await startNamed(deps, m);
-    deps.log.info('claim re-dispatched an abandoned claim', { message_id: m.id });
   }
   return { decision: out.result, message: m };
 }
@@ -163,19 +148,6 @@ async function recheckSuppressions(
     deps.log.info('claim found every recipient suppressed', { message_id: m.id });
   }
   return out.message;
-}
-
-/**
- * Start the execution the message names (dispatcher.ts › startExecution), after the write that named
- * it. If the start fails the message stays queued with its dispatch time, and the sweeper starts it.
- */
-export async function startNamed(deps: Deps, m: MessageRecord): Promise<void> {
-  if (m.status !== 'queued' || !m.dispatch) return;
-  try {
-    await startExecution(deps.dispatcher, m);
-  } catch (err) {
-    deps.log.error('dispatch failed; the sweeper will retry', { message_id: m.id, ...errorFields(err) });
-  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import { appendHtml, type ComposeInput, composePlan, htmlToText } from '../core/compose.ts';
+import { appendHtml, type ComposeInput, composePlan, htmlToText, type Operation } from '../core/compose.ts';
 import { PmailError } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
 import { MAX_MIME_BYTES } from '../core/limits.ts';
@@ -31,8 +31,6 @@ import { getThread } from '../store/threads.store.ts';
 import { buildMime } from './mime.ts';
 
 export { referencesFor } from '../core/submit-pipeline.ts';
-
-export type Operation = 'send' | 'reply' | 'reply_all' | 'forward';
 
 export interface LoadInput {
   /**

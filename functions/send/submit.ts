@@ -1,5 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { requiresApproval } from '../core/approval.ts';
+import type { Operation } from '../core/compose.ts';
 import { derivedEventId } from '../core/delivery-outbox.ts';
 import { bornStatus } from '../core/enqueue.ts';
 import { PmailError } from '../core/errors.ts';
@@ -42,14 +43,7 @@ import {
   reserveKey,
   storedAnswer,
 } from './idempotency.ts';
-import {
-  composeMime,
-  loadSubmit,
-  type Operation,
-  type Prepared,
-  prepareSubmit,
-  referencesFor,
-} from './prepare.ts';
+import { composeMime, loadSubmit, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
 import { templateFields } from './template.ts';
 
 /** The thread lock: wait 250 ms between tries, for at most 10 s. */

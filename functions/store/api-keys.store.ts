@@ -8,7 +8,7 @@ import {
 import { isId } from '../core/ids.ts';
 import type { ApiKeyDefinition, ApiKeyRecord } from '../core/model.ts';
 import { type Db, isTransactionCanceled, type TransactItem } from './db.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 
 /**
  * API keys. Two kinds of item:

@@ -2,25 +2,31 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
 
 /**
- * Audit items of control-plane changes (`T#{ten}` / `AU#{ulid}`, docs/architecture.md › Items and
- * their keys). Changes that concern
- * no tenant (platform keys, the bootstrap) go to the `PLATFORM` partition. Each change writes its
- * item in the same transaction as the change.
+ * The audit log (`T#{ten}` / `AU#{ulid}`, docs/architecture.md › Items and their keys): who did what
+ * to which key, tenant, identity or message. Changes that concern no tenant (platform keys, the
+ * bootstrap) go to the `PLATFORM` partition. Each change writes its item in the same transaction as
+ * the change.
  */
 export const PLATFORM_PK = 'PLATFORM';
 
-export interface AuditRecord {
+/** One audit item: a control-plane change (its target) or a message action (its message). */
+export type AuditRecord = {
   id: string;
-  tenant_id?: string;
   action: string;
-  /** key_id of the calling key, or `bootstrap` / `local-seed`. */
+  /** key_id of the calling key (or the sender of a message action), or `bootstrap` / `local-seed`. */
   actor: string;
-  target_type: 'api_key' | 'tenant' | 'identity' | 'message';
-  target_id: string;
   details: Record<string, unknown>;
-  request_id?: string;
-  created_at: number;
-}
+} & (
+  | {
+      tenant_id?: string;
+      target_type: 'api_key' | 'tenant' | 'identity' | 'message';
+      target_id: string;
+      request_id?: string;
+      created_at: number;
+    }
+  /** A message action (cancel, resolve, retry), written beside the message's own write. */
+  | { tenant_id: string; message_id: string; at: number }
+);
 
 /**
  * The audit item of one change, a create inside the change's own transaction: the SDK resends that

@@ -1,7 +1,7 @@
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { AddressRecord, ApiKeyRecord, DomainRecord, Identity, Tenant } from '../core/model.ts';
 import { type Db, putOnce } from './db.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 
 /** Tenants, identities, addresses and API keys, one item each. */
 

@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainRecord } from '../core/model.ts';
 import { type Db, putOnce, transactGuarded } from './db.ts';
 import { getDomain } from './directory.store.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 
 /**
  * Sending domains written by the domains API (functions/api/domains.api.ts). The domain item itself

@@ -2,7 +2,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
 import { conditionally, isConditionFailed, isOutcomeUnknown, oldItem } from './db.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 
 /**
  * The idempotency item, shared by every instance (docs/architecture.md › The submit path): a conditional

@@ -2,7 +2,7 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AddressRecord, Identity } from '../core/model.ts';
 import { type Db, failedConditions, type TransactItem, transactGuarded } from './db.ts';
 import { pageByIndex } from './index-page.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 
 /**
  * Identities created through the API: the identity item `I#{id}` / `I` (listed per tenant

@@ -1,6 +1,6 @@
 import { type Db, transactGuarded } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 
 /**
  * One identity status change (pause or resume), with its event and audit entry, in one

@@ -22,7 +22,7 @@ import {
   putOnce,
   writeToken,
 } from './db.ts';
-import { keys, MESSAGE_SK_PREFIX } from './keys.ts';
+import { keys, MESSAGE_SK_PREFIX } from './table-keys.ts';
 
 /**
  * Messages live in their identity's partition with their deliveries embedded, so one
@@ -368,9 +368,7 @@ const CLAIM_SENDS = 3;
 /**
  * The transport task's first write (docs/architecture.md › The attempt's writes, step by step): the claim and
  * its `sending` mark in one conditional write, immediately before the one provider call. Admitted
- * while the message is queued with no claim — or with this token's claim not yet marked (a claim
- * written apart from its mark, whose provider was never called). The claim written here always
- * carries the mark, so a second invocation for the same claim, a duplicate execution (another
+ * while the message is queued with no claim. The claim written here always carries the mark, so a second invocation for the same claim, a duplicate execution (another
  * token) and a cancel that landed first are all refused; `written: false` gives the message as it
  * was (`ReturnValuesOnConditionCheckFailure`), or nothing when it is gone.
  *
@@ -394,18 +392,11 @@ export async function claimSending(
       TableName: db.table,
       Key: keys.message(identityId, messageId),
       UpdateExpression: 'SET #claim = :claim, version = version + :one',
-      ConditionExpression:
-        '#status = :queued AND (attribute_not_exists(#claim) OR (#claim.#token = :token AND attribute_not_exists(#claim.#sending)))',
-      ExpressionAttributeNames: {
-        '#claim': 'claim',
-        '#sending': 'sending',
-        '#token': 'token',
-        '#status': 'status',
-      },
+      ConditionExpression: '#status = :queued AND attribute_not_exists(#claim)',
+      ExpressionAttributeNames: { '#claim': 'claim', '#status': 'status' },
       ExpressionAttributeValues: {
         ':claim': { token: mine.token, by: mine.by, at: claim.at, sending: true },
         ':one': 1,
-        ':token': claim.token,
         ':queued': 'queued',
       },
       ReturnValues: 'ALL_NEW',

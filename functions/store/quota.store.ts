@@ -130,132 +130,201 @@ export async function reserveSend(
   args: SendCounters & { caps?: { tenant: number; identity: number }; early?: EarlyLease },
 ): Promise<Reservation> {
   const w = args.rate ?? RL_SEND;
-  const start = windowStart(args.now, w);
-  const daily = args.caps !== undefined;
-  const key = identityKey(args.identityId, args.day);
-  const names = { '#type': 'type', '#ttl': 'ttl' };
-  const base = { ':one': 1, ':w': start, ':type': 'send_counter', ':ttl': ttlOf(args.expiresAt) };
-  /** One identity write: the rate window, the day count, and a block granted with it (`grant`). */
-  type Written =
-    | { type: 'counted'; sends: number }
-    | { type: 'refused'; refused: 'rate' | 'identity' }
-    | { type: 'lease'; seen: number };
-  const identityWrite = async (grant = 0, leaseSeen = 0): Promise<Written> => {
-    const leaseCondition = grant
-      ? ' AND (attribute_not_exists(lease) OR lease = :seen)'
-      : ' AND lease > sends';
-    const capCondition = daily ? ` AND (attribute_not_exists(sends) OR sends < :icap)${leaseCondition}` : '';
-    const values = {
-      ...base,
-      ...(daily ? { ':icap': args.caps!.identity } : {}),
-      ...(grant ? { ':b': grant, ':zero': 0 } : {}),
-      ...(grant ? { ':seen': leaseSeen } : {}),
-    };
-    const setLease = grant ? ', lease = if_not_exists(lease, :zero) + :b' : '';
-    const forms = [
-      {
-        UpdateExpression: `ADD rn :one${daily ? ', sends :one' : ''} SET #type = :type, #ttl = :ttl${setLease}`,
-        ConditionExpression: `rm = :w AND rn < :rlimit${capCondition}`,
-        ExpressionAttributeValues: { ...values, ':rlimit': w.limit },
-      },
-      {
-        UpdateExpression: `SET rm = :w, rn = :one, #type = :type, #ttl = :ttl${setLease}${daily ? ' ADD sends :one' : ''}`,
-        ConditionExpression: `(attribute_not_exists(rm) OR rm <> :w)${capCondition}`,
-        ExpressionAttributeValues: values,
-      },
-    ];
-    for (let i = 0; i < 4; i++) {
-      try {
-        const out = await db.doc.send(
-          new UpdateCommand({
-            TableName: db.table,
-            Key: key,
-            ...forms[i % 2],
-            ExpressionAttributeNames: names,
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        return { type: 'counted', sends: num(out.Attributes?.sends) };
-      } catch (err) {
-        // An unknown outcome goes up, never sent again (see above): so a refusal read here is never
-        // this write's own earlier send, and a moved lease is another send's grant.
-        if (!isConditionFailed(err)) throw err;
-        const old = oldItem<Record<string, unknown>>(err);
-        if (daily && num(old?.sends) >= args.caps!.identity) return { type: 'refused', refused: 'identity' };
-        if (old?.rm === start && num(old?.rn) >= w.limit) return { type: 'refused', refused: 'rate' };
-        // The lease is used up (counting), or changed since it was read (granting): a new look.
-        if (daily && (grant ? num(old?.lease) !== leaseSeen : !(num(old?.lease) > num(old?.sends))))
-          return { type: 'lease', seen: num(old?.lease) };
-      }
-    }
-    throw new Error('the send counter kept changing');
+  const counter: IdentityCounter = {
+    key: identityKey(args.identityId, args.day),
+    window: w,
+    start: windowStart(args.now, w),
+    cap: args.caps?.identity,
+    ttl: ttlOf(args.expiresAt),
   };
-  /**
-   * Step 3 with a block in hand: grant and count on the lease as seen. A lease another send moved
-   * meanwhile (it granted its own block first) is granted on top, while the lease stays within the
-   * identity's cap: the block is already leased, and giving it back would cost the tenant's item a
-   * write and this send another count. 'lease' when it could not be granted. An unknown outcome
-   * goes up with the block neither granted again nor given back: it may be the identity's already.
-   */
-  const grant = async (block: number, seen: number): Promise<Written> => {
-    let written = await identityWrite(block, seen);
-    for (let i = 0; i < 3 && written.type === 'lease' && written.seen + block <= args.caps!.identity; i++)
-      written = await identityWrite(block, written.seen);
-    return written;
-  };
-  if (!daily) {
-    const counted = await identityWrite();
+  if (counter.cap === undefined) {
+    const counted = await countOnIdentity(db, counter);
     return counted.type === 'refused'
       ? { ok: false, refused: counted.refused }
       : { ok: true, before: { tenant: 0, identity: 0 }, after: { tenant: 0, identity: 0 } };
   }
   // A block leased ahead (leaseAhead): granted and counted at once, on the lease as first read.
-  // Once its grant is sent the block is this write's: an error with an unknown outcome keeps it
-  // (errs towards refusing); a definite refusal gives it back here.
   const early = args.early?.day === args.day ? await args.early.take() : undefined;
   if (early) {
     args.early!.consumed();
-    const granted = await grant(early.block, early.seen);
-    if (granted.type === 'counted') {
-      const identity = granted.sends - 1;
-      return {
-        ok: true,
-        before: { tenant: early.before, identity },
-        after: { tenant: early.before + early.block, identity: identity + 1 },
-      };
-    }
-    await giveBackLease(db, args, early.block);
-    if (granted.type === 'refused') return { ok: false, refused: granted.refused };
+    const out = await countOnBlock(db, args, counter, early);
+    if (out) return out;
   }
   for (let round = 0; round < 4; round++) {
     // 1. Count against the identity's lease.
-    const counted = await identityWrite();
+    const counted = await countOnIdentity(db, counter);
     if (counted.type === 'refused') return { ok: false, refused: counted.refused };
-    if (counted.type === 'counted') {
-      const identity = counted.sends - 1;
-      return { ok: true, before: { tenant: 0, identity }, after: { tenant: 0, identity: identity + 1 } };
-    }
+    if (counted.type === 'counted') return reserved(counted.sends, 0, 0);
     // 2. The lease is used up: a block from the tenant.
-    const seen = counted.seen;
-    const leased = await leaseFromTenant(db, args, args.caps!.identity - seen);
+    const leased = await leaseFromTenant(db, args, counter.cap - counted.seen);
     if (typeof leased === 'string') return { ok: false, refused: leased };
     // 3. Grant the block and count the send, one write, on the lease as read (or on top).
-    const granted = await grant(leased.block, seen);
-    if (granted.type === 'counted') {
-      const identity = granted.sends - 1;
-      return {
-        ok: true,
-        before: { tenant: leased.before, identity },
-        after: { tenant: leased.before + leased.block, identity: identity + 1 },
-      };
-    }
-    // Not granted (a concurrent send filled the window or the cap, or the lease kept moving): the
-    // block goes back to the tenant.
-    await giveBackLease(db, args, leased.block);
-    if (granted.type === 'refused') return { ok: false, refused: granted.refused };
+    const out = await countOnBlock(db, args, counter, { ...leased, seen: counted.seen });
+    if (out) return out;
   }
   throw new Error('the send counter kept changing');
+}
+
+/** The identity's counter item as one send writes it (`cap`: the identity's daily cap, if counted). */
+interface IdentityCounter {
+  key: { pk: string; sk: string };
+  window: RateWindow;
+  /** The current rate window's start. */
+  start: number;
+  cap?: number;
+  ttl: number;
+}
+
+/** One identity write: counted (its `sends` after), refused, or the lease seen used up or moved. */
+type Counted =
+  | { type: 'counted'; sends: number }
+  | { type: 'refused'; refused: 'rate' | 'identity' }
+  | { type: 'lease'; seen: number };
+
+/** A send counted after it leased `block` (the tenant's `leased` was `before`): the reservation. */
+const reserved = (sends: number, before: number, block: number): Reservation => ({
+  ok: true,
+  before: { tenant: before, identity: sends - 1 },
+  after: { tenant: before + block, identity: sends },
+});
+
+/**
+ * Step 3 with a block in hand (leased now, or ahead by leaseAhead): grant and count on the lease as
+ * seen; the reservation, or a refusal. Once its grant is sent the block is this write's: an error
+ * with an unknown outcome keeps it (errs towards refusing); a definite refusal, or a lease that kept
+ * moving, gives it back. Undefined: not granted, not refused, the block given back (count again).
+ */
+async function countOnBlock(
+  db: Db,
+  args: Pick<SendCounters, 'tenantId' | 'day'>,
+  counter: IdentityCounter,
+  block: { block: number; before: number; seen: number },
+): Promise<Reservation | undefined> {
+  const granted = await grantBlock(db, counter, block.block, block.seen);
+  if (granted.type === 'counted') return reserved(granted.sends, block.before, block.block);
+  // Not granted (a concurrent send filled the window or the cap, or the lease kept moving): the
+  // block goes back to the tenant.
+  await giveBackLease(db, args, block.block);
+  return granted.type === 'refused' ? { ok: false, refused: granted.refused } : undefined;
+}
+
+/**
+ * Grant and count on the lease as seen. A lease another send moved meanwhile (it granted its own
+ * block first) is granted on top, while the lease stays within the identity's cap: the block is
+ * already leased, and giving it back would cost the tenant's item a write and this send another
+ * count. 'lease' when it could not be granted. An unknown outcome goes up with the block neither
+ * granted again nor given back: it may be the identity's already.
+ */
+async function grantBlock(db: Db, counter: IdentityCounter, block: number, seen: number): Promise<Counted> {
+  let written = await countOnIdentity(db, counter, { block, seen });
+  for (let i = 0; i < 3 && written.type === 'lease' && written.seen + block <= counter.cap!; i++)
+    written = await countOnIdentity(db, counter, { block, seen: written.seen });
+  return written;
+}
+
+/**
+ * The identity item's conditions, each named for what it holds, composed into each write (the way
+ * a persistence layer composes `idempotencyKeyDoesNotExist`, `idempotencyKeyExpired`, …).
+ */
+const IDENTITY = {
+  /** The item holds the current rate window and it has room. */
+  windowHasRoom: 'rm = :w AND rn < :rlimit',
+  /** The item holds no rate window, or another minute's: this send opens the current one. */
+  windowIsOld: '(attribute_not_exists(rm) OR rm <> :w)',
+  /** The identity's day count is below its cap. */
+  underDailyCap: '(attribute_not_exists(sends) OR sends < :icap)',
+  /** The identity still holds leased allowance. */
+  leaseLeft: 'lease > sends',
+  /** The lease is as this send read it (none yet, or the value seen). */
+  leaseAsSeen: '(attribute_not_exists(lease) OR lease = :seen)',
+} as const;
+
+const allOf = (...conditions: string[]) => conditions.join(' AND ');
+
+/**
+ * The identity write's two forms: within the current rate window, and opening it. Counted against
+ * the daily cap when the counter has one: on the lease left, or granting `grant.block` on the lease
+ * as seen.
+ */
+function identityForms(counter: IdentityCounter, grant?: { block: number; seen: number }) {
+  const daily = counter.cap !== undefined;
+  const lease = grant ? IDENTITY.leaseAsSeen : IDENTITY.leaseLeft;
+  const caps = daily ? [IDENTITY.underDailyCap, lease] : [];
+  const values = {
+    ':one': 1,
+    ':w': counter.start,
+    ':type': 'send_counter',
+    ':ttl': counter.ttl,
+    ...(daily ? { ':icap': counter.cap } : {}),
+    ...(grant ? { ':b': grant.block, ':zero': 0, ':seen': grant.seen } : {}),
+  };
+  const setLease = grant ? ', lease = if_not_exists(lease, :zero) + :b' : '';
+  return [
+    {
+      update: `ADD rn :one${daily ? ', sends :one' : ''} SET #type = :type, #ttl = :ttl${setLease}`,
+      condition: allOf(IDENTITY.windowHasRoom, ...caps),
+      values: { ...values, ':rlimit': counter.window.limit },
+    },
+    {
+      update: `SET rm = :w, rn = :one, #type = :type, #ttl = :ttl${setLease}${daily ? ' ADD sends :one' : ''}`,
+      condition: allOf(IDENTITY.windowIsOld, ...caps),
+      values,
+    },
+  ];
+}
+
+/**
+ * Steps 1 and 3 of reserveSend: one identity write, the rate window, the day count, and a block
+ * granted with it (`grant`). Each form is tried in turn while the other's refusal shows only the
+ * window moved.
+ */
+async function countOnIdentity(
+  db: Db,
+  counter: IdentityCounter,
+  grant?: { block: number; seen: number },
+): Promise<Counted> {
+  const forms = identityForms(counter, grant);
+  for (let i = 0; i < 4; i++) {
+    const form = forms[i % 2]!;
+    try {
+      const out = await db.doc.send(
+        new UpdateCommand({
+          TableName: db.table,
+          Key: counter.key,
+          UpdateExpression: form.update,
+          ConditionExpression: form.condition,
+          ExpressionAttributeValues: form.values,
+          ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { type: 'counted', sends: num(out.Attributes?.sends) };
+    } catch (err) {
+      // An unknown outcome goes up, never sent again (see reserveSend): so a refusal read here is
+      // never this write's own earlier send, and a moved lease is another send's grant.
+      if (!isConditionFailed(err)) throw err;
+      const refused = identityRefusal(oldItem<Record<string, unknown>>(err), counter, grant);
+      if (refused) return refused;
+    }
+  }
+  throw new Error('the send counter kept changing');
+}
+
+/** What a refused identity write read (the item as it was): a refusal, a lease to look at, or neither. */
+function identityRefusal(
+  old: Record<string, unknown> | undefined,
+  counter: IdentityCounter,
+  grant: { seen: number } | undefined,
+): Counted | undefined {
+  const daily = counter.cap !== undefined;
+  if (daily && num(old?.sends) >= counter.cap!) return { type: 'refused', refused: 'identity' };
+  if (old?.rm === counter.start && num(old?.rn) >= counter.window.limit)
+    return { type: 'refused', refused: 'rate' };
+  // The lease is used up (counting), or changed since it was read (granting): a new look.
+  const leaseMoved = grant ? num(old?.lease) !== grant.seen : !(num(old?.lease) > num(old?.sends));
+  if (daily && leaseMoved) return { type: 'lease', seen: num(old?.lease) };
+  return undefined;
 }
 
 /**

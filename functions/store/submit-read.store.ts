@@ -2,8 +2,8 @@ import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, Identity } from '../core/model.ts';
 import type { Db } from './db.ts';
 import type { IdempotencyItem } from './idempotency.store.ts';
-import { keys } from './keys.ts';
 import { type RateWindow, rateWindowFull } from './quota.store.ts';
+import { keys } from './table-keys.ts';
 
 /**
  * The first read of a send (read → decide → write): one consistent BatchGetItem of

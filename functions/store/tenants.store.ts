@@ -3,7 +3,7 @@ import { isId } from '../core/ids.ts';
 import type { Tenant, TenantPolicy } from '../core/model.ts';
 import { type Db, failedConditions, type TransactItem, transactGuarded } from './db.ts';
 import { pageByIndex } from './index-page.ts';
-import { keys } from './keys.ts';
+import { keys } from './table-keys.ts';
 
 /**
  * Tenants: the tenant item `T#{id}` / `T` (listed through gsi1 `TENANTS`) and its slug

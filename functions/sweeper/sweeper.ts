@@ -2,7 +2,7 @@ import { canDispatchHeld } from '../core/domains.ts';
 import { dispatchHeld } from '../core/enqueue.ts';
 import type { MessageRecord } from '../core/model.ts';
 import { domainOf } from '../core/recipients.ts';
-import { CLAIM_STALE_MS, deadClaimOutcome, redispatch } from '../core/send-attempt.ts';
+import { CLAIM_STALE_MS, deadAttemptOutcome, redispatch } from '../core/send-attempt.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { emitAttemptEnd } from '../send/attempt.ts';
@@ -32,12 +32,10 @@ export interface SweepReport {
 /**
  * The sweeper (docs/architecture.md › Dead claims): for every queued message whose dispatch time is
  * more than 5 minutes old —
- * - a claim older than 5 minutes belongs to a dead attempt: with the `sending` mark (the provider
- *   may have been called; the transport task writes the mark with the claim, just before the call)
- *   the message becomes `uncertain` (`transport_connection_lost`) and is never retried; without it
- *   (the provider was never called: the mark precedes every call, so a claim written apart from it
- *   never reached one) the claim is released and the message re-dispatched like a lost dispatch,
- *   below; a younger claim is left alone;
+ * - a claim older than 5 minutes belongs to a dead attempt: it carries the `sending` mark (the
+ *   transport task writes the mark with the claim, just before the call), so the provider may have
+ *   been called and the message becomes `uncertain` (`transport_connection_lost`), never retried; a
+ *   younger claim is left alone;
  * - an attempt that died before its transport's claim write (in Claim, or between Claim and the
  *   transport task) left no claim: its message is a lost dispatch, below;
  * - a named Standard execution that still runs is left alone; an Express execution older than
@@ -94,16 +92,12 @@ async function sweepOne(
     if (now - seen.claim.at < CLAIM_STALE_MS) return;
     let release = false;
     const out = await sweepWrite(deps, identityId, messageId, (m) => {
-      if (m.status !== 'queued' || m.claim?.token !== seen.claim?.token) return { result: '' as const };
-      const dead = deadClaimOutcome(m, now, 'the attempt holding the claim never recorded an outcome', (n) =>
-        executionName(m.id, n),
-      );
-      if (dead.type === 'redispatch') return { next: dead.message, result: dead.type };
-      release = dead.recorded.releaseLock;
-      return { next: dead.recorded.message, result: dead.type };
+      if (m.status !== 'queued' || m.claim?.token !== seen.claim?.token) return { result: false };
+      const dead = deadAttemptOutcome(m, now, 'the attempt holding the claim never recorded an outcome');
+      release = dead.releaseLock;
+      return { next: dead.message, result: true };
     });
     if (!out.found || !out.written) return;
-    if (out.result === 'redispatch') return start(deps, out.message, report);
     // (Events may already have settled every recipient: the message then keeps their status.)
     if (out.message.status === 'uncertain') report.uncertain.push(messageId);
     if (release) await releaseThreadLock(deps.db, identityId, out.message.thread_id, messageId);

@@ -1,7 +1,6 @@
 import { lookup } from 'node:dns/promises';
-import { isIPv4, connect as netConnect, type Socket } from 'node:net';
-import { PassThrough } from 'node:stream';
-import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { isIPv4 } from 'node:net';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type { SmtpDomainSettings, SmtpSecret } from '../core/model.ts';
 import { relayTargetAllowed } from '../core/relay-address.ts';
 import {
@@ -16,6 +15,14 @@ import {
 } from '../core/smtp-outcome.ts';
 import type { TransportResult } from '../core/transport-result.ts';
 import type { Logger } from '../log.ts';
+import {
+  type RelayConnection,
+  type SessionMessage,
+  type SessionState,
+  type SessionTimeouts,
+  type SmtpErrorLike,
+  SmtpSession,
+} from './smtp-session.ts';
 import type { Transport, TransportDomain, TransportRequest } from './transport.ts';
 
 /**
@@ -48,7 +55,10 @@ import type { Transport, TransportDomain, TransportRequest } from './transport.t
  *   attachment `path`/`href` is ever read: that is what `disableFileAccess`/`disableUrlAccess` guard
  *   against in the composer, and here there is nothing for them to guard.
  *
- * The classification is pure (core/smtp-outcome.ts); this file only reports what ended the session.
+ * The protocol (the connection, each command, the reply timers) is functions/transports/smtp-session.ts;
+ * this file is the policy around it: which relay it may reach, which credentials it sends, and what
+ * each phase's failure means (an `SmtpEnd`). The classification of that end is pure
+ * (core/smtp-outcome.ts).
  */
 
 /** What the relay's secret holds: core/model.ts (the store reads it too). */
@@ -88,12 +98,6 @@ interface SessionReport {
   end: SmtpEnd;
   rcpt: SmtpRcptReply[];
   accepted: string[];
-}
-
-interface SessionMessage {
-  from: string;
-  to: string[];
-  raw: Uint8Array;
 }
 
 export function smtpTransport(ports: SmtpPorts, settings: SmtpSettings = {}): Transport {
@@ -172,19 +176,11 @@ export async function probeSmtpRelay(
 const defaultResolve = async (host: string): Promise<string[]> =>
   (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
-interface SmtpErrorLike {
-  code?: string;
-  command?: string;
-  responseCode?: number;
-  response?: string;
-  message?: string;
-  recipient?: string;
-  rejectedErrors?: SmtpErrorLike[];
-}
-
 /**
- * One SMTP session. With `message` undefined it is the probe and ends after AUTH; the report's end
- * is then `dot_reply` 250 for "passed".
+ * One SMTP session, phase by phase: the relay's address and credentials (nothing connected yet),
+ * then the protocol (functions/transports/smtp-session.ts), each phase's failure read into the
+ * `SmtpEnd` that core/smtp-outcome.ts classifies. With `message` undefined it is the probe and ends
+ * after AUTH; the report's end is then `dot_reply` 250 for "passed".
  */
 async function runSession(
   ports: SmtpPorts,
@@ -194,308 +190,216 @@ async function runSession(
   signal: AbortSignal,
   message: SessionMessage | undefined,
 ): Promise<SessionReport> {
-  const connectTimeout = settings.connectTimeoutMs ?? SMTP_TIMEOUTS.connect;
-  const commandTimeout = settings.commandTimeoutMs ?? SMTP_TIMEOUTS.command;
-  const dotTimeout = settings.dotReplyTimeoutMs ?? SMTP_TIMEOUTS.dotReply;
   const rcpt: SmtpRcptReply[] = [];
   const report = (end: SmtpEnd, accepted: string[] = []): SessionReport => ({ end, rcpt, accepted });
+  const relay = await prepareRelay(ports, settings, domain, target);
+  if (ended(relay)) return report(relay.end);
+  const timeouts = sessionTimeouts(settings);
+  const session = new SmtpSession(timeouts, signal);
+  if (!session.begin()) return report(DEADLINE_BEFORE_CONNECT);
+  const noAnswer = (err: unknown) => noAnswerEnd(session.state, timeouts, err);
+  try {
+    await session.open(relay.connection);
+    try {
+      await session.greet();
+    } catch (err) {
+      return report(setupEnd(err, session.state, noAnswer));
+    }
+    // nodemailer's requireTLS sends STARTTLS even when EHLO did not advertise it, and a relay may
+    // accept it. The contract is the advertisement (an attacker on the path can strip it, and a
+    // relay that hides it is not configured for TLS): refused before AUTH, no credential sent.
+    if (!relay.connection.implicitTls && !session.state.starttlsOffered) {
+      session.quit();
+      return report({ type: 'no_starttls' });
+    }
+    if (relay.auth) {
+      try {
+        await session.login(relay.auth);
+      } catch (err) {
+        return report(authEnd(err, noAnswer));
+      }
+    }
+    if (!message) {
+      session.quit();
+      return report({ type: 'dot_reply', code: 250, text: 'probe passed' });
+    }
+    const sent = await sendPhase(session, message, noAnswer);
+    rcpt.push(...sent.rcpt);
+    return report(sent.end, sent.accepted);
+  } catch (err) {
+    return report(noAnswer(err));
+  } finally {
+    session.close();
+  }
+}
 
-  // 1. SSRF: resolve, check every address and the port, connect to the checked address.
+const DEADLINE_BEFORE_CONNECT: SmtpEnd = {
+  type: 'no_answer',
+  dot_written: false,
+  timed_out: true,
+  detail: 'deadline reached before connecting',
+};
+
+const nothingSent = (detail: string): SmtpEnd => ({
+  type: 'no_answer',
+  dot_written: false,
+  timed_out: false,
+  detail,
+});
+
+const ended = (step: object): step is { end: SmtpEnd } => 'end' in step;
+
+function sessionTimeouts(settings: SmtpSettings): SessionTimeouts {
+  return {
+    connect: settings.connectTimeoutMs ?? SMTP_TIMEOUTS.connect,
+    command: settings.commandTimeoutMs ?? SMTP_TIMEOUTS.command,
+    dotReply: settings.dotReplyTimeoutMs ?? SMTP_TIMEOUTS.dotReply,
+  };
+}
+
+interface PreparedRelay {
+  connection: RelayConnection;
+  /** Undefined: the domain names no username, no AUTH. */
+  auth?: SMTPConnection.AuthenticationCredentials;
+}
+
+/** The relay's checked address and its credentials, before any connection is opened. */
+async function prepareRelay(
+  ports: SmtpPorts,
+  settings: SmtpSettings,
+  domain: TransportDomain,
+  target: SmtpTarget,
+): Promise<PreparedRelay | { end: SmtpEnd }> {
+  const address = await checkedAddress(ports, settings, target);
+  if (typeof address !== 'string') return address;
+  // The credentials are read before connecting, so a missing secret never opens a connection.
+  const auth = target.username ? await relayAuth(ports, domain, target, target.username) : undefined;
+  if (auth && ended(auth)) return auth;
+  const connection: RelayConnection = {
+    ip: address,
+    port: target.port,
+    servername: target.host,
+    implicitTls: smtpImplicitTls(target.port, target.tls),
+    ehloName: settings.ehloName ?? 'pmail.invalid',
+    tlsCa: settings.tlsCa,
+  };
+  return { connection, auth };
+}
+
+/** SSRF: resolve, check every address and the port; the address to connect to. */
+async function checkedAddress(
+  ports: SmtpPorts,
+  settings: SmtpSettings,
+  target: SmtpTarget,
+): Promise<string | { end: SmtpEnd }> {
   let addresses: string[];
   try {
     addresses = await (ports.resolve ?? defaultResolve)(target.host);
   } catch (err) {
-    return report({
-      type: 'no_answer',
-      dot_written: false,
-      timed_out: false,
-      detail: `resolve: ${codeOf(err)}`,
-    });
+    return { end: nothingSent(`resolve: ${codeOf(err)}`) };
   }
   if (!settings.allowLocalRelays) {
     const check = relayTargetAllowed(target.port, addresses);
-    if (!check.ok) return report({ type: 'target_refused', detail: check.detail });
+    if (!check.ok) return { end: { type: 'target_refused', detail: check.detail } };
   }
   // IPv4 first: a Lambda outside a VPC has no IPv6 egress.
   const ip = addresses.find((a) => isIPv4(a)) ?? addresses[0];
-  if (!ip)
-    return report({ type: 'no_answer', dot_written: false, timed_out: false, detail: 'resolve: no address' });
+  return ip ?? { end: nothingSent('resolve: no address') };
+}
 
-  // The credentials are read before connecting, so a missing secret never opens a connection.
+/** The AUTH credentials from the relay's secret: PLAIN/LOGIN with the password, or XOAUTH2. */
+async function relayAuth(
+  ports: SmtpPorts,
+  domain: TransportDomain,
+  target: SmtpTarget,
+  user: string,
+): Promise<SMTPConnection.AuthenticationCredentials | { end: SmtpEnd }> {
   let secret: SmtpSecret | undefined;
-  if (target.username) {
-    try {
-      secret = await ports.credentials(domain);
-    } catch (err) {
-      // Nothing was sent: the secret store failing is a retry, not an unknown outcome.
-      ports.log.warn('relay credentials unavailable; nothing sent', {
-        error: codeOf(err),
-      });
-      return report({
-        type: 'no_answer',
-        dot_written: false,
-        timed_out: false,
-        detail: 'credentials unavailable',
-      });
-    }
-    const usable = target.auth === 'xoauth2' ? secret?.access_token : secret?.password;
-    if (!usable) {
-      return report({
-        type: 'reply',
-        stage: 'auth',
-        code: 535,
-        text: 'no credentials stored for this relay',
-      });
-    }
+  try {
+    secret = await ports.credentials(domain);
+  } catch (err) {
+    // Nothing was sent: the secret store failing is a retry, not an unknown outcome.
+    ports.log.warn('relay credentials unavailable; nothing sent', { error: codeOf(err) });
+    return { end: nothingSent('credentials unavailable') };
   }
+  const token = secret?.access_token;
+  const usable = target.auth === 'xoauth2' ? token : secret?.password;
+  if (!usable)
+    return { end: { type: 'reply', stage: 'auth', code: 535, text: 'no credentials stored for this relay' } };
+  if (target.auth !== 'xoauth2') return { user, pass: secret?.password ?? '' };
+  const oauth2 = {
+    getToken: (isRetry: boolean, cb: (err: Error | null, token?: string) => void) =>
+      isRetry ? cb(new Error('the access token was refused')) : cb(null, token),
+    buildXOAuth2Token: (t: string) =>
+      Buffer.from(`user=${user}\x01auth=Bearer ${t}\x01\x01`, 'utf8').toString('base64'),
+  };
+  return { user, oauth2 } as SMTPConnection.AuthenticationCredentials;
+}
 
-  const state = {
-    dotWritten: false,
-    timedOut: false,
-    aborted: false,
-    lastCommand: '',
-    starttlsOffered: false,
-  };
-  let socket: Socket | undefined;
-  let conn: SMTPConnection | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const kill = (why: 'timeout' | 'abort') => {
-    if (why === 'timeout') state.timedOut = true;
-    else state.aborted = true;
-    // Destroying the socket (not close()) makes nodemailer fail whatever is pending with an error.
-    socket?.destroy();
-  };
-  const arm = (ms: number) => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => kill('timeout'), ms);
-  };
-  const disarm = () => {
-    if (timer) clearTimeout(timer);
-    timer = undefined;
-  };
-  const onAbort = () => kill('abort');
-  if (signal.aborted) {
-    return report({
-      type: 'no_answer',
-      dot_written: false,
-      timed_out: true,
-      detail: 'deadline reached before connecting',
-    });
-  }
-  signal.addEventListener('abort', onAbort, { once: true });
-
-  const noAnswer = (err: unknown): SmtpEnd => ({
+/** No answer: a connection error, a reset, a timer, the deadline; with whether the dot may be out. */
+function noAnswerEnd(state: SessionState, timeouts: SessionTimeouts, err: unknown): SmtpEnd {
+  return {
     type: 'no_answer',
     dot_written: state.dotWritten,
     timed_out: state.timedOut || state.aborted,
     detail: state.aborted
       ? 'the 4-minute deadline was reached'
       : state.timedOut
-        ? `no reply within ${state.dotWritten ? dotTimeout : commandTimeout} ms`
+        ? `no reply within ${state.dotWritten ? timeouts.dotReply : timeouts.command} ms`
         : codeOf(err),
-  });
+  };
+}
 
+/** The envelope, DATA and the final dot; QUIT after any answer (a session without one is closed). */
+async function sendPhase(
+  session: SmtpSession,
+  message: SessionMessage,
+  noAnswer: (err: unknown) => SmtpEnd,
+): Promise<SessionReport> {
   try {
-    // 2. Connect (10 s).
-    socket = await new Promise<Socket>((resolve, reject) => {
-      const s = netConnect({ host: ip, port: target.port });
-      socket = s;
-      const t = setTimeout(() => {
-        state.timedOut = true;
-        s.destroy();
-        reject(Object.assign(new Error('connect timeout'), { code: 'ETIMEDOUT' }));
-      }, connectTimeout);
-      s.once('connect', () => {
-        clearTimeout(t);
-        s.removeAllListeners('error');
-        resolve(s);
-      });
-      s.once('error', (err) => {
-        clearTimeout(t);
-        reject(err);
-      });
-    });
-    if (state.aborted) return report(noAnswer(undefined));
-    socket.on('error', () => {}); // nodemailer reports socket errors itself
-
-    const implicit = smtpImplicitTls(target.port, target.tls);
-    // A protocol observer on nodemailer's transaction log (commands and replies only, never the
-    // message): it arms the per-reply timer and sees whether EHLO offered STARTTLS.
-    const observer = {
-      level() {},
-      trace() {},
-      info() {},
-      warn() {},
-      error() {},
-      fatal() {},
-      debug(entry: { tnx?: string } | undefined, text: unknown) {
-        const line = String(text ?? '');
-        if (entry?.tnx === 'client') {
-          state.lastCommand = line.split(' ')[0]?.toUpperCase() ?? '';
-          arm(commandTimeout);
-        } else if (entry?.tnx === 'server') {
-          if (state.lastCommand === 'EHLO' && /[ -]STARTTLS\b/im.test(line)) state.starttlsOffered = true;
-          disarm();
-        }
-      },
+    const info = await session.send(message);
+    session.quit();
+    return {
+      end: { type: 'dot_reply', code: responseCodeOf(info.response), text: info.response ?? '' },
+      rcpt: rcptReplies(info.rejectedErrors as SmtpErrorLike[] | undefined),
+      accepted: info.accepted,
     };
-    const c = new SMTPConnection({
-      connection: socket,
-      host: ip,
-      port: target.port,
-      secure: implicit,
-      requireTLS: !implicit,
-      name: settings.ehloName ?? 'pmail.invalid',
-      greetingTimeout: commandTimeout,
-      connectionTimeout: connectTimeout + 2 * commandTimeout,
-      // nodemailer's own inactivity timer stays behind ours (which knows about the final dot).
-      socketTimeout: dotTimeout + commandTimeout,
-      transactionLog: true,
-      logger: observer,
-      tls: {
-        servername: target.host,
-        minVersion: 'TLSv1.2',
-        ...(settings.tlsCa?.length ? { ca: settings.tlsCa } : {}),
-      },
-      ...{ servername: target.host },
-    } as SMTPConnection.Options);
-    conn = c;
-    // nodemailer fails a pending step either through its callback or (a lost connection) only with
-    // 'error'/'end': every step races against those, so no step waits forever.
-    const lost = new Promise<never>((_, reject) => {
-      c.once('error', reject);
-      c.once('end', () => reject(Object.assign(new Error('connection closed'), { code: 'ECONNECTION' })));
-    });
-    lost.catch(() => {});
-    const step = <T>(run: (done: (err?: Error | null, value?: T) => void) => void): Promise<T> =>
-      Promise.race([
-        new Promise<T>((resolve, reject) => run((err, value) => (err ? reject(err) : resolve(value as T)))),
-        lost,
-      ]);
-    arm(commandTimeout); // the greeting
-
-    // 3. Greeting, EHLO, STARTTLS.
-    try {
-      await step<void>((done) => c.connect((err?: Error) => done(err)));
-    } catch (err) {
-      return report(setupEnd(err, state, noAnswer));
-    }
-    // nodemailer's requireTLS sends STARTTLS even when EHLO did not advertise it, and a relay may
-    // accept it. The contract is the advertisement (an attacker on the path can strip it, and a
-    // relay that hides it is not configured for TLS): refused before AUTH, no credential sent.
-    if (!implicit && !state.starttlsOffered) {
-      c.quit();
-      return report({ type: 'no_starttls' });
-    }
-
-    // 4. AUTH.
-    if (target.username && secret) {
-      const user = target.username;
-      const auth =
-        target.auth === 'xoauth2'
-          ? {
-              user,
-              oauth2: {
-                getToken: (isRetry: boolean, cb: (err: Error | null, token?: string) => void) =>
-                  isRetry ? cb(new Error('the access token was refused')) : cb(null, secret?.access_token),
-                buildXOAuth2Token: (token: string) =>
-                  Buffer.from(`user=${user}\x01auth=Bearer ${token}\x01\x01`, 'utf8').toString('base64'),
-              },
-            }
-          : { user, pass: secret.password ?? '' };
-      try {
-        await step<void>((done) =>
-          c.login(auth as SMTPConnection.AuthenticationCredentials, (err?: Error | null) => done(err)),
-        );
-      } catch (err) {
-        const e = err as SmtpErrorLike;
-        if (e.responseCode)
-          return report({ type: 'reply', stage: 'auth', code: e.responseCode, text: replyText(e) });
-        if (e.code === 'EAUTH')
-          return report({ type: 'reply', stage: 'auth', code: 535, text: e.message ?? 'AUTH failed' });
-        return report(noAnswer(err));
-      }
-    }
-
-    if (!message) {
-      disarm();
-      c.quit();
-      return report({ type: 'dot_reply', code: 250, text: 'probe passed' });
-    }
-
-    // 5. MAIL FROM (SIZE=), RCPT TO each, DATA, the message, the final dot.
-    const body = new PassThrough();
-    body.once('end', () => {
-      // The whole message is in nodemailer's dot-stuffing stream; the dot follows at once.
-      state.dotWritten = true;
-      arm(dotTimeout);
-    });
-    body.end(Buffer.from(message.raw.buffer, message.raw.byteOffset, message.raw.byteLength));
-    try {
-      const info = await step<SMTPConnection.SentMessageInfo>((done) =>
-        c.send({ from: message.from, to: message.to, size: message.raw.byteLength }, body, (err, inf) =>
-          done(err, inf),
-        ),
-      );
-      disarm();
-      for (const e of (info.rejectedErrors ?? []) as SmtpErrorLike[]) rcpt.push(rcptReply(e));
-      c.quit();
-      return report(
-        { type: 'dot_reply', code: responseCodeOf(info.response), text: info.response ?? '' },
-        info.accepted,
-      );
-    } catch (err) {
-      disarm();
-      const e = err as SmtpErrorLike;
-      for (const r of e.rejectedErrors ?? []) rcpt.push(rcptReply(r));
-      if (state.timedOut || state.aborted) return report(noAnswer(err));
-      if (e.code === 'EENVELOPE' && e.command === 'RCPT TO' && e.rejectedErrors?.length) {
-        c.quit();
-        return report({ type: 'no_recipient' });
-      }
-      if (e.code === 'EENVELOPE' && e.command === 'MAIL FROM' && e.responseCode) {
-        c.quit();
-        return report({ type: 'reply', stage: 'mail', code: e.responseCode, text: replyText(e) });
-      }
-      if (e.code === 'EENVELOPE' && e.command === 'DATA' && e.responseCode) {
-        c.quit();
-        return report({ type: 'reply', stage: 'data', code: e.responseCode, text: replyText(e) });
-      }
-      // The server's SIZE limit, checked before MAIL FROM: nothing was sent.
-      if (e.code === 'EMESSAGE' && e.command === 'MAIL FROM' && !e.responseCode) {
-        c.quit();
-        return report({
-          type: 'reply',
-          stage: 'mail',
-          code: 552,
-          text: e.message ?? 'message too large for the relay',
-        });
-      }
-      if (e.code === 'EMESSAGE' && e.responseCode && state.dotWritten) {
-        c.quit();
-        return report({ type: 'dot_reply', code: e.responseCode, text: replyText(e) });
-      }
-      return report(noAnswer(err));
-    }
   } catch (err) {
-    return report(noAnswer(err));
-  } finally {
-    disarm();
-    signal.removeEventListener('abort', onAbort);
-    // QUIT was written where the session ended cleanly; the socket is closed in any case.
-    setTimeout(() => {
-      conn?.close();
-      socket?.destroy();
-    }, 1000).unref();
+    const end = sendEnd(err, session.state, noAnswer);
+    if (end.type !== 'no_answer') session.quit();
+    return { end, rcpt: rcptReplies((err as SmtpErrorLike).rejectedErrors), accepted: [] };
   }
 }
 
+/** What ended AUTH. */
+function authEnd(err: unknown, noAnswer: (err: unknown) => SmtpEnd): SmtpEnd {
+  const e = err as SmtpErrorLike;
+  if (e.responseCode) return { type: 'reply', stage: 'auth', code: e.responseCode, text: replyText(e) };
+  if (e.code === 'EAUTH')
+    return { type: 'reply', stage: 'auth', code: 535, text: e.message ?? 'AUTH failed' };
+  return noAnswer(err);
+}
+
+/** What ended the envelope, DATA or the final dot when nodemailer failed it. */
+function sendEnd(err: unknown, state: SessionState, noAnswer: (err: unknown) => SmtpEnd): SmtpEnd {
+  const e = err as SmtpErrorLike;
+  if (state.timedOut || state.aborted) return noAnswer(err);
+  if (e.code === 'EENVELOPE' && e.command === 'RCPT TO' && e.rejectedErrors?.length)
+    return { type: 'no_recipient' };
+  if (e.code === 'EENVELOPE' && e.command === 'MAIL FROM' && e.responseCode)
+    return { type: 'reply', stage: 'mail', code: e.responseCode, text: replyText(e) };
+  if (e.code === 'EENVELOPE' && e.command === 'DATA' && e.responseCode)
+    return { type: 'reply', stage: 'data', code: e.responseCode, text: replyText(e) };
+  // The server's SIZE limit, checked before MAIL FROM: nothing was sent.
+  if (e.code === 'EMESSAGE' && e.command === 'MAIL FROM' && !e.responseCode)
+    return { type: 'reply', stage: 'mail', code: 552, text: e.message ?? 'message too large for the relay' };
+  if (e.code === 'EMESSAGE' && e.responseCode && state.dotWritten)
+    return { type: 'dot_reply', code: e.responseCode, text: replyText(e) };
+  return noAnswer(err);
+}
+
 /** What ended connect() (greeting, EHLO, STARTTLS): all before the dot. */
-function setupEnd(
-  err: unknown,
-  state: { timedOut: boolean; aborted: boolean; lastCommand: string; starttlsOffered: boolean },
-  noAnswer: (err: unknown) => SmtpEnd,
-): SmtpEnd {
+function setupEnd(err: unknown, state: SessionState, noAnswer: (err: unknown) => SmtpEnd): SmtpEnd {
   const e = err as SmtpErrorLike;
   if (state.timedOut || state.aborted) return noAnswer(err);
   // requireTLS sends STARTTLS even when EHLO did not offer it; a server without it refuses (one that
@@ -516,6 +420,10 @@ function setupEnd(
     return { type: 'reply', stage, code: e.responseCode, text: replyText(e) };
   }
   return noAnswer(err);
+}
+
+function rcptReplies(errors: SmtpErrorLike[] | undefined): SmtpRcptReply[] {
+  return (errors ?? []).map(rcptReply);
 }
 
 function rcptReply(e: SmtpErrorLike): SmtpRcptReply {

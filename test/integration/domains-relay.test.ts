@@ -10,8 +10,8 @@ import { localSmtpProbe } from '../../functions/domains/smtp-probe.ts';
 import { LOCAL_SECRET_PREFIX, localSmtpPorts, localSmtpSettings } from '../../functions/local/transports.ts';
 import type { Logger } from '../../functions/log.ts';
 import { getDomain } from '../../functions/store/directory.store.ts';
-import { keys } from '../../functions/store/keys.ts';
 import { writeSmtpSecret } from '../../functions/store/relay-secrets.store.ts';
+import { keys } from '../../functions/store/table-keys.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 import { RELAY_PASSWORD, RELAY_TOKEN, RELAY_USER, type Relay, startRelay } from '../support/smtp-relay.ts';
 

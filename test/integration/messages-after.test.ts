@@ -170,6 +170,10 @@ describe('GET …/messages?after=', () => {
     }
     const both = await list({ after: mine, cursor: 'x' });
     expect(both.status).toBe(400);
+    // A status filter belongs to the list, not to a read on: refused rather than ignored.
+    const filtered = await list({ after: mine, status: 'pending_approval' });
+    expect(filtered.status).toBe(400);
+    expect(filtered.body.error.details.errors[0].path).toBe('status');
   });
 
   it('is 404 for another tenant’s identity, and filters by thread', async () => {

@@ -4,7 +4,7 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import type { Identity, Tenant } from '../../functions/core/model.ts';
-import { keys } from '../../functions/store/keys.ts';
+import { keys } from '../../functions/store/table-keys.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
 /**

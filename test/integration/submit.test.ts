@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { localDay } from '../../functions/core/quota.ts';
-import { keys } from '../../functions/store/keys.ts';
+import { keys } from '../../functions/store/table-keys.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 let s: TestStack;

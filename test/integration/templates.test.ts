@@ -7,8 +7,8 @@ import { MAX_TEMPLATES_PER_TENANT } from '../../functions/core/limits.ts';
 import { addressHash, addressHint } from '../../functions/core/suppressions.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
 import { putApiKey } from '../../functions/store/directory.store.ts';
-import { keys } from '../../functions/store/keys.ts';
 import { putSuppressionIfAbsent } from '../../functions/store/suppressions.store.ts';
+import { keys } from '../../functions/store/table-keys.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 let s: TestStack;

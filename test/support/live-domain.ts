@@ -1,6 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainRecord } from '../../functions/core/model.ts';
-import { keys } from '../../functions/store/keys.ts';
+import { keys } from '../../functions/store/table-keys.ts';
 import type { TestStack } from './local.ts';
 
 /**

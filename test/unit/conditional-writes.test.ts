@@ -31,7 +31,7 @@ describe('the conditional writes of the store', () => {
 
   it('are found (the scan still sees the store)', () => {
     expect(writes).toContain('messages.store.ts › putAcceptedMessage');
-    expect(writes).toContain('quota.store.ts › reserveSend');
+    expect(writes).toContain('quota.store.ts › countOnIdentity');
     expect(writes.length).toBeGreaterThan(40);
   });
 

@@ -142,8 +142,7 @@ describe('claim and record (docs/architecture.md › The send machines)', () => 
     expect(decideClaim({ ...queued(), claim: undefined }, 't', 0).type).toBe('claim');
     expect(decideClaim(queued(), 'mine', 200).type).toBe('claim');
     expect(decideClaim(queued(), 'other', 100 + 299_999).type).toBe('already_claimed');
-    // dead: abandoned before the sending mark (never sent), stale after it (the call may have happened)
-    expect(decideClaim(queued(), 'other', 100 + 300_000)).toEqual({ type: 'abandoned', token: 'mine' });
+    // dead: every claim carries the sending mark
     const marked = { ...queued(), claim: { token: 'mine', at: 100, sending: true } };
     expect(decideClaim(marked, 'other', 100 + 300_000)).toEqual({ type: 'stale', token: 'mine' });
     expect(decideClaim({ ...queued(), status: 'submitted' }, 'mine', 0).type).toBe('not_queued');

@@ -5,7 +5,7 @@ import type { DeliveryStatus, MessageRecord, MessageStatus } from '../../functio
 import { RECONCILE_MIN_AGE_MS, reconcilable } from '../../functions/core/reconcile.ts';
 import {
   CLAIM_STALE_MS,
-  deadClaimOutcome,
+  deadAttemptOutcome,
   decideClaim,
   recordedClaim,
   recordOutcome,
@@ -104,40 +104,19 @@ describe('the transport’s claim-and-mark write, refused (its own claim: repeat
 });
 
 describe('a dead claim (older than 5 minutes)', () => {
-  const name = (n: number) => `msg_01-d${n}`;
-  it('without the sending mark is released and re-dispatched under the next name', () => {
-    const m = message('queued', ['queued'], {
-      claim: { token: 't', at: 0 },
-      dispatch: { execution: 'msg_01-d1', at: 0, n: 1 },
-      holds_lock: true,
-    });
-    const out = deadClaimOutcome(m, CLAIM_STALE_MS, 'd', name);
-    expect(out.type).toBe('redispatch');
-    if (out.type !== 'redispatch') return;
-    expect(out.message).toMatchObject({
-      status: 'queued',
-      dispatch: { execution: 'msg_01-d2', at: CLAIM_STALE_MS, n: 2 },
-      holds_lock: true,
-    });
-    expect(out.message.claim).toBeUndefined();
-    expect(out.message.deliveries![0].status).toBe('queued');
-  });
-
   it('with the sending mark becomes uncertain and gives its thread lock back', () => {
     const m = message('queued', ['queued'], {
       claim: { token: 't', at: 0, sending: true },
       dispatch: { execution: 'msg_01-d1', at: 0, n: 1 },
       holds_lock: true,
     });
-    const out = deadClaimOutcome(m, CLAIM_STALE_MS, 'd', name);
-    expect(out.type).toBe('uncertain');
-    if (out.type !== 'uncertain') return;
-    expect(out.recorded.message).toMatchObject({
+    const out = deadAttemptOutcome(m, CLAIM_STALE_MS, 'd');
+    expect(out.message).toMatchObject({
       status: 'uncertain',
       status_reason: 'transport_connection_lost',
     });
-    expect(out.recorded.message.dispatch).toBeUndefined();
-    expect(out.recorded.releaseLock).toBe(true);
+    expect(out.message.dispatch).toBeUndefined();
+    expect(out.releaseLock).toBe(true);
   });
 });
 

@@ -9,8 +9,12 @@ import { describe, expect, it } from 'vitest';
  *   - core imports only core and pure packages (no I/O: see also core-purity.test.ts);
  *   - store imports only core, store and its SDK;
  *   - transports import only core, their port and their clients (a transport never writes the store);
- *   - use cases (send, events, sweeper, domains, admin, webhooks) never import api/;
+ *   - use cases (send, events, sweeper, domains, admin, webhooks, outcomes) never import api/;
+ *   - no use case reaches into the event consumer: what the send attempt's Record and the consumer
+ *     both write for a recipient's outcome lives in outcomes/, which imports no use case; events/
+ *     is reached only through its port (events/event-sink.ts);
  *   - the sweeper never imports a transport;
+ *   - no import cycles in functions/ (type-only imports included);
  *   - lib/ (the CDK) reads from functions/ only the lists it deploys (routes, transport tasks, metric
  *     names) and core's constants; bin/ drives use cases and the local runtime, never the send path.
  * A `*.handler.ts` is a Lambda entry point (a composition root: it builds the adapters and wires the
@@ -53,7 +57,9 @@ const pkg =
   (p: string) =>
     p.startsWith('pkg:') &&
     names.some((n) => (typeof n === 'string' ? p === `pkg:${n}` : n.test(p.slice(4))));
-const USE_CASES = ['send', 'events', 'sweeper', 'domains', 'admin', 'webhooks'].map((d) => `functions/${d}`);
+const USE_CASES = ['send', 'events', 'sweeper', 'domains', 'admin', 'webhooks', 'outcomes'].map(
+  (d) => `functions/${d}`,
+);
 
 interface Rule {
   name: string;
@@ -101,6 +107,18 @@ const RULES: Rule[] = [
     deny: [under('functions/api')],
   },
   {
+    name: 'no use case reaches into the event consumer',
+    from: (f) => USE_CASES.some((d) => under(d)(f)) && !under('functions/events')(f),
+    deny: [(t) => under('functions/events')(t) && t !== 'functions/events/event-sink.ts'],
+  },
+  {
+    name: 'outcomes/ imports no use case',
+    from: under('functions/outcomes'),
+    deny: [...USE_CASES.filter((d) => d !== 'functions/outcomes'), 'functions/api', 'functions/local'].map(
+      (d) => under(d),
+    ),
+  },
+  {
     name: 'the sweeper never imports a transport',
     from: under('functions/sweeper'),
     deny: [under('functions/transports')],
@@ -140,6 +158,33 @@ function violations(all: Edge[]): string[] {
   return out;
 }
 
+/** The import cycles among functions/ (strongly connected components of more than one file, or a file importing itself). */
+function cycles(all: Edge[]): string[][] {
+  const next = new Map<string, string[]>();
+  for (const e of all.filter((x) => under('functions')(x.from) && under('functions')(x.to)))
+    next.set(e.from, [...(next.get(e.from) ?? []), e.to]);
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component = stack.splice(stack.indexOf(v));
+    if (component.length > 1 || next.get(v)?.includes(v)) found.push(component.sort());
+  };
+  for (const v of next.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
 describe('layers', () => {
   const graph = edges(FILES);
 
@@ -152,6 +197,20 @@ describe('layers', () => {
 
   it('has no import that crosses a layer the wrong way', () => {
     expect(violations(graph)).toEqual([]);
+  });
+
+  it('has no import cycle in functions/', () => {
+    expect(cycles(graph)).toEqual([]);
+  });
+
+  it('fails when a planted import closes a cycle (core/model.ts ← core/compose.ts)', () => {
+    const plant = (f: string) =>
+      readFileSync(join(ROOT, f), 'utf8') +
+      (f === 'functions/core/model.ts' ? "\nimport type { Operation } from './compose.ts';\n" : '');
+    const found = cycles(edges(FILES, plant));
+    expect(
+      found.some((c) => c.includes('functions/core/compose.ts') && c.includes('functions/core/model.ts')),
+    ).toBe(true);
   });
 
   it.each([
@@ -182,6 +241,21 @@ describe('layers', () => {
       'the sweeper never',
     ],
     ['lib/api.ts', "import { submit } from '../functions/send/submit.ts';", 'lib/ reads'],
+    [
+      'functions/send/attempt.ts',
+      "import { consumeDeliveryEvent } from '../events/consume.ts';",
+      'no use case reaches into the event consumer',
+    ],
+    [
+      'functions/sweeper/sweeper.ts',
+      "export { parseDeliveryEvent } from '../events/consume.ts';",
+      'no use case reaches into the event consumer',
+    ],
+    [
+      'functions/outcomes/outcomes.ts',
+      "import { claim } from '../send/attempt.ts';",
+      'outcomes/ imports no use case',
+    ],
   ])('fails when %s gains `%s`', (file, line, rule) => {
     const found = violations(edges([file], (f) => `${readFileSync(join(ROOT, f), 'utf8')}\n${line}\n`));
     expect(found.some((v) => v.startsWith(rule))).toBe(true);

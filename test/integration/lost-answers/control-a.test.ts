@@ -423,7 +423,7 @@ describe('api-keys.store.ts › touchLastUsed', () => {
   });
 });
 
-describe('audit.store.ts › auditPutItem', () => {
+describe('audit-log.store.ts › auditPut: a message action', () => {
   let q: TestStack;
   beforeAll(async () => {
     // No dispatcher: the message stays queued, so it can be canceled.

@@ -73,7 +73,7 @@ const warned = (c: Call) => c.command === 'PutItem' && c.sk.includes('#warned#')
 const thenWrite = (write: () => Promise<unknown>) => ({ then: write });
 const unknown = (err: unknown) => isOutcomeUnknown(err) && isTransient(err);
 
-describe('quota.store.ts › reserveSend: the grant and the count are taken as applied', () => {
+describe('quota.store.ts › reserveSend, its identity write quota.store.ts › countOnIdentity: the grant and the count are taken as applied', () => {
   it('the grant: never sent again; the send is not accepted; the block is the identity’s once', async () => {
     const t = tenant();
     const f = faults(db);

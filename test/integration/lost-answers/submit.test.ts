@@ -5,9 +5,9 @@ import { localDay } from '../../../functions/core/quota.ts';
 import { isOutcomeUnknown, isTransient } from '../../../functions/store/db.ts';
 import { appendEvent, listEvents } from '../../../functions/store/events.store.ts';
 import { LEASE_MS } from '../../../functions/store/idempotency.store.ts';
-import { keys } from '../../../functions/store/keys.ts';
 import { mutateMessage, putNewMessage } from '../../../functions/store/messages.store.ts';
 import { readDailyCounts } from '../../../functions/store/quota.store.ts';
+import { keys } from '../../../functions/store/table-keys.ts';
 import {
   getThread,
   LOCK_LEASE_MS,

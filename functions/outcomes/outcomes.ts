@@ -1,0 +1,90 @@
+import { evaluateAbuse, outcomeMatters, pushOutcome } from '../core/abuse.ts';
+import type { AbuseOutcome } from '../core/deliveries.ts';
+import { suppressionEventId } from '../core/delivery-outbox.ts';
+import type { MessageRecord } from '../core/model.ts';
+import { addressHash, addressHint, type SuppressionReason } from '../core/suppressions.ts';
+import type { Deps } from '../deps.ts';
+import { getTenant } from '../store/directory.store.ts';
+import { appendEvent } from '../store/events.store.ts';
+import { autoPauseIdentity, updateOutcomeWindow } from '../store/outcomes.store.ts';
+import { putSuppressionIfAbsent } from '../store/suppressions.store.ts';
+
+/**
+ * What a recipient's outcome leaves beyond its message, written by the send attempt's Record
+ * (functions/send/attempt.ts) and the delivery-event consumer (functions/events/consume.ts) alike:
+ * the suppression a hard bounce, a complaint or a provider's own suppression adds, and the
+ * identity's outcome window that pauses it over the abuse thresholds.
+ */
+
+/**
+ * One permanent suppression of `recipient` caused by `message` (added if absent), and
+ * its suppression.created event when this message created it: for a delivery event (a hard
+ * bounce, a complaint) and for the recipients a provider reported suppressed to the send attempt.
+ */
+export async function addSuppression(
+  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'metrics'>,
+  message: Pick<MessageRecord, 'id' | 'tenant_id'>,
+  recipient: string,
+  reason: SuppressionReason,
+): Promise<void> {
+  const hash = addressHash(deps.config.hashKey, recipient);
+  const { suppression } = await putSuppressionIfAbsent(
+    deps.db,
+    message.tenant_id,
+    {
+      address_hash: hash,
+      address_hint: addressHint(recipient),
+      reason,
+      created_at: deps.clock(),
+      source_message_id: message.id,
+    },
+    deps.clock(),
+  );
+  if (suppression.source_message_id !== message.id) return;
+  const created = await appendEvent(deps.db, {
+    id: suppressionEventId(deps.config.hashKey, message.tenant_id, hash, suppression.created_at),
+    type: 'suppression.created',
+    tenant_id: message.tenant_id,
+    created_at: suppression.created_at,
+    data: {
+      address_hint: suppression.address_hint,
+      reason: suppression.reason,
+      source_message_id: message.id,
+      expires_at: null,
+    },
+  });
+  if (created) deps.metrics.add('suppressions_created', { reason });
+}
+
+/** Abuse auto-pause: record the outcome, pause an active identity over a threshold. */
+export async function recordAbuseOutcome(
+  deps: Pick<Deps, 'db' | 'clock' | 'newId' | 'metrics' | 'log'>,
+  message: Pick<MessageRecord, 'identity_id' | 'tenant_id'>,
+  outcome: AbuseOutcome,
+): Promise<void> {
+  const now = deps.clock();
+  const window = await updateOutcomeWindow(
+    deps.db,
+    message.identity_id,
+    (w) => (outcomeMatters(w, outcome) ? pushOutcome(w, outcome) : undefined),
+    now,
+  );
+  if (outcome !== 'complained' && outcome !== 'bounced') return;
+  const tenant = await getTenant(deps.db, message.tenant_id);
+  const { pause, metrics } = evaluateAbuse(window, tenant?.policy.abuse);
+  if (!pause) return;
+  const paused = await autoPauseIdentity(deps.db, {
+    tenantId: message.tenant_id,
+    identityId: message.identity_id,
+    now,
+    eventId: `evt_${deps.newId()}`,
+    auditId: deps.newId(),
+    metrics,
+  });
+  if (paused) deps.metrics.add('identities_auto_paused');
+  if (paused)
+    deps.log.warn('identity paused: abuse threshold', {
+      identity_id: message.identity_id,
+      ...metrics,
+    });
+}
