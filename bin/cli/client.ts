@@ -1,14 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Pmail, PmailError } from '../../packages/client/src/index.ts';
 
 /**
- * The CLI's HTTP client of pmail's API and its profile: where the API is and which key to present.
- * Every mail and control-plane command goes through `request` (no table access). Precedence per
+ * The CLI's profile (where the API is and which key to present) and its use of @pmail/client:
+ * every mail and control-plane command calls the API through `apiOf` (no table access). Precedence per
  * setting, highest first: flag, environment (`PMAIL_API`, `PMAIL_KEY`, `PMAIL_IDENTITY`), the
  * profile file `.pmail/local.json` that `npm start` writes (`PMAIL_STATE_DIR` moves it).
  */
 
-/** Exit codes (public design › CLI › Exit codes, plus 15 for `--wait` ending unsent). Never change a meaning. */
+/** Exit codes, the table of docs/guides/cli.md › Exit codes. Never change a meaning. */
 export const EXIT = {
   ok: 0,
   internal: 1,
@@ -76,8 +77,8 @@ export interface ProfileFlags {
   profile?: string;
 }
 
-export function readLocalFile(): { file: string; local?: LocalFile } {
-  const file = join(resolve(process.env.PMAIL_STATE_DIR ?? '.pmail'), 'local.json');
+export function readLocalFile(env: NodeJS.ProcessEnv = process.env): { file: string; local?: LocalFile } {
+  const file = join(resolve(env.PMAIL_STATE_DIR ?? '.pmail'), 'local.json');
   if (!existsSync(file)) return { file };
   try {
     return { file, local: JSON.parse(readFileSync(file, 'utf8')) as LocalFile };
@@ -87,7 +88,7 @@ export function readLocalFile(): { file: string; local?: LocalFile } {
 }
 
 export function resolveProfile(flags: ProfileFlags, env: NodeJS.ProcessEnv = process.env): Profile {
-  const { file, local } = readLocalFile();
+  const { file, local } = readLocalFile(env);
   const which = flags.profile ?? env.PMAIL_PROFILE ?? 'local';
   if (!['local', 'platform', 'live'].includes(which))
     throw new CliError(EXIT.config, `unknown profile ${which}: use local, platform or live`);
@@ -122,92 +123,86 @@ function resolveIdentity(given: string | undefined, local: LocalFile | undefined
   return hit.id;
 }
 
-export interface ApiAnswer<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
+export interface ApiOptions {
+  /** Told before each resend: which one, why, and whether it carries the same Idempotency-Key. */
+  onRetry?: (line: string) => void;
 }
 
-export interface RequestOptions {
-  body?: unknown;
-  query?: Record<string, string | number | undefined>;
-  idempotencyKey?: string;
-  /** Retries of a network error, 5xx, 429 or request_in_progress, with the same key (default 3). */
-  retries?: number;
-  /** Called before each retry (the CLI prints it in human mode). */
-  onRetry?: (why: string, attempt: number) => void;
-}
-
-const RETRY_BACKOFF_MS = [500, 1000, 2000];
 const USER_AGENT = 'pmail-cli/0.1.0';
+/** The CLI's first back-off (the client doubles it per resend, with jitter). */
+const RETRY_BASE_MS = 500;
 
-/** One API call: the JSON answer on 2xx, else a CliError carrying the envelope and the exit code. */
-export async function request<T = any>(
-  profile: Profile,
-  method: string,
-  path: string,
-  opts: RequestOptions = {},
-): Promise<ApiAnswer<T>> {
+/**
+ * The API through @pmail/client for this profile. The client resends what a resend cannot repeat
+ * (packages/client/src/retry.ts) with the same Idempotency-Key; `onRetry` hears each resend and why.
+ * A network error leaves with the API's URL on it (`pmailApi`), for the message that says so.
+ */
+export function apiOf(profile: Profile, opts: ApiOptions = {}): Pmail {
   if (!profile.key)
     throw new CliError(
       EXIT.config,
       'no API key: pass --key, set PMAIL_KEY, or run npm start (.pmail/local.json)',
     );
-  const url = new URL(profile.api + path);
-  for (const [k, v] of Object.entries(opts.query ?? {}))
-    if (v !== undefined) url.searchParams.set(k, String(v));
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${profile.key}`,
-    'user-agent': USER_AGENT,
-    accept: 'application/json',
-  };
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  if (opts.idempotencyKey !== undefined) headers['idempotency-key'] = opts.idempotencyKey;
-  const retries = opts.retries ?? 3;
-  for (let attempt = 0; ; attempt++) {
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method,
-        headers,
-        body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-        signal: AbortSignal.timeout(30_000),
-      });
-    } catch (err) {
-      if (attempt < retries) {
-        opts.onRetry?.(`network error (${(err as Error).message})`, attempt + 1);
-        await sleep(RETRY_BACKOFF_MS[attempt] ?? 2000);
-        continue;
+  let last = '';
+  let keyed = false;
+  let resends = 0;
+  return new Pmail({
+    apiKey: profile.key,
+    baseUrl: profile.api,
+    fetch: async (request) => {
+      request.headers.set('user-agent', USER_AGENT);
+      keyed = request.headers.has('idempotency-key');
+      try {
+        const res = await fetch(request, { signal: AbortSignal.timeout(30_000) });
+        last = `${res.status}`;
+        return res;
+      } catch (e) {
+        last = `network error (${causeOf(e)})`;
+        throw Object.assign(e as Error, { pmailApi: profile.api });
       }
-      throw new CliError(EXIT.unavailable, `could not reach ${profile.api}: ${(err as Error).message}`);
-    }
-    const text = await res.text();
-    let body: any;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    if (res.ok) return { status: res.status, headers: res.headers, body: body as T };
-    const envelope =
-      body && typeof body.error?.code === 'string' ? (body as { error: ApiErrorBody }) : undefined;
-    const retryable =
-      res.status >= 500 || res.status === 429 || envelope?.error.code === 'request_in_progress';
-    const wait = Number(res.headers.get('retry-after') ?? 0) * 1000;
-    if (retryable && attempt < retries && wait <= 60_000) {
-      opts.onRetry?.(`${res.status} ${envelope?.error.code ?? ''}`.trim(), attempt + 1);
-      await sleep(Math.max(wait, RETRY_BACKOFF_MS[attempt] ?? 2000));
-      continue;
-    }
-    throw new CliError(
-      exitOfStatus(res.status, envelope !== undefined),
-      envelope?.error.message ?? `HTTP ${res.status}`,
-      envelope,
-    );
-  }
+    },
+    retry: {
+      baseDelayMs: RETRY_BASE_MS,
+      sleep: async (ms) => {
+        opts.onRetry?.(`retry ${++resends}${keyed ? ' with the same key' : ''} after ${last}`);
+        await sleep(ms);
+      },
+    },
+  });
 }
 
-/** The exit code of an API error status (public design › CLI › Exit codes). */
+/** The CliError of a failed API call: the envelope and exit code of an answer, or "unreachable". */
+export function cliErrorOf(e: unknown, api: string): CliError | undefined {
+  if (e instanceof CliError) return e;
+  if (e instanceof PmailError) {
+    // The client's stand-in for an answer without pmail's envelope (a proxy, a wrong URL).
+    const foreign = e.message === `HTTP ${e.status} without an error body`;
+    const envelope = foreign
+      ? undefined
+      : {
+          error: {
+            code: e.code,
+            message: e.message,
+            retryable: e.retryable,
+            fix: e.fix,
+            request_id: e.requestId ?? null,
+            details: e.details,
+          },
+        };
+    return new CliError(exitOfStatus(e.status, !foreign), e.message, envelope);
+  }
+  if (e instanceof TypeError || (e as Error)?.name === 'TimeoutError')
+    return new CliError(EXIT.unavailable, `could not reach ${api}: ${causeOf(e)}`);
+  return undefined;
+}
+
+/** fetch's TypeError says only "fetch failed"; the reason (ECONNREFUSED…) is its cause. */
+function causeOf(e: unknown): string {
+  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (e as Error).message;
+}
+
+/** The exit code of an API error status (docs/guides/cli.md › Exit codes). */
 export function exitOfStatus(status: number, hasEnvelope: boolean): number {
   if (status === 401 || status === 403) return EXIT.auth;
   if (status === 404) return hasEnvelope ? EXIT.not_found : EXIT.unavailable;

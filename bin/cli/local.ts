@@ -1,11 +1,7 @@
-/** `pmail start` and `pmail admin bootstrap`: the two commands that run the stack or write its table directly (loaded only when used, so the API commands start fast). */
+/** `pmail start`: the command that runs the stack (loaded only when used, so the API commands start fast). */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { bootstrapPlatformKey } from '../../functions/admin/bootstrap.ts';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
-import { permissionsOf } from '../../functions/core/keys.ts';
 import { ulidFrom } from '../../functions/deps.ts';
 import { startDynamoDbLocal } from '../../functions/local/dynamodb-local.ts';
 import { startHttpServer } from '../../functions/local/http-server.ts';
@@ -13,9 +9,8 @@ import { startLocalSes } from '../../functions/local/local-ses.ts';
 import { createLocalRuntime } from '../../functions/local/runtime.ts';
 import { type SeededTenant, seedPlatformKey, seedTestTenant } from '../../functions/local/seed.ts';
 import { describeExit } from '../../functions/local/supervise.ts';
-import { createDb } from '../../functions/store/db.ts';
 import { getApiKey, getTenant } from '../../functions/store/directory.store.ts';
-import { CliError, EXIT } from './client.ts';
+import { EXIT } from './client.ts';
 
 /**
  * `pmail start`: the whole service on this machine on the real engines — DynamoDB Local (data in
@@ -181,102 +176,4 @@ async function reuseOrSeedLive(
     transport: 'ses',
     ses: {},
   });
-}
-
-/**
- * `pmail admin bootstrap`: the first platform key of a deployment, written straight into its table
- * with the operator's AWS credentials (functions/admin/bootstrap.ts). The table comes from the
- * stack's outputs (`--stack`, output TableName), is named (`--table`, with `--endpoint` for a
- * DynamoDB Local), or is the one `npm start` runs on (`--local`, from .pmail/local.json). The key is
- * printed once, to stdout, and nowhere else.
- */
-export async function adminBootstrap(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: {
-      stack: { type: 'string' },
-      table: { type: 'string' },
-      endpoint: { type: 'string' },
-      region: { type: 'string' },
-      local: { type: 'boolean' },
-      name: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-    allowPositionals: true,
-  });
-  const sources = [values.stack, values.table, values.local].filter((v) => v !== undefined).length;
-  if (sources !== 1) throw new CliError(EXIT.usage, 'give exactly one of --stack, --table or --local');
-  let table = values.table;
-  let endpoint = values.endpoint;
-  let api: string | undefined;
-  if (values.local) {
-    const file = join(resolve(positionals[0] ?? process.env.PMAIL_STATE_DIR ?? '.pmail'), 'local.json');
-    if (!existsSync(file)) throw new CliError(EXIT.config, `${file} not found: run npm start first`);
-    const local = JSON.parse(readFileSync(file, 'utf8')) as {
-      table?: string;
-      dynamoEndpoint?: string;
-      api?: string;
-    };
-    if (!local.table || !local.dynamoEndpoint)
-      throw new CliError(EXIT.config, `${file} names no table: restart npm start with this version`);
-    table = local.table;
-    endpoint = local.dynamoEndpoint;
-    api = local.api;
-  }
-  if (values.stack) {
-    const outputs = await stackOutputs(values.stack, values.region);
-    table = outputs.TableName;
-    api = outputs.ApiUrl;
-    if (!table) throw new CliError(EXIT.config, `stack ${values.stack} has no TableName output`);
-  }
-  const db = createDb({ table: table!, endpoint, region: values.region });
-  const clock = () => Date.now();
-  try {
-    const out = await bootstrapPlatformKey({ db, clock, newId: ulidFrom(clock) }, { name: values.name });
-    if (out.status === 'exists') {
-      throw new CliError(
-        EXIT.config,
-        out.key_ids.length > 0
-          ? `a platform key exists (${out.key_ids.join(', ')}): use it, or revoke it (DELETE /v1/keys/{key_id}) before bootstrapping again`
-          : 'another bootstrap minted a platform key just now: use that one',
-      );
-    }
-    const expires = new Date(out.expires_at).toISOString();
-    if (values.json) {
-      process.stdout.write(
-        `${JSON.stringify({ key_id: out.key_id, key: out.secret, expires_at: expires, api: api ?? null })}\n`,
-      );
-    } else {
-      const base = (api ?? 'https://<ApiUrl>').replace(/\/+$/, '');
-      process.stdout.write(
-        [
-          `Bootstrap platform key ${out.key_id}, valid until ${expires}. It is shown once; store it now:`,
-          '',
-          out.secret,
-          '',
-          'Next: make a long-lived platform key, then revoke this one:',
-          `  curl -sS -X POST ${base}/v1/keys -H "Authorization: Bearer $PMAIL_BOOTSTRAP_KEY" -H 'Content-Type: application/json' \\`,
-          `    -d '${JSON.stringify({ name: 'operator', level: 'platform', permissions: permissionsOf('platform') })}'`,
-          `  curl -sS -X DELETE ${base}/v1/keys/${out.key_id} -H "Authorization: Bearer $PMAIL_PLATFORM_KEY"`,
-          '',
-        ].join('\n'),
-      );
-    }
-    return EXIT.ok;
-  } finally {
-    db.doc.destroy();
-  }
-}
-
-/** The stack's outputs (CloudFormation DescribeStacks; https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_DescribeStacks.html). */
-async function stackOutputs(stackName: string, region?: string): Promise<Record<string, string>> {
-  const cfn = new CloudFormationClient(region ? { region } : {});
-  try {
-    const out = await cfn.send(new DescribeStacksCommand({ StackName: stackName }));
-    const stack = out.Stacks?.[0];
-    if (!stack) throw new CliError(EXIT.config, `stack ${stackName} not found`);
-    return Object.fromEntries((stack.Outputs ?? []).map((o) => [o.OutputKey ?? '', o.OutputValue ?? '']));
-  } finally {
-    cfn.destroy();
-  }
 }

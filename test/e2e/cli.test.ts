@@ -11,7 +11,7 @@ import { stackPerTest, type TestStack, testStack } from '../support/local.ts';
 
 /**
  * The `pmail` CLI as a person or a script runs it: a child process (`node --import tsx
- * bin/pmail-cli.ts`, what `npx pmail` runs) against the local stack's HTTP server (the same route
+ * bin/pmail-cli.ts`, the source the build is made of) against the local stack's HTTP server (the same route
  * groups `npm start` serves), and through a pseudo-terminal (tmux) where the terminal matters.
  */
 /** No .pmail/local.json: every profile setting comes from the environment. */
@@ -134,7 +134,7 @@ describe('pmail send --template', () => {
     expect(put.code, put.stdout + put.stderr).toBe(0);
     expect(JSON.parse(put.stdout)).toMatchObject({ name: 'cli_receipt', version: 1 });
     const listed = await pmail(env, ['templates', 'list']);
-    expect(listed.stdout).toMatch(/^cli_receipt {2}v1 {2}transactional {2}transactional$/m);
+    expect(listed.stdout).toMatch(/^cli_receipt +v1 +transactional +transactional$/m);
     const args = ['send', '--to', s.peer.address, '--template', 'cli_receipt', '--variables', '{"number":7}'];
     const sent = await pmail(env, [...args, '--idempotency-key', 'cli-receipt-7', '--json']);
     expect(sent.code, sent.stdout + sent.stderr).toBe(0);
