@@ -71,7 +71,7 @@ describe('pmail send without --idempotency-key', () => {
     expect((await s.mailbox(s.agent.id, 'outbound')).map((m) => m.id)).toEqual([id]);
     expect((await s.mailbox(s.peer.id, 'inbound')).map((m) => m.subject)).toEqual(['From the terminal']);
 
-    // The same key for another message is refused: pmail's code, seed 003's beside it, exit 6.
+    // The same key for another message is refused: pmail's code, the reply attempt's beside it (docs/guides/cli.md#attempts), exit 6.
     const reused = await pmail(env, [
       'send',
       '--to',
@@ -83,7 +83,7 @@ describe('pmail send without --idempotency-key', () => {
     ]);
     expect(reused.code).toBe(6);
     expect(reused.stderr).toContain('error: idempotency_conflict [IDEMPOTENCY_KEY_REUSED]');
-    // A malformed key never leaves the terminal: seed 003's IDEMPOTENCY_KEY_INVALID, exit 7.
+    // A malformed key never leaves the terminal: the attempt code IDEMPOTENCY_KEY_INVALID, exit 7.
     const bad = await pmail(env, [
       'send',
       '--to',
@@ -95,7 +95,7 @@ describe('pmail send without --idempotency-key', () => {
     ]);
     expect(bad.code).toBe(7);
     expect(bad.stderr).toContain('IDEMPOTENCY_KEY_INVALID');
-    // An empty reply body: seed 003's REPLY_BODY_INVALID, exit 7, nothing sent.
+    // An empty reply body: the attempt code REPLY_BODY_INVALID, exit 7, nothing sent.
     const [inbound] = await s.mailbox(s.peer.id, 'inbound');
     const empty = await pmail(envOf(http.url, s.apiKey, s.peer.id), ['reply', inbound.id, '--text', '  ']);
     expect(empty.code).toBe(7);
@@ -305,7 +305,7 @@ describe('the other commands', () => {
     const fwd = await json(['forward', original.id, '--to', 'deliver@simulator.invalid', '--text', 'FYI']);
     expect(fwd.to.map((a: { address: string }) => a.address)).toEqual(['deliver@simulator.invalid']);
 
-    // A scheduled send, canceled: the seed's `failed` (nothing went out).
+    // A scheduled send, canceled: the attempt state `failed` (nothing went out).
     const later = new Date(Date.now() + 3600_000).toISOString();
     const scheduled = await json(['send', '--to', s.agent.address, '--text', 'Later', '--send-at', later]);
     const canceled = await json(['cancel', scheduled.id]);
