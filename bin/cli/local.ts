@@ -2,7 +2,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
-import { ulidFrom } from '../../functions/deps.ts';
 import { startDynamoDbLocal } from '../../functions/local/dynamodb-local.ts';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { startLocalSes } from '../../functions/local/local-ses.ts';

@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { MESSAGE_STATUSES } from '../../functions/core/model.ts';
 import { awsHint } from './aws.ts';
 import { CliError, cliErrorOf, EXIT } from './client.ts';
 import {
@@ -76,24 +77,6 @@ function failed(e: unknown, command: Command, json: boolean): number {
   err(`error: ${known.name}: ${known.message}`);
   return EXIT.internal;
 }
-
-/** The statuses `list --status` takes (the API's listMessages filter). */
-const STATUSES = [
-  'pending_approval',
-  'queued',
-  'undispatched',
-  'submitted',
-  'delivered',
-  'deferred',
-  'bounced',
-  'complained',
-  'rejected',
-  'failed',
-  'uncertain',
-  'suppressed',
-  'canceled',
-  'received',
-];
 
 const positiveInt = (v: string) => {
   if (!/^[1-9]\d*$/.test(v)) throw new InvalidArgumentError('a positive whole number');
@@ -203,7 +186,9 @@ function mailCommands(program: Command, act: Act): void {
   act(
     withIdentity(program.command('list').description("a page of the identity's messages, newest first"))
       .addOption(new Option('--direction <d>', 'only inbound or outbound').choices(['inbound', 'outbound']))
-      .addOption(new Option('--status <s>', 'only this status, e.g. pending_approval').choices(STATUSES))
+      .addOption(
+        new Option('--status <s>', 'only this status, e.g. pending_approval').choices(MESSAGE_STATUSES),
+      )
       .option('--limit <n>', 'at most n messages', positiveInt)
       .option('--cursor <c>', 'the next page (from `more: --cursor …`)'),
     listCommand,
@@ -435,8 +420,14 @@ function controlCommands(program: Command, act: Act): void {
 async function typescript(): Promise<void> {
   if (!import.meta.url.endsWith('.ts')) (await import('tsx/esm/api')).register();
 }
-const local = async (): Promise<typeof import('./local.ts')> => (await typescript(), import('./local.ts'));
-const admin = async (): Promise<typeof import('./admin.ts')> => (await typescript(), import('./admin.ts'));
+const local = async (): Promise<typeof import('./local.ts')> => {
+  await typescript();
+  return import('./local.ts');
+};
+const admin = async (): Promise<typeof import('./admin.ts')> => {
+  await typescript();
+  return import('./admin.ts');
+};
 
 function localCommands(program: Command, act: Act): void {
   act(
