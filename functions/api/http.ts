@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type ErrorCode, PmailError } from '../core/errors.ts';
+import { type ErrorCode, PmailError, payloadTooLarge } from '../core/errors.ts';
 import { MAX_BODY_BYTES } from '../core/limits.ts';
 import type { Logger } from '../log.ts';
 import { errorFields } from '../log.ts';
@@ -353,9 +353,7 @@ export function bodyOf(event: ApiEvent): string {
   const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
   const size = raw ? raw.length : Buffer.byteLength(event.body);
   if (size > MAX_BODY_BYTES) {
-    throw new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
-      details: { max_bytes: MAX_BODY_BYTES },
-    });
+    throw payloadTooLarge(MAX_BODY_BYTES);
   }
   return raw ? raw.toString('utf8') : event.body;
 }

@@ -8,7 +8,7 @@ import {
   serviceHeaderCount,
 } from './compose.ts';
 import { transportGap } from './domains.ts';
-import { PmailError } from './errors.ts';
+import { messageNotFound, PmailError, threadNotFound } from './errors.ts';
 import { validateCustomHeaders } from './headers.ts';
 import { consentKindOf } from './job-kind.ts';
 import type {
@@ -256,10 +256,9 @@ export function decideSubmit(s: SubmitSnapshot): SubmitOutcome {
 /** The target (5): the message answered or forwarded, the thread a send names; the thread it joins. */
 function checkTarget(s: SubmitSnapshot): { threadId: string; threaded: boolean } {
   if (s.targetMessageId && !s.target) {
-    throw new PmailError('message_not_found', 'No message with this id in this identity.');
+    throw messageNotFound();
   }
-  if (s.operation === 'send' && s.body.thread_id && !s.threadRoot)
-    throw new PmailError('thread_not_found', 'No thread with this id in this identity.');
+  if (s.operation === 'send' && s.body.thread_id && !s.threadRoot) throw threadNotFound();
   return threadOf(s);
 }
 
