@@ -93,7 +93,7 @@ export const WAIT_DEFAULT_SECONDS = 20;
 export const WAIT_MAX_SECONDS = 25;
 
 /**
- * The pause after poll `n` (0-based) of a wait: 200 ms, 400 ms, then every 800 ms, so a stored
+ * The pause after poll `n` (0-based) of a wait: 200 ms, 400 ms, then every 500 ms, so a stored
  * message is seen within a second at any point of the wait.
  */
-export const waitBackoffMs = (n: number): number => Math.min(200 * 2 ** n, 800);
+export const waitBackoffMs = (n: number): number => Math.min(200 * 2 ** n, 500);

@@ -5,6 +5,7 @@ import {
   refuseAtApproval,
   rejectMessage,
 } from '../core/approval.ts';
+import { derivedEventId } from '../core/delivery-outbox.ts';
 import { messageNotFound, PmailError } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
 import { toApiMessage } from '../core/message-view.ts';
@@ -57,6 +58,14 @@ const AUDIT_ACTIONS: Record<string, string> = {
   'message.failed': 'message.approve',
 };
 
+/**
+ * The id of a decision's event at `position` among the events of its write: the write's time, then
+ * the position first in the random part (core/delivery-outbox.ts › derivedEventId), so the feed
+ * lists the decision before what it led to.
+ */
+const decisionEventId = (m: MessageRecord, now: number, position: number) =>
+  derivedEventId(now, `decision:${m.id}:${m.version}`, position);
+
 /** The outbox event and the audit entry a decision writes with the message. */
 function decisionItems(
   deps: Deps,
@@ -68,7 +77,7 @@ function decisionItems(
 ) {
   return [
     eventPutItem(deps.db, {
-      id: `evt_${deps.newId()}`,
+      id: decisionEventId(m, now, 0),
       type,
       tenant_id: m.tenant_id,
       created_at: now,
@@ -92,7 +101,7 @@ function suppressedItems(deps: Deps, next: MessageRecord, now: number) {
   const recipients = (next.deliveries ?? []).map((x) => ({ address: x.address, reason: x.smtp_response }));
   return [
     eventPutItem(deps.db, {
-      id: `evt_${deps.newId()}`,
+      id: decisionEventId(next, now, 1),
       type: 'message.suppressed',
       tenant_id: next.tenant_id,
       created_at: now,

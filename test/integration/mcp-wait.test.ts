@@ -144,7 +144,8 @@ describe('wait_for_message', () => {
     expect(answer.data.map((m) => [m.subject, m.thread_id])).toEqual([
       [`Re: ${subject}`, outbound.thread_id],
     ]);
-    expect(at - arrived).toBeLessThan(1000);
+    // Ended by the thread's message, long before the timeout (the first test holds the second).
+    expect(at - arrived).toBeLessThan(5000);
   });
 
   it('is 404 for another tenant’s identity and for a thread that is not the identity’s', async () => {

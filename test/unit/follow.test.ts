@@ -141,9 +141,9 @@ describe('core/follow.ts › waitBackoffMs', () => {
   it.each([
     [0, 200],
     [1, 400],
-    [2, 800],
-    [3, 800],
-    [20, 800],
+    [2, 500],
+    [3, 500],
+    [20, 500],
   ])('poll %i waits %i ms after it', (n, ms) => {
     expect(waitBackoffMs(n)).toBe(ms);
   });
