@@ -1,4 +1,4 @@
-import { PmailError } from '../core/errors.ts';
+import { identityNotFound, PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import type { ApiKeyDefinition, Identity, Tenant } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
@@ -137,8 +137,7 @@ async function existingForClient(
       details: { identity_id: claim.identity_id },
     });
   const identity = await getIdentity(deps.db, claim.identity_id);
-  if (!identity || identity.tenant_id !== tenant.id)
-    throw new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+  if (!identity || identity.tenant_id !== tenant.id) throw identityNotFound();
   return { identity, created: false };
 }
 
@@ -237,7 +236,7 @@ export async function deleteIdentity(
       created_at: now,
     }),
   ]);
-  if (!done) throw new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+  if (!done) throw identityNotFound();
   let after: string | undefined;
   do {
     const page = await listApiKeyDefinitions(deps.db, identity.tenant_id, { limit: 100, after });

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { PmailError } from '../core/errors.ts';
+import { identityNotFound, keptChanging, keyNotFound, PmailError, tenantNotFound } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import {
   checkKeyAccess,
   checkPermissionsForLevel,
   type KeyScope,
-  keyNotFound,
   MAX_OVERLAP_HOURS,
   notWider,
 } from '../core/keys.ts';
@@ -97,13 +96,12 @@ export async function mintKey(
       identity.status !== 'deleted' &&
       (tenantId === undefined || identity.tenant_id === tenantId) &&
       (!('key' in actor) || actor.key.level === 'platform' || actor.key.tenant_id === identity.tenant_id);
-    if (!reachable)
-      throw new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+    if (!reachable) throw identityNotFound();
     tenantId = identity.tenant_id;
   }
   if (tenantId !== undefined) {
     const tenant = await getTenant(deps.db, tenantId);
-    if (!tenant) throw new PmailError('tenant_not_found', 'No tenant with this id is visible to this key.');
+    if (!tenant) throw tenantNotFound();
     mode = tenant.mode;
   }
 
@@ -177,7 +175,7 @@ export async function revokeKey(
     ]);
     if (done) return { ...d, revoked_at: now, version: d.version + 1 };
   }
-  throw new PmailError('unavailable', 'The key kept changing; retry.', { retryAfter: 1 });
+  throw keptChanging('key');
 }
 
 /**
@@ -231,5 +229,5 @@ export async function rotateKey(
     ]);
     if (done) return { definition: next, secret, oldUntil };
   }
-  throw new PmailError('unavailable', 'The key kept changing; retry.', { retryAfter: 1 });
+  throw keptChanging('key');
 }

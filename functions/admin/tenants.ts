@@ -1,4 +1,4 @@
-import { PmailError } from '../core/errors.ts';
+import { keptChanging, PmailError, policyVersionConflict, tenantNotFound } from '../core/errors.ts';
 import type { Tenant, TenantPolicy } from '../core/model.ts';
 import { mergePolicy, type PolicyPatch } from '../core/tenant-policy.ts';
 import type { Deps } from '../deps.ts';
@@ -97,11 +97,11 @@ export async function changeTenant(
       }),
     ]);
     const fresh = await getTenantConsistent(deps.db, current.id);
-    if (!fresh) throw new PmailError('tenant_not_found', 'No tenant with this id is visible to this key.');
+    if (!fresh) throw tenantNotFound();
     if (done) return fresh;
     current = fresh;
   }
-  throw new PmailError('unavailable', 'The tenant kept changing; retry.', { retryAfter: 1 });
+  throw keptChanging('tenant');
 }
 
 /**
@@ -119,12 +119,10 @@ export async function patchPolicy(
 ): Promise<Tenant> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const tenant = await getTenantConsistent(deps.db, tenantId);
-    if (!tenant) throw new PmailError('tenant_not_found', 'No tenant with this id is visible to this key.');
+    if (!tenant) throw tenantNotFound();
     const version = tenant.policy_version ?? 0;
     if (opts.ifVersion !== undefined && opts.ifVersion !== version) {
-      throw new PmailError('policy_version_conflict', 'The policy changed since policy_version.', {
-        details: { policy_version: version },
-      });
+      throw policyVersionConflict(version);
     }
     const policy = mergePolicy(tenant.policy ?? {}, patch);
     opts.validate(policy);
@@ -145,10 +143,8 @@ export async function patchPolicy(
     if (done) return { ...tenant, policy, policy_version: version + 1, updated_at: now };
     if (opts.ifVersion !== undefined) {
       const fresh = await getTenantConsistent(deps.db, tenantId);
-      throw new PmailError('policy_version_conflict', 'The policy changed since policy_version.', {
-        details: { policy_version: fresh?.policy_version ?? 0 },
-      });
+      throw policyVersionConflict(fresh?.policy_version ?? 0);
     }
   }
-  throw new PmailError('unavailable', 'The policy kept changing; retry.', { retryAfter: 1 });
+  throw keptChanging('policy');
 }

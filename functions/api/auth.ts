@@ -1,4 +1,4 @@
-import { PmailError } from '../core/errors.ts';
+import { identityNotFound, PmailError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { isId } from '../core/ids.ts';
 import {
@@ -92,8 +92,7 @@ export function identityVisible(
   identityId: string,
   identity: Identity | undefined,
 ): Identity {
-  const notFound = () =>
-    new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+  const notFound = () => identityNotFound();
   if (!isId('identity', identityId)) throw notFound();
   if (key.identity_ids && !key.identity_ids.includes(identityId)) throw notFound();
   if (key.level !== 'platform' && (!key.tenant_id || identity?.tenant_id !== key.tenant_id)) throw notFound();
@@ -104,7 +103,7 @@ export function identityVisible(
 /** The tenant of a visible identity; 404 identity_not_found when it is gone. */
 export async function tenantOfIdentity(db: Db, identity: Identity): Promise<Tenant> {
   const tenant = await getTenant(db, identity.tenant_id);
-  if (!tenant) throw new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+  if (!tenant) throw identityNotFound();
   return tenant;
 }
 
@@ -113,8 +112,7 @@ export async function identityInScope(
   key: ApiKeyRecord,
   identityId: string,
 ): Promise<{ identity: Identity; tenant: Tenant }> {
-  const notFound = () =>
-    new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+  const notFound = () => identityNotFound();
   if (!isId('identity', identityId)) throw notFound();
   if (key.identity_ids && !key.identity_ids.includes(identityId)) throw notFound();
   if (key.level === 'platform') {

@@ -1,5 +1,5 @@
 import { canonicalJson } from '../core/canonical-json.ts';
-import { PmailError } from '../core/errors.ts';
+import { PmailError, requestInProgress } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { checkIdempotencyKey } from '../core/limits.ts';
 import type { Deps } from '../deps.ts';
@@ -44,8 +44,7 @@ export async function idempotentControl(
     return json(found.status, JSON.parse(found.body), requestId, { 'idempotent-replayed': 'true' });
   if (found.type === 'conflict')
     throw new PmailError('idempotency_conflict', 'This Idempotency-Key was used with another request.');
-  if (found.type === 'in_progress')
-    throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
+  if (found.type === 'in_progress') throw requestInProgress();
   let used = false;
   try {
     const out = await run((status, replayBody) => {

@@ -3,7 +3,7 @@ import { createIdentity } from '../admin/identities.ts';
 import { changeTenant, createTenant, patchPolicy } from '../admin/tenants.ts';
 import { DEFAULT_BOUNCE_RATE_PAUSE, DEFAULT_COMPLAINT_RATE_PAUSE } from '../core/abuse.ts';
 import { effectivePolicy, toTenantView } from '../core/admin-views.ts';
-import { PmailError } from '../core/errors.ts';
+import { PmailError, routeNotFound, tenantNotFound } from '../core/errors.ts';
 import { toIdentityView } from '../core/identity-view.ts';
 import type { Tenant, TenantPolicy } from '../core/model.ts';
 import { DEFAULT_IDENTITY_DAILY_CAP, DEFAULT_TENANT_DAILY_CAP } from '../core/quota.ts';
@@ -212,7 +212,7 @@ export function directoryApi(deps: Deps) {
         requireLevel(key, ['platform', 'tenant'], 'The tenant policy');
         await tenantInReach(deps.db, key, params.tenant_id);
         const t = await getTenantConsistent(deps.db, params.tenant_id);
-        if (!t) throw new PmailError('tenant_not_found', 'No tenant with this id is visible to this key.');
+        if (!t) throw tenantNotFound();
         return json(200, policyView(t), requestId);
       }
       case 'updateTenantPolicy': {
@@ -256,7 +256,7 @@ export function directoryApi(deps: Deps) {
         return json(200, { data: data.map(toIdentityView), next_cursor: encodeCursor(out.next) }, requestId);
       }
       default:
-        throw new PmailError('route_not_found', 'No such route.');
+        throw routeNotFound();
     }
   });
 }

@@ -9,7 +9,13 @@ import {
   sesDnsRecords,
   toDomainView,
 } from '../core/domains.ts';
-import { PmailError } from '../core/errors.ts';
+import {
+  invalidRequest,
+  PmailError,
+  relayCredentialsUnavailable,
+  routeNotFound,
+  tenantNotFound,
+} from '../core/errors.ts';
 import type { ApiKeyRecord, DomainRecord, SmtpDomainSettings } from '../core/model.ts';
 import { RELAY_HOST_PATTERN, relayPortAllowed, relayTargetAllowed } from '../core/relay-address.ts';
 import type { Deps } from '../deps.ts';
@@ -254,9 +260,7 @@ export function domainsApi(deps: Deps, ports: DomainsApiPorts) {
         if (d.state === 'removing' || d.state === 'removed') throw notFoundRemoved();
         for (const t of ['ses', 'smtp', 'cloudflare'] as const) {
           if (body[t] !== undefined && d.transport !== t) {
-            throw new PmailError('invalid_request', 'The request body is not valid.', {
-              details: { errors: [{ path: t, message: `only for a domain with transport ${t}` }] },
-            });
+            throw invalidRequest([{ path: t, message: `only for a domain with transport ${t}` }]);
           }
         }
         if (body.smtp) await checkRelayHost(ports, body.smtp);
@@ -298,7 +302,7 @@ export function domainsApi(deps: Deps, ports: DomainsApiPorts) {
         return json(200, toDomainView(await removeDomain(deps, ports, d)), requestId);
       }
       default:
-        throw new PmailError('route_not_found', 'No such route.');
+        throw routeNotFound();
     }
   });
 }
@@ -307,8 +311,7 @@ const hasSecret = (smtp: SmtpSettingsBody) =>
   (smtp.auth === 'xoauth2' ? smtp.access_token : smtp.password) !== undefined;
 
 function secretName(ports: DomainsApiPorts, domain: string): string {
-  if (!ports.secretPrefix || !ports.secrets)
-    throw new PmailError('unavailable', 'Relay credentials cannot be stored by this deployment.');
+  if (!ports.secretPrefix || !ports.secrets) throw relayCredentialsUnavailable();
   return smtpSecretName(ports.secretPrefix, domain);
 }
 
@@ -331,8 +334,7 @@ async function storeSecret(
   d: DomainRecord,
   smtp: SmtpSettingsBody,
 ): Promise<void> {
-  if (!ports.secrets || !ports.secretPrefix)
-    throw new PmailError('unavailable', 'Relay credentials cannot be stored by this deployment.');
+  if (!ports.secrets || !ports.secretPrefix) throw relayCredentialsUnavailable();
   const secret = smtp.auth === 'xoauth2' ? { access_token: smtp.access_token } : { password: smtp.password };
   try {
     await writeSmtpSecret(ports.secrets, ports.secretPrefix, d.domain, secret);
@@ -389,7 +391,6 @@ function tenantInScope(key: ApiKeyRecord, tenantId: string, permission: Permissi
       details: { required: permission, reason: 'tenant_key_required' },
     });
   }
-  if (tenantId !== key.tenant_id)
-    throw new PmailError('tenant_not_found', 'No tenant with this id is visible to this key.');
+  if (tenantId !== key.tenant_id) throw tenantNotFound();
   return tenantId;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ulidTime } from '../core/delivery-outbox.ts';
-import { PmailError } from '../core/errors.ts';
+import { PmailError, routeNotFound } from '../core/errors.ts';
 import { ID_PATTERNS } from '../core/ids.ts';
 import type { Deps } from '../deps.ts';
 import { listEvents, type OutboxEvent } from '../store/events.store.ts';
@@ -33,7 +33,7 @@ export function eventsApi(deps: Deps) {
       });
     }
     const tenantId = ownTenant(key, 'The event feed');
-    if (route.operation !== 'listEvents') throw new PmailError('route_not_found', 'No such route.');
+    if (route.operation !== 'listEvents') throw routeNotFound();
     const query = parseQuery(event, listEventsQuerySchema);
     const settled = deps.clock() - deps.config.eventsSettleMs;
     const out = await listEvents(deps.db, tenantId, {

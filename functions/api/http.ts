@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type ErrorCode, PmailError } from '../core/errors.ts';
+import { type ErrorCode, PmailError, payloadTooLarge } from '../core/errors.ts';
 import { MAX_BODY_BYTES } from '../core/limits.ts';
 import type { Logger } from '../log.ts';
 import { errorFields } from '../log.ts';
@@ -353,9 +353,7 @@ export function bodyOf(event: ApiEvent): string {
   const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
   const size = raw ? raw.length : Buffer.byteLength(event.body);
   if (size > MAX_BODY_BYTES) {
-    throw new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
-      details: { max_bytes: MAX_BODY_BYTES },
-    });
+    throw payloadTooLarge(MAX_BODY_BYTES);
   }
   return raw ? raw.toString('utf8') : event.body;
 }
@@ -396,9 +394,12 @@ const compiled = routes.map((r) => ({
 }));
 
 /** Match a request against the routes table: the route and its path parameters, or 404/405. */
+/** A path that matches no route (or cannot be decoded). */
+const noRouteFor = (path: string) => new PmailError('route_not_found', `No route for ${path}.`);
+
 export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } {
   const hits = compiled.filter((c) => c.re.test(path));
-  if (hits.length === 0) throw new PmailError('route_not_found', `No route for ${path}.`);
+  if (hits.length === 0) throw noRouteFor(path);
   const hit = hits.find((c) => c.route.method === method);
   if (!hit) {
     throw new PmailError('method_not_allowed', `${method} is not allowed on ${path}.`, {
@@ -410,7 +411,7 @@ export function matchRoute(method: string, path: string): { route: Route; params
     values = hit.re.exec(path)!.slice(1).map(decodeURIComponent);
   } catch {
     // A malformed %-escape names no resource.
-    throw new PmailError('route_not_found', `No route for ${path}.`);
+    throw noRouteFor(path);
   }
   return { route: hit.route, params: Object.fromEntries(hit.names.map((n, i) => [n, values[i]])) };
 }

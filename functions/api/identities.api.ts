@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { changeIdentity, deleteIdentity } from '../admin/identities.ts';
-import { PmailError } from '../core/errors.ts';
+import { identityNotFound, keptChanging, resumeScopeDenied, routeNotFound } from '../core/errors.ts';
 import { resumeNeedsTenantKey, toIdentityView } from '../core/identity-view.ts';
 import type { Deps } from '../deps.ts';
 import { getIdentity } from '../store/directory.store.ts';
@@ -51,9 +51,7 @@ export function identitiesApi(deps: Deps) {
           key.identity_ids &&
           resumeNeedsTenantKey(identity)
         ) {
-          throw new PmailError('scope_denied', 'Only a tenant-level key can resume this identity.', {
-            details: { required_level: 'tenant', pause_reason: identity.pause_reason },
-          });
+          throw resumeScopeDenied(identity.pause_reason);
         }
         // A status change between the read and the write: read again (a deleted identity is gone).
         for (let attempt = 0; Object.keys(fields).length > 0; attempt++) {
@@ -62,20 +60,17 @@ export function identitiesApi(deps: Deps) {
             identity = changed;
             break;
           }
-          if (attempt === 2)
-            throw new PmailError('unavailable', 'The identity kept changing; retry.', { retryAfter: 1 });
+          if (attempt === 2) throw keptChanging('identity');
           identity = (await identityInScope(deps.db, key, params.identity_id)).identity;
         }
         if (status === undefined || identity.status === status)
           return json(200, toIdentityView(identity), requestId);
         const body = { status };
         if (identity.status !== 'active' && identity.status !== 'paused') {
-          throw new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+          throw identityNotFound();
         }
         if (body.status === 'active' && key.identity_ids && resumeNeedsTenantKey(identity)) {
-          throw new PmailError('scope_denied', 'Only a tenant-level key can resume this identity.', {
-            details: { required_level: 'tenant', pause_reason: identity.pause_reason },
-          });
+          throw resumeScopeDenied(identity.pause_reason);
         }
         const now = deps.clock();
         const resuming = body.status === 'active';
@@ -119,13 +114,12 @@ export function identitiesApi(deps: Deps) {
         requirePermission(key, 'identities:write');
         requireLevel(key, ['platform', 'tenant'], 'Deleting an identity');
         const { identity } = await identityInScope(deps.db, key, params.identity_id);
-        if (identity.status === 'deleting')
-          throw new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+        if (identity.status === 'deleting') throw identityNotFound();
         const deleted = await deleteIdentity(deps, { key: key.scope }, identity, requestId);
         return json(200, toIdentityView(deleted), requestId);
       }
       default:
-        throw new PmailError('route_not_found', 'No such route.');
+        throw routeNotFound();
     }
   });
 }

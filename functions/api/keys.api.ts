@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { keyInReach, mintKey, revokeKey, rotateKey } from '../admin/keys.ts';
 import { toAuditView, toKeyView } from '../core/admin-views.ts';
-import { PmailError } from '../core/errors.ts';
+import { invalidCursor, keyNotFound, routeNotFound } from '../core/errors.ts';
 import { ID_PATTERNS } from '../core/ids.ts';
 import { KEY_LEVELS, MAX_OVERLAP_HOURS, notWider, PERMISSIONS, reaches, scopeOf } from '../core/keys.ts';
 import type { Deps } from '../deps.ts';
@@ -126,8 +126,7 @@ export function keysApi(deps: Deps) {
       }
       case 'revokeKey': {
         requirePermission(key, 'keys:manage');
-        if (!KEY_ID.test(params.key_id))
-          throw new PmailError('key_not_found', 'No key with this id is visible to this key.');
+        if (!KEY_ID.test(params.key_id)) throw keyNotFound();
         await revokeKey(deps, key.scope, params.key_id, requestId);
         return { statusCode: 204, headers: { 'request-id': requestId } } satisfies ApiResult;
       }
@@ -171,7 +170,7 @@ export function keysApi(deps: Deps) {
         );
       }
       default:
-        throw new PmailError('route_not_found', 'No such route.');
+        throw routeNotFound();
     }
   });
 }
@@ -182,9 +181,7 @@ export const encodeCursor = (last: string | undefined) =>
 export function decodeCursor(cursor: string): string {
   const value = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!/^[~0-9a-z_#]{1,120}$/.test(value)) {
-    throw new PmailError('invalid_request', 'The cursor is not valid.', {
-      details: { errors: [{ path: 'cursor', message: 'use next_cursor from a previous page' }] },
-    });
+    throw invalidCursor();
   }
   return value;
 }

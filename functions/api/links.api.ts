@@ -1,4 +1,4 @@
-import { PmailError } from '../core/errors.ts';
+import { PmailError, routeNotFound } from '../core/errors.ts';
 import {
   attachmentLinkKey,
   contentDisposition,
@@ -20,7 +20,7 @@ const MAX_CACHE_SECONDS = 3_600;
  */
 export function linksApi(deps: Deps) {
   return routeGroup(deps, async ({ route, params, requestId }) => {
-    if (route.operation !== 'getLink') throw new PmailError('route_not_found', 'No such route.');
+    if (route.operation !== 'getLink') throw routeNotFound();
 
     const now = Math.floor(deps.clock() / 1000);
     const link = verifyLink(deps.config.linkKeys, params.token, now);

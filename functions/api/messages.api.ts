@@ -1,5 +1,14 @@
 import type { Operation } from '../core/compose.ts';
-import { PmailError } from '../core/errors.ts';
+import {
+  invalidCursor,
+  invalidJson,
+  invalidQuery,
+  invalidRequest,
+  messageNotFound,
+  PmailError,
+  routeNotFound,
+  threadNotFound,
+} from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { encodeFollowCursor, followHorizon, nextPosition, parseAfter } from '../core/follow.ts';
 import { isId } from '../core/ids.ts';
@@ -110,9 +119,7 @@ export function messagesApi(deps: Deps) {
         const { identity } = await identityInScope(deps.db, key, params.identity_id);
         const body = resolveBodySchema.safeParse(parseJson(bodyOf(event)));
         if (!body.success) {
-          throw new PmailError('invalid_request', 'The request body is not valid.', {
-            details: { errors: zodErrors(body.error) },
-          });
+          throw invalidRequest(zodErrors(body.error));
         }
         const idempotencyKey = checkIdempotencyKey(header(event, 'idempotency-key'), false);
         const out = await resolveSend(deps, {
@@ -151,7 +158,7 @@ export function messagesApi(deps: Deps) {
         const m = isId('message', params.message_id)
           ? await getMessage(deps.db, identity.id, params.message_id)
           : undefined;
-        if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
+        if (!m) throw messageNotFound();
         return json(200, toApiMessage(m), requestId);
       }
       case 'getMessageRaw': {
@@ -163,8 +170,7 @@ export function messagesApi(deps: Deps) {
           ? await getMessage(deps.db, identity.id, params.message_id)
           : undefined;
         const raw = m ? await deps.blobs.get(m.raw_key) : undefined;
-        if (!m || !raw)
-          throw new PmailError('message_not_found', 'No message with this id in this identity.');
+        if (!m || !raw) throw messageNotFound();
         return {
           statusCode: 200,
           headers: {
@@ -182,9 +188,7 @@ export function messagesApi(deps: Deps) {
         const { identity } = await identityInScope(deps.db, key, params.identity_id);
         const q = listQuerySchema.safeParse(event.queryStringParameters ?? {});
         if (!q.success) {
-          throw new PmailError('invalid_request', 'The query is not valid.', {
-            details: { errors: zodErrors(q.error) },
-          });
+          throw invalidQuery(zodErrors(q.error));
         }
         if (q.data.after !== undefined && q.data.status !== undefined) {
           throw new PmailError('invalid_request', 'status filters the list, not a read on from `after`.', {
@@ -213,7 +217,7 @@ export function messagesApi(deps: Deps) {
         );
       }
       default:
-        throw new PmailError('route_not_found', 'No such route.');
+        throw routeNotFound();
     }
   });
 }
@@ -252,8 +256,8 @@ async function readOn(
       ? threadExists(deps.db, identityId, q.thread_id)
       : true,
   ]);
-  if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
-  if (!thread) throw new PmailError('thread_not_found', 'No thread with this id in this identity.');
+  if (!m) throw messageNotFound();
+  if (!thread) throw threadNotFound();
   const horizon = followHorizon(deps.clock());
   const page = await listMessagesAfter(deps.db, identityId, {
     ...parsed.position,
@@ -293,9 +297,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text || '{}');
   } catch {
-    throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
-      details: { errors: [{ path: '', message: 'not valid JSON' }] },
-    });
+    throw invalidJson();
   }
 }
 
@@ -304,9 +306,7 @@ const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('bas
 function decodeCursor(cursor: string): string {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!isId('message', id)) {
-    throw new PmailError('invalid_request', 'The cursor is not valid.', {
-      details: { errors: [{ path: 'cursor', message: 'use next_cursor from a previous page' }] },
-    });
+    throw invalidCursor();
   }
   return id;
 }

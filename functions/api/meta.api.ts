@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { PmailError } from '../core/errors.ts';
+import { routeNotFound } from '../core/errors.ts';
 import type { Deps } from '../deps.ts';
 import { json, routeGroup } from './http.ts';
 
@@ -46,7 +46,7 @@ export function metaApi(deps: Deps, ports: MetaPorts) {
           body: openapi,
         };
       default:
-        throw new PmailError('route_not_found', 'No such route.');
+        throw routeNotFound();
     }
   });
 }

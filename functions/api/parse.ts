@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { PmailError } from '../core/errors.ts';
+import { invalidJson, invalidQuery, invalidRequest } from '../core/errors.ts';
 import type { ApiEvent } from './http.ts';
 import { zodErrors } from './send.schema.ts';
 
@@ -14,16 +14,12 @@ export function parseBody<T extends z.ZodType>(raw: string, schema: T, optional 
     try {
       value = JSON.parse(raw);
     } catch {
-      throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
-        details: { errors: [{ path: '', message: 'not valid JSON' }] },
-      });
+      throw invalidJson();
     }
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
-    throw new PmailError('invalid_request', 'The request body is not valid.', {
-      details: { errors: zodErrors(parsed.error) },
-    });
+    throw invalidRequest(zodErrors(parsed.error));
   }
   return parsed.data;
 }
@@ -32,9 +28,7 @@ export function parseBody<T extends z.ZodType>(raw: string, schema: T, optional 
 export function parseQuery<T extends z.ZodType>(event: ApiEvent, schema: T): z.output<T> {
   const parsed = schema.safeParse(event.queryStringParameters ?? {});
   if (!parsed.success) {
-    throw new PmailError('invalid_request', 'The query is not valid.', {
-      details: { errors: zodErrors(parsed.error) },
-    });
+    throw invalidQuery(zodErrors(parsed.error));
   }
   return parsed.data;
 }

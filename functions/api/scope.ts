@@ -1,4 +1,4 @@
-import { PmailError } from '../core/errors.ts';
+import { PmailError, tenantNotFound } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
 import type { KeyLevel, Tenant } from '../core/model.ts';
 import type { Db } from '../store/db.ts';
@@ -27,7 +27,7 @@ export function ownTenant(key: Caller, what: string): string {
  * key only its own. A missing and a foreign tenant answer the same 404.
  */
 export async function tenantInReach(db: Db, key: Caller, tenantId: string): Promise<Tenant> {
-  const notFound = () => new PmailError('tenant_not_found', 'No tenant with this id is visible to this key.');
+  const notFound = () => tenantNotFound();
   if (!isId('tenant', tenantId)) throw notFound();
   if (key.scope.level !== 'platform' && key.tenant_id !== tenantId) throw notFound();
   const tenant = await getTenant(db, tenantId);

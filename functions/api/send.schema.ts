@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Operation } from '../core/compose.ts';
-import { PmailError } from '../core/errors.ts';
+import { invalidJson, invalidRequest } from '../core/errors.ts';
 import { ID_PATTERNS } from '../core/ids.ts';
 import {
   BASE64_PATTERN,
@@ -173,15 +173,11 @@ export function parseSendBody(operation: SendOperation, text: string): ParsedSen
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new PmailError('invalid_request', 'The request body is not valid JSON.', {
-      details: { errors: [{ path: '', message: 'not valid JSON' }] },
-    });
+    throw invalidJson();
   }
   const parsed = SEND_SCHEMAS[operation].safeParse(raw);
   if (!parsed.success) {
-    throw new PmailError('invalid_request', 'The request body is not valid.', {
-      details: { errors: zodErrors(parsed.error) },
-    });
+    throw invalidRequest(zodErrors(parsed.error));
   }
   // Checked on the body as received: subject and kind have defaults once parsed.
   const given = raw as Record<string, unknown>;
@@ -195,7 +191,7 @@ export function parseSendBody(operation: SendOperation, text: string): ParsedSen
         ? [{ path: 'variables', message: 'only with template' }]
         : [];
   if (errors.length > 0) {
-    throw new PmailError('invalid_request', 'The request body is not valid.', { details: { errors } });
+    throw invalidRequest(errors);
   }
   return { raw, body: parsed.data };
 }

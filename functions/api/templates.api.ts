@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PmailError } from '../core/errors.ts';
+import { PmailError, routeNotFound, templateNotFound } from '../core/errors.ts';
 import {
   MAX_SUBJECT_CHARS,
   MAX_TEMPLATE_DESCRIPTION_CHARS,
@@ -72,10 +72,7 @@ export function templatesApi(deps: Deps) {
     if (!(reads && key.scopes.includes('templates:write')))
       requirePermission(key, reads ? 'templates:read' : 'templates:write');
     const tenant = await tenantInReach(deps.db, key, params.tenant_id);
-    const notFound = () =>
-      new PmailError('template_not_found', 'No template with this name in this tenant.', {
-        details: { template: params.name },
-      });
+    const notFound = () => templateNotFound(params.name);
     const named = () => {
       if (!TEMPLATE_NAME_PATTERN.test(params.name)) throw notFound();
       return params.name;
@@ -133,7 +130,7 @@ export function templatesApi(deps: Deps) {
         return { statusCode: 204, headers: { 'request-id': requestId } } satisfies ApiResult;
       }
       default:
-        throw new PmailError('route_not_found', 'No such route.');
+        throw routeNotFound();
     }
   });
 }

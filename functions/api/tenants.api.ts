@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PmailError } from '../core/errors.ts';
+import { invalidCursor, listEntryNotFound, PmailError, routeNotFound } from '../core/errors.ts';
 import { normaliseAddress } from '../core/recipients.ts';
 import {
   API_SUPPRESSION_REASONS,
@@ -134,17 +134,17 @@ export function tenantsApi(deps: Deps) {
       case 'getListEntry': {
         const kind = listKind(params.direction, params.kind);
         const found = await getListEntry(deps.db, tenantId, kind, normaliseListEntry(params.entry));
-        if (!found) throw new PmailError('list_entry_not_found', 'No such entry on this list.');
+        if (!found) throw listEntryNotFound();
         return json(200, toListEntryView(found), requestId);
       }
       case 'deleteListEntry': {
         const kind = listKind(params.direction, params.kind);
         const deleted = await deleteListEntry(deps.db, tenantId, kind, normaliseListEntry(params.entry));
-        if (!deleted) throw new PmailError('list_entry_not_found', 'No such entry on this list.');
+        if (!deleted) throw listEntryNotFound();
         return noContent(requestId);
       }
       default:
-        throw new PmailError('route_not_found', 'No such route.');
+        throw routeNotFound();
     }
   });
 }
@@ -194,9 +194,7 @@ const encodeCursor = (last: string | undefined) =>
 function decodeCursor(cursor: string, valid: (s: string) => boolean): string {
   const value = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!valid(value)) {
-    throw new PmailError('invalid_request', 'The cursor is not valid.', {
-      details: { errors: [{ path: 'cursor', message: 'use next_cursor from a previous page' }] },
-    });
+    throw invalidCursor();
   }
   return value;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PmailError } from '../core/errors.ts';
+import { invalidQuery, messageNotFound, PmailError, routeNotFound, threadNotFound } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
 import { attachmentDisposition, servedAttachmentType } from '../core/inbound.ts';
 import { attachmentIndex, toApiMessage } from '../core/message-view.ts';
@@ -23,7 +23,6 @@ const listQuery = z.strictObject({
   cursor: z.string().max(200).optional(),
 });
 
-const threadNotFound = () => new PmailError('thread_not_found', 'No thread with this id in this identity.');
 const attachmentNotFound = () =>
   new PmailError('attachment_not_found', 'No attachment with this id on this message.');
 
@@ -43,13 +42,11 @@ export function threadsApi(deps: Deps) {
         const q = listQuery.safeParse(event.queryStringParameters ?? {});
         const after = q.success && q.data.cursor ? decodeThreadCursor(q.data.cursor) : undefined;
         if (!q.success || (q.data.cursor && !after)) {
-          throw new PmailError('invalid_request', 'The query is not valid.', {
-            details: {
-              errors: q.success
-                ? [{ path: 'cursor', message: 'use next_cursor from a previous page' }]
-                : zodErrors(q.error),
-            },
-          });
+          throw invalidQuery(
+            q.success
+              ? [{ path: 'cursor', message: 'use next_cursor from a previous page' }]
+              : zodErrors(q.error),
+          );
         }
         const page = await listThreads(deps.db, identity.id, { limit: q.data.limit, after });
         return json(
@@ -80,7 +77,7 @@ export function threadsApi(deps: Deps) {
       case 'getAttachment':
         return attachment(deps, identity.id, params, requestId);
       default:
-        throw new PmailError('route_not_found', 'No such route.');
+        throw routeNotFound();
     }
   });
 }
@@ -90,7 +87,7 @@ async function attachment(deps: Deps, identityId: string, params: Record<string,
   const m = isId('message', params.message_id)
     ? await getMessage(deps.db, identityId, params.message_id)
     : undefined;
-  if (!m) throw new PmailError('message_not_found', 'No message with this id in this identity.');
+  if (!m) throw messageNotFound();
   const index = attachmentIndex(params.attachment_id);
   const listed = index === undefined ? undefined : m.inbound?.attachments[index];
   const raw = listed && m.inbound?.parse === 'parsed' ? await deps.blobs.get(m.raw_key) : undefined;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { PmailError } from '../core/errors.ts';
+import { PmailError, routeNotFound } from '../core/errors.ts';
 import {
   formatSecret,
   RECENT_DELIVERIES_LIMIT,
@@ -118,7 +118,7 @@ export function webhooksApi(deps: Deps) {
         return { statusCode: 204, headers: { 'request-id': requestId } } satisfies ApiResult;
       }
       default:
-        throw new PmailError('route_not_found', 'No such route.');
+        throw routeNotFound();
     }
   });
 }

@@ -94,3 +94,92 @@ export interface FieldError {
 export function invalidRequest(errors: FieldError[], message = 'The request body is not valid.'): PmailError {
   return new PmailError('invalid_request', message, { details: { errors } });
 }
+
+/*
+ * Named errors: a refusal raised in more than one place is built here, so its text is written once.
+ */
+
+export const routeNotFound = () => new PmailError('route_not_found', 'No such route.');
+
+export const messageNotFound = () =>
+  new PmailError('message_not_found', 'No message with this id in this identity.');
+
+export const threadNotFound = () =>
+  new PmailError('thread_not_found', 'No thread with this id in this identity.');
+
+export const identityNotFound = () =>
+  new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+
+export const tenantNotFound = () =>
+  new PmailError('tenant_not_found', 'No tenant with this id is visible to this key.');
+
+export const keyNotFound = () =>
+  new PmailError('key_not_found', 'No key with this id is visible to this key.');
+
+export const listEntryNotFound = () => new PmailError('list_entry_not_found', 'No such entry on this list.');
+
+export const templateNotFound = (template: string) =>
+  new PmailError('template_not_found', 'No template with this name in this tenant.', {
+    details: { template },
+  });
+
+/** The Idempotency-Key's first request still holds it. */
+export const requestInProgress = () =>
+  new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
+
+/** A body that does not parse as JSON. */
+export const invalidJson = () =>
+  invalidRequest([{ path: '', message: 'not valid JSON' }], 'The request body is not valid JSON.');
+
+/** A query string that its schema refuses. */
+export const invalidQuery = (errors: FieldError[]) => invalidRequest(errors, 'The query is not valid.');
+
+/** A cursor that no page handed out. */
+export const invalidCursor = () =>
+  invalidRequest(
+    [{ path: 'cursor', message: 'use next_cursor from a previous page' }],
+    'The cursor is not valid.',
+  );
+
+/** A body above 7 MiB (`core/limits.ts` MAX_BODY_BYTES). */
+export const payloadTooLarge = (maxBytes: number) =>
+  new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
+    details: { max_bytes: maxBytes },
+  });
+
+/** The composed MIME above the transport's limit. */
+export const messageTooLarge = (sizeBytes: number, maxBytes: number) =>
+  new PmailError('message_too_large', 'The composed message is larger than the transport limit.', {
+    details: { size_bytes: sizeBytes, max_bytes: maxBytes },
+  });
+
+/** An item that kept moving under a read-then-write; the client retries (`what`: "key", "tenant", …). */
+export const keptChanging = (what: string) =>
+  new PmailError('unavailable', `The ${what} kept changing; retry.`, { retryAfter: 1 });
+
+export const policyVersionConflict = (policyVersion: number) =>
+  new PmailError('policy_version_conflict', 'The policy changed since policy_version.', {
+    details: { policy_version: policyVersion },
+  });
+
+/** A paused identity that only a tenant-level key may resume. */
+export const resumeScopeDenied = (pauseReason: unknown) =>
+  new PmailError('scope_denied', 'Only a tenant-level key can resume this identity.', {
+    details: { required_level: 'tenant', pause_reason: pauseReason },
+  });
+
+/** This deployment has no store for SMTP relay credentials. */
+export const relayCredentialsUnavailable = () =>
+  new PmailError('unavailable', 'Relay credentials cannot be stored by this deployment.');
+
+/**
+ * A cancel refused (the message is past queued, claimed, or partly sent). A class, so a caller that
+ * cancels on its own account (the claim's re-check) steers on it rather than on the code.
+ */
+export class NotCancelableError extends PmailError {
+  constructor(status: string) {
+    super('not_cancelable', 'Only a queued message that no attempt is sending can be canceled.', {
+      details: { status },
+    });
+  }
+}

@@ -1,4 +1,4 @@
-import { PmailError } from './errors.ts';
+import { keyNotFound, PmailError } from './errors.ts';
 import type { ApiKeyDefinition, ApiKeyRecord, KeyLevel } from './model.ts';
 
 /**
@@ -141,6 +141,3 @@ export function checkKeyAccess(caller: KeyScope, target: KeyScope): void {
     });
   }
 }
-
-export const keyNotFound = () =>
-  new PmailError('key_not_found', 'No key with this id is visible to this key.');

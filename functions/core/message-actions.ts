@@ -1,4 +1,4 @@
-import { PmailError } from './errors.ts';
+import { NotCancelableError, PmailError } from './errors.ts';
 import type { MessageRecord } from './model.ts';
 import { withoutBackoffReason } from './send-attempt.ts';
 
@@ -12,13 +12,7 @@ export function cancelMessage(m: MessageRecord, now: number): MessageRecord {
   const partlySent = (m.deliveries ?? []).some((d) => d.status !== 'queued' && d.status !== 'suppressed');
   // An undispatched message (held for a transport not configured yet) cancels alike.
   if ((m.status !== 'queued' && m.status !== 'undispatched') || m.claim || partlySent) {
-    throw new PmailError(
-      'not_cancelable',
-      'Only a queued message that no attempt is sending can be canceled.',
-      {
-        details: { status: m.status },
-      },
-    );
+    throw new NotCancelableError(m.status);
   }
   return {
     ...withoutBackoffReason(m),

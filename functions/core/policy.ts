@@ -1,4 +1,4 @@
-import { PmailError } from './errors.ts';
+import { identityNotFound, PmailError } from './errors.ts';
 import type { Identity, Tenant } from './model.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { Identity, Tenant } from './model.ts';
  */
 export function checkSender(tenant: Tenant, identity: Identity): void {
   if (identity.status === 'deleting' || identity.status === 'deleted') {
-    throw new PmailError('identity_not_found', 'No identity with this id is visible to this key.');
+    throw identityNotFound();
   }
   if (tenant.status === 'suspended') throw new PmailError('tenant_suspended', 'The tenant is suspended.');
   if (identity.status === 'paused') {

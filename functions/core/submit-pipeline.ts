@@ -8,7 +8,7 @@ import {
   serviceHeaderCount,
 } from './compose.ts';
 import { transportGap } from './domains.ts';
-import { PmailError } from './errors.ts';
+import { messageNotFound, PmailError, threadNotFound } from './errors.ts';
 import { validateCustomHeaders } from './headers.ts';
 import { consentKindOf } from './job-kind.ts';
 import type {
@@ -195,153 +195,236 @@ const outsideSimulator = (recipients: Recipient[]) =>
   recipients.filter((r) => !isSimulatorAddress(r.address));
 
 /**
- * Steps 1–17 on the snapshot, in order; the first refusal throws. See the file comment.
+ * The send checks on the snapshot, in the order of docs/architecture.md › The submit path (step 3);
+ * the first refusal throws, a read a later step needs is answered as `need`. See the file comment.
  */
 export function decideSubmit(s: SubmitSnapshot): SubmitOutcome {
-  const { tenant, identity, operation, body, now } = s;
-  const policy = tenant.policy ?? {};
   const need = (reads: SubmitReads): SubmitOutcome => ({ type: 'need', reads });
+  const policy = s.tenant.policy ?? {};
 
-  // 1–4: identity and tenant status, accountable owner.
-  checkSender(tenant, identity);
-
-  // 5: the target message, the thread.
-  if (s.targetMessageId && !s.target) {
-    throw new PmailError('message_not_found', 'No message with this id in this identity.');
-  }
-  if (operation === 'send' && body.thread_id && !s.threadRoot)
-    throw new PmailError('thread_not_found', 'No thread with this id in this identity.');
-  const { threadId, threaded } = threadOf(s);
-  const target = s.target;
-  const firstReads: SubmitReads = {
-    ...(threaded && s.thread === undefined ? { thread: threadId } : {}),
-    ...(s.addresses === undefined ? { addresses: identityAddressList(identity) } : {}),
-  };
-  const replyToAddrs =
-    target && (operation === 'reply' || operation === 'reply_all')
-      ? target.reply_to.map((r) => canonicalAddress(r.address)).filter((a) => !s.contacts.read.has(a))
-      : [];
-  if (firstReads.thread || firstReads.addresses || replyToAddrs.length)
-    return need({ ...firstReads, ...(replyToAddrs.length ? { contacts: replyToAddrs } : {}) });
+  checkSender(s.tenant, s.identity); // the sender (1–4)
+  const { threadId, threaded } = checkTarget(s); // the target (5)
+  const firstReads = firstReadsNeeded(s, threadId, threaded);
+  if (firstReads) return need(firstReads);
   const thread = s.thread ?? undefined;
   const identityAddresses = s.addresses!;
 
-  // 6: recipients.
-  let recipients: Recipient[];
-  if (operation === 'reply' || operation === 'reply_all') {
-    const m = target!;
-    const to = replyTarget(
-      { from: m.from, replyTo: m.reply_to, to: m.to, cc: m.cc },
-      {
-        knownSender: m.flags.includes('known_sender'),
-        contactsWithOutbound: m.reply_to
-          .map((r) => canonicalAddress(r.address))
-          .filter((a) => (s.contacts.found.get(a)?.outbound_count ?? 0) > 0),
-      },
-    );
-    const picked =
-      operation === 'reply_all'
-        ? replyAllRecipients(
-            { from: m.from, replyTo: m.reply_to, to: m.to, cc: m.cc },
-            { identityAddresses: [...identityAddresses.keys(), ...(identity.addresses ?? [])], target: to },
-          )
-        : replyRecipients({ from: m.from, to: m.to, cc: m.cc }, { direction: m.direction, target: to });
-    recipients = normaliseRecipients({ to: picked.to, cc: picked.cc });
-  } else {
-    recipients = normaliseRecipients({ to: body.to, cc: body.cc, bcc: body.bcc });
+  const recipients = pickRecipients(s, identityAddresses); // the recipients (6)
+  checkRecipientCount(recipients, policy.max_recipients); // the count (7)
+  const { directoryKeys, filterKeys } = recipientReadsNeeded(s, recipients);
+  if (directoryKeys.length) {
+    return need({ directory: directoryKeys, ...(filterKeys.length ? { filters: filterKeys } : {}) });
   }
+  checkTestModeRecipients(s, recipients); // test mode (8)
+  checkMarketing(s.body); // marketing (9)
+  const autoStreak = checkAutoReply(s, thread); // automatic replies (10)
 
-  // 7: count.
-  checkRecipientCount(recipients, policy.max_recipients);
+  const threading = threadingFacts(s, thread);
+  const customHeaders = checkCustomHeaders(s, threading); // custom headers (11)
+  checkBodyContent(s.body); // content (12)
+  const from = chooseFrom(s.identity, identityAddresses, s.body.from_address, {
+    threaded,
+    thread,
+    target: s.target,
+  }); // the From (13)
 
-  // The reads that depend on the recipients, named together: the test-mode directory (step 8) and
-  // the recipient filters (step 16).
-  const addrs = recipients.map((r) => r.address);
+  const lastReads = lastReadsNeeded(s, from, filterKeys);
+  if (lastReads) return need(lastReads);
+  const domain = s.domains.found.get(domainOf(from.address));
+  const undispatched = checkSendingDomain(s.tenant, domain, s.body.kind === 'marketing'); // the sending domain (14–15)
+  const { contacts, decisions } = recipientFilters(s, recipients); // the recipient filters (16)
+
+  return {
+    type: 'decided',
+    decision: composeDecision(s, {
+      threadId,
+      threaded,
+      thread,
+      recipients,
+      decisions,
+      contacts,
+      from,
+      domain,
+      threading,
+      customHeaders,
+      autoStreak,
+      undispatched,
+    }),
+  }; // the composition (17)
+}
+
+/** The target (5): the message answered or forwarded, the thread a send names; the thread it joins. */
+function checkTarget(s: SubmitSnapshot): { threadId: string; threaded: boolean } {
+  if (s.targetMessageId && !s.target) {
+    throw messageNotFound();
+  }
+  if (s.operation === 'send' && s.body.thread_id && !s.threadRoot) throw threadNotFound();
+  return threadOf(s);
+}
+
+/** After the target: the thread, the identity's addresses, a replied message's Reply-To contacts. */
+function firstReadsNeeded(s: SubmitSnapshot, threadId: string, threaded: boolean): SubmitReads | undefined {
+  const reads: SubmitReads = {
+    ...(threaded && s.thread === undefined ? { thread: threadId } : {}),
+    ...(s.addresses === undefined ? { addresses: identityAddressList(s.identity) } : {}),
+  };
+  const replyToAddrs =
+    s.target && (s.operation === 'reply' || s.operation === 'reply_all')
+      ? s.target.reply_to.map((r) => canonicalAddress(r.address)).filter((a) => !s.contacts.read.has(a))
+      : [];
+  if (!reads.thread && !reads.addresses && !replyToAddrs.length) return undefined;
+  return { ...reads, ...(replyToAddrs.length ? { contacts: replyToAddrs } : {}) };
+}
+
+/** The recipients (6): a reply's and a reply-all's picked from the answered message, else the body's. */
+function pickRecipients(
+  s: SubmitSnapshot,
+  identityAddresses: ReadonlyMap<string, AddressRecord>,
+): Recipient[] {
+  const { operation, body, identity } = s;
+  if (operation !== 'reply' && operation !== 'reply_all') {
+    return normaliseRecipients({ to: body.to, cc: body.cc, bcc: body.bcc });
+  }
+  const m = s.target!;
+  const to = replyTarget(
+    { from: m.from, replyTo: m.reply_to, to: m.to, cc: m.cc },
+    {
+      knownSender: m.flags.includes('known_sender'),
+      contactsWithOutbound: m.reply_to
+        .map((r) => canonicalAddress(r.address))
+        .filter((a) => (s.contacts.found.get(a)?.outbound_count ?? 0) > 0),
+    },
+  );
+  const picked =
+    operation === 'reply_all'
+      ? replyAllRecipients(
+          { from: m.from, replyTo: m.reply_to, to: m.to, cc: m.cc },
+          { identityAddresses: [...identityAddresses.keys(), ...(identity.addresses ?? [])], target: to },
+        )
+      : replyRecipients({ from: m.from, to: m.to, cc: m.cc }, { direction: m.direction, target: to });
+  return normaliseRecipients({ to: picked.to, cc: picked.cc });
+}
+
+/**
+ * The reads that depend on the recipients, named together: the test-mode directory (8) and the
+ * recipient filters (16).
+ */
+function recipientReadsNeeded(
+  s: SubmitSnapshot,
+  recipients: Recipient[],
+): { directoryKeys: string[]; filterKeys: string[] } {
   const directoryKeys =
-    tenant.mode === 'test'
+    s.tenant.mode === 'test'
       ? outsideSimulator(recipients)
           .map((r) => baseAddress(r.address).toLowerCase())
           .filter((a) => !s.directory.read.has(a))
       : [];
-  const filterKeys = addrs
-    .map(canonicalAddress)
+  const filterKeys = recipients
+    .map((r) => canonicalAddress(r.address))
     .filter((a) => !s.filters.read.has(a) || !s.contacts.read.has(a));
-  if (directoryKeys.length) {
-    return need({ directory: directoryKeys, ...(filterKeys.length ? { filters: filterKeys } : {}) });
-  }
+  return { directoryKeys, filterKeys };
+}
 
-  // 8: a test tenant sends only to the simulator and to addresses of this deployment.
-  if (tenant.mode === 'test') {
-    const refused = outsideSimulator(recipients).filter((r) => {
-      const rec = s.directory.found.get(baseAddress(r.address).toLowerCase());
-      return !rec || rec.status === 'retired';
-    });
-    if (refused.length > 0) {
-      throw new PmailError(
-        'test_mode_recipient',
-        'A test tenant can send only to @simulator.invalid and to addresses of identities on this deployment.',
-        { details: { fields: refused.map((r) => r.field) } },
-      );
-    }
+/** Test mode (8): a test tenant sends only to the simulator and to addresses of this deployment. */
+function checkTestModeRecipients(s: SubmitSnapshot, recipients: Recipient[]): void {
+  if (s.tenant.mode !== 'test') return;
+  const refused = outsideSimulator(recipients).filter((r) => {
+    const rec = s.directory.found.get(baseAddress(r.address).toLowerCase());
+    return !rec || rec.status === 'retired';
+  });
+  if (refused.length > 0) {
+    throw new PmailError(
+      'test_mode_recipient',
+      'A test tenant can send only to @simulator.invalid and to addresses of identities on this deployment.',
+      { details: { fields: refused.map((r) => r.field) } },
+    );
   }
+}
 
-  // 9: marketing needs an HTTPS one-click unsubscribe URL and the consent it relies on.
-  if (body.kind === 'marketing') {
-    const url = body.unsubscribe?.url;
-    let https = false;
-    try {
-      https = !!url && new URL(url).protocol === 'https:';
-    } catch {
-      https = false;
-    }
-    if (!https || !body.consent) {
-      throw new PmailError(
-        'marketing_requirements_missing',
-        'A marketing send needs unsubscribe.url (HTTPS) and consent.',
-        {
-          details: { missing: [!https && 'unsubscribe.url', !body.consent && 'consent'].filter(Boolean) },
-        },
-      );
-    }
+/** Marketing (9): an HTTPS one-click unsubscribe URL and the consent it relies on. */
+function checkMarketing(body: SendCommand): void {
+  if (body.kind !== 'marketing') return;
+  const url = body.unsubscribe?.url;
+  let https = false;
+  try {
+    https = !!url && new URL(url).protocol === 'https:';
+  } catch {
+    https = false;
   }
+  if (!https || !body.consent) {
+    throw new PmailError(
+      'marketing_requirements_missing',
+      'A marketing send needs unsubscribe.url (HTTPS) and consent.',
+      {
+        details: { missing: [!https && 'unsubscribe.url', !body.consent && 'consent'].filter(Boolean) },
+      },
+    );
+  }
+}
 
-  // 10: automatic replies (D6).
-  const isAuto = body.kind === 'auto_reply';
+/** Automatic replies (10): allowed or refused with its reason; the thread's streak after this send. */
+function checkAutoReply(s: SubmitSnapshot, thread: ThreadItem | undefined): number {
+  if (s.body.kind !== 'auto_reply') return 0;
+  const policy = s.tenant.policy ?? {};
   const streak = thread?.auto_streak ?? 0;
-  if (isAuto) {
-    const max = policy.auto_reply?.max_automatic_exchanges ?? DEFAULT_MAX_AUTOMATIC_EXCHANGES;
-    const reason =
-      operation !== 'reply' && operation !== 'reply_all'
-        ? 'not_a_reply'
-        : target!.kind === 'auto_reply' || target!.flags.includes('automated')
-          ? 'replying_to_automated_mail'
-          : policy.auto_reply?.enabled === false
-            ? 'disabled_by_policy'
-            : streak >= max
-              ? 'exchange_cap_reached'
-              : undefined;
-    if (reason) {
-      throw new PmailError('auto_reply_not_allowed', 'This automatic reply is not allowed.', {
-        details: { reason, ...(reason === 'exchange_cap_reached' ? { max_automatic_exchanges: max } : {}) },
-      });
-    }
+  const max = policy.auto_reply?.max_automatic_exchanges ?? DEFAULT_MAX_AUTOMATIC_EXCHANGES;
+  const reason =
+    s.operation !== 'reply' && s.operation !== 'reply_all'
+      ? 'not_a_reply'
+      : s.target!.kind === 'auto_reply' || s.target!.flags.includes('automated')
+        ? 'replying_to_automated_mail'
+        : policy.auto_reply?.enabled === false
+          ? 'disabled_by_policy'
+          : streak >= max
+            ? 'exchange_cap_reached'
+            : undefined;
+  if (reason) {
+    throw new PmailError('auto_reply_not_allowed', 'This automatic reply is not allowed.', {
+      details: { reason, ...(reason === 'exchange_cap_reached' ? { max_automatic_exchanges: max } : {}) },
+    });
   }
+  return streak + 1;
+}
 
-  // Threading facts the headers depend on.
-  const hop = target ? (target.hop ?? 1) + 1 : 1;
-  const refs = referencesFor(thread, target);
-  const inReplyTo = target?.rfc_message_id ?? (refs.length ? refs[refs.length - 1] : undefined);
-  const marketing =
-    body.kind === 'marketing' ? { url: body.unsubscribe!.url, mailto: body.unsubscribe!.mailto } : undefined;
-  const disclosure = policy.ai_disclosure;
+/** Threading facts the headers depend on. */
+interface Threading {
+  hop: number;
+  references: string[];
+  inReplyTo?: string;
+  marketing?: { url: string; mailto?: string };
+}
 
-  // 11: custom headers.
-  const customHeaders = validateCustomHeaders(
-    body.headers,
-    serviceHeaderCount({ hop, inReplyTo, references: refs, autoReply: isAuto, disclosure, marketing }),
+function threadingFacts(s: SubmitSnapshot, thread: ThreadItem | undefined): Threading {
+  const { target, body } = s;
+  const references = referencesFor(thread, target);
+  return {
+    hop: target ? (target.hop ?? 1) + 1 : 1,
+    references,
+    inReplyTo: target?.rfc_message_id ?? (references.length ? references[references.length - 1] : undefined),
+    marketing:
+      body.kind === 'marketing'
+        ? { url: body.unsubscribe!.url, mailto: body.unsubscribe!.mailto }
+        : undefined,
+  };
+}
+
+/** Custom headers (11), counted with the service headers this message gets. */
+function checkCustomHeaders(s: SubmitSnapshot, t: Threading) {
+  return validateCustomHeaders(
+    s.body.headers,
+    serviceHeaderCount({
+      hop: t.hop,
+      inReplyTo: t.inReplyTo,
+      references: t.references,
+      autoReply: s.body.kind === 'auto_reply',
+      disclosure: s.tenant.policy?.ai_disclosure,
+      marketing: t.marketing,
+    }),
   );
+}
 
-  // 12: content.
+/** Content (12). */
+function checkBodyContent(body: SendCommand): void {
   checkContent({
     text: body.text,
     html: body.html,
@@ -350,91 +433,111 @@ export function decideSubmit(s: SubmitSnapshot): SubmitOutcome {
     labels: body.labels,
     metadata: body.metadata,
   });
+}
 
-  // 13: From.
-  const from = chooseFrom(identity, identityAddresses, body.from_address, { threaded, thread, target });
-
-  // 14–15: the sending domain is ready and has a transport. The reads still missing are named
-  // together (the From's domain, the recipients' filters, a forward's original).
+/** Before the sending domain (14–15), the reads still missing, named together: the From's domain,
+ * the recipients' filters, a forward's original. */
+function lastReadsNeeded(s: SubmitSnapshot, from: Mailbox, filterKeys: string[]): SubmitReads | undefined {
   const fromDomain = domainOf(from.address);
-  const forwardNeeded = operation === 'forward' && s.forwarded === undefined;
-  if (!s.domains.read.has(fromDomain) || filterKeys.length || forwardNeeded) {
-    return need({
-      ...(s.domains.read.has(fromDomain) ? {} : { domains: [fromDomain] }),
-      ...(filterKeys.length ? { filters: filterKeys } : {}),
-      ...(forwardNeeded ? { forwarded: true } : {}),
-    });
-  }
-  const domain = s.domains.found.get(fromDomain);
-  const undispatched = checkSendingDomain(tenant, domain, body.kind === 'marketing');
+  const forwardNeeded = s.operation === 'forward' && s.forwarded === undefined;
+  if (s.domains.read.has(fromDomain) && !filterKeys.length && !forwardNeeded) return undefined;
+  return {
+    ...(s.domains.read.has(fromDomain) ? {} : { domains: [fromDomain] }),
+    ...(filterKeys.length ? { filters: filterKeys } : {}),
+    ...(forwardNeeded ? { forwarded: true } : {}),
+  };
+}
 
-  // 16: recipient filters (suppressions, send-block, allowlist-only, require-known-recipient).
+/** The recipient filters (16): suppressions, send-block, allowlist-only, require-known-recipient. */
+function recipientFilters(
+  s: SubmitSnapshot,
+  recipients: Recipient[],
+): { contacts: Map<string, ContactCounts>; decisions: SubmitDecision['decisions'] } {
+  const policy = s.tenant.policy ?? {};
   const contacts = new Map(
-    addrs.flatMap((a) => {
-      const c = s.contacts.found.get(canonicalAddress(a));
-      return c ? [[canonicalAddress(a), c] as const] : [];
+    recipients.flatMap((r) => {
+      const c = s.contacts.found.get(canonicalAddress(r.address));
+      return c ? [[canonicalAddress(r.address), c] as const] : [];
     }),
   );
   const decisions = filterRecipients(recipients, {
-    now,
+    now: s.now,
     // The kind through the one accessor the send's re-check also reads.
-    elective: consentKindOf(body) === 'elective',
+    elective: consentKindOf(s.body) === 'elective',
     allowlistOnly: policy.send_allowlist_only === true,
-    requireKnownRecipient: identity.send_policy?.require_known_recipient === true,
+    requireKnownRecipient: s.identity.send_policy?.require_known_recipient === true,
     suppressions: s.filters.suppressions,
     sendBlock: s.filters.block,
     sendAllow: s.filters.allow,
     contacts,
   });
+  return { contacts, decisions };
+}
 
-  // 17: what is composed (the MIME and its size are the send module's).
-  const subject = operation === 'send' ? (body.subject ?? '') : target!.subject;
+/** What the steps before decided, handed to the composition. */
+interface Decided {
+  threadId: string;
+  threaded: boolean;
+  thread?: ThreadItem;
+  recipients: Recipient[];
+  decisions: SubmitDecision['decisions'];
+  contacts: Map<string, ContactCounts>;
+  from: Mailbox;
+  domain?: DomainRecord;
+  threading: Threading;
+  customHeaders: ComposeInput['customHeaders'];
+  autoStreak: number;
+  undispatched: boolean;
+}
+
+/** The composition (17): what is composed (the MIME and its size are the send module's). */
+function composeDecision(s: SubmitSnapshot, d: Decided): SubmitDecision {
+  const { operation, body, identity, tenant } = s;
+  const target = s.target;
   const forwarded = operation === 'forward' ? forwardedParts(target!, s.forwarded!, body) : undefined;
-  const replyTo = threadTokenReplyTo(s.hashKey, domain, from, identity.id, threadId);
+  const replyTo = threadTokenReplyTo(s.hashKey, d.domain, d.from, identity.id, d.threadId);
+  const { hop, references, inReplyTo, marketing } = d.threading;
   return {
-    type: 'decided',
-    decision: {
-      messageId: `msg_${s.ulid}`,
-      threadId,
-      threaded,
-      target,
-      thread,
-      recipients,
-      decisions,
-      from,
-      replyTo,
+    messageId: `msg_${s.ulid}`,
+    threadId: d.threadId,
+    threaded: d.threaded,
+    target,
+    thread: d.thread,
+    recipients: d.recipients,
+    decisions: d.decisions,
+    from: d.from,
+    replyTo,
+    hop,
+    autoStreak: d.autoStreak,
+    compose: {
+      rfcMessageId: rfcMessageIdFor(s.ulid, d.from.address),
+      now: s.now,
+      from: d.from,
+      recipients: d.recipients,
+      subject: operation === 'send' ? (body.subject ?? '') : target!.subject,
+      text: body.text,
+      html: body.html,
+      attachments: body.attachments,
       hop,
-      autoStreak: isAuto ? streak + 1 : 0,
-      compose: {
-        rfcMessageId: rfcMessageIdFor(s.ulid, from.address),
-        now,
-        from,
-        recipients,
-        subject,
-        text: body.text,
-        html: body.html,
-        attachments: body.attachments,
-        hop,
-        operation,
-        replyTo,
-        customHeaders,
-        signature:
-          identity.signature_text || identity.signature_html
-            ? { text: identity.signature_text, html: identity.signature_html }
-            : undefined,
-        disclosure,
-        marketing,
-        autoReply: isAuto,
-        forward: forwarded?.original,
-        forwardAttachments: forwarded?.attachments,
-      },
-      inReplyTo,
-      references: refs,
-      linkLargeAttachments: policy.large_attachments === 'link',
-      contacts,
-      ...(undispatched ? { undispatched } : {}),
-      caps: capsFor(tenant, identity),
+      operation,
+      replyTo,
+      customHeaders: d.customHeaders,
+      signature:
+        identity.signature_text || identity.signature_html
+          ? { text: identity.signature_text, html: identity.signature_html }
+          : undefined,
+      disclosure: tenant.policy?.ai_disclosure,
+      marketing,
+      autoReply: body.kind === 'auto_reply',
+      forward: forwarded?.original,
+      forwardAttachments: forwarded?.attachments,
     },
+    inReplyTo,
+    references,
+    linkLargeAttachments: tenant.policy?.large_attachments === 'link',
+    contacts: d.contacts,
+    ...(d.undispatched ? { undispatched: d.undispatched } : {}),
+    caps: capsFor(tenant, identity),
   };
 }
 

@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { ulid } from 'ulid';
 import { type ApiEvent, type ApiResult, errorResponse, matchRoute } from '../api/http.ts';
 import type { RouteGroup } from '../api/routes.ts';
-import { PmailError } from '../core/errors.ts';
+import { payloadTooLarge } from '../core/errors.ts';
+import { MAX_BODY_BYTES } from '../core/limits.ts';
 import type { Logger } from '../log.ts';
 
 /** API Gateway HTTP API's own payload limit; the handlers enforce pmail's 7 MiB below it. */
@@ -107,9 +108,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
     if (size > GATEWAY_MAX_BYTES) {
-      throw new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
-        details: { max_bytes: 7 * 1024 * 1024 },
-      });
+      throw payloadTooLarge(MAX_BODY_BYTES);
     }
     chunks.push(chunk as Buffer);
   }

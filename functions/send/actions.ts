@@ -1,5 +1,5 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { PmailError } from '../core/errors.ts';
+import { messageNotFound } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { isId } from '../core/ids.ts';
 import { cancelMessage, resolveMessage, retryMessage } from '../core/message-actions.ts';
@@ -34,7 +34,7 @@ async function transition(
       ? await getMessage(deps.db, identityId, messageId, true)
       : undefined;
     if (before?.direction !== 'outbound') {
-      throw new PmailError('message_not_found', 'No message with this id in this identity.');
+      throw messageNotFound();
     }
     const now = deps.clock();
     const after = decide(before, now);
@@ -205,7 +205,7 @@ export async function retrySend(
       ? await getMessage(deps.db, args.identityId, args.messageId, true)
       : undefined;
     if (before?.direction !== 'outbound') {
-      throw new PmailError('message_not_found', 'No message with this id in this identity.');
+      throw messageNotFound();
     }
     const now = deps.clock();
     const decision = retryMessage(before, now, (n) => executionName(before.id, n));

@@ -6,7 +6,7 @@ import {
   rejectMessage,
 } from '../core/approval.ts';
 import { derivedEventId } from '../core/delivery-outbox.ts';
-import { PmailError } from '../core/errors.ts';
+import { messageNotFound, PmailError } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
@@ -45,7 +45,7 @@ interface Decision {
 async function pendingMessage(deps: Deps, identityId: string, messageId: string): Promise<MessageRecord> {
   const m = isId('message', messageId) ? await getMessage(deps.db, identityId, messageId, true) : undefined;
   if (m?.direction !== 'outbound') {
-    throw new PmailError('message_not_found', 'No message with this id in this identity.');
+    throw messageNotFound();
   }
   checkPendingApproval(m);
   return m;
@@ -125,7 +125,7 @@ async function decideOn(
     const items = decisionItems(deps, d, m, type, data, now);
     return { next, result: undefined, alsoWrite: [...items, ...suppressedItems(deps, next, now)] };
   });
-  if (!out.found) throw new PmailError('message_not_found', 'No message with this id in this identity.');
+  if (!out.found) throw messageNotFound();
   return out.message;
 }
 

@@ -1,5 +1,5 @@
 import { attemptEndEvent } from '../core/delivery-outbox.ts';
-import { PmailError } from '../core/errors.ts';
+import { NotCancelableError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import type { MessageRecord, RecordedClaim } from '../core/model.ts';
 import {
@@ -178,7 +178,7 @@ async function recheckSender(deps: Deps, input: SendAttemptInput): Promise<boole
     return true;
   } catch (err) {
     // A claim is active or part was sent: leave it to that attempt.
-    if (err instanceof PmailError && err.code === 'not_cancelable') return false;
+    if (err instanceof NotCancelableError) return false;
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import { PmailError } from '../core/errors.ts';
+import { PmailError, requestInProgress } from '../core/errors.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import {
@@ -38,7 +38,7 @@ export function storedAnswer(lookup: Lookup): string | undefined {
         details: lookup.message_id ? { original_message_id: lookup.message_id } : {},
       });
     case 'in_progress':
-      throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
+      throw requestInProgress();
   }
 }
 
@@ -83,8 +83,7 @@ export async function completeKey(
   });
   if (done) return response;
   const held = await lookupKey(deps, key);
-  if (held === undefined)
-    throw new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
+  if (held === undefined) throw requestInProgress();
   return held;
 }
 

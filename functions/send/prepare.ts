@@ -1,5 +1,5 @@
 import { appendHtml, type ComposeInput, composePlan, htmlToText, type Operation } from '../core/compose.ts';
-import { PmailError } from '../core/errors.ts';
+import { messageTooLarge } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
 import { MAX_MIME_BYTES } from '../core/limits.ts';
 import { attachmentLink, type LinkCandidate, linkBlobMetadata, planLinks } from '../core/links.ts';
@@ -273,9 +273,7 @@ async function fitSize(
     }
     const pick = opts.link ? planLinks(candidates, { overBy: mime.length - MAX_MIME_BYTES }) : [];
     if (pick.length === 0) {
-      throw new PmailError('message_too_large', 'The composed message is larger than the transport limit.', {
-        details: { size_bytes: mime.length, max_bytes: MAX_MIME_BYTES },
-      });
+      throw messageTooLarge(mime.length, MAX_MIME_BYTES);
     }
     for (const index of pick) {
       candidates[index].linked = true;
@@ -309,9 +307,7 @@ export async function composeMime(
 ): Promise<Buffer> {
   const mime = await buildMime(composePlan({ ...compose, inReplyTo, references }));
   if (mime.length > MAX_MIME_BYTES) {
-    throw new PmailError('message_too_large', 'The composed message is larger than the transport limit.', {
-      details: { size_bytes: mime.length, max_bytes: MAX_MIME_BYTES },
-    });
+    throw messageTooLarge(mime.length, MAX_MIME_BYTES);
   }
   return mime;
 }

@@ -1,4 +1,4 @@
-import { PmailError } from '../core/errors.ts';
+import { templateNotFound } from '../core/errors.ts';
 import type { MessageRecord } from '../core/model.ts';
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
 import type { Deps } from '../deps.ts';
@@ -24,9 +24,7 @@ export async function resolveTemplate(
   if (body.template === undefined) return request;
   const t = await getTemplate(deps.db, tenantId, body.template, true);
   if (!t) {
-    throw new PmailError('template_not_found', 'No template with this name in this tenant.', {
-      details: { template: body.template },
-    });
+    throw templateNotFound(body.template);
   }
   // Loaded on the first send by template only: a plain send's cold start does not pay for the
   // template engine and the schema compiler (docs/operating.md, cold starts).
