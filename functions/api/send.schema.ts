@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { Operation } from '../core/compose.ts';
 import { invalidJson, invalidRequest } from '../core/errors.ts';
-import { ID_PATTERNS } from '../core/ids.ts';
 import {
   BASE64_PATTERN,
   MAX_ADDRESS_CHARS,
@@ -20,7 +19,6 @@ import {
   MAX_UNSUBSCRIBE_URL_CHARS,
   TEMPLATE_NAME_PATTERN,
 } from '../core/limits.ts';
-import { MESSAGE_STATUSES } from '../core/model.ts';
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
 
 /**
@@ -195,19 +193,6 @@ export function parseSendBody(operation: SendOperation, text: string): ParsedSen
   }
   return { raw, body: parsed.data };
 }
-
-/** POST …/messages/{id}/resolve (docs/guides/sending.md). */
-export const resolveBodySchema = z.strictObject({ outcome: z.enum(['sent', 'not_sent']) });
-
-export const listQuerySchema = z.strictObject({
-  direction: z.enum(['inbound', 'outbound']).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(25),
-  cursor: z.string().max(200).optional(),
-  /** Read on: the messages written after this message id or `after` cursor, oldest first (core/follow.ts). */
-  after: z.string().max(6000).optional(),
-  thread_id: z.string().regex(ID_PATTERNS.thread).optional(),
-  status: z.enum(MESSAGE_STATUSES).optional(),
-});
 
 export function zodErrors(error: z.ZodError): { path: string; message: string }[] {
   return error.issues.map((i) => ({

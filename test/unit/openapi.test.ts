@@ -20,14 +20,10 @@ import {
   listKeysQuerySchema,
   rotateKeySchema,
 } from '../../functions/api/keys.api.ts';
+import { listQuerySchema } from '../../functions/api/messages/list-messages.ts';
+import { resolveBodySchema } from '../../functions/api/messages/resolve.ts';
 import { routes } from '../../functions/api/routes.ts';
-import {
-  forwardBodySchema,
-  listQuerySchema,
-  replyBodySchema,
-  resolveBodySchema,
-  sendBodySchema,
-} from '../../functions/api/send.schema.ts';
+import { forwardBodySchema, replyBodySchema, sendBodySchema } from '../../functions/api/send.schema.ts';
 import { createTemplateSchema, updateTemplateSchema } from '../../functions/api/templates.api.ts';
 import { createWebhookSchema } from '../../functions/api/webhooks.api.ts';
 import { effectivePolicy, toAuditView, toKeyView, toTenantView } from '../../functions/core/admin-views.ts';

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import {
+  invalidCursor,
+  invalidQuery,
+  messageNotFound,
+  PmailError,
+  threadNotFound,
+} from '../../core/errors.ts';
+import { encodeFollowCursor, followHorizon, nextPosition, parseAfter } from '../../core/follow.ts';
+import { ID_PATTERNS, isId } from '../../core/ids.ts';
+import { toApiMessage } from '../../core/message-view.ts';
+import { MESSAGE_STATUSES } from '../../core/model.ts';
+import type { Deps } from '../../deps.ts';
+import { threadExists } from '../../store/inbound.store.ts';
+import { getMessage, listMessages, listMessagesAfter } from '../../store/messages.store.ts';
+import { json } from '../http.ts';
+import { zodErrors } from '../send.schema.ts';
+import type { ScopedRoute } from './operation.ts';
+
+export const listQuerySchema = z.strictObject({
+  direction: z.enum(['inbound', 'outbound']).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: z.string().max(200).optional(),
+  /** Read on: the messages written after this message id or `after` cursor, oldest first (core/follow.ts). */
+  after: z.string().max(6000).optional(),
+  thread_id: z.string().regex(ID_PATTERNS.thread).optional(),
+  status: z.enum(MESSAGE_STATUSES).optional(),
+});
+
+type ListQuery = z.output<typeof listQuerySchema>;
+
+/** GET …/messages: the identity's messages, newest first, or a read on from `after` (readOn). */
+export const listMessagesRoute: ScopedRoute = {
+  permission: 'messages:read',
+  handle: async (deps, { event, identity, requestId }) => {
+    const q = listQuerySchema.safeParse(event.queryStringParameters ?? {});
+    if (!q.success) {
+      throw invalidQuery(zodErrors(q.error));
+    }
+    if (q.data.after !== undefined && q.data.status !== undefined) {
+      throw new PmailError('invalid_request', 'status filters the list, not a read on from `after`.', {
+        details: { errors: [{ path: 'status', message: 'not with after' }] },
+      });
+    }
+    if (q.data.after !== undefined) return json(200, await readOn(deps, identity.id, q.data), requestId);
+    if (q.data.thread_id !== undefined) {
+      throw new PmailError('invalid_request', 'thread_id filters a read on from `after`.', {
+        details: { errors: [{ path: 'thread_id', message: 'use with after' }] },
+      });
+    }
+    const page = await listMessages(deps.db, identity.id, {
+      direction: q.data.direction,
+      status: q.data.status,
+      limit: q.data.limit,
+      cursor: q.data.cursor ? decodeCursor(q.data.cursor) : undefined,
+    });
+    return json(
+      200,
+      {
+        data: page.data.map((m) => toApiMessage(m, { bodies: false })),
+        next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null,
+      },
+      requestId,
+    );
+  },
+};
+
+/**
+ * `GET …/messages?after=`: the messages written after a message id or a cursor, oldest first
+ * (core/follow.ts). `after` is the cursor to read on from next time; `next_cursor` is the same
+ * cursor when more messages are waiting now, else null. A message id that is no message of this
+ * identity is 404 message_not_found, and a thread that is none of its threads 404 thread_not_found;
+ * a cursor made by a read of that thread is not looked up again (the partition scopes it anyway).
+ */
+async function readOn(deps: Deps, identityId: string, q: ListQuery) {
+  const parsed = parseAfter(q.after ?? '');
+  if (!parsed || q.cursor !== undefined) {
+    throw new PmailError('invalid_request', 'after is not a message id or a cursor of a read on.', {
+      details: {
+        errors: [
+          { path: 'after', message: 'a message id, or `after` from a previous answer (not with cursor)' },
+        ],
+      },
+    });
+  }
+  const [m, thread] = await Promise.all([
+    parsed.type === 'message' ? getMessage(deps.db, identityId, parsed.position.after) : true,
+    q.thread_id && parsed.position.thread !== q.thread_id
+      ? threadExists(deps.db, identityId, q.thread_id)
+      : true,
+  ]);
+  if (!m) throw messageNotFound();
+  if (!thread) throw threadNotFound();
+  const horizon = followHorizon(deps.clock());
+  const page = await listMessagesAfter(deps.db, identityId, {
+    ...parsed.position,
+    direction: q.direction,
+    threadId: q.thread_id,
+    limit: q.limit,
+  });
+  const after = encodeFollowCursor({
+    ...nextPosition(parsed.position, { ids: page.data.map((m) => m.id), more: page.more }, horizon),
+    ...(q.thread_id ? { thread: q.thread_id } : {}),
+  });
+  return {
+    data: page.data.map((m) => toApiMessage(m, { bodies: false })),
+    next_cursor: page.more ? after : null,
+    after,
+  };
+}
+
+const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('base64url');
+
+function decodeCursor(cursor: string): string {
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!isId('message', id)) {
+    throw invalidCursor();
+  }
+  return id;
+}
