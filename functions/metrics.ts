@@ -26,7 +26,7 @@ interface MetricDef {
 const count = (help: string, ...dims: string[]): MetricDef => ({ unit: 'Count', dims, help });
 
 export const METRICS = {
-  // The send funnel (functions/api/messages.api.ts).
+  // The send funnel (functions/api/messages/submit.ts).
   sends_accepted: count('send/reply/forward requests answered 202 with a new message'),
   sends_deduplicated: count('requests answered with an earlier request’s message (same Idempotency-Key)'),
   sends_refused: count('send requests refused with a pmail error, by error code', 'code'),
