@@ -121,6 +121,38 @@ export function CopyButton({ text, label }: { text: string; label: string }) {
   );
 }
 
+/**
+ * Previous and next page over a list's cursors: `cursors` holds the cursor of each page read so
+ * far (the first is undefined), `next` the answer's `next_cursor`.
+ */
+export function Paging(props: {
+  cursors: (string | undefined)[];
+  next: string | null | undefined;
+  onChange: (cursors: (string | undefined)[]) => void;
+}) {
+  const { cursors, next, onChange } = props;
+  return (
+    <div class="paging">
+      <button
+        type="button"
+        class="secondary"
+        disabled={cursors.length < 2}
+        onClick={() => onChange(cursors.slice(0, -1))}
+      >
+        Previous page
+      </button>
+      <button
+        type="button"
+        class="secondary"
+        disabled={!next}
+        onClick={() => next && onChange([...cursors, next])}
+      >
+        Next page
+      </button>
+    </div>
+  );
+}
+
 export function Section({ title, children }: { title: string; children: ComponentChildren }) {
   return (
     <section>

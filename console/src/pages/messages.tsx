@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Message, type Page } from '../api.ts';
-import { ErrorNote, Loading, type PageProps, Status, time, useLoad } from '../ui.tsx';
+import { ErrorNote, Loading, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
 
 const STATUSES = [
   'pending_approval',
@@ -139,24 +139,7 @@ export function Messages({ identities, fixedDirection }: PageProps & { fixedDire
           ) : null}
         </tbody>
       </table>
-      <div class="paging">
-        <button
-          type="button"
-          class="secondary"
-          disabled={cursors.length < 2}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Previous page
-        </button>
-        <button
-          type="button"
-          class="secondary"
-          disabled={!page.value?.next_cursor}
-          onClick={() => setCursors([...cursors, page.value!.next_cursor!])}
-        >
-          Next page
-        </button>
-      </div>
+      <Paging cursors={cursors} next={page.value?.next_cursor} onChange={setCursors} />
     </>
   );
 }
