@@ -1,6 +1,6 @@
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestStack, testStack } from '../support/local.ts';
+import { webhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
  * The events of a person's approval reach a webhook endpoint (docs/guides/webhooks.md): the outbox
@@ -8,23 +8,13 @@ import { type TestStack, testStack } from '../support/local.ts';
  * real HTTP receiver on 127.0.0.1.
  */
 let s: TestStack;
-let server: Server;
 let base = '';
-const received: { type: string; data: Record<string, unknown> }[] = [];
+const receiver = webhookReceiver();
+/** The bodies of the deliveries, in the order they came. */
+const received = () => receiver.received.map((r) => r.json);
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => {
-      body += d;
-    });
-    req.on('end', () => {
-      received.push(JSON.parse(body));
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  base = await receiver.listen();
   s = await testStack({
     webhooks: true,
     webhookScheduleScale: 0.001,
@@ -35,7 +25,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await s?.settle();
   await s?.close();
-  await new Promise((r) => server.close(r));
+  await receiver.close();
 });
 
 describe('approval events on webhooks', () => {
@@ -49,11 +39,14 @@ describe('approval events on webhooks', () => {
     const b = (await s.send({ to: [s.peer.address], subject: 'B', text: 'x' })).body.id as string;
     expect((await s.call('POST', `/v1/identities/${s.agent.id}/messages/${a}/approve`)).status).toBe(200);
     expect((await s.call('POST', `/v1/identities/${s.agent.id}/messages/${b}/reject`)).status).toBe(200);
-    const seen = (id: string) => received.filter((e) => e.data.message_id === id).map((e) => e.type);
+    const seen = (id: string) =>
+      received()
+        .filter((e) => e.data.message_id === id)
+        .map((e) => e.type);
     await s.eventually(async () => seen(a).length === 2 && seen(b).length === 2, 20_000);
     expect(seen(a).sort()).toEqual(['message.approved', 'message.pending_approval']);
     expect(seen(b).sort()).toEqual(['message.pending_approval', 'message.rejected']);
     // Only the types asked for: the approved send's delivery events are not among them.
-    expect(received.every((e) => types.includes(e.type))).toBe(true);
+    expect(received().every((e) => types.includes(e.type))).toBe(true);
   });
 });

@@ -1,4 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { verifyWebhook } from '../../functions/core/webhooks.ts';
@@ -6,49 +5,31 @@ import { seedTestTenant } from '../../functions/local/seed.ts';
 import { putApiKey } from '../../functions/store/directory.store.ts';
 import { listEvents } from '../../functions/store/events.store.ts';
 import { type TestStack, testStack } from '../support/local.ts';
+import { webhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
  * `POST /v1/webhooks/{webhook_id}/test` and `GET /v1/webhooks/{webhook_id}/deliveries` on the local
  * stack: DynamoDB Local's stream → the fan-out → the deliveries queue → a real HTTP receiver on
  * 127.0.0.1. The retry schedule runs at 1/1000 of real time.
  */
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  json: { id: string; type: string; data: Record<string, unknown> };
-}
 
 let s: TestStack;
-let server: Server;
 let base = '';
-const received: Received[] = [];
-const script = new Map<string, number[]>();
+const receiver = webhookReceiver();
+const { received, script } = receiver;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => {
-      body += d;
-    });
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      received.push({ path, headers: req.headers, body, json: JSON.parse(body) });
-      res.writeHead(script.get(path)?.shift() ?? 200).end('ignored');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  base = await receiver.listen();
   s = await testStack({ webhooks: true, webhookScheduleScale: 0.001, config: { simEventDelaySeconds: 0 } });
 });
 
 afterAll(async () => {
   await s?.settle();
   await s?.close();
-  await new Promise((r) => server.close(r));
+  await receiver.close();
 });
 
-const at = (path: string) => received.filter((r) => r.path === path);
+const { at } = receiver;
 
 async function endpoint(path: string, body: Record<string, unknown> = {}, key?: string) {
   const res = await s.call('POST', '/v1/webhooks', { body: { url: `${base}${path}`, ...body }, key });

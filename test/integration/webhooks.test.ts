@@ -1,4 +1,3 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { deliverJob } from '../../functions/webhooks/deliver.ts';
 import { fanOut, outboxInsert } from '../../functions/webhooks/fan-out.ts';
 import { httpPoster } from '../../functions/webhooks/http-client.ts';
 import { createOldTable, type TestStack, testStack, withOwnDynamoDb } from '../support/local.ts';
+import { webhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
  * Webhooks end to end on DynamoDB Local: endpoints created through the API, outbox events
@@ -22,51 +22,23 @@ import { createOldTable, type TestStack, testStack, withOwnDynamoDb } from '../s
  * at 1/1000 of real time.
  */
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-  json: {
-    id: string;
-    type: string;
-    tenant_id: string;
-    identity_id: string | null;
-    data: Record<string, unknown>;
-  };
-}
-
 let s: TestStack;
-let server: Server;
 let base = '';
-const received: Received[] = [];
-/** Per path, the statuses to answer next (then 200). */
-const script = new Map<string, number[]>();
+const receiver = webhookReceiver();
+const { received, script } = receiver;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => {
-      body += d;
-    });
-    req.on('end', () => {
-      const path = req.url ?? '/';
-      received.push({ path, headers: req.headers, body, json: JSON.parse(body) });
-      const status = script.get(path)?.shift() ?? 200;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end('ignored');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  base = await receiver.listen();
   s = await testStack({ webhooks: true, webhookScheduleScale: 0.001, config: { simEventDelaySeconds: 0 } });
 });
 
 afterAll(async () => {
   await s?.settle();
   await s?.close();
-  await new Promise((r) => server.close(r));
+  await receiver.close();
 });
 
-const at = (path: string) => received.filter((r) => r.path === path);
+const { at } = receiver;
 let paths = 0;
 const newPath = () => `/hook/${++paths}`;
 
