@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +56,9 @@ export async function testStack(
     stateDir,
     log: silentLogger,
     queueSecondsToMs: 10,
+    // A stack that reads the table's stream gets a table of its own: on the shared one it would
+    // also fan out the outbox events of test files running beside it.
+    ...(opts.webhooks ? { table: `pmail-wh-${randomBytes(4).toString('hex')}` } : {}),
     ...opts,
     // Tests read the outbox right after writing it; the settle window has its own test.
     config: { eventsSettleMs: 0, ...opts.config },
