@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { ApiEvent, ApiResult } from '../functions/api/http.ts';
 import type { RouteGroup } from '../functions/api/routes.ts';
 
 /**
  * The API as Lambda runs it, for the bench's "Lambda handler alone" rows: a route group's function
- * wrapped in middy exactly as its entry does (functions/api/messages.handler.ts:
- * `middy().handler(messagesApi(deps))`, the deps built once), invoked with an API Gateway HTTP API
+ * exported exactly as its entry exports it (functions/api/messages.handler.ts: `messagesApi(deps)`,
+ * the deps built once), invoked with an API Gateway HTTP API
  * payload v2 event and a Lambda context, as the Lambda runtime invokes it (API Gateway has already
  * picked the group's function by its route). No HTTP server or client runs in the process: on AWS,
  * API Gateway terminates the HTTP. What this leaves out of the CPU figure is the Lambda runtime's
@@ -17,7 +16,7 @@ export function lambdaHandler(
   group: RouteGroup,
   fn: (e: ApiEvent) => Promise<ApiResult>,
 ): (event: ApiEvent) => Promise<ApiResult> {
-  const handler = middy<ApiEvent, ApiResult>().handler(fn);
+  const handler = fn as (event: ApiEvent, context: Context) => Promise<ApiResult>;
   return (event) => handler(event, lambdaContext(group));
 }
 
@@ -52,7 +51,7 @@ export function apiEvent(
   };
 }
 
-/** The route groups' function timeout is 15 s (lib/api.ts): middy arms its early timeout from it. */
+/** The route groups' function timeout is 15 s (lib/api.ts), as the Lambda runtime reports it. */
 function lambdaContext(group: string): Context {
   const deadline = Date.now() + 15_000;
   return {

@@ -318,7 +318,7 @@ async function main(stack: BenchStack, names: string[]) {
   );
   print(
     '   over HTTP: the local HTTP server and the fetch client run in this process too; Lambda handler alone: ' +
-      "the API's handler invoked as Lambda invokes it (API Gateway event, middy), as on AWS where API Gateway " +
+      "the API's handler invoked as Lambda invokes it (API Gateway event, Lambda context), as on AWS where API Gateway " +
       "terminates the HTTP (it leaves out the Lambda runtime's own GET and POST per invocation).",
   );
   // Why the throughput ratio is what it is: both sides share DynamoDB Local's one Java process and the

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import middy from '@middy/core';
 import { ulidFrom } from '../deps.ts';
 import { jsonLogger } from '../log.ts';
 import { consoleApi } from './console.api.ts';
@@ -13,12 +12,9 @@ import type { ApiEvent, ApiResult } from './http.ts';
  */
 const clock = () => Date.now();
 
-export const handler = middy<ApiEvent, ApiResult>().handler(
-  consoleApi(
-    { newId: ulidFrom(clock), log: jsonLogger({ service: 'api-console' }) },
-    {
-      assets: async () =>
-        JSON.parse(await readFile(new URL('./console-assets.json', import.meta.url), 'utf8')),
-    },
-  ),
+export const handler: (event: ApiEvent) => Promise<ApiResult> = consoleApi(
+  { newId: ulidFrom(clock), log: jsonLogger({ service: 'api-console' }) },
+  {
+    assets: async () => JSON.parse(await readFile(new URL('./console-assets.json', import.meta.url), 'utf8')),
+  },
 );

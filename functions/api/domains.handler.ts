@@ -1,4 +1,3 @@
-import middy from '@middy/core';
 import { dnsMxLookup } from '../domains/mx-lookup.ts';
 import { sesIdentities } from '../domains/ses-identities.ts';
 import { invokeSmtpProbe } from '../domains/smtp-probe-invoke.ts';
@@ -16,13 +15,14 @@ const probeFunction = process.env.PMAIL_SMTP_PROBE_FUNCTION;
 // Set when the stack receives mail (lib/inbound.ts): new SES domains get the MX record to publish.
 const inboundRegion = process.env.PMAIL_INBOUND_REGION;
 
-export const handler = middy<ApiEvent, ApiResult>().handler(
-  domainsApi(await loadLambdaDeps('api-domains', {}), {
+export const handler: (event: ApiEvent) => Promise<ApiResult> = domainsApi(
+  await loadLambdaDeps('api-domains', {}),
+  {
     identities: sesIdentities({ region: process.env.AWS_REGION ?? 'us-east-1' }),
     configurationSet: process.env.PMAIL_SES_CONFIGURATION_SET,
     secrets: secretsManagerStore(),
     secretPrefix: process.env.PMAIL_SMTP_SECRET_PREFIX ?? 'pmail',
     ...(probeFunction ? { probeSmtp: invokeSmtpProbe(probeFunction) } : {}),
     ...(inboundRegion ? { inboundRegion, resolveMx: dnsMxLookup } : {}),
-  }),
+  },
 );

@@ -1,9 +1,8 @@
-import middy from '@middy/core';
 import { loadLambdaDeps } from '../env.ts';
 import { eventsApi } from './events.api.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 
 /** Lambda entry of the `events` route group (functions/api/routes.ts). */
-export const handler = middy<ApiEvent, ApiResult>().handler(
-  eventsApi(await loadLambdaDeps('api-events', {})),
+export const handler: (event: ApiEvent) => Promise<ApiResult> = eventsApi(
+  await loadLambdaDeps('api-events', {}),
 );

@@ -1,9 +1,8 @@
-import middy from '@middy/core';
 import { loadLambdaDeps } from '../env.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 import { identitiesApi } from './identities.api.ts';
 
 /** Lambda entry of the `identities` route group (functions/api/routes.ts). */
-export const handler = middy<ApiEvent, ApiResult>().handler(
-  identitiesApi(await loadLambdaDeps('api-identities', {})),
+export const handler: (event: ApiEvent) => Promise<ApiResult> = identitiesApi(
+  await loadLambdaDeps('api-identities', {}),
 );

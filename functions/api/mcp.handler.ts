@@ -1,4 +1,3 @@
-import middy from '@middy/core';
 import { loadLambdaDeps } from '../env.ts';
 import { sfnDispatcher } from '../send/dispatcher.ts';
 import { s3Blobs } from '../store/blobs.ts';
@@ -14,6 +13,8 @@ import { threadsApi } from './threads.api.ts';
  */
 const deps = await loadLambdaDeps('api-mcp', { blobs: s3Blobs, dispatcher: sfnDispatcher });
 
-export const handler = middy<ApiEvent, ApiResult>().handler(
-  mcpApi(deps, { messages: messagesApi(deps), events: eventsApi(deps), threads: threadsApi(deps) }),
-);
+export const handler: (event: ApiEvent) => Promise<ApiResult> = mcpApi(deps, {
+  messages: messagesApi(deps),
+  events: eventsApi(deps),
+  threads: threadsApi(deps),
+});

@@ -1,4 +1,3 @@
-import middy from '@middy/core';
 import { loadLambdaDeps } from '../env.ts';
 import { sfnDispatcher } from '../send/dispatcher.ts';
 import { s3Blobs } from '../store/blobs.ts';
@@ -6,6 +5,6 @@ import { s3Blobs } from '../store/blobs.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 import { messagesApi } from './messages.api.ts';
 
-export const handler = middy<ApiEvent, ApiResult>().handler(
-  messagesApi(await loadLambdaDeps('api-messages', { blobs: s3Blobs, dispatcher: sfnDispatcher })),
+export const handler: (event: ApiEvent) => Promise<ApiResult> = messagesApi(
+  await loadLambdaDeps('api-messages', { blobs: s3Blobs, dispatcher: sfnDispatcher }),
 );

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { DescribeStateMachineCommand, SFNClient } from '@aws-sdk/client-sfn';
-import middy from '@middy/core';
 import { loadLambdaDeps } from '../env.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 import { metaApi } from './meta.api.ts';
@@ -13,8 +12,9 @@ import { metaApi } from './meta.api.ts';
 const sfn = new SFNClient({});
 const arns = [process.env.PMAIL_SEND_ATTEMPT_ARN, process.env.PMAIL_SEND_ARN].filter((a): a is string => !!a);
 
-export const handler = middy<ApiEvent, ApiResult>().handler(
-  metaApi(await loadLambdaDeps('api-meta', {}), {
+export const handler: (event: ApiEvent) => Promise<ApiResult> = metaApi(
+  await loadLambdaDeps('api-meta', {}),
+  {
     version: process.env.PMAIL_VERSION ?? 'unknown',
     openapi: async () => readFileSync(new URL('./openapi.json', import.meta.url), 'utf8'),
     stateMachines: async () => {
@@ -25,5 +25,5 @@ export const handler = middy<ApiEvent, ApiResult>().handler(
       );
       return out.every((m) => m.status === 'ACTIVE') ? 'ok' : 'unreachable';
     },
-  }),
+  },
 );

@@ -3,13 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 /**
- * docs/architecture.md › Layers: the core is pure. functions/core imports no I/O, no AWS, no middy,
+ * docs/architecture.md › Layers: the core is pure. functions/core imports no I/O, no AWS, no Lambda types,
  * no clock, no randomness, so its rules are tested as tables.
  */
 const CORE = join(import.meta.dirname, '../../functions/core');
 const FORBIDDEN = [
   /^@aws-sdk\//,
-  /^@middy\//,
   /^aws-lambda$/,
   /^(node:)?(fs|fs\/promises|net|tls|dns|http|https|child_process|dgram|worker_threads)$/,
   /^nodemailer/,
@@ -33,7 +32,7 @@ describe('functions/core', () => {
     expect(files.length).toBeGreaterThan(5);
   });
 
-  it.each(files)('%s imports no I/O, AWS SDK or middy', (file) => {
+  it.each(files)('%s imports no I/O or AWS SDK', (file) => {
     const bad = imports(join(CORE, file)).filter((spec) => FORBIDDEN.some((re) => re.test(spec)));
     expect(bad).toEqual([]);
   });
