@@ -95,7 +95,13 @@ async function main() {
         .slice(0, 4)
         .map(([k, v]) => `${k} ${kb(v)}`)
         .join(', ');
-      rows.push([relative(REPO_ROOT, entry), kb(size), loads ? ms.toFixed(0) : 'runtime SDK', budget, heaviest]);
+      rows.push([
+        relative(REPO_ROOT, entry),
+        kb(size),
+        loads ? ms.toFixed(0) : 'runtime SDK',
+        budget,
+        heaviest,
+      ]);
     }
     const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
     for (const r of rows) process.stdout.write(`${r.map((c, i) => c.padEnd(widths[i])).join('  ')}\n`);
