@@ -167,19 +167,21 @@ describe('messages.store.ts › claimSending: the claim-and-mark write whose ans
   it('then a cancel: refused (the claim is on the message), and the attempt still sends once, not uncertain', async () => {
     const r = await stack();
     const loopback = countLoopback(r);
-    let cancel: { status: number; body: { error?: { code?: string } } } | undefined;
+    let cancel: Promise<{ status: number; body: { error?: { code?: string } } }> | undefined;
     const f = faults(r.deps.db);
     let id = '';
     f.loseAnswerInRetry(attemptWrites.claimSending, {
       // biome-ignore lint/suspicious/noThenProperty: the fault helper's option (test/support/faults.ts)
       then: async () => {
-        cancel = await r.call('POST', `/v1/identities/${r.agent.id}/messages/${id}/cancel`);
+        cancel = r.call('POST', `/v1/identities/${r.agent.id}/messages/${id}/cancel`);
+        await cancel;
       },
     });
     const sent = await r.send({ to: [r.peer.address], subject: 'Cancel late', text: 'x' }, 'cancel-late');
     id = sent.body.id;
     await r.machine.idle();
-    expect(cancel?.status).toBe(409);
+    expect(cancel, 'the claim write was never made').toBeDefined();
+    expect((await cancel)?.status).toBe(409);
     expect(loopback.calls).toBe(1);
     await r.settle();
     expect((await r.message(r.agent.id, id))?.status).toBe('delivered');
@@ -414,9 +416,11 @@ describe('sweeper/sweeper.ts › sweepOne: the sweeper’s versioned write whose
     const renameWrite = (c: Call) => c.command === 'PutItem' && c.sk === `M#${id}`;
     const f = faults(r.deps.db);
     f.loseAnswerInRetry(renameWrite);
-    expect(await r.sweep()).toMatchObject({ redispatched: [id] });
+    // The table is shared with other files, whose messages the shifted clock may make look dead too:
+    // the assertions are on this message (its execution names carry its id).
+    expect((await r.sweep()).redispatched.filter((m) => m === id)).toEqual([id]);
     const m = (await r.message(r.agent.id, id))!;
     expect(m.dispatch?.n).toBe(2);
-    expect(started).toEqual([m.dispatch?.execution]);
+    expect(started.filter((name) => name.includes(id))).toEqual([m.dispatch?.execution]);
   });
 });
