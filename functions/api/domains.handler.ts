@@ -1,6 +1,6 @@
+import { invokeSmtpProbe } from '../adapters/lambda-smtp-probe.ts';
+import { sesIdentities } from '../adapters/ses-identities.ts';
 import { dnsMxLookup } from '../domains/mx-lookup.ts';
-import { sesIdentities } from '../domains/ses-identities.ts';
-import { invokeSmtpProbe } from '../domains/smtp-probe-invoke.ts';
 import { loadLambdaDeps } from '../env.ts';
 import { secretsManagerStore } from '../store/relay-secrets.store.ts';
 import { domainsApi } from './domains.api.ts';

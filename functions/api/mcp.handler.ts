@@ -1,5 +1,5 @@
+import { sfnDispatcher } from '../adapters/step-functions.ts';
 import { loadLambdaDeps } from '../env.ts';
-import { sfnDispatcher } from '../send/dispatcher.ts';
 import { s3Blobs } from '../store/blobs.ts';
 import { eventsApi } from './events.api.ts';
 import type { ApiEvent, ApiResult } from './http.ts';

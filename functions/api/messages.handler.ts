@@ -1,5 +1,5 @@
+import { sfnDispatcher } from '../adapters/step-functions.ts';
 import { loadLambdaDeps } from '../env.ts';
-import { sfnDispatcher } from '../send/dispatcher.ts';
 import { s3Blobs } from '../store/blobs.ts';
 /** Lambda entry of the `messages` route group (functions/api/routes.ts). */
 import type { ApiEvent, ApiResult } from './http.ts';

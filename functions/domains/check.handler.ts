@@ -1,9 +1,9 @@
+import { invokeSmtpProbe } from '../adapters/lambda-smtp-probe.ts';
+import { sesIdentities } from '../adapters/ses-identities.ts';
 import { loadLambdaDeps } from '../env.ts';
 import { checkAllDomains } from './lifecycle.ts';
 import { dnsMxLookup } from './mx-lookup.ts';
-import { sesIdentities } from './ses-identities.ts';
 import { PROBE_TIMEOUT_MS } from './smtp-probe.ts';
-import { invokeSmtpProbe } from './smtp-probe-invoke.ts';
 
 /**
  * Lambda entry of the scheduled domain check (lib/domains.ts: an EventBridge rule). `smtp` domains

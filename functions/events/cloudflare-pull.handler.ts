@@ -1,4 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { sqsForwardBatch } from '../adapters/sqs-queues.ts';
 import { loadCloudflareApiToken } from '../env.ts';
 import { jsonLogger } from '../log.ts';
 import { emfMetrics } from '../metrics.ts';
@@ -22,7 +23,12 @@ function required(name: string): string {
 
 export async function handler(): Promise<PullReport> {
   return pullAndForward(
-    { sqs, queueUrl: required('PMAIL_EVENTS_QUEUE_URL'), clock: () => Date.now(), log, metrics },
+    {
+      forward: sqsForwardBatch(sqs, required('PMAIL_EVENTS_QUEUE_URL')),
+      clock: () => Date.now(),
+      log,
+      metrics,
+    },
     {
       accountId: required('PM_CF_ACCOUNT_ID'),
       queueId: required('PM_CF_EVENTS_QUEUE_ID'),

@@ -1,4 +1,3 @@
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { errorFields, type Logger } from '../log.ts';
 import { type Metrics, noMetrics } from '../metrics.ts';
 
@@ -33,10 +32,16 @@ import { type Metrics, noMetrics } from '../metrics.ts';
  * Malformed bodies (not JSON, unknown types) are forwarded anyway: the delivery consumer acks and
  * counts them (`delivery_unknown_type`), so one place counts what pmail cannot read.
  */
+/**
+ * One SendMessageBatch to the delivery-events queue (PMAIL_EVENTS_QUEUE_URL), at most ten bodies:
+ * the ids the queue took and the error codes of the ones it refused (functions/adapters/sqs-queues.ts).
+ */
+export type ForwardBatch = (
+  entries: { id: string; body: string }[],
+) => Promise<{ sent: string[]; failedCodes: (string | undefined)[] }>;
+
 export interface CloudflarePullPorts {
-  sqs: SQSClient;
-  /** The delivery-events queue (PMAIL_EVENTS_QUEUE_URL). */
-  queueUrl: string;
+  forward: ForwardBatch;
   fetch?: typeof fetch;
   clock: () => number;
   log: Logger;
@@ -135,21 +140,16 @@ async function forward(ports: CloudflarePullPorts, messages: PulledMessage[]): P
   for (let i = 0; i < usable.length; i += SQS_BATCH) {
     const chunk = usable.slice(i, i + SQS_BATCH);
     try {
-      const out = await ports.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: ports.queueUrl,
-          Entries: chunk.map((m, j) => ({ Id: `m${i + j}`, MessageBody: decodeBody(m) })),
-        }),
-      );
-      const ok = new Set((out.Successful ?? []).map((s) => s.Id));
+      const out = await ports.forward(chunk.map((m, j) => ({ id: `m${i + j}`, body: decodeBody(m) })));
+      const ok = new Set(out.sent);
       chunk.forEach((m, j) => {
         if (ok.has(`m${i + j}`)) leases.push(m.lease_id as string);
       });
-      if (out.Failed?.length) {
-        (ports.metrics ?? noMetrics).add('cloudflare_forward_failed', undefined, out.Failed.length);
+      if (out.failedCodes.length) {
+        (ports.metrics ?? noMetrics).add('cloudflare_forward_failed', undefined, out.failedCodes.length);
         ports.log.warn('SQS refused some Cloudflare events; they come back after their lease', {
-          count: out.Failed.length,
-          codes: [...new Set(out.Failed.map((f) => f.Code))],
+          count: out.failedCodes.length,
+          codes: [...new Set(out.failedCodes)],
         });
       }
     } catch (err) {

@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { sqsEvents } from '../adapters/sqs-queues.ts';
 import { loadLambdaDeps } from '../env.ts';
-import { sqsEvents } from '../events/event-sink.ts';
 import { s3Blobs } from '../store/blobs.ts';
 import { ingestBatch } from './ingest.ts';
 

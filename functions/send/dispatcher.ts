@@ -1,9 +1,3 @@
-import {
-  DescribeExecutionCommand,
-  ExecutionDoesNotExist,
-  SFNClient,
-  StartExecutionCommand,
-} from '@aws-sdk/client-sfn';
 import { executionStart, type MachineKind } from '../core/dispatch.ts';
 import type { MessageRecord } from '../core/model.ts';
 
@@ -28,47 +22,14 @@ export interface SendInput extends Omit<SendAttemptInput, 'parent' | 'hand_off'>
 
 /**
  * Starts an execution of one of the two send machines (core/dispatch.ts › MachineKind). Production:
- * Step Functions StartExecution on the Express or the Standard machine; local: the same ASL run
- * in-process. Callers start a message's execution through `startExecution`, never this directly.
+ * Step Functions StartExecution on the Express or the Standard machine
+ * (functions/adapters/step-functions.ts); local: the same ASL run in-process. Callers start a
+ * message's execution through `startExecution`, never this directly.
  */
 export interface Dispatcher {
   start(executionName: string, input: SendInput, machine?: MachineKind): Promise<void>;
   /** Whether the named execution of the Standard machine is still running (the sweeper asks). */
   isRunning?(executionName: string): Promise<boolean>;
-}
-
-export function stepFunctionsDispatcher(
-  arns: { attempt: string; send?: string },
-  client = new SFNClient({ maxAttempts: 3 }),
-): Dispatcher {
-  const arnOf = (machine: MachineKind) => {
-    const arn = machine === 'send' ? arns.send : arns.attempt;
-    if (!arn) throw new Error(`no state machine ARN for ${machine}`);
-    return arn;
-  };
-  return {
-    async start(name, input, machine = 'attempt') {
-      try {
-        await client.send(
-          new StartExecutionCommand({ stateMachineArn: arnOf(machine), name, input: JSON.stringify(input) }),
-        );
-      } catch (err) {
-        // The name was started already (a retried start): the execution it names exists.
-        if ((err as Error).name !== 'ExecutionAlreadyExists') throw err;
-      }
-    },
-    async isRunning(name) {
-      const executionArn = `${arnOf('send').replace(':stateMachine:', ':execution:')}:${name}`;
-      try {
-        const out = await client.send(new DescribeExecutionCommand({ executionArn }));
-        return out.status === 'RUNNING';
-      } catch (err) {
-        if (err instanceof ExecutionDoesNotExist || (err as Error).name === 'ExecutionDoesNotExist')
-          return false;
-        throw err;
-      }
-    },
-  };
 }
 
 /**
@@ -84,18 +45,3 @@ export async function startExecution(dispatcher: Dispatcher, m: MessageRecord): 
   const start = executionStart(m);
   if (start) await dispatcher.start(start.name, start.input, start.machine);
 }
-
-/**
- * The Lambda factory of the dispatcher (functions/env.ts › loadLambdaDeps): the stack's two machines.
- * A function whose environment names no attempt machine (the machine's own tasks: it cannot name
- * itself) gets a dispatcher that throws, and its callers leave the start to the sweeper.
- */
-export const sfnDispatcher = (): Dispatcher => {
-  const attempt = process.env.PMAIL_SEND_ATTEMPT_ARN;
-  if (attempt) return stepFunctionsDispatcher({ attempt, send: process.env.PMAIL_SEND_ARN });
-  return {
-    start: async () => {
-      throw new Error('PMAIL_SEND_ATTEMPT_ARN is not set for this function');
-    },
-  };
-};

@@ -1,7 +1,7 @@
+import { sqsEvents } from '../adapters/sqs-queues.ts';
+import { sfnDispatcher } from '../adapters/step-functions.ts';
 import { loadLambdaDeps } from '../env.ts';
-import { sqsEvents } from '../events/event-sink.ts';
 import { s3Blobs } from '../store/blobs.ts';
-import { sfnDispatcher } from './dispatcher.ts';
 import { sendAttemptTasks } from './tasks.ts';
 
 /**

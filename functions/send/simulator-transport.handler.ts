@@ -1,5 +1,5 @@
+import { sqsEvents } from '../adapters/sqs-queues.ts';
 import { loadTransportDeps, required } from '../env.ts';
-import { sqsEvents } from '../events/event-sink.ts';
 import { s3Blobs } from '../store/blobs.ts';
 import { getAddresses } from '../store/directory.store.ts';
 import { simulatorTransport } from '../transports/simulator.transport.ts';

@@ -1,5 +1,5 @@
+import { sfnDispatcher } from '../adapters/step-functions.ts';
 import { loadLambdaDeps } from '../env.ts';
-import { sfnDispatcher } from '../send/dispatcher.ts';
 import { sweep } from './sweeper.ts';
 
 /** The sweeper Lambda, run by an EventBridge schedule (lib/sweeper.ts). */

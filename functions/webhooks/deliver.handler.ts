@@ -1,8 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { sqsWebhookQueue } from '../adapters/sqs-queues.ts';
 import { loadLambdaDeps } from '../env.ts';
 import { deliverBatch } from './deliver.ts';
 import { systemPoster } from './http-client.ts';
-import { sqsWebhookQueue } from './webhook-queue.ts';
 
 /** Lambda entry of the webhook deliverer (SQS webhook-deliveries, partial batch responses, DLQ). */
 const deps = await loadLambdaDeps('webhook-deliverer', {});

@@ -1,7 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { sqsWebhookQueue } from '../adapters/sqs-queues.ts';
 import { loadLambdaDeps } from '../env.ts';
 import { fanOut } from './fan-out.ts';
-import { sqsWebhookQueue } from './webhook-queue.ts';
 
 /** Lambda entry of the webhook fan-out: the table's stream, filtered to outbox inserts (lib/webhooks.ts). */
 const deps = await loadLambdaDeps('webhook-fan-out', {});

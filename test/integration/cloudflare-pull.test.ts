@@ -4,6 +4,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sqsForwardBatch } from '../../functions/adapters/sqs-queues.ts';
 import { loadCloudflareApiToken } from '../../functions/env.ts';
 import {
   type CloudflarePullSettings,
@@ -121,6 +122,7 @@ class FakeQueue {
 const fake = new FakeQueue();
 const sqsMock = mockClient(SQSClient);
 const sqs = new SQSClient({ region: 'us-east-1' });
+const forward = sqsForwardBatch(sqs, QUEUE_URL);
 const settings = (): CloudflarePullSettings => ({
   accountId: ACCOUNT,
   queueId: QUEUE,
@@ -191,7 +193,7 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
     fake.add(event(12), 'text');
     fake.add(event(13));
     const c = capture();
-    const report = await pullAndForward({ sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log }, settings());
+    const report = await pullAndForward({ forward, clock: () => 0, log: c.log }, settings());
 
     expect(report).toEqual({ pulls: 4, pulled: 14, forwarded: 14, acked: 14, stopped: 'empty' });
     expect(forwardedBodies()).toEqual(Array.from({ length: 14 }, (_, i) => event(i)));
@@ -206,7 +208,7 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
   it('sends the bearer token, batch_size and visibility_timeout_ms on every call', async () => {
     sqsAccepts();
     fake.add(event(1), 'json');
-    await pullAndForward({ sqs, queueUrl: QUEUE_URL, clock: () => 0, log: capture().log }, settings());
+    await pullAndForward({ forward, clock: () => 0, log: capture().log }, settings());
     expect(fake.requests.map((r) => r.path.split('/messages/')[1])).toEqual(['pull', 'ack', 'pull']);
     for (const r of fake.requests) {
       expect(r.authorization).toBe(`Bearer ${TOKEN}`);
@@ -225,7 +227,7 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
     fake.add('{"refuse": true}', 'json');
     fake.add(event(3), 'json');
     const report = await pullAndForward(
-      { sqs, queueUrl: QUEUE_URL, clock: () => 0, log: capture().log },
+      { forward, clock: () => 0, log: capture().log },
       { ...settings(), batchSize: 3 },
     );
     expect(report).toMatchObject({ pulled: 3, forwarded: 2, acked: 2 });
@@ -239,7 +241,7 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
     fake.add(event(2), 'json');
     const c = capture();
     const report = await pullAndForward(
-      { sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log, metrics: c.metrics },
+      { forward, clock: () => 0, log: c.log, metrics: c.metrics },
       settings(),
     );
     expect(report).toEqual({ pulls: 1, pulled: 2, forwarded: 0, acked: 0, stopped: 'forward_failed' });
@@ -256,7 +258,7 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
       fake.failNext.pull = status;
       const c = capture();
       const first = await pullAndForward(
-        { sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log, metrics: c.metrics },
+        { forward, clock: () => 0, log: c.log, metrics: c.metrics },
         settings(),
       );
       expect(first).toEqual({ pulls: 0, pulled: 0, forwarded: 0, acked: 0, stopped: 'pull_failed' });
@@ -265,7 +267,7 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
       expect(c.lines.find((l) => l.includes('Cloudflare queue pull failed'))).toContain(`"status":${status}`);
 
       const next = await pullAndForward(
-        { sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log, metrics: c.metrics },
+        { forward, clock: () => 0, log: c.log, metrics: c.metrics },
         settings(),
       );
       expect(next).toMatchObject({ forwarded: 1, acked: 1, stopped: 'empty' });
@@ -278,17 +280,11 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
     sqsAccepts();
     fake.add(event(1), 'json');
     fake.failNext.ack = 502;
-    const first = await pullAndForward(
-      { sqs, queueUrl: QUEUE_URL, clock: () => 0, log: capture().log },
-      settings(),
-    );
+    const first = await pullAndForward({ forward, clock: () => 0, log: capture().log }, settings());
     expect(first).toMatchObject({ forwarded: 1, acked: 0, stopped: 'ack_failed' });
     expect(fake.messages).toHaveLength(1);
     fake.expireLeases();
-    const next = await pullAndForward(
-      { sqs, queueUrl: QUEUE_URL, clock: () => 0, log: capture().log },
-      settings(),
-    );
+    const next = await pullAndForward({ forward, clock: () => 0, log: capture().log }, settings());
     expect(next).toMatchObject({ forwarded: 1, acked: 1 });
     expect(forwardedBodies()).toEqual([event(1), event(1)]);
   });
@@ -301,7 +297,7 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
       now += 20_000;
       return now;
     };
-    const report = await pullAndForward({ sqs, queueUrl: QUEUE_URL, clock, log: capture().log }, settings());
+    const report = await pullAndForward({ forward, clock, log: capture().log }, settings());
     expect(report.stopped).toBe('budget');
     expect(report.pulls).toBeLessThan(3);
     expect(fake.messages.length).toBe(12 - report.acked);
@@ -311,10 +307,7 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
   it('forwards a malformed body unchanged for the consumer to count', async () => {
     sqsAccepts();
     fake.add('not json at all', 'text');
-    const report = await pullAndForward(
-      { sqs, queueUrl: QUEUE_URL, clock: () => 0, log: capture().log },
-      settings(),
-    );
+    const report = await pullAndForward({ forward, clock: () => 0, log: capture().log }, settings());
     expect(report).toMatchObject({ forwarded: 1, acked: 1 });
     expect(forwardedBodies()).toEqual(['not json at all']);
   });
@@ -325,7 +318,7 @@ describe('the Cloudflare pull consumer against a local imitation of the Queues A
     fake.add('{"refuse": "user7@example.net"}', 'json');
     fake.failNext.ack = 500;
     const c = capture();
-    await pullAndForward({ sqs, queueUrl: QUEUE_URL, clock: () => 0, log: c.log }, settings());
+    await pullAndForward({ forward, clock: () => 0, log: c.log }, settings());
     expect(c.lines.length).toBeGreaterThan(0);
     for (const line of c.lines) {
       expect(line).not.toContain(TOKEN);

@@ -8,9 +8,9 @@ import {
 } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sesIdentities } from '../../functions/adapters/ses-identities.ts';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { checkAllDomains } from '../../functions/domains/lifecycle.ts';
-import { sesIdentities } from '../../functions/domains/ses-identities.ts';
 import { putAddress, putApiKey, putIdentity } from '../../functions/store/directory.store.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 import { localSes } from '../support/local-ses.ts';

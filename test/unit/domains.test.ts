@@ -1,6 +1,7 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
+import { invokeSmtpProbe } from '../../functions/adapters/lambda-smtp-probe.ts';
 import {
   type IdentityStatus,
   inboundMxPublished,
@@ -12,7 +13,6 @@ import {
 } from '../../functions/core/domains.ts';
 import type { DomainState } from '../../functions/core/model.ts';
 import { isSmtpProbeEvent } from '../../functions/domains/smtp-probe.ts';
-import { invokeSmtpProbe } from '../../functions/domains/smtp-probe-invoke.ts';
 
 const ok = (dkim: string, verified = true, mail_from?: string): IdentityStatus => ({
   found: true,

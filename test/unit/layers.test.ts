@@ -13,6 +13,9 @@ import { describe, expect, it } from 'vitest';
  *   - no use case reaches into the event consumer: what the send attempt's Record and the consumer
  *     both write for a recipient's outcome lives in outcomes/, which imports no use case; events/
  *     is reached only through its port (events/event-sink.ts);
+ *   - no `@aws-sdk/*` outside store/, transports/, adapters/, the Lambda entries and the composition
+ *     roots (functions/env.ts, functions/deps.ts, functions/lambda-ports.ts, functions/local/, lib/,
+ *     bin/); a use case is given an adapter as a port and never imports one;
  *   - the sweeper never imports a transport;
  *   - no import cycles in functions/ (type-only imports included);
  *   - lib/ (the CDK) reads from functions/ only the lists it deploys (routes, transport tasks, metric
@@ -60,6 +63,17 @@ const pkg =
 const USE_CASES = ['send', 'events', 'sweeper', 'domains', 'admin', 'webhooks', 'outcomes'].map(
   (d) => `functions/${d}`,
 );
+const isEntry = (f: string) => f.endsWith('.handler.ts');
+/**
+ * Where an AWS SDK client may be built or a command sent: the adapters (store/, transports/,
+ * adapters/), the Lambda entries and the composition roots that build the ports.
+ */
+const SDK_HOMES = (f: string) =>
+  ['functions/store', 'functions/transports', 'functions/adapters', 'functions/local', 'lib', 'bin'].some(
+    (d) => under(d)(f),
+  ) ||
+  isEntry(f) ||
+  ['functions/env.ts', 'functions/deps.ts', 'functions/lambda-ports.ts'].includes(f);
 
 interface Rule {
   name: string;
@@ -100,6 +114,37 @@ const RULES: Rule[] = [
       (t) => t === 'functions/log.ts' || t === 'functions/events/event-sink.ts',
       pkg(/^@aws-sdk\/client-sesv2$/, /^nodemailer\//, 'mailparser', /^node:(dns\/promises|net|stream)$/),
     ],
+  },
+  {
+    name: 'no @aws-sdk outside the adapters, the entries and the composition roots',
+    from: (f) => !SDK_HOMES(f),
+    deny: [pkg(/^@aws-sdk\//)],
+  },
+  {
+    // functions/adapters/: the AWS adapters of ports that are neither storage (store/) nor a way to
+    // send mail (transports/): the Step Functions dispatcher, the SQS queues, the SES identities, the
+    // SMTP probe's Lambda invoke.
+    name: 'adapters import only core, store, the ports they implement and their SDKs',
+    from: under('functions/adapters'),
+    allow: [
+      under('functions/core'),
+      under('functions/store'),
+      (t) =>
+        [
+          'functions/send/dispatcher.ts',
+          'functions/events/event-sink.ts',
+          'functions/events/cloudflare-pull.ts',
+          'functions/webhooks/webhook-queue.ts',
+          'functions/domains/ses-identities.ts',
+          'functions/domains/smtp-probe.ts',
+        ].includes(t),
+      pkg(/^@aws-sdk\//),
+    ],
+  },
+  {
+    name: 'use cases take adapters as ports, never import them',
+    from: (f) => [...USE_CASES, 'functions/inbound'].some((d) => under(d)(f)) && !isEntry(f),
+    deny: [under('functions/adapters')],
   },
   {
     name: 'use cases never import api/',
@@ -255,6 +300,22 @@ describe('layers', () => {
       'functions/outcomes/outcomes.ts',
       "import { claim } from '../send/attempt.ts';",
       'outcomes/ imports no use case',
+    ],
+    [
+      'functions/domains/lifecycle.ts',
+      "import { SESv2Client } from '@aws-sdk/client-sesv2';",
+      'no @aws-sdk outside',
+    ],
+    ['functions/api/auth.ts', "import type { SQSClient } from '@aws-sdk/client-sqs';", 'no @aws-sdk outside'],
+    [
+      'functions/adapters/sqs-queues.ts',
+      "import { fanOut } from '../webhooks/fan-out.ts';",
+      'adapters import only',
+    ],
+    [
+      'functions/webhooks/fan-out.ts',
+      "import { sqsWebhookQueue } from '../adapters/sqs-queues.ts';",
+      'use cases take adapters as ports',
     ],
   ])('fails when %s gains `%s`', (file, line, rule) => {
     const found = violations(edges([file], (f) => `${readFileSync(join(ROOT, f), 'utf8')}\n${line}\n`));

@@ -1,7 +1,7 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { sqsWebhookQueue } from '../../functions/webhooks/webhook-queue.ts';
+import { sqsWebhookQueue } from '../../functions/adapters/sqs-queues.ts';
 
 const sqs = mockClient(SQSClient);
 const job = (n: number) => ({ tenant_id: 'ten_x', webhook_id: 'whk_x', event_id: `evt_${n}`, attempt: 1 });

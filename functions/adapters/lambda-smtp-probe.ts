@@ -1,6 +1,6 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { RelayProbe } from '../core/domains.ts';
-import type { SmtpProbe, SmtpProbeEvent } from './smtp-probe.ts';
+import type { SmtpProbe, SmtpProbeEvent } from '../domains/smtp-probe.ts';
 
 /**
  * The AWS port: invoke the SMTP transport Lambda (`RequestResponse`, no SDK retries: a probe is
