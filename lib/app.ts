@@ -8,9 +8,10 @@ import { PmailStack } from './pmail-stack.ts';
 export const STACK_NAME = 'Pmail';
 
 /**
- * The pmail CDK app: the `Pmail` stack, environment-agnostic (no account or region, so it
- * synthesises offline and deploys wherever the CLI's credentials point), checked by cdk-nag's
- * AWS Solutions pack, whose unacknowledged findings fail synthesis.
+ * The pmail CDK app (run by bin/cdk-app.ts, cdk.json's `app`): the `Pmail` stack,
+ * environment-agnostic (no account or region, so it synthesises offline and deploys wherever the
+ * CLI's credentials point), checked by cdk-nag's AWS Solutions pack, whose unacknowledged findings
+ * fail synthesis.
  */
 export function createPmailApp(props: AppProps = {}): { app: App; stack: PmailStack } {
   const app = new App({ ...props, context: { ...featureFlags(), ...props.context } });

@@ -1,5 +1,0 @@
-#!/usr/bin/env node
-// The CDK app (cdk.json: `npx tsx bin/pmail.ts`). The app synthesises itself when the process exits.
-import { createPmailApp } from '../lib/app.ts';
-
-createPmailApp();
