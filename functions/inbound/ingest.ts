@@ -1,21 +1,17 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { derivedEventId, ulidTime } from '../core/delivery-outbox.ts';
+import { ulidTime } from '../core/delivery-outbox.ts';
 import { derivedUlid } from '../core/ids.ts';
 import {
-  autoReplyReason,
   dedupeKey,
   type InboundVerdicts,
-  messageIds,
   normaliseRecipient,
   type RoutedRecipient,
   replyCandidates,
   snippetOf,
   threadDecision,
-  verdictFlags,
   verifiedThreadToken,
 } from '../core/inbound.ts';
-import type { AddressRecord, InboundFields, MessageRecord } from '../core/model.ts';
-import { baseAddress, canonicalAddress } from '../core/recipients.ts';
+import type { AddressRecord, MessageRecord } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
 import type { QueueConsumer } from '../local/queue.ts';
 import { errorFields } from '../log.ts';
@@ -24,8 +20,17 @@ import { getAddress } from '../store/directory.store.ts';
 import { findOutboundByRfcId, storeInbound, threadExists } from '../store/inbound.store.ts';
 import { getMessage } from '../store/messages.store.ts';
 import { routeDsn } from './dsn.ts';
+import {
+  type IngestOptions,
+  inboundMessage,
+  type Placement,
+  type RecipientCopy,
+  receivedEvent,
+} from './inbound-record.ts';
 import type { SesReceivedNotification } from './notification.ts';
 import { type ParsedInbound, parseInbound } from './parse.ts';
+
+export type { IngestOptions } from './inbound-record.ts';
 
 /** What one notification's ingest did, recipient by recipient. */
 export interface IngestReport {
@@ -37,14 +42,6 @@ export interface IngestReport {
   unknown_recipients: number;
   /** Recipients for whom the message was a DSN of their own outbound mail, routed as delivery events. */
   dsn_routed: number;
-}
-
-/**
- * What loopback delivery knows that the message does not say (functions/send/loopback-delivery.ts):
- * the copy is flagged `loopback` and names the outbound message it copies (`loopback_of`).
- */
-export interface IngestOptions {
-  loopbackOf?: NonNullable<MessageRecord['loopback_of']>;
 }
 
 /**
@@ -94,145 +91,78 @@ export async function ingestNotification(
 
 type Outcome = { type: 'stored'; id: string } | { type: 'duplicate' } | { type: 'dsn_routed' };
 
-async function ingestOne(
-  deps: Deps,
-  args: {
-    n: SesReceivedNotification;
-    raw: Uint8Array;
-    parsed: ParsedInbound;
-    verdicts: InboundVerdicts;
-    receivedAt: number;
-    rcpt: string;
-    routed: RoutedRecipient;
-    address: AddressRecord;
-    opts: IngestOptions;
-  },
-): Promise<Outcome> {
-  const { n, raw, parsed, verdicts, receivedAt, routed, address, opts } = args;
-  const identityId = address.identity_id;
-  const tenantId = address.tenant_id;
+/**
+ * One recipient's copy, phase by phase: a DSN of its own outbound mail is routed as delivery
+ * events; otherwise the copy is placed (id, thread), its raw bytes copied, its record built
+ * (functions/inbound/inbound-record.ts) and stored once.
+ */
+async function ingestOne(deps: Deps, args: RecipientCopy): Promise<Outcome> {
+  const { parsed, receivedAt, address } = args;
   let dsnUnmatched = false;
   if (parsed.isDsn) {
-    const routedDsn = await routeDsn(deps, { identityId, tenantId, parsed: parsed.mail, receivedAt });
+    const routedDsn = await routeDsn(deps, {
+      identityId: address.identity_id,
+      tenantId: address.tenant_id,
+      parsed: parsed.mail,
+      receivedAt,
+    });
     if (routedDsn === 'routed') return { type: 'dsn_routed' };
     dsnUnmatched = routedDsn === 'unmatched';
   }
+  const placement = await place(deps, args);
+  await copyRaw(deps, args, placement);
+  const now = deps.clock();
+  const message = inboundMessage(args, placement, { dsnUnmatched, now });
+  return storeCopy(deps, args, placement, message, now);
+}
 
+/**
+ * The copy's id and thread. The id takes its time from the write, not the receipt (a loopback
+ * copy is received when its message was composed, a redelivered notification minutes late):
+ * readers that follow the mailbox read on in id order (core/follow.ts) and must find a late
+ * message after what they read.
+ */
+async function place(deps: Deps, args: RecipientCopy): Promise<Placement> {
+  const { raw, parsed, routed, address } = args;
   const key = dedupeKey(raw, routed.address);
-  // The id takes its time from the write, not the receipt (a loopback copy is received when its
-  // message was composed, a redelivered notification minutes late): readers that follow the
-  // mailbox read on in id order (core/follow.ts) and must find a late message after what they read.
   const ulid = derivedUlid(ulidTime(deps.clock()), key);
   const id = `msg_${ulid}`;
   const { threadId, by } = threadDecision({
-    tokenThread: await tokenThread(deps, identityId, routed.detail),
-    repliedThread: await repliedThread(deps, identityId, parsed),
+    tokenThread: await tokenThread(deps, address.identity_id, routed.detail),
+    repliedThread: await repliedThread(deps, address.identity_id, parsed),
     messageUlid: ulid,
   });
+  return { key, ulid, id, threadId, by, rawKey: inboundKey(address.tenant_id, address.identity_id, id) };
+}
 
-  // The copy the message's raw route serves (and a forward re-reads): this recipient's own object.
-  // A quarantined message gets none: its original stays where the receipt stored it.
-  const rawKey = inboundKey(tenantId, identityId, id);
-  if (parsed.parse !== 'quarantined') {
-    await deps.blobs.put(rawKey, raw, {
-      tenant: tenantId,
-      identity: identityId,
-      message: id,
-      received: n.mail.messageId,
-    });
-  }
+/**
+ * The copy the message's raw route serves (and a forward re-reads): this recipient's own object.
+ * A quarantined message gets none: its original stays where the receipt stored it.
+ */
+async function copyRaw(deps: Deps, args: RecipientCopy, placement: Placement): Promise<void> {
+  if (args.parsed.parse === 'quarantined') return;
+  await deps.blobs.put(placement.rawKey, args.raw, {
+    tenant: args.address.tenant_id,
+    identity: args.address.identity_id,
+    message: placement.id,
+    received: args.n.mail.messageId,
+  });
+}
 
-  const auto = autoReplyReason(parsed.headerMap, n.mail.source);
-  const flags = [
-    ...(opts.loopbackOf ? ['loopback'] : []),
-    ...(parsed.parse === 'parsed' ? [] : [parsed.parse]),
-    ...(parsed.parse === 'oversize' ? ['unparsed'] : []),
-    ...verdictFlags(verdicts).filter((f) => f !== parsed.parse),
-    // `automated` is what the auto-reply rule reads (core/submit-pipeline.ts, step 10).
-    ...(auto ? ['auto_reply', 'automated'] : []),
-    ...(parsed.attachments.some((a) => a.risky) ? ['risky_attachment'] : []),
-    ...(dsnUnmatched ? ['dsn'] : []),
-  ];
-  const from = parsed.from ?? { address: n.mail.source || 'unknown@invalid' };
-  const now = deps.clock();
-  const inbound: InboundFields = {
-    ses_message_id: n.mail.messageId,
-    received_at: receivedAt,
-    envelope_from: n.mail.source,
-    envelope_recipient: args.rcpt,
-    routed_to: routed.address,
-    dedupe_key: key,
-    canonical: {
-      from: canonicalAddress(from.address),
-      to: parsed.to.map((m) => canonicalAddress(m.address)),
-      cc: parsed.cc.map((m) => canonicalAddress(m.address)),
-      reply_to: parsed.replyTo.map((m) => canonicalAddress(m.address)),
-    },
-    parse: parsed.parse,
-    ...(parsed.cap ? { cap: parsed.cap } : {}),
-    threaded_by: by,
-    ...(parsed.text !== undefined ? { text: parsed.text } : {}),
-    ...(parsed.extractedText !== undefined ? { extracted_text: parsed.extractedText } : {}),
-    ...(parsed.html !== undefined ? { html: parsed.html } : {}),
-    ...(parsed.bodyTruncated ? { body_truncated: true } : {}),
-    headers: parsed.kept,
-    attachments: parsed.attachments,
-    verdicts,
-    ...(auto ? { auto } : {}),
-    ...(dsnUnmatched ? { dsn_unmatched: true } : {}),
-  };
-  const hop = Number.parseInt(parsed.headerMap.get('x-pmail-hop') ?? '', 10);
-  const message: MessageRecord = {
-    id,
-    tenant_id: tenantId,
-    identity_id: identityId,
-    thread_id: threadId,
-    direction: 'inbound',
-    status: 'received',
-    from,
-    to: parsed.to,
-    cc: parsed.cc,
-    // The envelope recipient not among To and Cc received a blind copy.
-    bcc: [...parsed.to, ...parsed.cc].some((m) => baseAddress(canonicalAddress(m.address)) === routed.address)
-      ? []
-      : [{ address: address.address }],
-    reply_to: parsed.replyTo,
-    subject: parsed.subject,
-    kind: auto ? 'auto_reply' : 'transactional',
-    labels: [],
-    flags,
-    rfc_message_id: parsed.rfcMessageId ?? `<${ulid}@${address.domain}>`,
-    ...(parsed.inReplyTo ? { in_reply_to: messageIds(parsed.inReplyTo)[0] ?? parsed.inReplyTo } : {}),
-    ...(parsed.references.length ? { references: parsed.references } : {}),
-    ...(Number.isFinite(hop) && hop > 0 ? { hop } : {}),
-    raw_key: rawKey,
-    raw_size: raw.byteLength,
-    created_at: receivedAt,
-    updated_at: now,
-    version: 1,
-    inbound,
-    ...(opts.loopbackOf ? { loopback_of: opts.loopbackOf } : {}),
-  };
+/** Store the record with its `message.received` event, once; a repeat drops the raw copy it made. */
+async function storeCopy(
+  deps: Deps,
+  args: RecipientCopy,
+  placement: Placement,
+  message: MessageRecord,
+  now: number,
+): Promise<Outcome> {
+  const { parsed, address } = args;
+  const { id, identity_id: identityId, thread_id: threadId, flags } = message;
   const stored = await storeInbound(deps.db, {
     message,
-    dedupeKey: key,
-    event: {
-      // The outbox reads in id order: the id takes its time from the write, not the receipt.
-      id: derivedEventId(now, `message.received|${id}`, 0),
-      type: 'message.received',
-      tenant_id: tenantId,
-      created_at: now,
-      data: {
-        message_id: id,
-        identity_id: identityId,
-        thread_id: threadId,
-        from: message.from,
-        subject: message.subject,
-        snippet: snippetOf(parsed.text),
-        flags,
-        received_at: new Date(receivedAt).toISOString(),
-      },
-    },
+    dedupeKey: placement.key,
+    event: receivedEvent(message, parsed, now),
     // Quarantined and spam mail makes nobody a known sender.
     ...(flags.includes('quarantined') || flags.includes('spam') || !parsed.from
       ? {}
@@ -242,10 +172,10 @@ async function ingestOne(
     now,
   });
   if (!stored) {
-    // A repeat: the copy written above under this call's id belongs to no message, unless a
-    // concurrent repeat of the same millisecond took the same id and stored it.
+    // A repeat: the copy written under this call's id belongs to no message, unless a concurrent
+    // repeat of the same millisecond took the same id and stored it.
     if (parsed.parse !== 'quarantined' && !(await getMessage(deps.db, identityId, id, true)))
-      await deps.blobs.delete(rawKey);
+      await deps.blobs.delete(placement.rawKey);
     deps.metrics.add('inbound_duplicates');
     return { type: 'duplicate' };
   }
@@ -254,7 +184,7 @@ async function ingestOne(
     message_id: id,
     identity_id: identityId,
     thread_id: threadId,
-    threaded_by: by,
+    threaded_by: placement.by,
   });
   return { type: 'stored', id };
 }

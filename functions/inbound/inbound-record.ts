@@ -1,0 +1,170 @@
+import { derivedEventId } from '../core/delivery-outbox.ts';
+import {
+  type AutoReason,
+  autoReplyReason,
+  type InboundVerdicts,
+  messageIds,
+  type RoutedRecipient,
+  snippetOf,
+  type ThreadedBy,
+  verdictFlags,
+} from '../core/inbound.ts';
+import type { AddressRecord, InboundFields, MessageRecord } from '../core/model.ts';
+import { baseAddress, canonicalAddress } from '../core/recipients.ts';
+import type { SesReceivedNotification } from './notification.ts';
+import type { ParsedInbound } from './parse.ts';
+
+/**
+ * The records of one recipient's inbound copy, built from what the ingest read and decided
+ * (functions/inbound/ingest.ts): pure, no I/O.
+ */
+
+/**
+ * What loopback delivery knows that the message does not say (functions/send/loopback-delivery.ts):
+ * the copy is flagged `loopback` and names the outbound message it copies (`loopback_of`).
+ */
+export interface IngestOptions {
+  loopbackOf?: NonNullable<MessageRecord['loopback_of']>;
+}
+
+/** One envelope recipient's copy of a received message, parsed once for all recipients. */
+export interface RecipientCopy {
+  n: SesReceivedNotification;
+  raw: Uint8Array;
+  parsed: ParsedInbound;
+  verdicts: InboundVerdicts;
+  receivedAt: number;
+  rcpt: string;
+  routed: RoutedRecipient;
+  address: AddressRecord;
+  opts: IngestOptions;
+}
+
+/** Where the copy goes: its dedupe key, its id (and the ULID in it), its thread, its raw object. */
+export interface Placement {
+  key: string;
+  ulid: string;
+  id: string;
+  threadId: string;
+  by: ThreadedBy;
+  rawKey: string;
+}
+
+/** The copy's flags; `automated` is what the auto-reply rule reads (core/submit-pipeline.ts, step 10). */
+export function inboundFlags(
+  args: RecipientCopy,
+  auto: AutoReason | undefined,
+  dsnUnmatched: boolean,
+): string[] {
+  const { parsed, verdicts, opts } = args;
+  return [
+    ...(opts.loopbackOf ? ['loopback'] : []),
+    ...(parsed.parse === 'parsed' ? [] : [parsed.parse]),
+    ...(parsed.parse === 'oversize' ? ['unparsed'] : []),
+    ...verdictFlags(verdicts).filter((f) => f !== parsed.parse),
+    ...(auto ? ['auto_reply', 'automated'] : []),
+    ...(parsed.attachments.some((a) => a.risky) ? ['risky_attachment'] : []),
+    ...(dsnUnmatched ? ['dsn'] : []),
+  ];
+}
+
+/** What only an inbound message carries: the envelope, the canonical addresses, the parse, the bodies. */
+export function inboundFields(
+  args: RecipientCopy,
+  placement: Placement,
+  from: { address: string },
+  auto: AutoReason | undefined,
+  dsnUnmatched: boolean,
+): InboundFields {
+  const { n, parsed, routed } = args;
+  return {
+    ses_message_id: n.mail.messageId,
+    received_at: args.receivedAt,
+    envelope_from: n.mail.source,
+    envelope_recipient: args.rcpt,
+    routed_to: routed.address,
+    dedupe_key: placement.key,
+    canonical: {
+      from: canonicalAddress(from.address),
+      to: parsed.to.map((m) => canonicalAddress(m.address)),
+      cc: parsed.cc.map((m) => canonicalAddress(m.address)),
+      reply_to: parsed.replyTo.map((m) => canonicalAddress(m.address)),
+    },
+    parse: parsed.parse,
+    ...(parsed.cap ? { cap: parsed.cap } : {}),
+    threaded_by: placement.by,
+    ...(parsed.text !== undefined ? { text: parsed.text } : {}),
+    ...(parsed.extractedText !== undefined ? { extracted_text: parsed.extractedText } : {}),
+    ...(parsed.html !== undefined ? { html: parsed.html } : {}),
+    ...(parsed.bodyTruncated ? { body_truncated: true } : {}),
+    headers: parsed.kept,
+    attachments: parsed.attachments,
+    verdicts: args.verdicts,
+    ...(auto ? { auto } : {}),
+    ...(dsnUnmatched ? { dsn_unmatched: true } : {}),
+  };
+}
+
+/** The stored message record of the copy (`received`, in its thread, version 1). */
+export function inboundMessage(
+  args: RecipientCopy,
+  placement: Placement,
+  at: { dsnUnmatched: boolean; now: number },
+): MessageRecord {
+  const { n, raw, parsed, routed, address, opts } = args;
+  const auto = autoReplyReason(parsed.headerMap, n.mail.source);
+  const flags = inboundFlags(args, auto, at.dsnUnmatched);
+  const from = parsed.from ?? { address: n.mail.source || 'unknown@invalid' };
+  const hop = Number.parseInt(parsed.headerMap.get('x-pmail-hop') ?? '', 10);
+  return {
+    id: placement.id,
+    tenant_id: address.tenant_id,
+    identity_id: address.identity_id,
+    thread_id: placement.threadId,
+    direction: 'inbound',
+    status: 'received',
+    from,
+    to: parsed.to,
+    cc: parsed.cc,
+    // The envelope recipient not among To and Cc received a blind copy.
+    bcc: [...parsed.to, ...parsed.cc].some((m) => baseAddress(canonicalAddress(m.address)) === routed.address)
+      ? []
+      : [{ address: address.address }],
+    reply_to: parsed.replyTo,
+    subject: parsed.subject,
+    kind: auto ? 'auto_reply' : 'transactional',
+    labels: [],
+    flags,
+    rfc_message_id: parsed.rfcMessageId ?? `<${placement.ulid}@${address.domain}>`,
+    ...(parsed.inReplyTo ? { in_reply_to: messageIds(parsed.inReplyTo)[0] ?? parsed.inReplyTo } : {}),
+    ...(parsed.references.length ? { references: parsed.references } : {}),
+    ...(Number.isFinite(hop) && hop > 0 ? { hop } : {}),
+    raw_key: placement.rawKey,
+    raw_size: raw.byteLength,
+    created_at: args.receivedAt,
+    updated_at: at.now,
+    version: 1,
+    inbound: inboundFields(args, placement, from, auto, at.dsnUnmatched),
+    ...(opts.loopbackOf ? { loopback_of: opts.loopbackOf } : {}),
+  };
+}
+
+/** The `message.received` outbox event; its id takes its time from the write, not the receipt. */
+export function receivedEvent(message: MessageRecord, parsed: ParsedInbound, now: number) {
+  return {
+    id: derivedEventId(now, `message.received|${message.id}`, 0),
+    type: 'message.received',
+    tenant_id: message.tenant_id,
+    created_at: now,
+    data: {
+      message_id: message.id,
+      identity_id: message.identity_id,
+      thread_id: message.thread_id,
+      from: message.from,
+      subject: message.subject,
+      snippet: snippetOf(parsed.text),
+      flags: message.flags,
+      received_at: new Date(message.created_at).toISOString(),
+    },
+  };
+}
