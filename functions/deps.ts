@@ -25,6 +25,12 @@ export interface Deps {
   config: Config;
 }
 
+/**
+ * The ports every Lambda is built with: all but the costly ones (blobs, dispatcher, events), which
+ * a Lambda gets only where its row of functions/lambda-ports.ts names them.
+ */
+export type BaseDeps = Omit<Deps, 'blobs' | 'dispatcher' | 'events'>;
+
 export interface Config {
   /** Delay before a simulator/loopback event reaches the events queue (about a second, like a provider's). */
   simEventDelaySeconds: number;

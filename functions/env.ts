@@ -2,9 +2,10 @@ import { createHmac } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type Config, type Deps, defaultConfig, ulidFrom } from './deps.ts';
 import {
+  type BaseDeps,
+  type DepsFor,
   LAMBDA_PORTS,
   type LambdaService,
-  missingPort,
   type OptionalPort,
   type PortFactory,
   type PortsOf,
@@ -20,7 +21,7 @@ import { createDb } from './store/db.ts';
  * The costly ports (blobs, dispatcher, events) are built from the factories the entry passes — the
  * ones functions/lambda-ports.ts lists for it — so this module bundles none of their AWS clients.
  */
-let deps: Deps | undefined;
+let deps: unknown;
 
 export function required(name: string): string {
   const v = process.env[name];
@@ -100,25 +101,32 @@ export type FactoriesOf<S extends LambdaService> = { [P in PortsOf<S>]: PortFact
 /**
  * Build the ports once per container (top-level await in each Lambda entry). `factories` are the
  * ones the service's row of functions/lambda-ports.ts names (the type requires exactly those);
- * every other costly port is a thrower that names the function.
+ * the deps returned hold those and the base ports, and no other costly port.
  */
 export async function loadLambdaDeps<S extends LambdaService>(
   service: S,
   factories: FactoriesOf<S>,
-): Promise<Deps> {
-  if (deps) return deps;
+): Promise<DepsFor<S>> {
+  if (deps) return deps as DepsFor<S>;
+  const given = factories as Partial<{ [P in OptionalPort]: PortFactory<Deps[P]> }>;
+  const ports = Object.fromEntries(
+    (LAMBDA_PORTS[service] as readonly OptionalPort[]).map((p) => {
+      const factory = given[p];
+      if (!factory) throw new Error(`${service} is built with ${p} but its entry passed no factory of it`);
+      return [p, factory(required)];
+    }),
+  ) as Pick<Deps, PortsOf<S>>;
+  const built: DepsFor<S> = { ...(await baseDeps(service)), ...ports };
+  deps = built;
+  return built;
+}
+
+/** The ports every Lambda is built with, from its environment and the keys secret. */
+async function baseDeps(service: string): Promise<BaseDeps> {
   const clock = () => Date.now();
   const keys = await loadKeys();
-  const given = factories as Partial<{ [P in OptionalPort]: PortFactory<Deps[P]> }>;
-  const port = <P extends OptionalPort>(p: P): Deps[P] =>
-    (LAMBDA_PORTS[service] as readonly OptionalPort[]).includes(p) && given[p]
-      ? (given[p] as PortFactory<Deps[P]>)(required)
-      : missingPort(service, p);
-  deps = {
+  return {
     db: createDb({ table: required('PMAIL_TABLE') }),
-    blobs: port('blobs'),
-    dispatcher: port('dispatcher'),
-    events: port('events'),
     clock,
     newId: ulidFrom(clock),
     log: jsonLogger({ service }),
@@ -134,5 +142,4 @@ export async function loadLambdaDeps<S extends LambdaService>(
       ...(process.env.PM_TEST_DOMAIN ? { testDomain: process.env.PM_TEST_DOMAIN.toLowerCase() } : {}),
     },
   };
-  return deps;
 }

@@ -1,22 +1,24 @@
-import type { Deps } from './deps.ts';
+import type { BaseDeps, Deps } from './deps.ts';
+
+export type { BaseDeps } from './deps.ts';
 
 /**
  * Which of the costly ports each Lambda gets (cold starts). A port's AWS client (S3 for
  * `blobs`, Step Functions for `dispatcher`, SQS for `events`) is bundled into a function only if its
  * entry passes the port's factory, so each function carries only what it uses.
  *
- * The table is the one statement of it, held from both sides:
+ * The table is the one statement of it, and a compile-time fact: `DepsFor<S>` is the type of what
+ * Lambda `S` is built with (the base ports and its row's, no other), so a use case given it that
+ * reaches for a port outside its row does not type-check.
  *   - functions/env.ts › loadLambdaDeps takes exactly these factories for the service it is given
- *     (its type requires each one and refuses others), so an entry cannot get more or fewer;
+ *     (its type requires each one and refuses others) and returns `DepsFor<S>`;
  *   - the local runtime (functions/local/runtime.ts) gives every route group, the send-attempt
- *     tasks, the events consumer, the webhooks and the sweeper the same ports through
- *     `withPorts`, the others throwing, so the integration suite runs each one's code paths with
- *     only its ports — and a call to an omitted port fails the test file even where the caller
- *     catches the error (test/setup/ports.ts reads `missingPortCalls`).
- * A port left out of a row is built as a thrower in production too: a clear error, never a silent
- * no-op.
+ *     tasks, the events consumer, the ingest, the webhooks and the sweeper `portsFor(deps, S)`,
+ *     so the integration suite runs each one's code paths with only its ports.
+ * A port left out of a row is absent from the built object, in production as locally: a call to it
+ * throws.
  */
-export type OptionalPort = 'blobs' | 'dispatcher' | 'events';
+export type OptionalPort = Exclude<keyof Deps, keyof BaseDeps>;
 
 export const LAMBDA_PORTS = {
   'api-messages': ['blobs', 'dispatcher'],
@@ -50,41 +52,34 @@ export const LAMBDA_PORTS = {
 export type LambdaService = keyof typeof LAMBDA_PORTS;
 export type PortsOf<S extends LambdaService> = (typeof LAMBDA_PORTS)[S][number];
 
+/** What Lambda `S` is built with: the base ports and exactly the costly ports of its row. */
+export type DepsFor<S extends LambdaService> = BaseDeps & Pick<Deps, PortsOf<S>>;
+
 /** Builds a port from the function's environment (`required` throws on a variable not set). */
 export type PortFactory<T> = (required: (name: string) => string) => T;
 
-/** Calls to a port a function was built without (read by the test setup; empty in a sound build). */
-export const missingPortCalls: string[] = [];
+const OPTIONAL_PORTS: readonly OptionalPort[] = ['blobs', 'dispatcher', 'events'];
 
-/** A port that throws on any use, naming the function and the port. */
-export function missingPort<P extends OptionalPort>(service: string, port: P): Deps[P] {
-  return new Proxy({} as Deps[P], {
-    get(_, prop) {
-      if (typeof prop !== 'string' || prop === 'then') return undefined;
-      return () => {
-        const what = `${service} used deps.${port}.${prop}, a port it is built without (functions/lambda-ports.ts)`;
-        missingPortCalls.push(what);
-        throw new Error(what);
-      };
-    },
-  });
+/**
+ * `deps` as the Lambda `service` sees it: the base ports, and its row's ports read through (so a
+ * port set on `deps` later, as the local runtime sets its dispatcher and queue, is seen); the ports
+ * it is built without are absent.
+ */
+export function portsFor<S extends LambdaService>(deps: Deps, service: S): DepsFor<S> {
+  const given = new Set<OptionalPort>(LAMBDA_PORTS[service]);
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(deps))
+    if (!OPTIONAL_PORTS.includes(name as OptionalPort)) out[name] = value;
+  for (const port of given) Object.defineProperty(out, port, { get: () => deps[port], enumerable: true });
+  return out as DepsFor<S>;
 }
 
 /**
- * `deps` as the Lambda `service` sees it: its ports read through (so ports set later, as the local
- * runtime does, are seen), the ones it is built without throwing.
+ * Hands the deps of `S` to a use case whose signature takes the whole `Deps` (the route groups of
+ * functions/api/, the sweeper): the compiler cannot check those against the row, and the ports `S`
+ * lacks stay absent, so a call to one throws. A call site goes once its callee declares the ports it
+ * takes (`DepsFor<S>` or `Pick<Deps, …>`).
  */
-export function withPorts(deps: Deps, service: LambdaService): Deps {
-  const given = new Set<string>(LAMBDA_PORTS[service]);
-  const missing = new Map<string, unknown>();
-  return new Proxy(deps, {
-    get(target, prop, receiver) {
-      if (prop === 'blobs' || prop === 'dispatcher' || prop === 'events') {
-        if (given.has(prop)) return target[prop];
-        if (!missing.has(prop)) missing.set(prop, missingPort(service, prop));
-        return missing.get(prop);
-      }
-      return Reflect.get(target, prop, receiver);
-    },
-  });
+export function wholeDeps<S extends LambdaService>(deps: DepsFor<S>): Deps {
+  return deps as Deps;
 }

@@ -11,7 +11,7 @@ import { isJournalAddress } from '../core/journal.ts';
 import type { AddressRecord, MessageRecord } from '../core/model.ts';
 import { adopt, adoptCandidates, reconcilable, reconcile, reconcileCandidates } from '../core/reconcile.ts';
 import type { SuppressionReason } from '../core/suppressions.ts';
-import type { Deps } from '../deps.ts';
+import type { BaseDeps } from '../deps.ts';
 import { addSuppression, recordAbuseOutcome } from '../outcomes/outcomes.ts';
 import { getAddress } from '../store/directory.store.ts';
 import { eventPutItem } from '../store/events.store.ts';
@@ -63,7 +63,7 @@ export function parseDeliveryEvent(body: string): DeliveryEvent | undefined {
  * several recipients. A message of several events is retried whole when any of them must be; the
  * others are duplicates on the next round.
  */
-export async function consumeDeliveryEvent(deps: Deps, body: string): Promise<ConsumeOutcome> {
+export async function consumeDeliveryEvent(deps: BaseDeps, body: string): Promise<ConsumeOutcome> {
   const cf = unwrapCf(body);
   if (cf) {
     const n = normaliseCf(cf);
@@ -90,14 +90,18 @@ export async function consumeDeliveryEvent(deps: Deps, body: string): Promise<Co
   return consumeOne(deps, event);
 }
 
-function unknownType(deps: Deps, type: string): ConsumeOutcome {
+function unknownType(deps: BaseDeps, type: string): ConsumeOutcome {
   deps.metrics.add('delivery_unknown_type');
   deps.log.warn('delivery event of unknown type acked', { type });
   return 'unknown_type';
 }
 
 /** The message an event names: test ids name it directly, live provider ids go through gsi1. */
-async function locate(deps: Deps, address: AddressRecord, event: DeliveryEvent): Promise<ProviderIdMatch> {
+async function locate(
+  deps: BaseDeps,
+  address: AddressRecord,
+  event: DeliveryEvent,
+): Promise<ProviderIdMatch> {
   const pid = event.provider_message_id;
   if (!pid) return { type: 'none' };
   if (pid.startsWith('test-'))
@@ -123,7 +127,7 @@ type Applied = {
  * the event is applied again from the message as it is now.
  */
 async function applyTo(
-  deps: Deps,
+  deps: BaseDeps,
   identityId: string,
   messageId: string,
   event: DeliveryEvent,
@@ -143,7 +147,7 @@ async function applyTo(
 }
 
 async function applyOnce(
-  deps: Deps,
+  deps: BaseDeps,
   identityId: string,
   messageId: string,
   event: DeliveryEvent,
@@ -200,7 +204,7 @@ async function applyOnce(
   return { result: out.result, ...extra, message: out.message };
 }
 
-async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutcome> {
+async function consumeOne(deps: BaseDeps, event: DeliveryEvent): Promise<ConsumeOutcome> {
   // The journal copy is no delivery; ack and ignore.
   if (isJournalAddress(event.recipient, deps.config.platformDomain)) {
     deps.metrics.add('delivery_journal_ignored');
@@ -246,7 +250,7 @@ async function consumeOne(deps: Deps, event: DeliveryEvent): Promise<ConsumeOutc
 
 /** A Cloudflare REST send learns Cloudflare's messageId from its first event (core/reconcile.ts). */
 async function tryAdopt(
-  deps: Deps,
+  deps: BaseDeps,
   address: AddressRecord,
   event: DeliveryEvent,
 ): Promise<Applied | 'not_found' | 'not_candidate'> {
@@ -267,7 +271,7 @@ async function tryAdopt(
 
 /** Reconciliation of uncertain sends: exactly one candidate, else nothing changes. */
 async function tryReconcile(
-  deps: Deps,
+  deps: BaseDeps,
   address: AddressRecord,
   event: DeliveryEvent,
 ): Promise<Applied | 'not_found' | 'not_candidate'> {
@@ -298,7 +302,7 @@ async function tryReconcile(
 }
 
 function notFound(
-  deps: Deps,
+  deps: BaseDeps,
   event: Pick<DeliveryEvent, 'event_id' | 'provider_message_id' | 'occurred_at'>,
 ): ConsumeOutcome {
   if (deps.clock() - event.occurred_at < ORPHAN_AGE_MS) return 'retry';
@@ -315,7 +319,7 @@ function notFound(
  * suppression → provider; permanent. suppression.created only from the message that created the
  * row, with a deterministic id (a consumer retry writes nothing new).
  */
-async function suppress(deps: Deps, message: MessageRecord, event: DeliveryEvent): Promise<void> {
+async function suppress(deps: BaseDeps, message: MessageRecord, event: DeliveryEvent): Promise<void> {
   const reason: SuppressionReason =
     event.kind === 'complained' ? 'complaint' : event.provider_suppressed ? 'provider' : 'hard_bounce';
   await addSuppression(deps, message, event.recipient, reason);

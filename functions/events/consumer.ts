@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { Deps } from '../deps.ts';
+import type { BaseDeps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { consumeDeliveryEvent, NOT_FOUND_RETRY_SECONDS } from './consume.ts';
 
@@ -8,7 +8,7 @@ import { consumeDeliveryEvent, NOT_FOUND_RETRY_SECONDS } from './consume.ts';
  * acked. A NotFound (the event overtook the record of its send) comes back after 30 s.
  */
 export async function consumeBatch(
-  deps: Deps,
+  deps: BaseDeps,
   event: SQSEvent,
   setVisibility: (receiptHandle: string, seconds: number) => Promise<void>,
 ): Promise<SQSBatchResponse> {

@@ -1,5 +1,5 @@
 import { normaliseSes, type SesNormalised, unwrapSes } from '../core/ses-events.ts';
-import type { Deps } from '../deps.ts';
+import type { BaseDeps } from '../deps.ts';
 import { findByProviderId, mutateMessage } from '../store/messages.store.ts';
 
 /**
@@ -17,7 +17,7 @@ export function sesFromBody(body: string): SesNormalised | undefined {
  * yet (the caller retries by age, as for any NotFound).
  */
 export async function applySendEvent(
-  deps: Deps,
+  deps: BaseDeps,
   send: Extract<SesNormalised, { type: 'send' }>,
 ): Promise<boolean> {
   const target = await findByProviderId(deps.db, send.provider_message_id);

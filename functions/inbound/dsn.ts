@@ -1,6 +1,6 @@
 import type { ParsedMail } from 'mailparser';
 import { type DsnInput, dsnDeliveryEvents, dsnKey, parseDsn } from '../core/dsn.ts';
-import type { Deps } from '../deps.ts';
+import type { BaseDeps, Deps } from '../deps.ts';
 import { findOutboundByRfcId } from '../store/inbound.store.ts';
 
 /** The parts of a received message DSN routing reads (mailparser's ParsedMail has them). */
@@ -49,7 +49,7 @@ export function dsnParts(parsed: DsnMail): DsnInput | undefined {
  * so a report received again, or routed again after a failure, is a duplicate in the consumer.
  */
 export async function routeDsn(
-  deps: Deps,
+  deps: BaseDeps & Pick<Deps, 'events'>,
   input: { identityId: string; tenantId: string; parsed: DsnMail; receivedAt: number },
 ): Promise<'routed' | 'unmatched' | 'not_dsn'> {
   const parts = dsnParts(input.parsed);

@@ -12,7 +12,7 @@ import {
   verifiedThreadToken,
 } from '../core/inbound.ts';
 import type { AddressRecord, MessageRecord } from '../core/model.ts';
-import type { Deps } from '../deps.ts';
+import type { BaseDeps, Deps } from '../deps.ts';
 import type { QueueConsumer } from '../local/queue.ts';
 import { errorFields } from '../log.ts';
 import { inboundKey } from '../store/blobs.ts';
@@ -31,6 +31,9 @@ import type { SesReceivedNotification } from './notification.ts';
 import { type ParsedInbound, parseInbound } from './parse.ts';
 
 export type { IngestOptions } from './inbound-record.ts';
+
+/** The ports of the ingest: the raw message's blobs, and the events queue routed DSNs publish on. */
+export type IngestDeps = BaseDeps & Pick<Deps, 'blobs' | 'events'>;
 
 /** What one notification's ingest did, recipient by recipient. */
 export interface IngestReport {
@@ -52,7 +55,7 @@ export interface IngestReport {
  * dedupe key makes the repeat store nothing twice.
  */
 export async function ingestNotification(
-  deps: Deps,
+  deps: IngestDeps,
   n: SesReceivedNotification,
   opts: IngestOptions = {},
 ): Promise<IngestReport> {
@@ -96,7 +99,7 @@ type Outcome = { type: 'stored'; id: string } | { type: 'duplicate' } | { type: 
  * events; otherwise the copy is placed (id, thread), its raw bytes copied, its record built
  * (functions/inbound/inbound-record.ts) and stored once.
  */
-async function ingestOne(deps: Deps, args: RecipientCopy): Promise<Outcome> {
+async function ingestOne(deps: IngestDeps, args: RecipientCopy): Promise<Outcome> {
   const { parsed, receivedAt, address } = args;
   let dsnUnmatched = false;
   if (parsed.isDsn) {
@@ -122,7 +125,7 @@ async function ingestOne(deps: Deps, args: RecipientCopy): Promise<Outcome> {
  * readers that follow the mailbox read on in id order (core/follow.ts) and must find a late
  * message after what they read.
  */
-async function place(deps: Deps, args: RecipientCopy): Promise<Placement> {
+async function place(deps: IngestDeps, args: RecipientCopy): Promise<Placement> {
   const { raw, parsed, routed, address } = args;
   const key = dedupeKey(raw, routed.address);
   const ulid = derivedUlid(ulidTime(deps.clock()), key);
@@ -139,7 +142,7 @@ async function place(deps: Deps, args: RecipientCopy): Promise<Placement> {
  * The copy the message's raw route serves (and a forward re-reads): this recipient's own object.
  * A quarantined message gets none: its original stays where the receipt stored it.
  */
-async function copyRaw(deps: Deps, args: RecipientCopy, placement: Placement): Promise<void> {
+async function copyRaw(deps: IngestDeps, args: RecipientCopy, placement: Placement): Promise<void> {
   if (args.parsed.parse === 'quarantined') return;
   await deps.blobs.put(placement.rawKey, args.raw, {
     tenant: args.address.tenant_id,
@@ -151,7 +154,7 @@ async function copyRaw(deps: Deps, args: RecipientCopy, placement: Placement): P
 
 /** Store the record with its `message.received` event, once; a repeat drops the raw copy it made. */
 async function storeCopy(
-  deps: Deps,
+  deps: IngestDeps,
   args: RecipientCopy,
   placement: Placement,
   message: MessageRecord,
@@ -191,7 +194,7 @@ async function storeCopy(
 
 /** The thread a verified token names, if that thread exists for the identity (a stale token names none). */
 async function tokenThread(
-  deps: Deps,
+  deps: IngestDeps,
   identityId: string,
   detail: string | undefined,
 ): Promise<string | undefined> {
@@ -202,7 +205,7 @@ async function tokenThread(
 
 /** The thread of the identity's outbound message that In-Reply-To or References names first. */
 async function repliedThread(
-  deps: Deps,
+  deps: IngestDeps,
   identityId: string,
   parsed: ParsedInbound,
 ): Promise<string | undefined> {
@@ -229,11 +232,11 @@ function verdictsOf(n: SesReceivedNotification): InboundVerdicts {
  * notification; a record that fails comes back (SQS's visibility timeout, the dead-letter queue
  * after its receives), the others are acked.
  */
-export function ingestConsumer(deps: Deps): QueueConsumer {
+export function ingestConsumer(deps: IngestDeps): QueueConsumer {
   return (event) => ingestBatch(deps, event);
 }
 
-export async function ingestBatch(deps: Deps, event: SQSEvent): Promise<SQSBatchResponse> {
+export async function ingestBatch(deps: IngestDeps, event: SQSEvent): Promise<SQSBatchResponse> {
   const failures: { itemIdentifier: string }[] = [];
   await Promise.all(
     event.Records.map(async (r) => {

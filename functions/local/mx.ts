@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerSession } from 'smtp-server';
-import type { Deps } from '../deps.ts';
+import type { BaseDeps, Deps } from '../deps.ts';
 import { INBOUND_RAW_PREFIX } from '../inbound/notification.ts';
 import { receivedNotification } from '../inbound/received.ts';
 import { errorFields } from '../log.ts';
@@ -92,7 +92,10 @@ function sesLikeId(deps: Pick<Deps, 'newId'>): string {
  * the trace headers prepended, under `inbound/raw/{id}`), then its notification goes on the ingest
  * queue; the 250 comes after both, so an accepted message is never lost to a stop.
  */
-export async function startLocalMx(deps: Deps, opts: LocalMxOptions): Promise<LocalMx> {
+export async function startLocalMx(
+  deps: BaseDeps & Pick<Deps, 'blobs'>,
+  opts: LocalMxOptions,
+): Promise<LocalMx> {
   const rcptVerdict = async (address: SMTPServerAddress) => recipientVerdict(deps, address.address);
   const server = new SMTPServer({
     name: MX_HOST,

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { DeliveryEvent } from '../core/deliveries.ts';
-import type { Deps } from '../deps.ts';
+import type { BaseDeps } from '../deps.ts';
 import { NOT_FOUND_RETRY_SECONDS } from '../events/consume.ts';
 import { consumeBatch } from '../events/consumer.ts';
 import type { EventSink } from '../events/event-sink.ts';
@@ -30,7 +30,7 @@ export class LocalQueue implements EventSink {
   readonly consumed: { body: string; receives: number }[] = [];
 
   constructor(
-    private readonly deps: Deps,
+    private readonly deps: BaseDeps,
     private readonly opts: {
       secondsToMs?: number;
       maxReceives?: number;

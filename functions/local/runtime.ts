@@ -21,7 +21,7 @@ import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { autoVerifyingIdentities, type SesIdentities } from '../domains/ses-identities.ts';
 import { localSmtpProbe } from '../domains/smtp-probe.ts';
 import { ingestConsumer } from '../inbound/ingest.ts';
-import { withPorts } from '../lambda-ports.ts';
+import { type LambdaService, portsFor, wholeDeps } from '../lambda-ports.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { type MemoryMetrics, memoryMetrics } from '../metrics.ts';
 import { folderBlobStore } from '../store/blobs.ts';
@@ -111,13 +111,49 @@ export interface LocalRuntime {
 /**
  * Everything `npm start` and the tests run, wired around the real engines: DynamoDB Local, the ASL
  * run locally, the in-process events queue, a blob folder. Production wiring is functions/env.ts.
+ * Each component is given `portsFor(deps, S)`: exactly the ports its Lambda `S` is built with
+ * (functions/lambda-ports.ts).
  */
 export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<LocalRuntime> {
+  const { deps, metrics } = await localDeps(opts);
+  const secrets = folderSecretStore(join(opts.stateDir, 'secrets'));
+  const engines = await startEngines(deps, secrets, opts);
+  const sweepOnce = () => sweep(wholeDeps(portsFor(deps, 'sweeper')));
+  const timer =
+    opts.sweepEveryMs === undefined
+      ? undefined
+      : setInterval(() => {
+          sweepOnce().catch((err) => deps.log.error('sweep failed', { error: String(err) }));
+        }, opts.sweepEveryMs);
+  timer?.unref();
+  return {
+    deps,
+    metrics,
+    machine: engines.machine,
+    secrets,
+    sweep: sweepOnce,
+    queue: engines.queue,
+    webhookQueue: engines.webhooks.queue,
+    inboundQueue: engines.inboundQueue,
+    mx: engines.mx,
+    groups: routeGroups(deps, secrets, opts),
+    settle: () => settle(engines),
+    close: async () => {
+      if (timer) clearInterval(timer);
+      await closeEngines(engines);
+      deps.db.doc.destroy();
+    },
+  };
+}
+
+/** The full set of local ports (every component takes its share) and the table they read. */
+async function localDeps(opts: LocalRuntimeOptions): Promise<{ deps: Deps; metrics: MemoryMetrics }> {
   const clock = opts.clock ?? (() => Date.now());
   const metrics = memoryMetrics();
   const deps: Deps = {
     db: createDb({ table: opts.table ?? 'pmail', endpoint: opts.endpoint }),
     blobs: folderBlobStore(join(opts.stateDir, 'blobs')),
+    // Set by startEngines to the local send machine and the events queue.
     dispatcher: { start: async () => undefined },
     events: { publish: async () => undefined },
     clock,
@@ -127,11 +163,25 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     config: { ...defaultConfig, webhookAllowLocalHttp: true, ...opts.config },
   };
   await ensureTable(deps.db);
-  const secrets = folderSecretStore(join(opts.stateDir, 'secrets'));
-  const smtpOptions = { secrets, smtp: opts.smtp };
-  // Each component sees only the ports its Lambda is built with (functions/lambda-ports.ts).
+  return { deps, metrics };
+}
+
+interface Engines {
+  machine: LocalSendMachine;
+  queue: LocalQueue;
+  inboundQueue: LocalQueue;
+  mx?: LocalMx;
+  webhooks: { queue: LocalQueue; close(): Promise<void> };
+}
+
+/**
+ * The send machine (Claim, the transport tasks, Record), the delivery-events queue, the ingest
+ * queue and its MX, and the webhooks; the machine and the queue become `deps`' dispatcher and
+ * events port.
+ */
+async function startEngines(deps: Deps, secrets: SecretStore, opts: LocalRuntimeOptions): Promise<Engines> {
   const machine = new LocalSendMachine(
-    withPorts(deps, 'send-attempt'),
+    portsFor(deps, 'send-attempt'),
     {},
     {
       waitTimeOverrides: opts.waitTimeOverrides,
@@ -144,99 +194,91 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
       },
     },
   );
-  const queue = new LocalQueue(withPorts(deps, 'delivery-events'), {
+  const queue = new LocalQueue(portsFor(deps, 'delivery-events'), {
     secondsToMs: opts.queueSecondsToMs ?? 1000,
     dir: opts.durableQueue ? join(opts.stateDir, 'queue') : undefined,
   });
   deps.dispatcher = opts.dispatcher ?? machine;
   deps.events = queue;
   // SES receiving's way in: the S3 action's notification on the ingest queue (SNS → SQS in AWS).
-  const inboundQueue = new LocalQueue(withPorts(deps, 'inbound-ingest'), {
+  const inboundQueue = new LocalQueue(portsFor(deps, 'inbound-ingest'), {
     secondsToMs: opts.queueSecondsToMs ?? 1000,
     maxReceives: 5,
     dir: opts.durableQueue ? join(opts.stateDir, 'inbound-queue') : undefined,
-    consume: ingestConsumer(withPorts(deps, 'inbound-ingest')),
+    consume: ingestConsumer(portsFor(deps, 'inbound-ingest')),
   });
   const mx = opts.inbound
-    ? await startLocalMx(withPorts(deps, 'inbound-ingest'), { port: opts.inbound.port, queue: inboundQueue })
+    ? await startLocalMx(portsFor(deps, 'inbound-ingest'), { port: opts.inbound.port, queue: inboundQueue })
     : undefined;
-  const webhooks = await localWebhooks(withPorts(deps, 'webhook-fan-out'), {
+  const webhooks = await localWebhooks(portsFor(deps, 'webhook-fan-out'), {
     endpoint: opts.endpoint,
     stateDir: opts.stateDir,
     durable: opts.durableQueue === true,
     stream: opts.webhooks === true,
     scheduleScale: opts.webhookScheduleScale,
   });
-  const settle = async () => {
-    for (let i = 0; i < 100; i++) {
-      await machine.idle();
-      await inboundQueue.idle();
-      await queue.idle();
-      await webhooks.queue.idle();
-      await machine.idle();
-      if (machine.idleNow() && queue.idleNow() && webhooks.queue.idleNow() && inboundQueue.idleNow()) return;
-    }
-  };
-  const timer =
-    opts.sweepEveryMs === undefined
-      ? undefined
-      : setInterval(() => {
-          sweep(withPorts(deps, 'sweeper')).catch((err) =>
-            deps.log.error('sweep failed', { error: String(err) }),
-          );
-        }, opts.sweepEveryMs);
-  timer?.unref();
+  return { machine, queue, inboundQueue, mx, webhooks };
+}
+
+/** Wait until no execution runs and every queue is empty (each can feed another). */
+async function settle(e: Engines): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    await e.machine.idle();
+    await e.inboundQueue.idle();
+    await e.queue.idle();
+    await e.webhooks.queue.idle();
+    await e.machine.idle();
+    if (e.machine.idleNow() && e.queue.idleNow() && e.webhooks.queue.idleNow() && e.inboundQueue.idleNow())
+      return;
+  }
+}
+
+async function closeEngines(e: Engines): Promise<void> {
+  await e.mx?.close();
+  e.inboundQueue.close();
+  e.machine.abortAll();
+  await e.machine.idle();
+  e.queue.close();
+  await e.webhooks.close();
+}
+
+/**
+ * Every route group with its Lambda's ports. The groups' signatures take the whole `Deps`, so each
+ * is handed `wholeDeps(portsFor(deps, S))`: the ports its row lacks are absent (a call throws).
+ */
+function routeGroups(
+  deps: Deps,
+  secrets: SecretStore,
+  opts: LocalRuntimeOptions,
+): Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>> {
+  const of = <S extends LambdaService>(service: S) => wholeDeps(portsFor(deps, service));
+  const smtpOptions = { secrets, smtp: opts.smtp };
+  const mcp = of('api-mcp');
   return {
-    deps,
-    metrics,
-    machine,
-    secrets,
-    sweep: () => sweep(withPorts(deps, 'sweeper')),
-    queue,
-    webhookQueue: webhooks.queue,
-    inboundQueue,
-    mx,
-    groups: {
-      messages: messagesApi(withPorts(deps, 'api-messages')),
-      identities: identitiesApi(withPorts(deps, 'api-identities')),
-      tenants: tenantsApi(withPorts(deps, 'api-tenants')),
-      links: linksApi(withPorts(deps, 'api-links')),
-      events: eventsApi(withPorts(deps, 'api-events')),
-      webhooks: webhooksApi(withPorts(deps, 'api-webhooks')),
-      domains: domainsApi(withPorts(deps, 'api-domains'), {
-        identities: opts.sesIdentities ?? autoVerifyingIdentities(),
-        sesEndpoint: opts.sesEndpoint,
-        // The relay credentials and the probe: the same ports as the local SMTP adapter's.
-        secrets,
-        secretPrefix: LOCAL_SECRET_PREFIX,
-        probeSmtp: localSmtpProbe(deps.db, localSmtpPorts(deps, smtpOptions), localSmtpSettings(smtpOptions)),
-        allowLocalRelays: localSmtpSettings(smtpOptions).allowLocalRelays,
-      }),
-      templates: templatesApi(withPorts(deps, 'api-templates')),
-      threads: threadsApi(withPorts(deps, 'api-threads')),
-      keys: keysApi(withPorts(deps, 'api-keys')),
-      directory: directoryApi(withPorts(deps, 'api-directory')),
-      meta: metaApi(withPorts(deps, 'api-meta'), localMetaPorts()),
-      // The web console, built from console/src on its first request.
-      console: consoleApi(deps, { assets: async () => buildConsole() }),
-      // The MCP server's tools call the messages and events route groups in process.
-      mcp: mcpApi(withPorts(deps, 'api-mcp'), {
-        messages: messagesApi(withPorts(deps, 'api-mcp')),
-        events: eventsApi(withPorts(deps, 'api-mcp')),
-        threads: threadsApi(withPorts(deps, 'api-mcp')),
-      }),
-    },
-    settle,
-    close: async () => {
-      if (timer) clearInterval(timer);
-      await mx?.close();
-      inboundQueue.close();
-      machine.abortAll();
-      await machine.idle();
-      queue.close();
-      await webhooks.close();
-      deps.db.doc.destroy();
-    },
+    messages: messagesApi(of('api-messages')),
+    identities: identitiesApi(of('api-identities')),
+    tenants: tenantsApi(of('api-tenants')),
+    links: linksApi(of('api-links')),
+    events: eventsApi(of('api-events')),
+    webhooks: webhooksApi(of('api-webhooks')),
+    domains: domainsApi(of('api-domains'), {
+      identities: opts.sesIdentities ?? autoVerifyingIdentities(),
+      sesEndpoint: opts.sesEndpoint,
+      // The relay credentials and the probe: the same ports as the local SMTP adapter's.
+      secrets,
+      secretPrefix: LOCAL_SECRET_PREFIX,
+      probeSmtp: localSmtpProbe(deps.db, localSmtpPorts(deps, smtpOptions), localSmtpSettings(smtpOptions)),
+      allowLocalRelays: localSmtpSettings(smtpOptions).allowLocalRelays,
+    }),
+    templates: templatesApi(of('api-templates')),
+    threads: threadsApi(of('api-threads')),
+    keys: keysApi(of('api-keys')),
+    directory: directoryApi(of('api-directory')),
+    meta: metaApi(of('api-meta'), localMetaPorts()),
+    // The web console, built from console/src on its first request.
+    console: consoleApi(deps, { assets: async () => buildConsole() }),
+    // The MCP server's tools call the messages and events route groups in process.
+    mcp: mcpApi(mcp, { messages: messagesApi(mcp), events: eventsApi(mcp), threads: threadsApi(mcp) }),
   };
 }
 

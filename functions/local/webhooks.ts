@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Deps } from '../deps.ts';
+import type { BaseDeps } from '../deps.ts';
 import { deliverBatch } from '../webhooks/deliver.ts';
 import { fanOut } from '../webhooks/fan-out.ts';
 import { systemPoster } from '../webhooks/http-client.ts';
@@ -13,7 +13,7 @@ import { LocalStreamPoller } from './stream.ts';
  * deliverer, which POSTs with the real HTTP client.
  */
 export async function localWebhooks(
-  deps: Deps,
+  deps: BaseDeps,
   opts: { endpoint: string; stateDir: string; durable: boolean; stream: boolean; scheduleScale?: number },
 ): Promise<{ queue: LocalQueue; close(): Promise<void> }> {
   let sink: WebhookQueue | undefined;

@@ -2,10 +2,9 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MessageRecord } from '../../functions/core/model.ts';
 import { threadTokenReplyTo } from '../../functions/core/submit-pipeline.ts';
-import type { Deps } from '../../functions/deps.ts';
 import { ingestBatch, ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX, type SesReceivedNotification } from '../../functions/inbound/notification.ts';
-import { withPorts } from '../../functions/lambda-ports.ts';
+import { type DepsFor, portsFor } from '../../functions/lambda-ports.ts';
 import type { MemoryMetrics } from '../../functions/metrics.ts';
 import { getContacts } from '../../functions/store/contacts.store.ts';
 import { listEvents } from '../../functions/store/events.store.ts';
@@ -18,10 +17,10 @@ import { submittedVia, type TestStack, testStack } from '../support/local.ts';
  * it a message: the raw bytes in the blob store under INBOUND_RAW_PREFIX first, then the notification.
  */
 let s: TestStack;
-let deps: Deps;
+let deps: DepsFor<'inbound-ingest'>;
 beforeAll(async () => {
   s = await testStack();
-  deps = withPorts(s.deps, 'inbound-ingest');
+  deps = portsFor(s.deps, 'inbound-ingest');
 });
 
 let seq = 0;

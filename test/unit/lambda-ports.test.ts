@@ -4,16 +4,17 @@ import { build } from 'esbuild';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Deps } from '../../functions/deps.ts';
 import { loadLambdaDeps } from '../../functions/env.ts';
-import { LAMBDA_PORTS, missingPortCalls, withPorts } from '../../functions/lambda-ports.ts';
+import { LAMBDA_PORTS, portsFor, wholeDeps } from '../../functions/lambda-ports.ts';
 import type { BlobStore } from '../../functions/store/blobs.ts';
 import { REPO_ROOT } from '../../lib/defaults.ts';
 
 /**
  * Each Lambda gets only the costly ports its row of functions/lambda-ports.ts names (docs/operating.md ›
- * Cold starts). That the rows are enough is proved by the whole integration suite, which runs every
- * route group and task through `withPorts` (functions/local/runtime.ts) with test/setup/ports.ts
- * failing any file that touched an omitted port; here: the throwers themselves, the production
- * loader, and that the bundles carry an AWS client only where the row asks for its port.
+ * Cold starts), as a type: `DepsFor<S>`. That the rows are enough is proved by the type-check of every
+ * entry and of the local runtime (functions/local/runtime.ts), which gives each route group and task
+ * `portsFor(deps, S)`, and by the integration suite running them; here: the built objects lack the
+ * ports outside their row (at run time and for the compiler), the production loader, and that the
+ * bundles carry an AWS client only where the row asks for its port.
  */
 
 const blobs: BlobStore = {
@@ -22,36 +23,57 @@ const blobs: BlobStore = {
   delete: async () => {},
   async *list() {},
 };
+const input = { tenant_id: 't', identity_id: 'i', message_id: 'm' };
 
 afterEach(() => {
-  // This file provokes the throwers on purpose.
-  missingPortCalls.splice(0);
   vi.unstubAllEnvs();
   vi.resetModules();
 });
 
-describe('withPorts', () => {
-  it('reads the ports a service is built with through, and throws, naming it, on the others', async () => {
-    const base = { blobs, log: { info() {} } } as unknown as Deps;
-    const links = withPorts(base, 'api-links');
+describe('portsFor', () => {
+  it('gives a service the base ports and its row’s, and leaves the others out', () => {
+    const base = {
+      blobs,
+      dispatcher: { start: async () => {} },
+      events: { publish: async () => {} },
+      log: { info() {} },
+    } as unknown as Deps;
+    const links = portsFor(base, 'api-links');
     expect(links.blobs).toBe(blobs);
     expect(links.log).toBe(base.log);
-    expect(() => links.dispatcher.start('x', { tenant_id: 't', identity_id: 'i', message_id: 'm' })).toThrow(
-      /api-links used deps\.dispatcher\.start, a port it is built without/,
-    );
+    expect('dispatcher' in links).toBe(false);
+    expect('events' in links).toBe(false);
+    expect(Object.keys(links).sort()).toEqual(['blobs', 'log']);
+    // A group whose signature takes the whole Deps and calls a port its row lacks fails.
+    expect(() => wholeDeps(links).dispatcher.start('x', input)).toThrow(TypeError);
     // A port set on the base later (the local runtime sets its dispatcher and queue last) is seen.
-    const sweeper = withPorts(base, 'sweeper');
+    const sweeper = portsFor(base, 'sweeper');
     const dispatcher = { start: async () => {} };
     base.dispatcher = dispatcher;
     expect(sweeper.dispatcher).toBe(dispatcher);
-    expect(() => sweeper.events.publish([], 0)).toThrow(/sweeper used deps\.events\.publish/);
-    // Even when the caller swallows the error, the call is on record for the test setup.
-    expect(missingPortCalls).toHaveLength(2);
+    expect('events' in sweeper).toBe(false);
+  });
+
+  it('types a service’s deps without the ports outside its row (checked by the compiler)', () => {
+    // Never run: tsc (npm run lint) checks these lines.
+    const typeChecks = (deps: Deps) => {
+      const links = portsFor(deps, 'api-links');
+      void links.blobs;
+      // @ts-expect-error api-links is built without the dispatcher
+      void links.dispatcher;
+      // @ts-expect-error the events consumer is built without blobs
+      void portsFor(deps, 'delivery-events').blobs;
+      const attempt: Deps = portsFor(deps, 'send-attempt');
+      // @ts-expect-error a service without the events port is not a whole Deps
+      const sweeper: Deps = portsFor(deps, 'sweeper');
+      void [attempt, sweeper];
+    };
+    expect(typeChecks).toBeTypeOf('function');
   });
 });
 
 describe('loadLambdaDeps (production wiring)', () => {
-  it('builds the ports from the factories given, every other costly port a thrower', async () => {
+  it('builds the ports from the factories given, and no other costly port', async () => {
     vi.stubEnv('PMAIL_TABLE', 'pmail-test');
     vi.stubEnv('PM_HASH_KEY', 'test-hash-key');
     vi.stubEnv('PMAIL_KEYS_SECRET_ARN', '');
@@ -65,22 +87,22 @@ describe('loadLambdaDeps (production wiring)', () => {
     });
     expect(deps.blobs).toBe(blobs);
     expect(seen).toEqual(['pmail-test']);
-    await expect(async () => deps.events.publish([], 0)).rejects.toThrow(
-      /api-links used deps\.events\.publish/,
-    );
-    await expect(async () =>
-      deps.dispatcher.start('x', { tenant_id: 't', identity_id: 'i', message_id: 'm' }),
-    ).rejects.toThrow(/api-links used deps\.dispatcher\.start/);
+    expect('events' in deps).toBe(false);
+    expect('dispatcher' in deps).toBe(false);
+    expect(Object.keys(deps).sort()).toEqual(['blobs', 'clock', 'config', 'db', 'log', 'metrics', 'newId']);
   });
 
-  it('takes exactly the factories of the service’s row (checked by the compiler)', () => {
+  it('takes exactly the factories of the service’s row and returns its deps (checked by the compiler)', () => {
     // Never run: tsc (npm run lint) checks these lines.
-    const typeChecks = () => {
+    const typeChecks = async () => {
       // @ts-expect-error api-messages needs its dispatcher
       void loadLambdaDeps('api-messages', { blobs: () => blobs });
       // @ts-expect-error api-keys is built without blobs
       void loadLambdaDeps('api-keys', { blobs: () => blobs });
-      void loadLambdaDeps('api-keys', {});
+      const keys = await loadLambdaDeps('api-keys', {});
+      // @ts-expect-error api-keys is built without blobs
+      void keys.blobs;
+      void keys.db;
     };
     expect(typeChecks).toBeTypeOf('function');
   });
