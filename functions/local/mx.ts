@@ -86,16 +86,16 @@ function sesLikeId(deps: Pick<Deps, 'newId'>): string {
   return deps.newId().toLowerCase();
 }
 
+/** The ports of the local MX: the blob store its accepted messages go to, as the S3 action's. */
+type MxDeps = BaseDeps & Pick<Deps, 'blobs'>;
+
 /**
  * The local MX: an SMTP server on 127.0.0.1 (no AUTH, no STARTTLS, SIZE 40 MB) that stands in for
  * SES receiving. Each accepted transaction is stored as the S3 action stores it (the raw bytes with
  * the trace headers prepended, under `inbound/raw/{id}`), then its notification goes on the ingest
  * queue; the 250 comes after both, so an accepted message is never lost to a stop.
  */
-export async function startLocalMx(
-  deps: BaseDeps & Pick<Deps, 'blobs'>,
-  opts: LocalMxOptions,
-): Promise<LocalMx> {
+export async function startLocalMx(deps: MxDeps, opts: LocalMxOptions): Promise<LocalMx> {
   const rcptVerdict = async (address: SMTPServerAddress) => recipientVerdict(deps, address.address);
   const server = new SMTPServer({
     name: MX_HOST,
