@@ -10,7 +10,7 @@ import { consentKindOf } from '../core/job-kind.ts';
 import { MAX_SCHEDULE_MS } from '../core/limits.ts';
 import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
-import { crossedThresholds, localDay, nextLocalMidnight } from '../core/quota.ts';
+import { crossedThresholds, localDay, nextLocalMidnight, possibleLocalDays } from '../core/quota.ts';
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
 import { capsFor } from '../core/submit-pipeline.ts';
 import { canonicalAddress } from '../core/suppressions.ts';
@@ -26,23 +26,15 @@ import {
   type EarlyLease,
   leaseAhead,
   markWarned,
-  peekSendRate,
   rateRetryAfter,
   releaseSend,
   reserveSend,
 } from '../store/quota.store.ts';
+import { type FirstRead, type FirstReadArgs, readFirst } from '../store/submit-read.store.ts';
 import { noteThreadMessage } from '../store/thread-list.store.ts';
 import { getThread, lockedByOther, takeThreadForSend } from '../store/threads.store.ts';
 import { executionName, startExecution } from './dispatcher.ts';
-import {
-  abandonKey,
-  completeKey,
-  type KeyRef,
-  lookupKey,
-  releaseKey,
-  reserveKey,
-  storedAnswer,
-} from './idempotency.ts';
+import { abandonKey, completeKey, type KeyRef, releaseKey, reserveKey, storedAnswer } from './idempotency.ts';
 import { composeMime, loadSubmit, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
 import { templateFields } from './template.ts';
 
@@ -50,30 +42,43 @@ import { templateFields } from './template.ts';
 export const LOCK_RETRY_MS = 250;
 export const LOCK_WAIT_MAX_MS = 10_000;
 
-export interface SubmitInput {
+/** A submit operation as the handler hands it over: what the first read asks for, and the checks on it. */
+export interface SubmitRequest {
+  operation: Operation;
+  /** reply, reply_all, forward: the message answered or forwarded. */
+  targetMessageId?: string;
+  requestId: string;
+  /** The items the first read asks for beside the identity's counters (store/submit-read.store.ts). */
+  read: Pick<FirstReadArgs, 'apiKeyHash' | 'identityId' | 'idempotencyKeyHash'>;
+  /**
+   * The caller's checks on what the first read found: authentication, the permission, the
+   * identity's scope, and the request's own checks (the Idempotency-Key header, the body).
+   */
+  admit: (first: FirstRead) => Promise<AdmittedSend>;
+}
+
+/** What the caller's checks on the first read hand back. */
+export interface AdmittedSend {
   /**
    * How to read the identity's tenant, given the pipeline's batched reads: read in one BatchGetItem
    * with the pipeline's first reads, beside the reservation (one round trip).
    */
   tenant: (db: Db) => Promise<Tenant>;
   identity: Identity;
-  operation: Operation;
-  /** reply, reply_all, forward: the message answered or forwarded. */
-  targetMessageId?: string;
-  /** Checked by the handler: present unless this is a dry run. */
+  /** Checked by the caller: present unless this is a dry run. */
   idempotencyKey: string | undefined;
-  /** The body, parsed and validated by the handler (step 4); `raw` is what the fingerprint hashes. */
+  /** The body, parsed and validated by the caller; `raw` is what the fingerprint hashes. */
   request: ParsedSend;
-  requestId: string;
   dryRun?: boolean;
-  /**
-   * What the handler's first read found (functions/store/submit-read.store.ts), already decided on
-   * by `decideOnFirstRead`: the rate window was not full and the key was free, so neither is read
-   * again.
-   */
-  firstRead?: boolean;
+}
+
+/** A send past its first read: the rate window was not full and the key was free. */
+interface SubmitInput extends AdmittedSend {
+  operation: Operation;
+  targetMessageId?: string;
+  requestId: string;
   /** The identity's day counts and lease by local day, as the first read found them. */
-  counters?: Record<string, { sends: number; lease: number }>;
+  counters: Record<string, { sends: number; lease: number }>;
 }
 
 /** The part of a send the first read can decide: the rate window, and a duplicate's stored answer. */
@@ -87,7 +92,7 @@ export interface FirstReadFacts {
  * the identity's window is full (replays included: a replay counts against it too), the stored answer of a
  * duplicate (or 409 for a conflict or a request still running); undefined when the send goes on.
  */
-export function decideOnFirstRead(
+function decideOnFirstRead(
   input: Pick<SubmitInput, 'operation' | 'targetMessageId' | 'idempotencyKey' | 'request' | 'dryRun'> & {
     identityId: string;
   },
@@ -116,39 +121,33 @@ export interface DryRunResult {
 
 /**
  * POST …/messages, …/reply, …/reply-all, …/forward (docs/architecture.md › The submit path): the
- * handler's steps 2–8 with the reservation protocol and the policy pipeline. Authentication and the
- * identity's scope (step 1) are the caller's. A dry run runs steps 1–17 and writes nothing.
+ * first read, the caller's checks on it, and what it decides alone (the rate window, a duplicate's
+ * stored answer); a new send goes on to the reservation, the pipeline and the writes.
  */
-export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
+export async function submit(deps: Deps, req: SubmitRequest): Promise<SubmitResult> {
+  const now = deps.clock();
+  const first = await readFirst(deps.db, { ...req.read, days: possibleLocalDays(now), now });
+  const admitted = await req.admit(first);
+  const { operation, targetMessageId, requestId } = req;
+  const input: SubmitInput = { ...admitted, operation, targetMessageId, requestId, counters: first.counters };
+  const out =
+    decideOnFirstRead({ ...input, identityId: input.identity.id }, first, now) ??
+    (await submitNew(deps, input));
+  return currentIfPending(deps, input.identity.id, out);
+}
+
+/**
+ * A send the first read did not answer: the reservation with the pipeline's first reads, the
+ * pipeline and the composition, the count and the writes. A dry run writes nothing.
+ */
+async function submitNew(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
   const { identity, operation } = input;
-  // Read once: alone when the rate window is peeked here, else with the pipeline's first reads.
-  let tenantRead: Promise<Tenant> | undefined;
-  const loadTenant = (db: Db = deps.db) => {
-    tenantRead ??= input.tenant(db);
-    return tenantRead;
-  };
-
-  // 2. Rate limit — a read here (or in the first read); counted with the daily caps (step 18) only
-  // for a new send.
-  if (!input.firstRead) {
-    const peekedAt = deps.clock();
-    const peek = await peekSendRate(deps.db, {
-      identityId: identity.id,
-      day: localDay(peekedAt, (await loadTenant()).timezone || 'UTC'),
-      now: peekedAt,
-    });
-    if (peek.full) throw rateLimited(rateRetryAfter(peekedAt));
-  }
-
-  // 3–4 (the Idempotency-Key header and the body) were checked by the handler.
   const key = input.idempotencyKey;
   const { raw, body } = input.request;
 
-  // Steps 1 (the rest), 5–17: the policy pipeline and the composition, nothing written. Its first
-  // reads (the tenant among them) need no message id.
   const load = () =>
     loadSubmit(deps, {
-      tenant: loadTenant,
+      tenant: input.tenant,
       identity,
       operation,
       targetMessageId: input.targetMessageId,
@@ -169,10 +168,6 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
 
   // Reservation step 1: the stored answer wins over everything that follows.
   const ref = { identityId: identity.id, keyHash, fingerprint };
-  if (!input.firstRead) {
-    const seen = await lookupKey(deps, ref);
-    if (seen !== undefined) return replayed(seen);
-  }
 
   // A scheduled send: in the future, at most 30 days ahead (checked after the replay: a stored
   // answer is replayed even once its send_at has passed).
@@ -264,7 +259,7 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
  * a block is one write like any other (store/quota.store.ts `leaseAhead`).
  */
 function leaseEarly(deps: Deps, input: SubmitInput, tenant: Tenant): EarlyLease | undefined {
-  if (!input.counters || input.dryRun || requiresApproval(input.identity)) return undefined;
+  if (input.dryRun || requiresApproval(input.identity)) return undefined;
   const now = deps.clock();
   const tz = tenant.timezone || 'UTC';
   const day = localDay(now, tz);
@@ -349,11 +344,7 @@ export function rateLimited(retryAfter: number): PmailError {
  * now (docs/guides/sending.md › Approval before a send): pending, then approved and on its way,
  * rejected or refused. Every other replay answers the key's first answer.
  */
-export async function currentIfPending(
-  deps: Deps,
-  identityId: string,
-  out: SubmitResult,
-): Promise<SubmitResult> {
+async function currentIfPending(deps: Deps, identityId: string, out: SubmitResult): Promise<SubmitResult> {
   if (out.type !== 'accepted' || !out.deduplicated || out.message.status !== 'pending_approval') return out;
   const now = await getMessage(deps.db, identityId, out.message.id, true);
   return now ? { ...out, message: toApiMessage(now) } : out;

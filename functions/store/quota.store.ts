@@ -46,17 +46,6 @@ export interface SendCounters {
   rate?: RateWindow;
 }
 
-/** Whether the identity's current rate window is full (a read: replays are checked, never counted). */
-export async function peekSendRate(
-  db: Db,
-  args: Pick<SendCounters, 'identityId' | 'day' | 'now' | 'rate'>,
-): Promise<{ full: boolean }> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: identityKey(args.identityId, args.day) }),
-  );
-  return { full: rateWindowFull(out.Item, args.now, args.rate) };
-}
-
 /** Whether an identity's counter item holds the current rate window, full. */
 export function rateWindowFull(
   item: Record<string, unknown> | undefined,
