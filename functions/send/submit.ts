@@ -1,13 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { requiresApproval } from '../core/approval.ts';
 import type { Operation } from '../core/compose.ts';
-import { derivedEventId } from '../core/delivery-outbox.ts';
-import { bornStatus } from '../core/enqueue.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
 import { snippetOf } from '../core/inbound.ts';
-import { consentKindOf } from '../core/job-kind.ts';
 import { MAX_SCHEDULE_MS } from '../core/limits.ts';
+import { messageRecord, pendingApprovalEvent, suppressedEvent } from '../core/message-record.ts';
 import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
 import { crossedThresholds, localDay, nextLocalMidnight, possibleLocalDays } from '../core/quota.ts';
@@ -33,10 +31,9 @@ import {
 import { type FirstRead, type FirstReadArgs, readFirst } from '../store/submit-read.store.ts';
 import { noteThreadMessage } from '../store/thread-list.store.ts';
 import { getThread, lockedByOther, takeThreadForSend } from '../store/threads.store.ts';
-import { executionName, startExecution } from './dispatcher.ts';
+import { startExecution } from './dispatcher.ts';
 import { abandonKey, completeKey, type KeyRef, releaseKey, reserveKey, storedAnswer } from './idempotency.ts';
 import { composeMime, loadSubmit, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
-import { templateFields } from './template.ts';
 
 /** The thread lock: wait 250 ms between tries, for at most 10 s. */
 export const LOCK_RETRY_MS = 250;
@@ -293,32 +290,6 @@ async function adoptWritten(
   return answer;
 }
 
-/** A fully suppressed send's `message.suppressed`, with an id derived from the message. */
-function suppressedEvent(m: MessageRecord) {
-  return {
-    id: derivedEventId(m.created_at, `${m.id}|message.suppressed`, 0),
-    type: 'message.suppressed',
-    tenant_id: m.tenant_id,
-    created_at: m.created_at,
-    data: {
-      message_id: m.id,
-      identity_id: m.identity_id,
-      recipients: (m.deliveries ?? []).map((d) => ({ address: d.address, reason: d.smtp_response })),
-    },
-  };
-}
-
-/** A send waiting for a person's approval: `message.pending_approval`, its id derived from the message. */
-function pendingApprovalEvent(m: MessageRecord) {
-  return {
-    id: derivedEventId(m.created_at, `${m.id}|message.pending_approval`, 0),
-    type: 'message.pending_approval',
-    tenant_id: m.tenant_id,
-    created_at: m.created_at,
-    data: { message_id: m.id, identity_id: m.identity_id, recipients: (m.deliveries ?? []).length },
-  };
-}
-
 function checkSendAt(sendAt: string | undefined, now: number): void {
   if (sendAt === undefined) return;
   const at = Date.parse(sendAt);
@@ -536,7 +507,18 @@ async function storeReserved(
       }
     }
 
-    const message = buildMessage(deps, args, prepared, now, t.quotaDay, t.pending === true);
+    const message = messageRecord({
+      tenantId: tenant.id,
+      identityId: identity.id,
+      operation: args.operation,
+      body: args.body,
+      send: prepared,
+      attempt: args.attempt,
+      rawKey: outboundKey(tenant.id, identity.id, prepared.messageId, args.attempt),
+      now,
+      quotaDay: t.quotaDay,
+      pending: t.pending === true,
+    });
 
     // The thread's lock and chain, before the message: a message is never queued in a thread
     // without the lock. A lost race (the lock taken, the chain moved) is retried after the holder.
@@ -611,86 +593,6 @@ export function capReached(
       resets_at: new Date(resetsAt).toISOString(),
     },
   });
-}
-
-function buildMessage(
-  deps: Deps,
-  args: StoreArgs,
-  p: Prepared,
-  now: number,
-  quotaDay: string | undefined,
-  pending: boolean,
-): MessageRecord {
-  const { tenant, identity, body } = args;
-  // Born suppressed, pending approval, undispatched or queued (core/enqueue.ts).
-  const status = bornStatus(p.decisions, p.undispatched === true, pending);
-  const byField = (f: 'to' | 'cc' | 'bcc') =>
-    p.recipients
-      .filter((r) => r.field === f)
-      .map(({ address, name }) => (name ? { address, name } : { address }));
-  return {
-    id: p.messageId,
-    tenant_id: tenant.id,
-    identity_id: identity.id,
-    thread_id: p.threadId,
-    direction: 'outbound',
-    status,
-    operation: args.operation,
-    from: p.from,
-    to: byField('to'),
-    cc: byField('cc'),
-    bcc: byField('bcc'),
-    reply_to: p.replyTo ? [p.replyTo] : [],
-    subject: p.subject,
-    kind: body.kind,
-    consent_kind: consentKindOf(body),
-    labels: body.labels ?? [],
-    metadata: body.metadata,
-    flags: [],
-    rfc_message_id: p.compose.rfcMessageId,
-    in_reply_to: p.inReplyTo,
-    references: p.references,
-    hop: p.hop,
-    holds_lock: p.threaded && status === 'queued' ? true : undefined,
-    raw_key: outboundKey(tenant.id, identity.id, p.messageId, args.attempt),
-    ...(args.attempt > 0 ? { raw_n: args.attempt } : {}),
-    raw_size: p.mime.length,
-    // The Date header's instant: the stored copy and the record agree to the millisecond.
-    created_at: p.compose.now,
-    updated_at: now,
-    version: 1,
-    deliveries: p.recipients.map((r, i) => {
-      const d = p.decisions[i];
-      const typed = r.typed ? { typed_address: r.typed } : {};
-      return d.status === 'queued'
-        ? { address: r.address, ...typed, field: r.field, status: 'queued' as const, updated_at: now }
-        : {
-            address: r.address,
-            ...typed,
-            field: r.field,
-            status: 'suppressed' as const,
-            smtp_response: d.smtp_response,
-            updated_at: now,
-          };
-    }),
-    ...(body.send_at ? { send_at: Date.parse(body.send_at) } : {}),
-    ...(quotaDay ? { quota_day: quotaDay } : {}),
-    // A send by template: the template, its version and the variables (functions/send/template.ts).
-    ...templateFields(body),
-    // The execution coming for this message is named in the write that queues it; a
-    // scheduled send waits in the Standard machine, dispatched for its send_at.
-    ...(status !== 'queued'
-      ? {}
-      : body.send_at
-        ? {
-            dispatch: {
-              execution: executionName(p.messageId, 1, 'send'),
-              at: Date.parse(body.send_at),
-              n: 1,
-            },
-          }
-        : { dispatch: { execution: executionName(p.messageId, 1), at: now, n: 1 } }),
-  };
 }
 
 /** Start the execution the message names; a failure leaves it to the sweeper. */
