@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type ContactCounts, canonicalAddress } from '../core/suppressions.ts';
 import type { Db, TransactItem } from './db.ts';
 import { batchGetItems } from './suppressions.store.ts';
@@ -39,6 +40,22 @@ export function contactCountUpdates(
       ExpressionAttributeValues: { ':type': 'contact', ':now': now, ':one': 1 },
     },
   }));
+}
+
+/**
+ * A send's recipients counted, each address its own unconditional update (docs/lost-answers.md:
+ * never sent twice; a lost answer leaves the count at zero, and the next send to the address
+ * writes it then): one promise per distinct address.
+ */
+export function countOutbound(
+  db: Db,
+  identityId: string,
+  addresses: string[],
+  now: number,
+): Promise<unknown>[] {
+  return contactCountUpdates(db, identityId, addresses, now).map((u) =>
+    db.doc.send(new UpdateCommand((u as { Update: ConstructorParameters<typeof UpdateCommand>[0] }).Update)),
+  );
 }
 
 /** The identity's counts for these addresses, keyed by canonicalAddress (absent = no contact). */
