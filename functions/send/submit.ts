@@ -38,6 +38,7 @@ import {
   type LoadedSubmit,
   loadSubmit,
   type Prepared,
+  type PreparePorts,
   prepareSubmit,
   referencesFor,
 } from './prepare.ts';
@@ -45,6 +46,12 @@ import {
 /** The thread lock: wait 250 ms between tries, for at most 10 s. */
 export const LOCK_RETRY_MS = 250;
 export const LOCK_WAIT_MAX_MS = 10_000;
+
+/** The ports a send takes (the pipeline's loads and the composition among them: send/prepare.ts). */
+export type SubmitPorts = PreparePorts & Pick<Deps, 'dispatcher' | 'log'>;
+
+/** The ports of the count and the writes. */
+type WritePorts = Pick<Deps, 'db' | 'blobs' | 'clock' | 'log'>;
 
 /** A submit operation as the handler hands it over: what the first read asks for, and the checks on it. */
 export interface SubmitRequest {
@@ -128,7 +135,7 @@ export interface DryRunResult {
  * first read, the caller's checks on it, and what it decides alone (the rate window, a duplicate's
  * stored answer); a new send goes on to the reservation, the pipeline and the writes.
  */
-export async function submit(deps: Deps, req: SubmitRequest): Promise<SubmitResult> {
+export async function submit(deps: SubmitPorts, req: SubmitRequest): Promise<SubmitResult> {
   const now = deps.clock();
   const first = await readFirst(deps.db, { ...req.read, days: possibleLocalDays(now), now });
   const admitted = await req.admit(first);
@@ -144,7 +151,7 @@ export async function submit(deps: Deps, req: SubmitRequest): Promise<SubmitResu
  * A send the first read did not answer: the reservation with the pipeline's first reads, the
  * pipeline and the composition, the count and the writes. A dry run writes nothing.
  */
-async function submitNew(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
+async function submitNew(deps: SubmitPorts, input: SubmitInput): Promise<SubmitResult> {
   const { identity, operation } = input;
   const { raw, body } = input.request;
   const load = () =>
@@ -283,7 +290,7 @@ function commitPlan(
  * composition, and the count and the writes (`store`).
  */
 async function write(
-  deps: Deps,
+  deps: SubmitPorts,
   input: SubmitInput,
   loaded: PromiseSettledResult<LoadedSubmit>,
   key: HeldKey,
@@ -308,7 +315,11 @@ async function write(
  * day and the block), beside the pipeline's decision and the composition, so the count that starts
  * a block is one write like any other (store/quota.store.ts `leaseAhead`).
  */
-function leaseEarly(deps: Deps, input: SubmitInput, tenant: Tenant): EarlyLease | undefined {
+function leaseEarly(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  input: SubmitInput,
+  tenant: Tenant,
+): EarlyLease | undefined {
   if (input.dryRun || requiresApproval(input.identity)) return undefined;
   const now = deps.clock();
   const tz = tenant.timezone || 'UTC';
@@ -332,7 +343,7 @@ function leaseEarly(deps: Deps, input: SubmitInput, tenant: Tenant): EarlyLease 
  * transport's claim write: one claim per message). The answer is what the key holds.
  */
 async function adoptWritten(
-  deps: Deps,
+  deps: Pick<Deps, 'db' | 'clock' | 'dispatcher' | 'log'>,
   held: KeyRef & { messageId: string },
   m: MessageRecord,
 ): Promise<string> {
@@ -368,7 +379,11 @@ export function rateLimited(retryAfter: number): PmailError {
  * now (docs/guides/sending.md › Approval before a send): pending, then approved and on its way,
  * rejected or refused. Every other replay answers the key's first answer.
  */
-async function currentIfPending(deps: Deps, identityId: string, out: SubmitResult): Promise<SubmitResult> {
+async function currentIfPending(
+  deps: Pick<Deps, 'db'>,
+  identityId: string,
+  out: SubmitResult,
+): Promise<SubmitResult> {
   if (out.type !== 'accepted' || !out.deduplicated || out.message.status !== 'pending_approval') return out;
   const now = await getMessage(deps.db, identityId, out.message.id, true);
   return now ? { ...out, message: toApiMessage(now) } : out;
@@ -456,7 +471,7 @@ interface StoreTerms {
  * person's approval counts nothing (approval takes the count, send/approval.ts, on the day it
  * approves). The counts taken are the plan's to give back.
  */
-async function store(deps: Deps, args: StoreArgs, plan: CommitPlan): Promise<Stored | Found> {
+async function store(deps: WritePorts, args: StoreArgs, plan: CommitPlan): Promise<Stored | Found> {
   const { tenant, identity, prepared } = args;
   const started = deps.clock();
   const suppressedAll = prepared.decisions.every((d) => d.status === 'suppressed');
@@ -497,7 +512,7 @@ async function store(deps: Deps, args: StoreArgs, plan: CommitPlan): Promise<Sto
  * is retried after the holder), then the objects and the message (`commit`).
  */
 async function storeCounted(
-  deps: Deps,
+  deps: WritePorts,
   args: StoreArgs,
   plan: CommitPlan,
   t: StoreTerms,
@@ -535,7 +550,7 @@ async function storeCounted(
  * most 10 s, then 429 thread_busy), else the send recomposed against the chain the holder left.
  */
 async function followThread(
-  deps: Deps,
+  deps: Pick<Deps, 'db' | 'clock'>,
   identity: Identity,
   prepared: Prepared,
   started: number,
@@ -577,7 +592,7 @@ async function followThread(
 
 /** Take the thread's lock and move its chain to this message; false when the race was lost. */
 function lockThread(
-  deps: Deps,
+  deps: Pick<Deps, 'db'>,
   prepared: Prepared,
   message: MessageRecord,
   now: number,
@@ -605,7 +620,7 @@ function lockThread(
  * under the id the reservation minted, the commit point; then its event and the key's completion.
  */
 async function commit(
-  deps: Deps,
+  deps: WritePorts,
   args: StoreArgs,
   plan: CommitPlan,
   w: { prepared: Prepared; message: MessageRecord; t: StoreTerms; counts?: QuotaCounts },
@@ -685,7 +700,10 @@ type AfterCommitArgs = {
  * the sweeper dispatches it), count the contacts, emit quota warnings once per
  * scope, threshold and day. None of these can undo the accepted send.
  */
-async function afterCommit(deps: Deps, args: AfterCommitArgs): Promise<void> {
+async function afterCommit(
+  deps: Pick<Deps, 'db' | 'dispatcher' | 'log' | 'newId'>,
+  args: AfterCommitArgs,
+): Promise<void> {
   const { identity, message, prepared } = args;
   if (message.status === 'queued') await startDispatch(deps, message);
   // A contact is written when it changes: a recipient already known (outbound_count > 0, read by
@@ -708,7 +726,11 @@ async function afterCommit(deps: Deps, args: AfterCommitArgs): Promise<void> {
 }
 
 /** A `quota.warning` for each threshold this send's count crossed, once per scope, threshold and day. */
-function quotaWarnings(deps: Deps, args: AfterCommitArgs, counts: QuotaCounts): Promise<unknown>[] {
+function quotaWarnings(
+  deps: Pick<Deps, 'db' | 'newId'>,
+  args: AfterCommitArgs,
+  counts: QuotaCounts,
+): Promise<unknown>[] {
   const { tenant, identity, message, prepared } = args;
   const { before, after } = counts;
   const day = localDay(message.created_at, tenant.timezone || 'UTC');
