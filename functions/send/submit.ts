@@ -131,9 +131,9 @@ export interface DryRunResult {
 }
 
 /**
- * POST …/messages, …/reply, …/reply-all, …/forward (docs/architecture.md › The submit path): the
- * first read, the caller's checks on it, and what it decides alone (the rate window, a duplicate's
- * stored answer); a new send goes on to the reservation, the pipeline and the writes.
+ * POST …/messages, …/reply, …/reply-all, …/forward (docs/architecture.md › One send, file by
+ * file): the first read, the caller's checks on it (`admit`), and what the first read decides alone
+ * (the rate window, a duplicate's stored answer); a new send goes on (`submitNew`).
  */
 export async function submit(deps: SubmitPorts, req: SubmitRequest): Promise<SubmitResult> {
   const now = deps.clock();
@@ -148,12 +148,13 @@ export async function submit(deps: SubmitPorts, req: SubmitRequest): Promise<Sub
 }
 
 /**
- * A send the first read did not answer: the reservation with the pipeline's first reads, the
- * pipeline and the composition, the count and the writes. A dry run writes nothing.
+ * A send the first read did not answer: reserve and load, then `write` (decide, compose, count,
+ * thread, commit, complete) through a commit plan that owns every give-back, then dispatch
+ * (`afterCommit`). A dry run decides and composes, and writes nothing.
  */
 async function submitNew(deps: SubmitPorts, input: SubmitInput): Promise<SubmitResult> {
   const { identity, operation } = input;
-  const { raw, body } = input.request;
+  const { body } = input.request;
   const load = () =>
     loadSubmit(deps, {
       tenant: input.tenant,
@@ -167,13 +168,7 @@ async function submitNew(deps: SubmitPorts, input: SubmitInput): Promise<SubmitR
     return { type: 'dry_run', result: dryRunResult(await prepareSubmit(deps, await load(), deps.newId())) };
   }
 
-  // The fingerprint over the body as received.
-  const fingerprint = sendFingerprint(
-    operation,
-    sendTarget(operation, identity.id, input.targetMessageId),
-    raw,
-  );
-  const ref = { identityId: identity.id, keyHash: sha256Hex(input.idempotencyKey!), fingerprint };
+  const ref = keyRefOf(input);
 
   // A scheduled send: in the future, at most 30 days ahead (checked after the replay: a stored
   // answer is replayed even once its send_at has passed).
@@ -202,14 +197,27 @@ async function submitNew(deps: SubmitPorts, input: SubmitInput): Promise<SubmitR
     throw err;
   };
   const out = await write(deps, input, loaded, key, plan).catch(failed);
+  // What the writes took and this end does not keep goes back.
   await plan.compensate({ type: out.type });
   if (out.type === 'found') {
     // The message is the send: complete the key from it (its outbox event again, its dispatch).
     return replayed(await adoptWritten(deps, key, out.existing).catch(failed));
   }
+  // Dispatch, the contacts' counts and the quota warnings: none can undo the accepted send.
   await afterCommit(deps, { identity, ...out });
   const mine = out.answer === out.response;
   return { type: 'accepted', message: JSON.parse(out.answer) as ApiMessage, deduplicated: !mine };
+}
+
+/** The key's reference: the identity, the key's hash, the fingerprint over the body as received. */
+function keyRefOf(input: SubmitInput): KeyRef {
+  const { identity, operation } = input;
+  const target = sendTarget(operation, identity.id, input.targetMessageId);
+  return {
+    identityId: identity.id,
+    keyHash: sha256Hex(input.idempotencyKey!),
+    fingerprint: sendFingerprint(operation, target, input.request.raw),
+  };
 }
 
 /** The Idempotency-Key this request holds: its reference, owner, attempt and the message id minted. */
@@ -508,7 +516,7 @@ async function store(deps: WritePorts, args: StoreArgs, plan: CommitPlan): Promi
 }
 
 /**
- * Lock, then commit: the thread's lock and chain (a lost race, the lock taken or the chain moved,
+ * Thread, then commit: the thread's lock and chain (a lost race, the lock taken or the chain moved,
  * is retried after the holder), then the objects and the message (`commit`).
  */
 async function storeCounted(

@@ -5,7 +5,7 @@ import { batchGetItems } from './suppressions.store.ts';
 
 /**
  * Contacts: `I#{idn}` / `C#{address}` with `inbound_count` and `outbound_count`, read by
- * require_known_recipient (E2) and reply targeting, which only ask whether a count is above zero.
+ * require_known_recipient and reply targeting, which only ask whether a count is above zero.
  * Submit writes `outbound_count` only while it is zero (the send reads the contact anyway), so a
  * known recipient costs no write. Only counters and one time: the
  * item stays well under one write unit.

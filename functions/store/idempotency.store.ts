@@ -40,7 +40,7 @@ export type Lookup =
   | { type: 'conflict'; message_id?: string }
   | { type: 'in_progress' };
 
-/** The reservation's first step, evaluated on an item (read, or returned by a failed put). */
+/** A key's item decided on (the first read's, or the one a refused put returned). */
 export function evaluate(item: IdempotencyItem | undefined, fingerprint: string, now: number): Lookup {
   if (!item || item.expires_at <= now) return { type: 'absent' };
   if (item.state === 'completed') {
@@ -98,12 +98,12 @@ const heldBy = (item: IdempotencyItem | undefined, owner: string): boolean =>
   item?.state === 'in_progress' && item.owner === owner;
 
 /**
- * Step 2: take the key for this request. The put wins where the item is absent or expired; an
+ * Reserve: take the key for this request. The put wins where the item is absent or expired; an
  * in-progress item whose lease has passed is taken over by an update that keeps its `message_id`
  * (the earlier owner may have written that message, or may still: one id, one message). A takeover
  * by a different request (another fingerprint) of a key that already names a message is a
  * conflict: that message may exist, and its request is not this one. Losing returns what the
- * winner left (step 1 again).
+ * winner left, decided as the first read's item is (`evaluate`).
  *
  * Both writes recognise their own earlier send by the request's token, `owner` (docs/lost-answers.md):
  * the put is a create, sent again after a lost answer, and a refusal whose item this request holds
@@ -281,7 +281,7 @@ async function ownedWrite(
   }
 }
 
-/** Step 5: any error after the reservation gives the key back (only if it is still ours). */
+/** A give-back: any error after the reservation gives the key back (only if it is still ours). */
 export async function releaseIdempotency(
   db: Db,
   identityId: string,
@@ -335,7 +335,7 @@ export async function abandonIdempotency(
 }
 
 /**
- * Step 4 of a send, after its message was written: complete the key with the answer, on condition
+ * Complete, after the send's message is written: complete the key with the answer, on condition
  * that it is still in progress for that message. Whoever holds the message completes it — the
  * request that wrote it, or one that took the key over and found it — so no owner condition: the
  * message id is the commit. False when the key was completed already (replay what it holds).

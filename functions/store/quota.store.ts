@@ -5,7 +5,7 @@ import { conditionally, isConditionFailed, isOutcomeUnknown, oldItem, putOnce } 
 import { ttlOf } from './idempotency.store.ts';
 
 /**
- * The counters of an accepted send (docs/architecture.md › The submit path, step 4 Count): its rate
+ * The counters of an accepted send (docs/architecture.md › One send, file by file: count): its rate
  * window (`RL_SEND`) and its daily caps:
  *
  * - `I#{idn}` / `Q#{day}`: the identity's sends of the local day (`sends`) and its current
