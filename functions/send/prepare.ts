@@ -32,6 +32,9 @@ import { buildMime } from './mime.ts';
 
 export { referencesFor } from '../core/submit-pipeline.ts';
 
+/** The ports the pipeline's loads and the composition take. */
+export type PreparePorts = Pick<Deps, 'db' | 'blobs' | 'clock' | 'newId' | 'config'>;
+
 export interface LoadInput {
   /**
    * How to read the identity's tenant, given the loader's batched reads: the tenant's item is read
@@ -87,7 +90,11 @@ export interface Prepared {
  * it and either throws the first refusal, names the reads it still needs (read in one round trip,
  * then it decides again), or decides. Then the MIME is composed and fitted. Nothing is written.
  */
-export async function prepareSubmit(deps: Deps, loaded: LoadedSubmit, ulid: string): Promise<Prepared> {
+export async function prepareSubmit(
+  deps: PreparePorts,
+  loaded: LoadedSubmit,
+  ulid: string,
+): Promise<Prepared> {
   let snapshot: SubmitSnapshot = { ...loaded, ulid };
   let outcome = decideSubmit(snapshot);
   for (let round = 0; outcome.type === 'need'; round++) {
@@ -137,7 +144,7 @@ export async function prepareSubmit(deps: Deps, loaded: LoadedSubmit, ulid: stri
  * them), the replied message's Reply-To contacts, a forward's original. The pipeline asks for
  * anything else (the test-mode directory among it: the tenant's mode is known once this is read).
  */
-export async function loadSubmit(deps: Deps, input: LoadInput): Promise<LoadedSubmit> {
+export async function loadSubmit(deps: PreparePorts, input: LoadInput): Promise<LoadedSubmit> {
   const { identity, operation, body } = input;
   const threadIdRequested = operation === 'send' ? body.thread_id : undefined;
   const [target, threadRoot] = await Promise.all([
@@ -186,7 +193,7 @@ type Loadable = Omit<SubmitSnapshot, 'ulid' | 'tenant'>;
 
 /** One round trip: every read named, at once, merged into a new snapshot. */
 async function loadInto<S extends Loadable>(
-  deps: Deps,
+  deps: PreparePorts,
   s: S,
   reads: SubmitReads,
   // One BatchGetItem for the round (its consistent reads, the thread's, in a second one).
@@ -243,7 +250,7 @@ async function loadInto<S extends Loadable>(
  * expiring signed link; without links, or when nothing is left to link, 413 message_too_large.
  */
 async function fitSize(
-  deps: Deps,
+  deps: PreparePorts,
   compose: Prepared['compose'],
   inReplyTo: string | undefined,
   references: string[],
@@ -313,7 +320,7 @@ export async function composeMime(
 }
 
 async function loadMessage(
-  deps: Deps,
+  deps: PreparePorts,
   identityId: string,
   messageId: string,
 ): Promise<MessageRecord | undefined> {
@@ -323,7 +330,7 @@ async function loadMessage(
 
 /** Thread ids are `thr_{ulid}` of their first message, so a thread exists when that message does. */
 async function loadThreadRoot(
-  deps: Deps,
+  deps: PreparePorts,
   identityId: string,
   threadId: string,
 ): Promise<MessageRecord | undefined> {
@@ -333,7 +340,7 @@ async function loadThreadRoot(
 }
 
 /** C6: a forwarded message's body and attachments, parsed from its stored MIME (missing: empty). */
-async function loadForwarded(deps: Deps, original: MessageRecord): Promise<ForwardedContent> {
+async function loadForwarded(deps: PreparePorts, original: MessageRecord): Promise<ForwardedContent> {
   const raw = await deps.blobs.get(original.raw_key);
   // mailparser (with libmime's charset tables) loads on the first forward of a container only.
   const parsed = raw ? await (await import('mailparser')).simpleParser(Buffer.from(raw.body)) : undefined;

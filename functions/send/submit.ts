@@ -1,23 +1,20 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { requiresApproval } from '../core/approval.ts';
 import type { Operation } from '../core/compose.ts';
-import { derivedEventId } from '../core/delivery-outbox.ts';
-import { bornStatus } from '../core/enqueue.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
 import { snippetOf } from '../core/inbound.ts';
-import { consentKindOf } from '../core/job-kind.ts';
 import { MAX_SCHEDULE_MS } from '../core/limits.ts';
+import { messageRecord, pendingApprovalEvent, suppressedEvent } from '../core/message-record.ts';
 import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
-import { crossedThresholds, localDay, nextLocalMidnight } from '../core/quota.ts';
+import { crossedThresholds, localDay, nextLocalMidnight, possibleLocalDays } from '../core/quota.ts';
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
 import { capsFor } from '../core/submit-pipeline.ts';
 import { canonicalAddress } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { outboundKey } from '../store/blobs.ts';
-import { contactCountUpdates } from '../store/contacts.store.ts';
+import { countOutbound } from '../store/contacts.store.ts';
 import type { Db } from '../store/db.ts';
 import { appendEvent } from '../store/events.store.ts';
 import { evaluate, type IdempotencyItem } from '../store/idempotency.store.ts';
@@ -26,54 +23,73 @@ import {
   type EarlyLease,
   leaseAhead,
   markWarned,
-  peekSendRate,
   rateRetryAfter,
   releaseSend,
   reserveSend,
+  type SendCounters,
 } from '../store/quota.store.ts';
+import { type FirstRead, type FirstReadArgs, readFirst } from '../store/submit-read.store.ts';
 import { noteThreadMessage } from '../store/thread-list.store.ts';
 import { getThread, lockedByOther, takeThreadForSend } from '../store/threads.store.ts';
-import { executionName, startExecution } from './dispatcher.ts';
+import { startExecution } from './dispatcher.ts';
+import { abandonKey, completeKey, type KeyRef, releaseKey, reserveKey, storedAnswer } from './idempotency.ts';
 import {
-  abandonKey,
-  completeKey,
-  type KeyRef,
-  lookupKey,
-  releaseKey,
-  reserveKey,
-  storedAnswer,
-} from './idempotency.ts';
-import { composeMime, loadSubmit, type Prepared, prepareSubmit, referencesFor } from './prepare.ts';
-import { templateFields } from './template.ts';
+  composeMime,
+  type LoadedSubmit,
+  loadSubmit,
+  type Prepared,
+  type PreparePorts,
+  prepareSubmit,
+  referencesFor,
+} from './prepare.ts';
 
 /** The thread lock: wait 250 ms between tries, for at most 10 s. */
 export const LOCK_RETRY_MS = 250;
 export const LOCK_WAIT_MAX_MS = 10_000;
 
-export interface SubmitInput {
+/** The ports a send takes (the pipeline's loads and the composition among them: send/prepare.ts). */
+export type SubmitPorts = PreparePorts & Pick<Deps, 'dispatcher' | 'log'>;
+
+/** The ports of the count and the writes. */
+type WritePorts = Pick<Deps, 'db' | 'blobs' | 'clock' | 'log'>;
+
+/** A submit operation as the handler hands it over: what the first read asks for, and the checks on it. */
+export interface SubmitRequest {
+  operation: Operation;
+  /** reply, reply_all, forward: the message answered or forwarded. */
+  targetMessageId?: string;
+  requestId: string;
+  /** The items the first read asks for beside the identity's counters (store/submit-read.store.ts). */
+  read: Pick<FirstReadArgs, 'apiKeyHash' | 'identityId' | 'idempotencyKeyHash'>;
+  /**
+   * The caller's checks on what the first read found: authentication, the permission, the
+   * identity's scope, and the request's own checks (the Idempotency-Key header, the body).
+   */
+  admit: (first: FirstRead) => Promise<AdmittedSend>;
+}
+
+/** What the caller's checks on the first read hand back. */
+export interface AdmittedSend {
   /**
    * How to read the identity's tenant, given the pipeline's batched reads: read in one BatchGetItem
    * with the pipeline's first reads, beside the reservation (one round trip).
    */
   tenant: (db: Db) => Promise<Tenant>;
   identity: Identity;
-  operation: Operation;
-  /** reply, reply_all, forward: the message answered or forwarded. */
-  targetMessageId?: string;
-  /** Checked by the handler: present unless this is a dry run. */
+  /** Checked by the caller: present unless this is a dry run. */
   idempotencyKey: string | undefined;
-  /** The body, parsed and validated by the handler (step 4); `raw` is what the fingerprint hashes. */
+  /** The body, parsed and validated by the caller; `raw` is what the fingerprint hashes. */
   request: ParsedSend;
-  requestId: string;
   dryRun?: boolean;
-  /**
-   * What the handler's first read found (functions/store/submit-read.store.ts), already decided on
-   * by `decideOnFirstRead`: the rate window was not full and the key was free, so neither is read
-   * again.
-   */
-  firstRead?: boolean;
+}
+
+/** A send past its first read: the rate window was not full and the key was free. */
+interface SubmitInput extends AdmittedSend {
+  operation: Operation;
+  targetMessageId?: string;
+  requestId: string;
   /** The identity's day counts and lease by local day, as the first read found them. */
-  counters?: Record<string, { sends: number; lease: number }>;
+  counters: Record<string, { sends: number; lease: number }>;
 }
 
 /** The part of a send the first read can decide: the rate window, and a duplicate's stored answer. */
@@ -87,7 +103,7 @@ export interface FirstReadFacts {
  * the identity's window is full (replays included: a replay counts against it too), the stored answer of a
  * duplicate (or 409 for a conflict or a request still running); undefined when the send goes on.
  */
-export function decideOnFirstRead(
+function decideOnFirstRead(
   input: Pick<SubmitInput, 'operation' | 'targetMessageId' | 'idempotencyKey' | 'request' | 'dryRun'> & {
     identityId: string;
   },
@@ -115,40 +131,33 @@ export interface DryRunResult {
 }
 
 /**
- * POST …/messages, …/reply, …/reply-all, …/forward (docs/architecture.md › The submit path): the
- * handler's steps 2–8 with the reservation protocol and the policy pipeline. Authentication and the
- * identity's scope (step 1) are the caller's. A dry run runs steps 1–17 and writes nothing.
+ * POST …/messages, …/reply, …/reply-all, …/forward (docs/architecture.md › One send, file by
+ * file): the first read, the caller's checks on it (`admit`), and what the first read decides alone
+ * (the rate window, a duplicate's stored answer); a new send goes on (`submitNew`).
  */
-export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResult> {
+export async function submit(deps: SubmitPorts, req: SubmitRequest): Promise<SubmitResult> {
+  const now = deps.clock();
+  const first = await readFirst(deps.db, { ...req.read, days: possibleLocalDays(now), now });
+  const admitted = await req.admit(first);
+  const { operation, targetMessageId, requestId } = req;
+  const input: SubmitInput = { ...admitted, operation, targetMessageId, requestId, counters: first.counters };
+  const out =
+    decideOnFirstRead({ ...input, identityId: input.identity.id }, first, now) ??
+    (await submitNew(deps, input));
+  return currentIfPending(deps, input.identity.id, out);
+}
+
+/**
+ * A send the first read did not answer: reserve and load, then `write` (decide, compose, count,
+ * thread, commit, complete) through a commit plan that owns every give-back, then dispatch
+ * (`afterCommit`). A dry run decides and composes, and writes nothing.
+ */
+async function submitNew(deps: SubmitPorts, input: SubmitInput): Promise<SubmitResult> {
   const { identity, operation } = input;
-  // Read once: alone when the rate window is peeked here, else with the pipeline's first reads.
-  let tenantRead: Promise<Tenant> | undefined;
-  const loadTenant = (db: Db = deps.db) => {
-    tenantRead ??= input.tenant(db);
-    return tenantRead;
-  };
-
-  // 2. Rate limit — a read here (or in the first read); counted with the daily caps (step 18) only
-  // for a new send.
-  if (!input.firstRead) {
-    const peekedAt = deps.clock();
-    const peek = await peekSendRate(deps.db, {
-      identityId: identity.id,
-      day: localDay(peekedAt, (await loadTenant()).timezone || 'UTC'),
-      now: peekedAt,
-    });
-    if (peek.full) throw rateLimited(rateRetryAfter(peekedAt));
-  }
-
-  // 3–4 (the Idempotency-Key header and the body) were checked by the handler.
-  const key = input.idempotencyKey;
-  const { raw, body } = input.request;
-
-  // Steps 1 (the rest), 5–17: the policy pipeline and the composition, nothing written. Its first
-  // reads (the tenant among them) need no message id.
+  const { body } = input.request;
   const load = () =>
     loadSubmit(deps, {
-      tenant: loadTenant,
+      tenant: input.tenant,
       identity,
       operation,
       targetMessageId: input.targetMessageId,
@@ -159,28 +168,15 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
     return { type: 'dry_run', result: dryRunResult(await prepareSubmit(deps, await load(), deps.newId())) };
   }
 
-  // 5. Fingerprint over the body as received.
-  const fingerprint = sendFingerprint(
-    operation,
-    sendTarget(operation, identity.id, input.targetMessageId),
-    raw,
-  );
-  const keyHash = sha256Hex(key!);
-
-  // Reservation step 1: the stored answer wins over everything that follows.
-  const ref = { identityId: identity.id, keyHash, fingerprint };
-  if (!input.firstRead) {
-    const seen = await lookupKey(deps, ref);
-    if (seen !== undefined) return replayed(seen);
-  }
+  const ref = keyRefOf(input);
 
   // A scheduled send: in the future, at most 30 days ahead (checked after the replay: a stored
   // answer is replayed even once its send_at has passed).
   checkSendAt(body.send_at, deps.clock());
 
-  // Reservation step 2, beside the pipeline's first reads and the tenant's (one BatchGetItem): one
-  // round trip. The reservation mints the message id (an earlier owner's, kept, when its lease
-  // passed); its answer is decided on first, so a refusal comes in the same order as if read after.
+  // Reserve, beside the pipeline's first reads and the tenant's (one BatchGetItem): one round
+  // trip. The reservation mints the message id (an earlier owner's, kept, when its lease passed);
+  // its answer is decided on first, so a refusal comes in the same order as if read after.
   const owner = input.requestId;
   const [loaded, reservation] = await Promise.allSettled([
     load(),
@@ -188,73 +184,137 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
   ]);
   if (reservation.status === 'rejected') throw reservation.reason;
   if (reservation.value.type === 'replay') return replayed(reservation.value.response);
-  const { attempt } = reservation.value;
-  const messageId = reservation.value.message_id!;
-  const held = { ...ref, messageId };
-  // Step 5: any failure gives the key back. Deleted only when its message certainly is not written
-  // and cannot be: this request minted the id (attempt 0) and never sent the message's put. Else
-  // the key keeps its message id and its lease ends, so a retry takes over and finds the message.
-  let mayExist = attempt > 0;
-  let written: MessageRecord | undefined;
-  const giveBack = () => (mayExist ? abandonKey(deps, ref, owner) : releaseKey(deps, ref, owner));
+  const key: HeldKey = {
+    ...ref,
+    owner,
+    attempt: reservation.value.attempt,
+    messageId: reservation.value.message_id!,
+  };
 
-  let stored: Stored | { type: 'found'; existing: MessageRecord };
-  let early: EarlyLease | undefined;
-  // A block leased ahead and not granted goes back (a refusal, a found message, a suppressed send).
-  const releaseEarly = () =>
-    early
-      ?.release()
-      .catch((e) => deps.log.error('lease release failed', { identity_id: identity.id, ...errorFields(e) }));
-  let tenant: Tenant;
-  try {
-    const snapshot = loaded.status === 'fulfilled' ? loaded.value : await Promise.reject(loaded.reason);
-    tenant = snapshot.tenant;
-    early = leaseEarly(deps, input, tenant);
-    // A takeover: the owner whose lease passed may have written the message before it stopped.
-    const found = attempt > 0 ? await getMessage(deps.db, identity.id, messageId, true) : undefined;
-    if (found) {
-      stored = { type: 'found', existing: found };
-    } else {
-      const prepared = await prepareSubmit(deps, snapshot, messageId.slice('msg_'.length));
-      stored = await store(deps, {
-        tenant,
-        identity,
-        body,
-        prepared,
-        keyHash,
-        fingerprint,
-        owner,
-        operation,
-        attempt,
-        held,
-        writing: () => {
-          mayExist = true;
-        },
-        wrote: (m) => {
-          written = m;
-        },
-        early,
-      });
-    }
-  } catch (err) {
-    await releaseEarly();
-    await giveBack();
-    // The message is written (a later step failed): its execution starts all the same (I2).
-    if (written?.status === 'queued') await startDispatch(deps, written);
+  const plan = commitPlan(deps, key);
+  const failed = async (err: unknown): Promise<never> => {
+    await plan.compensate({ type: 'failed', err });
     throw err;
-  }
-  await releaseEarly();
-  if (stored.type === 'found') {
+  };
+  const out = await write(deps, input, loaded, key, plan).catch(failed);
+  // What the writes took and this end does not keep goes back.
+  await plan.compensate({ type: out.type });
+  if (out.type === 'found') {
     // The message is the send: complete the key from it (its outbox event again, its dispatch).
-    const answer = await adoptWritten(deps, held, stored.existing).catch(async (err) => {
-      await giveBack();
-      throw err;
-    });
-    return replayed(answer);
+    return replayed(await adoptWritten(deps, key, out.existing).catch(failed));
   }
-  await afterCommit(deps, { tenant, identity, ...stored });
-  const mine = stored.answer === stored.response;
-  return { type: 'accepted', message: JSON.parse(stored.answer) as ApiMessage, deduplicated: !mine };
+  // Dispatch, the contacts' counts and the quota warnings: none can undo the accepted send.
+  await afterCommit(deps, { identity, ...out });
+  const mine = out.answer === out.response;
+  return { type: 'accepted', message: JSON.parse(out.answer) as ApiMessage, deduplicated: !mine };
+}
+
+/** The key's reference: the identity, the key's hash, the fingerprint over the body as received. */
+function keyRefOf(input: SubmitInput): KeyRef {
+  const { identity, operation } = input;
+  const target = sendTarget(operation, identity.id, input.targetMessageId);
+  return {
+    identityId: identity.id,
+    keyHash: sha256Hex(input.idempotencyKey!),
+    fingerprint: sendFingerprint(operation, target, input.request.raw),
+  };
+}
+
+/** The Idempotency-Key this request holds: its reference, owner, attempt and the message id minted. */
+type HeldKey = KeyRef & { owner: string; attempt: number; messageId: string };
+
+/**
+ * What the writes have taken so far that a failure gives back (docs/lost-answers.md), each set by
+ * the write that takes it, each given back only by `compensate`.
+ */
+interface Taken {
+  /** A block of the tenant's allowance leased ahead: goes back unless the count took it. */
+  early?: EarlyLease;
+  /** The day's counts: the rate window, and the daily caps when `daily`. */
+  counts?: SendCounters & { daily: boolean };
+  /** The objects this request wrote, named by no message until its put lands. */
+  objects?: { messageId: string; keys: string[] };
+  /** The message's put was sent: from then on it may exist. */
+  putSent?: boolean;
+  /** The message as written: the send is accepted whatever follows. */
+  written?: MessageRecord;
+}
+
+/** How the writes ended: the message written (`stored`), an earlier owner's `found`, or a failure. */
+type WriteEnd = { type: 'stored' } | { type: 'found' } | { type: 'failed'; err: unknown };
+
+interface CommitPlan {
+  taken: Taken;
+  /** Gives back what the writes took and this end does not keep; each give-back once. */
+  compensate(end: WriteEnd): Promise<void>;
+}
+
+/**
+ * The give-backs of one send's writes, in one place:
+ * - a found message (an earlier owner of the key wrote it): this request's objects go (no message
+ *   names them), and its counts go back (the earlier owner counted the send);
+ * - a failure: the counts go back only when the send was certainly not stored (a refusal); after an
+ *   error whose outcome is unknown (a timeout, a 5xx) the message may have been written, and
+ *   keeping the count errs towards refusing one send too many, never towards passing a cap;
+ * - always: a block leased ahead and not granted goes back;
+ * - a failure: the key goes back. Deleted only when its message certainly is not written and
+ *   cannot be: this request minted the id (attempt 0) and never sent the message's put. Else the
+ *   key keeps its message id and its lease ends, so a retry takes over and finds the message. A
+ *   message written before the failure (a later step failed) starts its execution all the same.
+ */
+function commitPlan(
+  deps: Pick<Deps, 'db' | 'blobs' | 'dispatcher' | 'clock' | 'log'>,
+  key: HeldKey,
+): CommitPlan {
+  const taken: Taken = {};
+  const logged = (what: string, fields: Record<string, string>) => (e: unknown) =>
+    deps.log.error(what, { ...fields, ...errorFields(e) });
+  const identity_id = key.identityId;
+  return {
+    taken,
+    async compensate(end) {
+      const { counts, early, objects } = taken;
+      taken.counts = taken.early = taken.objects = undefined;
+      if (end.type === 'found' && objects) {
+        await Promise.all(objects.keys.map((k) => deps.blobs.delete(k))).catch(
+          logged('blob clean-up failed', { message_id: objects.messageId }),
+        );
+      }
+      if (counts && (end.type === 'found' || (end.type === 'failed' && end.err instanceof PmailError))) {
+        await releaseSend(deps.db, counts).catch(logged('send count release failed', { identity_id }));
+      }
+      await early?.release().catch(logged('lease release failed', { identity_id }));
+      if (end.type !== 'failed') return;
+      const mayExist = key.attempt > 0 || taken.putSent === true;
+      await (mayExist ? abandonKey(deps, key, key.owner) : releaseKey(deps, key, key.owner));
+      if (taken.written?.status === 'queued') await startDispatch(deps, taken.written);
+    },
+  };
+}
+
+/**
+ * The writes after the reservation: the block leased ahead, then, for a takeover, the message an
+ * earlier owner may have written before it stopped; else the pipeline's decision and the
+ * composition, and the count and the writes (`store`).
+ */
+async function write(
+  deps: SubmitPorts,
+  input: SubmitInput,
+  loaded: PromiseSettledResult<LoadedSubmit>,
+  key: HeldKey,
+  plan: CommitPlan,
+): Promise<Stored | Found> {
+  const snapshot = loaded.status === 'fulfilled' ? loaded.value : await Promise.reject(loaded.reason);
+  const { tenant } = snapshot;
+  plan.taken.early = leaseEarly(deps, input, tenant);
+  const found = key.attempt > 0 ? await getMessage(deps.db, key.identityId, key.messageId, true) : undefined;
+  if (found) return { type: 'found', existing: found };
+  const prepared = await prepareSubmit(deps, snapshot, key.messageId.slice('msg_'.length));
+  return store(
+    deps,
+    { tenant, identity: input.identity, body: input.request.body, prepared, operation: input.operation, key },
+    plan,
+  );
 }
 
 /**
@@ -263,8 +323,12 @@ export async function submit(deps: Deps, input: SubmitInput): Promise<SubmitResu
  * day and the block), beside the pipeline's decision and the composition, so the count that starts
  * a block is one write like any other (store/quota.store.ts `leaseAhead`).
  */
-function leaseEarly(deps: Deps, input: SubmitInput, tenant: Tenant): EarlyLease | undefined {
-  if (!input.counters || input.dryRun || requiresApproval(input.identity)) return undefined;
+function leaseEarly(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  input: SubmitInput,
+  tenant: Tenant,
+): EarlyLease | undefined {
+  if (input.dryRun || requiresApproval(input.identity)) return undefined;
   const now = deps.clock();
   const tz = tenant.timezone || 'UTC';
   const day = localDay(now, tz);
@@ -287,7 +351,7 @@ function leaseEarly(deps: Deps, input: SubmitInput, tenant: Tenant): EarlyLease 
  * transport's claim write: one claim per message). The answer is what the key holds.
  */
 async function adoptWritten(
-  deps: Deps,
+  deps: Pick<Deps, 'db' | 'clock' | 'dispatcher' | 'log'>,
   held: KeyRef & { messageId: string },
   m: MessageRecord,
 ): Promise<string> {
@@ -296,32 +360,6 @@ async function adoptWritten(
   const answer = await completeKey(deps, held, JSON.stringify(toApiMessage(m)));
   if (m.status === 'queued' && !m.claim) await startDispatch(deps, m);
   return answer;
-}
-
-/** A fully suppressed send's `message.suppressed`, with an id derived from the message. */
-function suppressedEvent(m: MessageRecord) {
-  return {
-    id: derivedEventId(m.created_at, `${m.id}|message.suppressed`, 0),
-    type: 'message.suppressed',
-    tenant_id: m.tenant_id,
-    created_at: m.created_at,
-    data: {
-      message_id: m.id,
-      identity_id: m.identity_id,
-      recipients: (m.deliveries ?? []).map((d) => ({ address: d.address, reason: d.smtp_response })),
-    },
-  };
-}
-
-/** A send waiting for a person's approval: `message.pending_approval`, its id derived from the message. */
-function pendingApprovalEvent(m: MessageRecord) {
-  return {
-    id: derivedEventId(m.created_at, `${m.id}|message.pending_approval`, 0),
-    type: 'message.pending_approval',
-    tenant_id: m.tenant_id,
-    created_at: m.created_at,
-    data: { message_id: m.id, identity_id: m.identity_id, recipients: (m.deliveries ?? []).length },
-  };
 }
 
 function checkSendAt(sendAt: string | undefined, now: number): void {
@@ -349,8 +387,8 @@ export function rateLimited(retryAfter: number): PmailError {
  * now (docs/guides/sending.md › Approval before a send): pending, then approved and on its way,
  * rejected or refused. Every other replay answers the key's first answer.
  */
-export async function currentIfPending(
-  deps: Deps,
+async function currentIfPending(
+  deps: Pick<Deps, 'db'>,
   identityId: string,
   out: SubmitResult,
 ): Promise<SubmitResult> {
@@ -397,19 +435,8 @@ interface StoreArgs {
   identity: Identity;
   body: SendCommand;
   prepared: Prepared;
-  keyHash: string;
-  fingerprint: string;
-  owner: string;
   operation: Operation;
-  /** Which request of the key this is (0: the one that minted the id): names its MIME object. */
-  attempt: number;
-  held: KeyRef & { messageId: string };
-  /** Called just before the message's put is sent: from then on it may exist. */
-  writing: () => void;
-  /** Called once the message is written: the send is accepted whatever follows. */
-  wrote: (m: MessageRecord) => void;
-  /** A block leased ahead, for the count to take. */
-  early?: EarlyLease;
+  key: HeldKey;
 }
 
 /** The day's counts before and after a send's reservation (quota.warning). */
@@ -424,6 +451,7 @@ type QuotaCounts = {
  */
 interface Stored {
   type: 'stored';
+  tenant: Tenant;
   message: MessageRecord;
   prepared: Prepared;
   counts?: QuotaCounts;
@@ -431,32 +459,36 @@ interface Stored {
   answer: string;
 }
 
+/** The message an earlier owner of the key wrote: that is the send. */
+interface Found {
+  type: 'found';
+  existing: MessageRecord;
+}
+
+/** How a send is written: when its thread was read, whether it is counted and on which day. */
+interface StoreTerms {
+  started: number;
+  suppressedAll: boolean;
+  quotaDay?: string;
+  pending?: boolean;
+}
+
 /**
- * Steps 18–19 and the storage of an accepted send (docs/architecture.md › The
- * submit path). Step 18 counts the send first — rate window and both daily caps, or nothing — as
- * one reservation of the tenant's quota; then, each its own conditional write: the thread's lock and
- * chain, the objects, the message (the commit point), a fully suppressed send's event, the key's
- * completion. A held thread lock is waited for (250 ms steps, at most 10 s) and the message
- * recomposed against the chain the holder left. A send refused after step 18, or whose message an
- * earlier owner of the key wrote, gives its counts back (Release).
+ * Count, then the writes (docs/architecture.md › The submit path). The count takes the rate window
+ * and both daily caps, or nothing, as one reservation of the tenant's quota; a send waiting for a
+ * person's approval counts nothing (approval takes the count, send/approval.ts, on the day it
+ * approves). The counts taken are the plan's to give back.
  */
-async function store(
-  deps: Deps,
-  args: StoreArgs,
-): Promise<Stored | { type: 'found'; existing: MessageRecord }> {
-  const { tenant, identity } = args;
-  const prepared = args.prepared;
+async function store(deps: WritePorts, args: StoreArgs, plan: CommitPlan): Promise<Stored | Found> {
+  const { tenant, identity, prepared } = args;
   const started = deps.clock();
   const suppressedAll = prepared.decisions.every((d) => d.status === 'suppressed');
   const day = localDay(started, tenant.timezone || 'UTC');
-  // A send waiting for a person's approval counts nothing: approval takes the count
-  // (send/approval.ts), on the day it approves.
   if (!suppressedAll && requiresApproval(identity)) {
-    return storeReserved(deps, args, { started, suppressedAll, pending: true });
+    return storeCounted(deps, args, plan, { started, suppressedAll, pending: true });
   }
   const resetsAt = nextLocalMidnight(started, tenant.timezone || 'UTC');
-
-  // 18: the rate window and the daily caps (identity, tenant) in the tenant's time zone.
+  // The rate window and the daily caps (identity, tenant) in the tenant's time zone.
   const counters = {
     tenantId: tenant.id,
     identityId: identity.id,
@@ -466,144 +498,173 @@ async function store(
   };
   const reserved = await reserveSend(deps.db, {
     ...counters,
-    ...(suppressedAll ? {} : { caps: prepared.caps, early: args.early }),
+    ...(suppressedAll ? {} : { caps: prepared.caps, early: plan.taken.early }),
   });
   if (!reserved.ok) {
     if (reserved.refused === 'rate') throw rateLimited(rateRetryAfter(started));
     throw capReached(reserved.refused, prepared.caps, resetsAt, started);
   }
-  const giveCountsBack = () =>
-    releaseSend(deps.db, { ...counters, daily: !suppressedAll }).catch((e) =>
-      deps.log.error('send count release failed', { identity_id: identity.id, ...errorFields(e) }),
-    );
-  try {
-    const out = await storeReserved(
-      deps,
-      { ...args, prepared },
-      // The day counted is stored on the message: cancel gives the count back to exactly that day.
-      { started, suppressedAll, quotaDay: suppressedAll ? undefined : day },
-      suppressedAll ? undefined : { before: reserved.before, after: reserved.after },
-    );
-    // An earlier owner of the key wrote the message and counted it: this request's count goes back.
-    if (out.type === 'found') await giveCountsBack();
-    return out;
-  } catch (err) {
-    // Only a send that was certainly not stored gives its counts back. After an error whose outcome
-    // is unknown (a timeout, a 5xx), the message may have been written: keeping the count errs
-    // towards refusing one send too many, never towards passing a cap.
-    if (err instanceof PmailError) await giveCountsBack();
-    throw err;
-  }
+  plan.taken.counts = { ...counters, daily: !suppressedAll };
+  return storeCounted(
+    deps,
+    args,
+    plan,
+    // The day counted is stored on the message: cancel gives the count back to exactly that day.
+    { started, suppressedAll, quotaDay: suppressedAll ? undefined : day },
+    suppressedAll ? undefined : { before: reserved.before, after: reserved.after },
+  );
 }
 
-async function storeReserved(
-  deps: Deps,
+/**
+ * Thread, then commit: the thread's lock and chain (a lost race, the lock taken or the chain moved,
+ * is retried after the holder), then the objects and the message (`commit`).
+ */
+async function storeCounted(
+  deps: WritePorts,
   args: StoreArgs,
-  t: { started: number; suppressedAll: boolean; quotaDay?: string; pending?: boolean },
+  plan: CommitPlan,
+  t: StoreTerms,
   counts?: QuotaCounts,
-): Promise<Stored | { type: 'found'; existing: MessageRecord }> {
-  const { tenant, identity } = args;
-  const { started, suppressedAll } = t;
+): Promise<Stored | Found> {
   let prepared = args.prepared;
   for (let attempt = 0; ; attempt++) {
     const now = deps.clock();
-
-    // 19: the thread lock.
     if (prepared.threaded) {
-      const thread = await getThread(deps.db, identity.id, prepared.threadId);
-      if (lockedByOther(thread, prepared.messageId, now)) {
-        // The attempt count bounds the wait too, should the injected clock stand still.
-        const waited = deps.clock() - started;
-        if (waited + LOCK_RETRY_MS > LOCK_WAIT_MAX_MS || attempt >= LOCK_WAIT_MAX_MS / LOCK_RETRY_MS) {
-          const retryAfter = Math.min(60, Math.max(1, Math.ceil(((thread!.lock_until ?? now) - now) / 1000)));
-          throw new PmailError('thread_busy', 'Another message of this thread is being sent.', {
-            retryAfter,
-            details: { retry_after: retryAfter },
-          });
-        }
-        await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
-        continue;
-      }
-      // An earlier owner of this key wrote the thread for this very message before it stopped: the
-      // chain already ends with it, which this message must not reference.
-      const own = prepared.compose.rfcMessageId;
-      const ownInChain = !!thread?.refs.includes(own);
-      if ((thread?.seq ?? 0) !== (prepared.thread?.seq ?? 0) || ownInChain) {
-        // Someone sent on this thread since we composed: follow their message in References.
-        const view =
-          thread && ownInChain ? { ...thread, refs: thread.refs.filter((r) => r !== own) } : thread;
-        const references = referencesFor(view, prepared.target);
-        const inReplyTo = prepared.target?.rfc_message_id ?? references.at(-1);
-        prepared = {
-          ...prepared,
-          thread,
-          ownInChain,
-          references: references.length ? references : undefined,
-          inReplyTo,
-          mime: await composeMime(prepared.compose, inReplyTo, references),
-        };
-      }
+      const followed = await followThread(deps, args.identity, prepared, t.started, attempt, now);
+      if (!followed) continue;
+      prepared = followed;
     }
-
-    const message = buildMessage(deps, args, prepared, now, t.quotaDay, t.pending === true);
-
-    // The thread's lock and chain, before the message: a message is never queued in a thread
-    // without the lock. A lost race (the lock taken, the chain moved) is retried after the holder.
-    if (prepared.threaded) {
-      const took = await takeThreadForSend(deps.db, {
-        identityId: identity.id,
-        threadId: prepared.threadId,
-        messageId: message.id,
-        now,
-        seenSeq: prepared.thread?.seq ?? 0,
-        refs: prepared.ownInChain
-          ? prepared.thread!.refs
-          : [...(prepared.references ?? []), message.rfc_message_id],
-        rfcMessageId: message.rfc_message_id,
-        autoStreak: prepared.autoStreak,
-        fromAddress: prepared.from.address,
-        lock: !suppressedAll && !prepared.undispatched && !t.pending,
-      });
-      if (!took) continue;
-    }
-
-    // Objects first, so the message never points to a missing object. Each
-    // request of the key writes its own MIME object (`raw_n`), so the message's writer's is the one.
-    for (const l of prepared.links) await deps.blobs.put(l.key, l.bytes, l.metadata, l.contentType);
-    await deps.blobs.put(message.raw_key, prepared.mime, {
-      tenant: tenant.id,
-      identity: identity.id,
-      message: message.id,
-      idem_key_sha256: args.keyHash,
-      fingerprint: args.fingerprint,
+    const message = messageRecord({
+      tenantId: args.tenant.id,
+      identityId: args.identity.id,
       operation: args.operation,
+      body: args.body,
+      send: prepared,
+      attempt: args.key.attempt,
+      rawKey: outboundKey(args.tenant.id, args.identity.id, prepared.messageId, args.key.attempt),
+      now,
+      quotaDay: t.quotaDay,
+      pending: t.pending === true,
     });
-
-    // The commit point: the message under the id the reservation minted.
-    args.writing();
-    const put = await putAcceptedMessage(deps.db, message);
-    if (!put.written) {
-      // An earlier owner of the key wrote it: that is the send. Our objects go (no message names them).
-      await Promise.all(
-        [message.raw_key, ...prepared.links.map((l) => l.key)].map((k) => deps.blobs.delete(k)),
-      ).catch((e) => deps.log.error('blob clean-up failed', { message_id: message.id, ...errorFields(e) }));
-      return { type: 'found', existing: put.existing };
-    }
-    args.wrote(message);
-    if (suppressedAll) await appendEvent(deps.db, suppressedEvent(message));
-    if (t.pending) await appendEvent(deps.db, pendingApprovalEvent(message));
-    const response = JSON.stringify(toApiMessage(message));
-    // The thread list's summary beside the key's completion, one round trip for both: unconditional
-    // and idempotent (store/thread-list.store.ts); a failure is logged and never undoes the send.
-    const [answer] = await Promise.all([
-      completeKey(deps, args.held, response),
-      noteThreadMessage(deps.db, message, {
-        now: deps.clock(),
-        snippet: snippetOf(prepared.compose.text),
-      }).catch((e) => deps.log.error('thread summary failed', { message_id: message.id, ...errorFields(e) })),
-    ]);
-    return { type: 'stored', message, prepared, counts, response, answer };
+    // The thread's lock and chain, before the message: a message is never queued in a thread
+    // without the lock.
+    if (prepared.threaded && !(await lockThread(deps, prepared, message, now, t))) continue;
+    return commit(deps, args, plan, { prepared, message, t, counts });
   }
+}
+
+/**
+ * The thread as it is now: undefined after a wait for another message's lock (250 ms steps, at
+ * most 10 s, then 429 thread_busy), else the send recomposed against the chain the holder left.
+ */
+async function followThread(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  identity: Identity,
+  prepared: Prepared,
+  started: number,
+  attempt: number,
+  now: number,
+): Promise<Prepared | undefined> {
+  const thread = await getThread(deps.db, identity.id, prepared.threadId);
+  if (lockedByOther(thread, prepared.messageId, now)) {
+    // The attempt count bounds the wait too, should the injected clock stand still.
+    const waited = deps.clock() - started;
+    if (waited + LOCK_RETRY_MS > LOCK_WAIT_MAX_MS || attempt >= LOCK_WAIT_MAX_MS / LOCK_RETRY_MS) {
+      const retryAfter = Math.min(60, Math.max(1, Math.ceil(((thread!.lock_until ?? now) - now) / 1000)));
+      throw new PmailError('thread_busy', 'Another message of this thread is being sent.', {
+        retryAfter,
+        details: { retry_after: retryAfter },
+      });
+    }
+    await new Promise((r) => setTimeout(r, LOCK_RETRY_MS));
+    return undefined;
+  }
+  // An earlier owner of this key wrote the thread for this very message before it stopped: the
+  // chain already ends with it, which this message must not reference.
+  const own = prepared.compose.rfcMessageId;
+  const ownInChain = !!thread?.refs.includes(own);
+  if ((thread?.seq ?? 0) === (prepared.thread?.seq ?? 0) && !ownInChain) return prepared;
+  // Someone sent on this thread since we composed: follow their message in References.
+  const view = thread && ownInChain ? { ...thread, refs: thread.refs.filter((r) => r !== own) } : thread;
+  const references = referencesFor(view, prepared.target);
+  const inReplyTo = prepared.target?.rfc_message_id ?? references.at(-1);
+  return {
+    ...prepared,
+    thread,
+    ownInChain,
+    references: references.length ? references : undefined,
+    inReplyTo,
+    mime: await composeMime(prepared.compose, inReplyTo, references),
+  };
+}
+
+/** Take the thread's lock and move its chain to this message; false when the race was lost. */
+function lockThread(
+  deps: Pick<Deps, 'db'>,
+  prepared: Prepared,
+  message: MessageRecord,
+  now: number,
+  t: StoreTerms,
+): Promise<boolean> {
+  return takeThreadForSend(deps.db, {
+    identityId: message.identity_id,
+    threadId: prepared.threadId,
+    messageId: message.id,
+    now,
+    seenSeq: prepared.thread?.seq ?? 0,
+    refs: prepared.ownInChain
+      ? prepared.thread!.refs
+      : [...(prepared.references ?? []), message.rfc_message_id],
+    rfcMessageId: message.rfc_message_id,
+    autoStreak: prepared.autoStreak,
+    fromAddress: prepared.from.address,
+    lock: !t.suppressedAll && !prepared.undispatched && !t.pending,
+  });
+}
+
+/**
+ * Commit: the objects first, so the message never points to a missing object (each request of the
+ * key writes its own MIME object, `raw_n`, so the message's writer's is the one); then the message
+ * under the id the reservation minted, the commit point; then its event and the key's completion.
+ */
+async function commit(
+  deps: WritePorts,
+  args: StoreArgs,
+  plan: CommitPlan,
+  w: { prepared: Prepared; message: MessageRecord; t: StoreTerms; counts?: QuotaCounts },
+): Promise<Stored | Found> {
+  const { prepared, message, t } = w;
+  plan.taken.objects = {
+    messageId: message.id,
+    keys: [message.raw_key, ...prepared.links.map((l) => l.key)],
+  };
+  for (const l of prepared.links) await deps.blobs.put(l.key, l.bytes, l.metadata, l.contentType);
+  await deps.blobs.put(message.raw_key, prepared.mime, {
+    tenant: args.tenant.id,
+    identity: args.identity.id,
+    message: message.id,
+    idem_key_sha256: args.key.keyHash,
+    fingerprint: args.key.fingerprint,
+    operation: args.operation,
+  });
+  plan.taken.putSent = true;
+  const put = await putAcceptedMessage(deps.db, message);
+  // An earlier owner of the key wrote it: that is the send.
+  if (!put.written) return { type: 'found', existing: put.existing };
+  plan.taken.written = message;
+  if (t.suppressedAll) await appendEvent(deps.db, suppressedEvent(message));
+  if (t.pending) await appendEvent(deps.db, pendingApprovalEvent(message));
+  const response = JSON.stringify(toApiMessage(message));
+  // The thread list's summary beside the key's completion, one round trip for both: unconditional
+  // and idempotent (store/thread-list.store.ts); a failure is logged and never undoes the send.
+  const [answer] = await Promise.all([
+    completeKey(deps, args.key, response),
+    noteThreadMessage(deps.db, message, {
+      now: deps.clock(),
+      snippet: snippetOf(prepared.compose.text),
+    }).catch((e) => deps.log.error('thread summary failed', { message_id: message.id, ...errorFields(e) })),
+  ]);
+  return { type: 'stored', tenant: args.tenant, message, prepared, counts: w.counts, response, answer };
 }
 
 export function capReached(
@@ -622,88 +683,8 @@ export function capReached(
   });
 }
 
-function buildMessage(
-  deps: Deps,
-  args: StoreArgs,
-  p: Prepared,
-  now: number,
-  quotaDay: string | undefined,
-  pending: boolean,
-): MessageRecord {
-  const { tenant, identity, body } = args;
-  // Born suppressed, pending approval, undispatched or queued (core/enqueue.ts).
-  const status = bornStatus(p.decisions, p.undispatched === true, pending);
-  const byField = (f: 'to' | 'cc' | 'bcc') =>
-    p.recipients
-      .filter((r) => r.field === f)
-      .map(({ address, name }) => (name ? { address, name } : { address }));
-  return {
-    id: p.messageId,
-    tenant_id: tenant.id,
-    identity_id: identity.id,
-    thread_id: p.threadId,
-    direction: 'outbound',
-    status,
-    operation: args.operation,
-    from: p.from,
-    to: byField('to'),
-    cc: byField('cc'),
-    bcc: byField('bcc'),
-    reply_to: p.replyTo ? [p.replyTo] : [],
-    subject: p.subject,
-    kind: body.kind,
-    consent_kind: consentKindOf(body),
-    labels: body.labels ?? [],
-    metadata: body.metadata,
-    flags: [],
-    rfc_message_id: p.compose.rfcMessageId,
-    in_reply_to: p.inReplyTo,
-    references: p.references,
-    hop: p.hop,
-    holds_lock: p.threaded && status === 'queued' ? true : undefined,
-    raw_key: outboundKey(tenant.id, identity.id, p.messageId, args.attempt),
-    ...(args.attempt > 0 ? { raw_n: args.attempt } : {}),
-    raw_size: p.mime.length,
-    // The Date header's instant: the stored copy and the record agree to the millisecond.
-    created_at: p.compose.now,
-    updated_at: now,
-    version: 1,
-    deliveries: p.recipients.map((r, i) => {
-      const d = p.decisions[i];
-      const typed = r.typed ? { typed_address: r.typed } : {};
-      return d.status === 'queued'
-        ? { address: r.address, ...typed, field: r.field, status: 'queued' as const, updated_at: now }
-        : {
-            address: r.address,
-            ...typed,
-            field: r.field,
-            status: 'suppressed' as const,
-            smtp_response: d.smtp_response,
-            updated_at: now,
-          };
-    }),
-    ...(body.send_at ? { send_at: Date.parse(body.send_at) } : {}),
-    ...(quotaDay ? { quota_day: quotaDay } : {}),
-    // A send by template: the template, its version and the variables (functions/send/template.ts).
-    ...templateFields(body),
-    // The execution coming for this message is named in the write that queues it; a
-    // scheduled send waits in the Standard machine, dispatched for its send_at.
-    ...(status !== 'queued'
-      ? {}
-      : body.send_at
-        ? {
-            dispatch: {
-              execution: executionName(p.messageId, 1, 'send'),
-              at: Date.parse(body.send_at),
-              n: 1,
-            },
-          }
-        : { dispatch: { execution: executionName(p.messageId, 1), at: now, n: 1 } }),
-  };
-}
-
 /** Start the execution the message names; a failure leaves it to the sweeper. */
-async function startDispatch(deps: Deps, message: MessageRecord): Promise<void> {
+async function startDispatch(deps: Pick<Deps, 'dispatcher' | 'log'>, message: MessageRecord): Promise<void> {
   try {
     await startExecution(deps.dispatcher, message);
   } catch (err) {
@@ -714,79 +695,84 @@ async function startDispatch(deps: Deps, message: MessageRecord): Promise<void> 
   }
 }
 
+type AfterCommitArgs = {
+  tenant: Tenant;
+  identity: Identity;
+  message: MessageRecord;
+  prepared: Prepared;
+  counts?: QuotaCounts;
+};
+
 /**
  * After commit: start the execution the message names (if that fails the message stays queued and
  * the sweeper dispatches it), count the contacts, emit quota warnings once per
  * scope, threshold and day. None of these can undo the accepted send.
  */
 async function afterCommit(
-  deps: Deps,
-  args: {
-    tenant: Tenant;
-    identity: Identity;
-    message: MessageRecord;
-    prepared: Prepared;
-    counts?: QuotaCounts;
-  },
+  deps: Pick<Deps, 'db' | 'dispatcher' | 'log' | 'newId'>,
+  args: AfterCommitArgs,
 ): Promise<void> {
-  const { tenant, identity, message, prepared } = args;
+  const { identity, message, prepared } = args;
   if (message.status === 'queued') await startDispatch(deps, message);
-  // A contact is written when it changes: a recipient already known (outbound_count > 0, read at
-  // step 16) is not written again; only whether one was ever sent to is read. An unconditional count
-  // (docs/lost-answers.md): never sent twice; a lost answer is logged, and the next send to an
-  // address whose count it did not reach finds it at zero and writes it then.
+  // A contact is written when it changes: a recipient already known (outbound_count > 0, read by
+  // the pipeline) is not written again; only whether one was ever sent to is read. An
+  // unconditional count (docs/lost-answers.md): never sent twice; a lost answer is logged, and the
+  // next send to an address whose count it did not reach finds it at zero and writes it then.
   const queued = (message.deliveries ?? [])
     .filter((d) => d.status === 'queued')
     .map((d) => d.address)
     .filter((a) => (prepared.contacts.get(canonicalAddress(a))?.outbound_count ?? 0) <= 0);
-  const side: Promise<unknown>[] = contactCountUpdates(deps.db, identity.id, queued, message.created_at).map(
-    (u) =>
-      deps.db.doc.send(
-        new UpdateCommand((u as { Update: ConstructorParameters<typeof UpdateCommand>[0] }).Update),
-      ),
-  );
-  if (args.counts) {
-    const { before, after } = args.counts;
-    const day = localDay(message.created_at, tenant.timezone || 'UTC');
-    const expiresAt = nextLocalMidnight(message.created_at, tenant.timezone || 'UTC') + 48 * 3600_000;
-    const scopes = [
-      {
-        scope: `identity:${identity.id}`,
-        from: before.identity,
-        to: after.identity,
-        cap: prepared.caps.identity,
-      },
-      // The tenant's warnings follow its allowance leased to identities (it moves by blocks).
-      { scope: 'tenant', from: before.tenant, to: after.tenant, cap: prepared.caps.tenant },
-    ];
-    for (const { scope, from, to, cap } of scopes) {
-      for (const threshold of crossedThresholds(from, to, cap)) {
-        side.push(
-          markWarned(deps.db, { tenantId: tenant.id, day, scope, threshold, expiresAt }).then((first) =>
-            first
-              ? appendEvent(deps.db, {
-                  id: `evt_${deps.newId()}`,
-                  type: 'quota.warning',
-                  tenant_id: tenant.id,
-                  created_at: message.created_at,
-                  data: {
-                    scope: scope.split(':')[0],
-                    identity_id: scope.startsWith('identity') ? identity.id : null,
-                    metric: 'sends',
-                    threshold,
-                    cap,
-                    day,
-                  },
-                })
-              : false,
-          ),
-        );
-      }
-    }
-  }
+  const side: Promise<unknown>[] = [
+    ...countOutbound(deps.db, identity.id, queued, message.created_at),
+    ...(args.counts ? quotaWarnings(deps, args, args.counts) : []),
+  ];
   const results = await Promise.allSettled(side);
   for (const r of results) {
     if (r.status === 'rejected')
       deps.log.error('after-commit step failed', { message_id: message.id, ...errorFields(r.reason) });
   }
+}
+
+/** A `quota.warning` for each threshold this send's count crossed, once per scope, threshold and day. */
+function quotaWarnings(
+  deps: Pick<Deps, 'db' | 'newId'>,
+  args: AfterCommitArgs,
+  counts: QuotaCounts,
+): Promise<unknown>[] {
+  const { tenant, identity, message, prepared } = args;
+  const { before, after } = counts;
+  const day = localDay(message.created_at, tenant.timezone || 'UTC');
+  const expiresAt = nextLocalMidnight(message.created_at, tenant.timezone || 'UTC') + 48 * 3600_000;
+  const scopes = [
+    {
+      scope: `identity:${identity.id}`,
+      from: before.identity,
+      to: after.identity,
+      cap: prepared.caps.identity,
+    },
+    // The tenant's warnings follow its allowance leased to identities (it moves by blocks).
+    { scope: 'tenant', from: before.tenant, to: after.tenant, cap: prepared.caps.tenant },
+  ];
+  return scopes.flatMap(({ scope, from, to, cap }) =>
+    crossedThresholds(from, to, cap).map((threshold) =>
+      markWarned(deps.db, { tenantId: tenant.id, day, scope, threshold, expiresAt }).then((first) =>
+        first
+          ? appendEvent(deps.db, {
+              id: `evt_${deps.newId()}`,
+              type: 'quota.warning',
+              tenant_id: tenant.id,
+              created_at: message.created_at,
+              data: {
+                scope: scope.split(':')[0],
+                identity_id: scope.startsWith('identity') ? identity.id : null,
+                metric: 'sends',
+                threshold,
+                cap,
+                day,
+              },
+            })
+          : false,
+      ),
+    ),
+  );
 }

@@ -1,6 +1,5 @@
 import { templateNotFound } from '../core/errors.ts';
-import type { MessageRecord } from '../core/model.ts';
-import type { ParsedSend, SendCommand } from '../core/send-command.ts';
+import type { ParsedSend } from '../core/send-command.ts';
 import type { Deps } from '../deps.ts';
 import { getTemplate } from '../store/templates.store.ts';
 
@@ -46,13 +45,4 @@ export async function resolveTemplate(
       rendered_template: { name: t.name, version: t.version, category: t.category },
     },
   };
-}
-
-/**
- * What a message stores of its template: name, version, category and the variables (its consent
- * kind is written by buildMessage through core/job-kind.ts › consentKindOf, as for every send).
- */
-export function templateFields(body: SendCommand): Pick<MessageRecord, 'template' | 'template_variables'> {
-  if (!body.rendered_template) return {};
-  return { template: body.rendered_template, template_variables: body.variables ?? {} };
 }

@@ -1,10 +1,11 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type ContactCounts, canonicalAddress } from '../core/suppressions.ts';
 import type { Db, TransactItem } from './db.ts';
 import { batchGetItems } from './suppressions.store.ts';
 
 /**
  * Contacts: `I#{idn}` / `C#{address}` with `inbound_count` and `outbound_count`, read by
- * require_known_recipient (E2) and reply targeting, which only ask whether a count is above zero.
+ * require_known_recipient and reply targeting, which only ask whether a count is above zero.
  * Submit writes `outbound_count` only while it is zero (the send reads the contact anyway), so a
  * known recipient costs no write. Only counters and one time: the
  * item stays well under one write unit.
@@ -39,6 +40,22 @@ export function contactCountUpdates(
       ExpressionAttributeValues: { ':type': 'contact', ':now': now, ':one': 1 },
     },
   }));
+}
+
+/**
+ * A send's recipients counted, each address its own unconditional update (docs/lost-answers.md:
+ * never sent twice; a lost answer leaves the count at zero, and the next send to the address
+ * writes it then): one promise per distinct address.
+ */
+export function countOutbound(
+  db: Db,
+  identityId: string,
+  addresses: string[],
+  now: number,
+): Promise<unknown>[] {
+  return contactCountUpdates(db, identityId, addresses, now).map((u) =>
+    db.doc.send(new UpdateCommand((u as { Update: ConstructorParameters<typeof UpdateCommand>[0] }).Update)),
+  );
 }
 
 /** The identity's counts for these addresses, keyed by canonicalAddress (absent = no contact). */

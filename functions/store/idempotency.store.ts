@@ -40,7 +40,7 @@ export type Lookup =
   | { type: 'conflict'; message_id?: string }
   | { type: 'in_progress' };
 
-/** The reservation's first step, evaluated on an item (read, or returned by a failed put). */
+/** A key's item decided on (the first read's, or the one a refused put returned). */
 export function evaluate(item: IdempotencyItem | undefined, fingerprint: string, now: number): Lookup {
   if (!item || item.expires_at <= now) return { type: 'absent' };
   if (item.state === 'completed') {
@@ -98,12 +98,12 @@ const heldBy = (item: IdempotencyItem | undefined, owner: string): boolean =>
   item?.state === 'in_progress' && item.owner === owner;
 
 /**
- * Step 2: take the key for this request. The put wins where the item is absent or expired; an
+ * Reserve: take the key for this request. The put wins where the item is absent or expired; an
  * in-progress item whose lease has passed is taken over by an update that keeps its `message_id`
  * (the earlier owner may have written that message, or may still: one id, one message). A takeover
  * by a different request (another fingerprint) of a key that already names a message is a
  * conflict: that message may exist, and its request is not this one. Losing returns what the
- * winner left (step 1 again).
+ * winner left, decided as the first read's item is (`evaluate`).
  *
  * Both writes recognise their own earlier send by the request's token, `owner` (docs/lost-answers.md):
  * the put is a create, sent again after a lost answer, and a refusal whose item this request holds
@@ -124,30 +124,60 @@ export async function reserveIdempotency(
     messageId?: string;
   },
 ): Promise<Reserved | Lookup> {
-  const { identityId, keyHash, fingerprint, operation, owner, now } = args;
+  const put = await putReservation(db, args);
+  if (put.type === 'reserved') return put;
+  const { old } = put;
+  const lookup = evaluate(old, args.fingerprint, args.now);
+  if (lookup.type !== 'absent' || !old) return lookup.type === 'absent' ? { type: 'in_progress' } : lookup;
+  // An in-progress item whose lease has passed.
+  if (old.message_id && old.fingerprint !== args.fingerprint) return { type: 'conflict' };
+  return takeOver(db, args, old);
+}
+
+/**
+ * The reservation's conditions, from named fragments (docs/lost-answers.md): the put creates a key
+ * that is absent or expired; the takeover moves a key still in progress, held by the owner it was
+ * read with, whose lease has passed.
+ */
+const keyAbsent = 'attribute_not_exists(pk)';
+const keyExpired = 'expires_at <= :now';
+const stillInProgress = '#state = :in_progress';
+const heldByPrevious = '#owner = :old';
+const leasePassed = 'lease_until <= :now';
+const KEY_FREE = [keyAbsent, keyExpired].join(' OR ');
+const LEASE_RAN_OUT = [stillInProgress, heldByPrevious, leasePassed].join(' AND ');
+
+type ReserveArgs = Parameters<typeof reserveIdempotency>[1];
+type OwnedItem = IdempotencyItem & { owner?: string };
+
+/** The put of a new `in_progress` item; refused, the item that refused it. */
+async function putReservation(
+  db: Db,
+  args: ReserveArgs,
+): Promise<Reserved | { type: 'refused'; old: OwnedItem | undefined }> {
+  const { now } = args;
   const item: IdempotencyItem = {
     state: 'in_progress',
-    owner,
+    owner: args.owner,
     lease_until: now + LEASE_MS,
-    fingerprint,
-    operation,
+    fingerprint: args.fingerprint,
+    operation: args.operation,
     ...(args.messageId ? { message_id: args.messageId } : {}),
     created_at: now,
     expires_at: now + KEEP_MS,
   };
-  let old: (IdempotencyItem & { owner?: string }) | undefined;
   for (let send = 1; ; send++) {
     try {
       await db.doc.send(
         new PutCommand({
           TableName: db.table,
           Item: {
-            ...keys.idempotency(identityId, keyHash),
+            ...keys.idempotency(args.identityId, args.keyHash),
             type: 'idempotency',
             ...item,
             ttl: ttlOf(item.expires_at),
           },
-          ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now',
+          ConditionExpression: KEY_FREE,
           ExpressionAttributeValues: { ':now': now },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -156,17 +186,18 @@ export async function reserveIdempotency(
     } catch (err) {
       if (isOutcomeUnknown(err) && send < SENDS) continue;
       if (!isConditionFailed(err)) throw err;
-      old = oldItem<IdempotencyItem & { owner: string }>(err);
+      const old = oldItem<IdempotencyItem & { owner: string }>(err);
       // This request's own put, answered by a resend.
-      if (old && heldBy(old, owner))
+      if (old && heldBy(old, args.owner))
         return { type: 'reserved', message_id: old.message_id, attempt: old.attempt ?? 0 };
-      break;
+      return { type: 'refused', old };
     }
   }
-  const lookup = evaluate(old, fingerprint, now);
-  if (lookup.type !== 'absent' || !old) return lookup.type === 'absent' ? { type: 'in_progress' } : lookup;
-  // An in-progress item whose lease has passed.
-  if (old.message_id && old.fingerprint !== fingerprint) return { type: 'conflict' };
+}
+
+/** The takeover of an in-progress key whose lease has passed: it keeps the key's message id. */
+async function takeOver(db: Db, args: ReserveArgs, old: OwnedItem): Promise<Reserved | Lookup> {
+  const { identityId, keyHash, fingerprint, owner, now } = args;
   const kept = old.message_id ?? args.messageId;
   const attempt = (old.attempt ?? 0) + 1;
   const previous = old.owner ?? '';
@@ -179,13 +210,13 @@ export async function reserveIdempotency(
           UpdateExpression:
             'SET #owner = :owner, lease_until = :lease, fingerprint = :fp, operation = :op, attempt = :attempt' +
             (kept ? ', message_id = :mid' : ''),
-          ConditionExpression: '#state = :in_progress AND #owner = :old AND lease_until <= :now',
+          ConditionExpression: LEASE_RAN_OUT,
           ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
           ExpressionAttributeValues: {
             ':owner': owner,
             ':lease': now + LEASE_MS,
             ':fp': fingerprint,
-            ':op': operation,
+            ':op': args.operation,
             ':attempt': attempt,
             ':in_progress': 'in_progress',
             ':old': previous,
@@ -250,7 +281,7 @@ async function ownedWrite(
   }
 }
 
-/** Step 5: any error after the reservation gives the key back (only if it is still ours). */
+/** A give-back: any error after the reservation gives the key back (only if it is still ours). */
 export async function releaseIdempotency(
   db: Db,
   identityId: string,
@@ -304,7 +335,7 @@ export async function abandonIdempotency(
 }
 
 /**
- * Step 4 of a send, after its message was written: complete the key with the answer, on condition
+ * Complete, after the send's message is written: complete the key with the answer, on condition
  * that it is still in progress for that message. Whoever holds the message completes it — the
  * request that wrote it, or one that took the key over and found it — so no owner condition: the
  * message id is the commit. False when the key was completed already (replay what it holds).

@@ -5,7 +5,7 @@ import { conditionally, isConditionFailed, isOutcomeUnknown, oldItem, putOnce } 
 import { ttlOf } from './idempotency.store.ts';
 
 /**
- * The counters of an accepted send (docs/architecture.md › The submit path, step 4 Count): its rate
+ * The counters of an accepted send (docs/architecture.md › One send, file by file: count): its rate
  * window (`RL_SEND`) and its daily caps:
  *
  * - `I#{idn}` / `Q#{day}`: the identity's sends of the local day (`sends`) and its current
@@ -44,17 +44,6 @@ export interface SendCounters {
   /** When the counter items expire (TTL): after the day is over everywhere. */
   expiresAt: number;
   rate?: RateWindow;
-}
-
-/** Whether the identity's current rate window is full (a read: replays are checked, never counted). */
-export async function peekSendRate(
-  db: Db,
-  args: Pick<SendCounters, 'identityId' | 'day' | 'now' | 'rate'>,
-): Promise<{ full: boolean }> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: identityKey(args.identityId, args.day) }),
-  );
-  return { full: rateWindowFull(out.Item, args.now, args.rate) };
 }
 
 /** Whether an identity's counter item holds the current rate window, full. */

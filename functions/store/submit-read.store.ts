@@ -23,18 +23,17 @@ export interface FirstRead {
   counters: Record<string, { sends: number; lease: number }>;
 }
 
-export async function readFirst(
-  db: Db,
-  args: {
-    apiKeyHash: string;
-    identityId?: string;
-    idempotencyKeyHash?: string;
-    /** core/quota.ts possibleLocalDays(now). */
-    days: string[];
-    now: number;
-    rate?: RateWindow;
-  },
-): Promise<FirstRead> {
+export interface FirstReadArgs {
+  apiKeyHash: string;
+  identityId?: string;
+  idempotencyKeyHash?: string;
+  /** core/quota.ts possibleLocalDays(now). */
+  days: string[];
+  now: number;
+  rate?: RateWindow;
+}
+
+export async function readFirst(db: Db, args: FirstReadArgs): Promise<FirstRead> {
   const wanted: Record<string, unknown>[] = [keys.apiKey(args.apiKeyHash)];
   if (args.identityId) {
     wanted.push(keys.identity(args.identityId));

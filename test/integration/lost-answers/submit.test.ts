@@ -122,7 +122,7 @@ describe('messages.store.ts › putAcceptedMessage: the commit point recognises 
   });
 });
 
-describe('idempotency.store.ts › reserveIdempotency: the reservation recognises its own owner', () => {
+describe('idempotency.store.ts › putReservation and idempotency.store.ts › takeOver: the reservation recognises its own owner', () => {
   const reservation = on('PutItem', 'IK#');
   const takeover = updating('IK#', 'attempt = :attempt');
 
