@@ -33,9 +33,15 @@ export const writes = {
     c.command === 'UpdateItem' &&
     c.sk.startsWith('Q#') &&
     String(c.input.UpdateExpression).includes('lease = if_not_exists'),
-  /** The thread's lock and chain (store/threads.store.ts): the conditional writes of the thread item. */
+  /**
+   * The send's write of its thread's chain and lock (store/threads.store.ts › threadSendItem): not the
+   * attempt's refresh or release of the lock, which can run before the submit's answer is read.
+   */
   thread: (c: Call) =>
-    c.command === 'UpdateItem' && c.sk.startsWith('TH#') && c.input.ConditionExpression !== undefined,
+    c.command === 'UpdateItem' &&
+    c.sk.startsWith('TH#') &&
+    c.input.ConditionExpression !== undefined &&
+    String(c.input.UpdateExpression).includes('seq = :next'),
   /** The thread list's summary (store/thread-list.store.ts › threadNoteItem), unconditional. */
   threadNote: (c: Call) =>
     c.command === 'UpdateItem' &&
