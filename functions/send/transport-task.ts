@@ -1,3 +1,4 @@
+import type { MessageRecord } from '../core/model.ts';
 import { domainOf } from '../core/recipients.ts';
 import { sendingRefusal } from '../core/send-attempt.ts';
 import { senderDomainDecision } from '../core/sender-domain.ts';
@@ -47,27 +48,7 @@ export async function runTransport(
     by: writeToken(),
     at: deps.clock(),
   });
-  if (!claimed.written) {
-    if (sendingRefusal(claimed.current, token) === 'repeated') {
-      deps.log.warn('transport found its claim already sending; provider not called', {
-        message_id: input.message_id,
-      });
-      return {
-        type: 'unknown',
-        reason: 'transport_connection_lost',
-        detail:
-          'the claim was already sending: a repeated transport invocation did not call the provider again',
-      };
-    }
-    deps.log.info('transport found the message claimed or decided by another; provider not called', {
-      message_id: input.message_id,
-      status: claimed.current?.status ?? 'gone',
-    });
-    return {
-      type: 'not_claimed',
-      detail: 'another execution claimed the message, or it left queued, before this attempt could claim it',
-    };
-  }
+  if (!claimed.written) return claimRefused(deps, input, claimed.current);
   const message = claimed.message;
   const domainName = domainOf(message.from.address);
   const stored = await getDomain(deps.db, domainName);
@@ -79,7 +60,61 @@ export async function runTransport(
   const budget = adapterBudgetMs(spec);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('transport deadline')), budget);
-  const request: TransportRequest = {
+  try {
+    const result = await transport.send(
+      transportRequest(deps, message, token, domain, {
+        deadline: deps.clock() + budget,
+        signal: controller.signal,
+      }),
+    );
+    // A relay that refused the login fails its domain now, not at the next probe (never throws).
+    if (stored?.tenant_id === message.tenant_id) await failDomainOnRelayRefusal(deps, stored, result);
+    return result;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The claim-and-mark write was refused (core/send-attempt.ts › sendingRefusal): this token's claim
+ * already on the message is a repeated invocation whose provider call may have happened
+ * (`unknown`); anything else is another decision that won (`not_claimed`). The provider is not called.
+ */
+function claimRefused(
+  deps: Pick<Deps, 'log'>,
+  input: TransportTaskInput,
+  current: MessageRecord | undefined,
+): TransportTaskResult {
+  if (sendingRefusal(current, input.claim.token) === 'repeated') {
+    deps.log.warn('transport found its claim already sending; provider not called', {
+      message_id: input.message_id,
+    });
+    return {
+      type: 'unknown',
+      reason: 'transport_connection_lost',
+      detail:
+        'the claim was already sending: a repeated transport invocation did not call the provider again',
+    };
+  }
+  deps.log.info('transport found the message claimed or decided by another; provider not called', {
+    message_id: input.message_id,
+    status: current?.status ?? 'gone',
+  });
+  return {
+    type: 'not_claimed',
+    detail: 'another execution claimed the message, or it left queued, before this attempt could claim it',
+  };
+}
+
+/** The one provider call's request: the claimed message's queued recipients and its stored copy. */
+function transportRequest(
+  deps: Pick<Deps, 'blobs'>,
+  message: MessageRecord,
+  token: string,
+  domain: TransportDomain,
+  limit: Pick<TransportRequest, 'deadline' | 'signal'>,
+): TransportRequest {
+  return {
     tenant_id: message.tenant_id,
     identity_id: message.identity_id,
     message_id: message.id,
@@ -103,17 +138,8 @@ export async function runTransport(
       .filter((d) => d.status === 'queued')
       .map((d) => ({ address: d.address, field: d.field })),
     domain,
-    deadline: deps.clock() + budget,
-    signal: controller.signal,
+    ...limit,
   };
-  try {
-    const result = await transport.send(request);
-    // A relay that refused the login fails its domain now, not at the next probe (never throws).
-    if (stored?.tenant_id === message.tenant_id) await failDomainOnRelayRefusal(deps, stored, result);
-    return result;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
