@@ -39,6 +39,9 @@ export type ClaimOutput =
       reason: Exclude<ClaimDecision['type'], 'claim'> | 'not_found' | 'canceled' | 'suppressed';
     };
 
+/** The ports Claim uses. */
+export type ClaimDeps = Pick<Deps, 'db' | 'clock' | 'newId' | 'log' | 'config' | 'metrics'>;
+
 /**
  * The claim token is derived from the execution id: a retried task of the same execution
  * recognises its own claim, while a duplicate Express execution (same name, another id) does not.
@@ -57,7 +60,7 @@ export function claimToken(executionId: string): string {
  * or the sweeper's next execution, decides again from scratch.
  */
 export async function claim(
-  deps: Deps,
+  deps: ClaimDeps,
   input: SendAttemptInput & { execution_id: string },
 ): Promise<ClaimOutput> {
   const token = claimToken(input.execution_id);
@@ -92,7 +95,7 @@ export async function claim(
  * message is gone.
  */
 async function endDeadClaim(
-  deps: Deps,
+  deps: Pick<Deps, 'db' | 'metrics'>,
   read: MessageRecord,
   token: string,
   now: number,
@@ -123,7 +126,7 @@ async function endDeadClaim(
  * ends `suppressed` here, and no transport is called.
  */
 async function recheckSuppressions(
-  deps: Deps,
+  deps: Pick<Deps, 'db' | 'config' | 'metrics' | 'log'>,
   m: MessageRecord,
   token: string,
   now: number,
@@ -155,7 +158,10 @@ async function recheckSuppressions(
  * tenant, sends nothing more: the queued message is canceled by `system`. True when it was (or is
  * no longer queued).
  */
-async function recheckSender(deps: Deps, input: SendAttemptInput): Promise<boolean> {
+async function recheckSender(
+  deps: Pick<Deps, 'db' | 'clock' | 'newId' | 'log'>,
+  input: SendAttemptInput,
+): Promise<boolean> {
   const [identity, tenant] = await Promise.all([
     getIdentity(deps.db, input.identity_id),
     getTenant(deps.db, input.tenant_id),
@@ -317,7 +323,7 @@ function recordOutput(input: SendAttemptInput, m: MessageRecord, next: RecordedC
  * derived from the message (core/delivery-outbox.ts › attemptEndEvent): appending it again is a
  * no-op, so every path that may have ended the message calls this after its write.
  */
-export async function emitAttemptEnd(deps: Deps, m: MessageRecord): Promise<void> {
+export async function emitAttemptEnd(deps: Pick<Deps, 'db' | 'metrics'>, m: MessageRecord): Promise<void> {
   const e = attemptEndEvent(m);
   // The event's id is per message, so only its first append counts the message as uncertain.
   const appended = e ? await appendEvent(deps.db, { ...e, tenant_id: m.tenant_id }) : false;
