@@ -21,9 +21,9 @@ import { getSuppressionsFor } from '../store/suppressions.store.ts';
 import { refreshThreadLock, releaseThreadLock } from '../store/threads.store.ts';
 import type { TransportChoice } from '../transports/transport.ts';
 import { cancelSend } from './actions.ts';
+import { chooseClaimTransport } from './claim-transport.ts';
 import type { SendAttemptInput } from './dispatcher.ts';
 import { deliverLoopback } from './loopback-delivery.ts';
-import { chooseClaimTransport } from './transport-task.ts';
 
 /**
  * The tasks of statemachines/send-attempt.asl.json (docs/architecture.md › The
