@@ -394,8 +394,8 @@ function applyResult(
 
 /**
  * Accepted: each queued recipient is `submitted`, or `rejected` when the provider refused it, or
- * stays queued when it was deferred (SMTP): then the message backs off (Relay) and retries only
- * those, with the same Message-ID.
+ * stays queued when the provider deferred it (SMTP): then the message backs off (Relay) and
+ * retries only those, with the same Message-ID.
  */
 function applyAccepted(
   message: MessageRecord,

@@ -205,7 +205,10 @@ export interface RecordOutput {
 const drawJitter = () => (Math.random() * 2 - 1) * 0.1;
 
 /**
- * Apply the result under our claim; a claim that is no longer ours means someone else decided —
+ * Record: loopback's inbound copies, then the result applied under our claim in one versioned put
+ * (`writeRecord`, deciding with core/send-attempt.ts › decideRecord), what follows the write
+ * (`afterRecord`, the attempt's end event) and the machine's answer (`recordOutput`). A claim that
+ * is not ours means someone else decided —
  * unless this is a retry of the Record that cleared it: the message keeps the claim token
  * it recorded and the `next` it answered, and a retry gets that answer again and releases the
  * thread lock again (a no-op when the first release happened). A back-off names the execution
