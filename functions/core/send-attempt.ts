@@ -35,6 +35,19 @@ export function decideClaim(message: MessageRecord, token: string, now: number):
 }
 
 /**
+ * The sender re-check at Claim: why the sender sends nothing more, or undefined when it may send.
+ * A suspended tenant (or none) stops it first, then an identity that is not active (or none).
+ */
+export function senderStop(
+  tenant: { status: string } | undefined,
+  identity: { status: string } | undefined,
+): string | undefined {
+  if (!tenant || tenant.status === 'suspended') return 'tenant_suspended';
+  if (identity?.status !== 'active') return `identity_${identity?.status ?? 'deleted'}`;
+  return undefined;
+}
+
+/**
  * The mark before the call and one write admitting one call: when the claim-and-mark write was refused
  * (`current`: the message as it was, if it still exists): our own token on it means this claim was
  * written already — a repeated invocation of the same transport task, whose provider call may have

@@ -8,6 +8,7 @@ import {
   decideClaim,
   decideRecord,
   type RecordContext,
+  senderStop,
   suppressAtSend,
 } from '../core/send-attempt.ts';
 import type { TransportResult, TransportTaskResult } from '../core/transport-result.ts';
@@ -154,9 +155,9 @@ async function recheckSuppressions(
 }
 
 /**
- * The sender re-check: an identity paused or being deleted, or a suspended
- * tenant, sends nothing more: the queued message is canceled by `system`. True when it was (or is
- * no longer queued).
+ * The sender re-check (core/send-attempt.ts › senderStop): an identity paused or being deleted, or
+ * a suspended tenant, sends nothing more: the queued message is canceled by `system`. True when
+ * this re-check canceled it.
  */
 async function recheckSender(
   deps: Pick<Deps, 'db' | 'clock' | 'newId' | 'log'>,
@@ -166,9 +167,7 @@ async function recheckSender(
     getIdentity(deps.db, input.identity_id),
     getTenant(deps.db, input.tenant_id),
   ]);
-  let reason: string | undefined;
-  if (!tenant || tenant.status === 'suspended') reason = 'tenant_suspended';
-  else if (!identity || identity.status !== 'active') reason = `identity_${identity?.status ?? 'deleted'}`;
+  const reason = senderStop(tenant, identity);
   if (!reason || !tenant) return false;
   const m = await getMessage(deps.db, input.identity_id, input.message_id, true);
   if (!m || m.status !== 'queued') return false;

@@ -1,10 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRecord } from '../../functions/core/model.ts';
-import { decideRecord, type RecordContext, recordsUnder } from '../../functions/core/send-attempt.ts';
+import {
+  decideRecord,
+  type RecordContext,
+  recordsUnder,
+  senderStop,
+} from '../../functions/core/send-attempt.ts';
 import type { TransportResult } from '../../functions/core/transport-result.ts';
 import { outboundMessage } from '../support/records.ts';
 
-/** Record's decision on the message as read (core/send-attempt.ts › decideRecord), row by row. */
+/** The attempt's pure decisions (core/send-attempt.ts): Claim's sender re-check and Record's write, row by row. */
 const message = (over: Partial<MessageRecord> = {}) =>
   outboundMessage({
     id: 'msg_01',
@@ -110,5 +115,19 @@ describe('recordsUnder', () => {
     ],
   ])('%s → %s', (_name, m, claim, expected) => {
     expect(recordsUnder(m, claim, 1_000)).toBe(expected);
+  });
+});
+
+describe('senderStop', () => {
+  it.each<[string, { status: string } | undefined, { status: string } | undefined, string | undefined]>([
+    ['both active', { status: 'active' }, { status: 'active' }, undefined],
+    ['tenant suspended', { status: 'suspended' }, { status: 'active' }, 'tenant_suspended'],
+    ['tenant suspended, identity paused', { status: 'suspended' }, { status: 'paused' }, 'tenant_suspended'],
+    ['no tenant', undefined, { status: 'active' }, 'tenant_suspended'],
+    ['identity paused', { status: 'active' }, { status: 'paused' }, 'identity_paused'],
+    ['identity being deleted', { status: 'active' }, { status: 'deleting' }, 'identity_deleting'],
+    ['no identity', { status: 'active' }, undefined, 'identity_deleted'],
+  ])('%s → %s', (_name, tenant, identity, expected) => {
+    expect(senderStop(tenant, identity)).toBe(expected);
   });
 });
