@@ -170,7 +170,7 @@ async function recheckSender(
   const reason = senderStop(tenant, identity);
   if (!reason || !tenant) return false;
   const m = await getMessage(deps.db, input.identity_id, input.message_id, true);
-  if (!m || m.status !== 'queued') return false;
+  if (m?.status !== 'queued') return false;
   try {
     await cancelSend(deps, {
       tenant,
