@@ -1,4 +1,5 @@
 import { rollUp } from './deliveries.ts';
+import { executionName } from './dispatch.ts';
 import { consentKindOf } from './job-kind.ts';
 import type { Delivery, MessageRecord, RecordedClaim } from './model.ts';
 import { canonicalAddress, type Suppression, suppressedResponse, suppressionBlocks } from './suppressions.ts';
@@ -31,6 +32,19 @@ export function decideClaim(message: MessageRecord, token: string, now: number):
   if (!claim || claim.token === token) return { type: 'claim' };
   if (now - claim.at < CLAIM_STALE_MS) return { type: 'already_claimed' };
   return { type: 'stale', token: claim.token };
+}
+
+/**
+ * The sender re-check at Claim: why the sender sends nothing more, or undefined when it may send.
+ * A suspended tenant (or none) stops it first, then an identity that is not active (or none).
+ */
+export function senderStop(
+  tenant: { status: string } | undefined,
+  identity: { status: string } | undefined,
+): string | undefined {
+  if (!tenant || tenant.status === 'suspended') return 'tenant_suspended';
+  if (identity?.status !== 'active') return `identity_${identity?.status ?? 'deleted'}`;
+  return undefined;
 }
 
 /**
@@ -232,6 +246,72 @@ export function recordedClaim(
   };
 }
 
+/** What Record decides with, besides the message: its claim, the result, and the executions. */
+export interface RecordContext {
+  /** Claim's answer: its token, and `provider: 'none'` when no transport ran. */
+  claim: { token: string; provider?: string };
+  result: TransportResult;
+  now: number;
+  jitter: number;
+  /** The parent Standard execution (it waits and loops), unless it hands off before its history limit. */
+  parent?: string;
+  handOff?: boolean;
+}
+
+/**
+ * Record's decision on the message as read (docs/architecture.md › The attempt's writes, step by
+ * step): under its claim, the result applied (`recordOutcome`) with what a retry of this Record
+ * replays (`recordedClaim`); a back-off names the execution coming for the message: the parent
+ * when there is one and it does not hand off (`wait`), else the next Standard execution (`start`).
+ * Not under its claim: no write, and the answer this token recorded, or `done`.
+ */
+export function decideRecord(
+  m: MessageRecord,
+  c: RecordContext,
+): { next?: MessageRecord; result: RecordedClaim['next'] } {
+  const token = c.claim.token;
+  if (!recordsUnder(m, c.claim, c.now))
+    return { result: m.recorded?.token === token ? m.recorded.next : 'done' };
+  const recorded = recordOutcome(m, c.result, c.now, c.jitter);
+  if (recorded.next.type !== 'wait') {
+    return {
+      next: { ...recorded.message, recorded: recordedClaim(token, recorded, 'done') },
+      result: 'done',
+    };
+  }
+  const at = recorded.message.dispatch!.at;
+  const n = m.dispatch?.n ?? 1;
+  if (c.parent && !c.handOff) {
+    const dispatch = { execution: c.parent, at, n };
+    return {
+      next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'wait') },
+      result: 'wait',
+    };
+  }
+  const dispatch = { execution: executionName(m.id, n + 1, 'send'), at, n: n + 1 };
+  return {
+    next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'start') },
+    result: 'start',
+  };
+}
+
+/**
+ * Whether a Record may write its result on `m`: under its own claim, which its transport task wrote
+ * with the `sending` mark. A result Claim decided itself (`provider: 'none'`: no transport ran and
+ * the provider was never called, so no claim was written) is recorded under Claim's decision instead,
+ * checked again on the message as written: still queued, with no other execution's claim on it.
+ */
+export function recordsUnder(
+  m: MessageRecord,
+  claim: { token: string; provider?: string },
+  now: number,
+): boolean {
+  if (m.claim?.token === claim.token) return true;
+  // Recorded already (a retry, or the same put after its answer was lost): replayed, not again.
+  if (m.recorded?.token === claim.token) return false;
+  return claim.provider === 'none' && decideClaim(m, claim.token, now).type === 'claim';
+}
+
 /** The statuses an attempt's outcome can end a message in, each announced by an event. */
 export const ATTEMPT_END_STATUSES: ReadonlySet<string> = new Set([
   'uncertain',
@@ -302,85 +382,117 @@ function backOff(
   };
 }
 
+/**
+ * One transport result on the message (its claim cleared, one version on), by the result's type:
+ * the deliveries still queued take the outcome; a back-off keeps the message queued.
+ */
 function applyResult(
   message: MessageRecord,
   result: TransportResult,
   now: number,
   jitter: number,
 ): Omit<RecordedOutcome, 'releaseLock'> {
-  const deliveries = message.deliveries ?? [];
   const base: MessageRecord = { ...message, claim: undefined, updated_at: now, version: message.version + 1 };
   switch (result.type) {
-    case 'accepted': {
-      const refused = new Map(result.refused.map((r) => [canonicalAddress(r.address), r]));
-      const deferred = new Set(result.deferred.map((a) => canonicalAddress(a)));
-      const next = deliveries.map((d): Delivery => {
-        if (d.status !== 'queued') return d;
-        const key = canonicalAddress(d.address);
-        const refusal = refused.get(key);
-        if (refusal) {
-          return {
-            ...d,
-            status: 'rejected',
-            smtp_code: refusal.code,
-            smtp_response: refusal.detail,
-            updated_at: now,
-          };
-        }
-        if (deferred.has(key)) return d;
-        return { ...d, status: 'submitted', updated_at: now };
-      });
-      const sent: MessageRecord = {
-        ...base,
-        deliveries: next,
-        provider: result.provider as MessageRecord['provider'],
-        provider_message_id: result.provider_message_id,
-        rfc_message_id: result.rfc_message_id ?? message.rfc_message_id,
-      };
-      // SMTP-deferred recipients stay queued: the message backs off (Relay) and retries only them,
-      // with the same Message-ID.
-      if (next.some((d) => d.status === 'queued')) return backOff(message, sent, 'Relay', now, jitter);
-      const status = rollUp(message.status === 'queued' ? 'submitted' : message.status, next);
-      return { message: { ...sent, status }, next: { type: 'done' } };
-    }
-    case 'rejected': {
-      const status = result.status ?? 'rejected';
-      const next = settleQueued(deliveries, status, now, result.detail);
-      // No recipient left → the message ends suppressed.
-      const allSuppressed = next.length > 0 && next.every((d) => d.status === 'suppressed');
-      return {
-        message: {
-          ...base,
-          deliveries: next,
-          status: allSuppressed ? 'suppressed' : rollUp(status, next),
-          status_reason: result.reason,
-          status_detail: `${result.code}: ${result.detail}`.slice(0, 512),
-        },
-        next: { type: 'done' },
-      };
-    }
-    case 'unknown': {
-      // Events overtook the record and settled every recipient: they say what the
-      // provider did, so the message keeps the status they rolled up to.
-      if (!deliveries.some((d) => d.status === 'queued')) {
-        return { message: { ...base, status: rollUp(message.status, deliveries) }, next: { type: 'done' } };
-      }
-      // Uncertain sends are never resent automatically; deliveries uncertain as of now.
-      const next = settleQueued(deliveries, 'uncertain', now);
-      return {
-        message: {
-          ...base,
-          deliveries: next,
-          status: 'uncertain',
-          status_reason: result.reason,
-          status_detail: result.detail.slice(0, 512),
-        },
-        next: { type: 'done' },
-      };
-    }
+    case 'accepted':
+      return applyAccepted(message, base, result, now, jitter);
+    case 'rejected':
+      return applyRejected(base, result, now);
+    case 'unknown':
+      return applyUnknown(message, base, result, now);
     case 'retry_later':
       return backOff(message, base, result.class, now, jitter);
   }
+}
+
+/**
+ * Accepted: each queued recipient is `submitted`, or `rejected` when the provider refused it, or
+ * stays queued when the provider deferred it (SMTP): then the message backs off (Relay) and
+ * retries only those, with the same Message-ID.
+ */
+function applyAccepted(
+  message: MessageRecord,
+  base: MessageRecord,
+  result: Extract<TransportResult, { type: 'accepted' }>,
+  now: number,
+  jitter: number,
+): Omit<RecordedOutcome, 'releaseLock'> {
+  const refused = new Map(result.refused.map((r) => [canonicalAddress(r.address), r]));
+  const deferred = new Set(result.deferred.map((a) => canonicalAddress(a)));
+  const next = (message.deliveries ?? []).map((d): Delivery => {
+    if (d.status !== 'queued') return d;
+    const key = canonicalAddress(d.address);
+    const refusal = refused.get(key);
+    if (refusal) {
+      return {
+        ...d,
+        status: 'rejected',
+        smtp_code: refusal.code,
+        smtp_response: refusal.detail,
+        updated_at: now,
+      };
+    }
+    if (deferred.has(key)) return d;
+    return { ...d, status: 'submitted', updated_at: now };
+  });
+  const sent: MessageRecord = {
+    ...base,
+    deliveries: next,
+    provider: result.provider as MessageRecord['provider'],
+    provider_message_id: result.provider_message_id,
+    rfc_message_id: result.rfc_message_id ?? message.rfc_message_id,
+  };
+  if (next.some((d) => d.status === 'queued')) return backOff(message, sent, 'Relay', now, jitter);
+  const status = rollUp(message.status === 'queued' ? 'submitted' : message.status, next);
+  return { message: { ...sent, status }, next: { type: 'done' } };
+}
+
+/** Rejected: the queued recipients take the rejection's status; with no recipient left, `suppressed`. */
+function applyRejected(
+  base: MessageRecord,
+  result: Extract<TransportResult, { type: 'rejected' }>,
+  now: number,
+): Omit<RecordedOutcome, 'releaseLock'> {
+  const status = result.status ?? 'rejected';
+  const next = settleQueued(base.deliveries ?? [], status, now, result.detail);
+  const allSuppressed = next.length > 0 && next.every((d) => d.status === 'suppressed');
+  return {
+    message: {
+      ...base,
+      deliveries: next,
+      status: allSuppressed ? 'suppressed' : rollUp(status, next),
+      status_reason: result.reason,
+      status_detail: `${result.code}: ${result.detail}`.slice(0, 512),
+    },
+    next: { type: 'done' },
+  };
+}
+
+/**
+ * Unknown: the queued recipients become `uncertain` (an uncertain send is never resent
+ * automatically). When events overtook the record and settled every recipient, they say what the
+ * provider did, and the message keeps the status they rolled up to.
+ */
+function applyUnknown(
+  message: MessageRecord,
+  base: MessageRecord,
+  result: Extract<TransportResult, { type: 'unknown' }>,
+  now: number,
+): Omit<RecordedOutcome, 'releaseLock'> {
+  const deliveries = message.deliveries ?? [];
+  if (!deliveries.some((d) => d.status === 'queued')) {
+    return { message: { ...base, status: rollUp(message.status, deliveries) }, next: { type: 'done' } };
+  }
+  return {
+    message: {
+      ...base,
+      deliveries: settleQueued(deliveries, 'uncertain', now),
+      status: 'uncertain',
+      status_reason: result.reason,
+      status_detail: result.detail.slice(0, 512),
+    },
+    next: { type: 'done' },
+  };
 }
 
 function settleQueued(

@@ -7,7 +7,6 @@ import {
 } from '../core/approval.ts';
 import { derivedEventId } from '../core/delivery-outbox.ts';
 import { messageNotFound, PmailError } from '../core/errors.ts';
-import { isId } from '../core/ids.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
 import { checkSender } from '../core/policy.ts';
@@ -20,7 +19,7 @@ import { errorFields } from '../log.ts';
 import { auditPut } from '../store/audit-log.store.ts';
 import { getDomain } from '../store/directory.store.ts';
 import { eventPutItem } from '../store/events.store.ts';
-import { getMessage, mutateMessage } from '../store/messages.store.ts';
+import { getOutboundMessage, mutateMessage } from '../store/messages.store.ts';
 import { rateRetryAfter, releaseSend, reserveSend } from '../store/quota.store.ts';
 import { getSuppressionsFor } from '../store/suppressions.store.ts';
 import { executionName, startExecution } from './dispatcher.ts';
@@ -34,6 +33,9 @@ import { capReached, rateLimited } from './submit.ts';
  * again and answers 409 `not_pending_approval` with its state.
  */
 
+/** The ports an approval decision uses. */
+type ApprovalDeps = Pick<Deps, 'db' | 'clock' | 'newId' | 'log' | 'config' | 'dispatcher'>;
+
 interface Decision {
   tenant: Tenant;
   identity: Identity;
@@ -42,11 +44,13 @@ interface Decision {
 }
 
 /** The pending outbound message, or 404 / 409 with its current state. */
-async function pendingMessage(deps: Deps, identityId: string, messageId: string): Promise<MessageRecord> {
-  const m = isId('message', messageId) ? await getMessage(deps.db, identityId, messageId, true) : undefined;
-  if (m?.direction !== 'outbound') {
-    throw messageNotFound();
-  }
+async function pendingMessage(
+  deps: Pick<Deps, 'db'>,
+  identityId: string,
+  messageId: string,
+): Promise<MessageRecord> {
+  const m = await getOutboundMessage(deps.db, identityId, messageId);
+  if (!m) throw messageNotFound();
   checkPendingApproval(m);
   return m;
 }
@@ -68,7 +72,7 @@ const decisionEventId = (m: MessageRecord, now: number, position: number) =>
 
 /** The outbox event and the audit entry a decision writes with the message. */
 function decisionItems(
-  deps: Deps,
+  deps: Pick<Deps, 'db' | 'newId'>,
   d: Decision,
   m: MessageRecord,
   type: string,
@@ -96,7 +100,7 @@ function decisionItems(
 }
 
 /** An approval that found every recipient suppressed publishes `message.suppressed`, as a send does. */
-function suppressedItems(deps: Deps, next: MessageRecord, now: number) {
+function suppressedItems(deps: Pick<Deps, 'db'>, next: MessageRecord, now: number) {
   if (next.status !== 'suppressed') return [];
   const recipients = (next.deliveries ?? []).map((x) => ({ address: x.address, reason: x.smtp_response }));
   return [
@@ -112,7 +116,7 @@ function suppressedItems(deps: Deps, next: MessageRecord, now: number) {
 
 /** One decision on the pending message: `decide` runs on each read (a lost race reads again). */
 async function decideOn(
-  deps: Deps,
+  deps: Pick<Deps, 'db' | 'clock' | 'newId'>,
   d: Decision,
   decide: (
     m: MessageRecord,
@@ -130,7 +134,10 @@ async function decideOn(
 }
 
 /** Reject: the pending message ends `canceled` (`rejected_by_reviewer`), `message.rejected`. */
-export async function rejectSend(deps: Deps, d: Decision): Promise<MessageRecord> {
+export async function rejectSend(
+  deps: Pick<Deps, 'db' | 'clock' | 'newId'>,
+  d: Decision,
+): Promise<MessageRecord> {
   await pendingMessage(deps, d.identity.id, d.messageId);
   return decideOn(deps, d, (m, now) => ({ next: rejectMessage(m, now), type: 'message.rejected', data: {} }));
 }
@@ -141,7 +148,7 @@ export async function rejectSend(deps: Deps, d: Decision): Promise<MessageRecord
  * transport is not configured yet), the suppressions in force now (their deliveries become
  * `suppressed`; every one suppressed ends the message `suppressed`, nothing counted).
  */
-async function recheck(deps: Deps, d: Decision, m: MessageRecord) {
+async function recheck(deps: Pick<Deps, 'db' | 'config'>, d: Decision, m: MessageRecord) {
   checkSender(d.tenant, d.identity);
   const domain = await getDomain(deps.db, domainOf(m.from.address));
   const hold = checkSendingDomain(d.tenant, domain, m.kind === 'marketing');
@@ -150,6 +157,8 @@ async function recheck(deps: Deps, d: Decision, m: MessageRecord) {
   return { hold, found };
 }
 
+type Rechecked = Awaited<ReturnType<typeof recheck>>;
+
 /**
  * Approve: the checks run again (`recheck`), then the count (the rate window and both daily caps,
  * on the day of the approval), then the write that queues the message and names its execution,
@@ -157,9 +166,9 @@ async function recheck(deps: Deps, d: Decision, m: MessageRecord) {
  * code and answers that refusal; a full rate window answers 429 and leaves the message pending.
  * A count whose write lost the race (another approve, a reject) is given back.
  */
-export async function approveSend(deps: Deps, d: Decision): Promise<MessageRecord> {
+export async function approveSend(deps: ApprovalDeps, d: Decision): Promise<MessageRecord> {
   const m = await pendingMessage(deps, d.identity.id, d.messageId);
-  let checked: Awaited<ReturnType<typeof recheck>>;
+  let checked: Rechecked;
   try {
     checked = await recheck(deps, d, m);
   } catch (err) {
@@ -173,6 +182,21 @@ export async function approveSend(deps: Deps, d: Decision): Promise<MessageRecor
       return { next, type: 'message.approved', data: { outcome: 'suppressed' } };
     });
   }
+  const counters = await countApproval(deps, d);
+  const approved = await queueApproved(deps, d, checked, counters);
+  await startExecution(deps.dispatcher, approved).catch((err) =>
+    deps.log.error('dispatch failed; the sweeper will retry', { message_id: m.id, ...errorFields(err) }),
+  );
+  return approved;
+}
+
+type Counters = { tenantId: string; identityId: string; day: string; now: number };
+
+/**
+ * The approval's count: the rate window and both daily caps, on the day of the approval. A full
+ * rate window answers 429 and leaves the message pending; a daily cap reached is a check's refusal.
+ */
+async function countApproval(deps: Pick<Deps, 'db' | 'clock' | 'newId'>, d: Decision): Promise<Counters> {
   const started = deps.clock();
   const tz = d.tenant.timezone || 'UTC';
   const resetsAt = nextLocalMidnight(started, tz);
@@ -188,9 +212,22 @@ export async function approveSend(deps: Deps, d: Decision): Promise<MessageRecor
     if (reserved.refused === 'rate') throw rateLimited(rateRetryAfter(started));
     throw await refused(deps, d, capReached(reserved.refused, caps, resetsAt, started));
   }
-  let approved: MessageRecord;
+  return counters;
+}
+
+/**
+ * The write that queues the approved message and names its execution. Only a decision certainly
+ * not written gives the count back (a lost answer keeps it: it errs towards refusing, never
+ * towards passing a cap).
+ */
+async function queueApproved(
+  deps: Pick<Deps, 'db' | 'clock' | 'newId' | 'log'>,
+  d: Decision,
+  checked: Rechecked,
+  counters: Counters,
+): Promise<MessageRecord> {
   try {
-    approved = await decideOn(deps, d, (cur, now) => {
+    return await decideOn(deps, d, (cur, now) => {
       const base = suppressAtSend(cur, checked.found, now)?.message ?? cur;
       const next = approveMessage(base, now, {
         quotaDay: counters.day,
@@ -200,19 +237,13 @@ export async function approveSend(deps: Deps, d: Decision): Promise<MessageRecor
       return { next, type: 'message.approved', data: {} };
     });
   } catch (err) {
-    // Only a decision certainly not written gives the count back (a lost answer keeps it: it errs
-    // towards refusing, never towards passing a cap).
     if (err instanceof PmailError) {
       await releaseSend(deps.db, { ...counters, daily: true }).catch((e) =>
-        deps.log.error('approval count release failed', { message_id: m.id, ...errorFields(e) }),
+        deps.log.error('approval count release failed', { message_id: d.messageId, ...errorFields(e) }),
       );
     }
     throw err;
   }
-  await startExecution(deps.dispatcher, approved).catch((err) =>
-    deps.log.error('dispatch failed; the sweeper will retry', { message_id: m.id, ...errorFields(err) }),
-  );
-  return approved;
 }
 
 /**
@@ -220,7 +251,11 @@ export async function approveSend(deps: Deps, d: Decision): Promise<MessageRecor
  * its reason that code), and the refusal is the answer, with the message's new state in its details.
  * Anything that is not a check's refusal goes up as it is.
  */
-async function refused(deps: Deps, d: Decision, err: unknown): Promise<unknown> {
+async function refused(
+  deps: Pick<Deps, 'db' | 'clock' | 'newId'>,
+  d: Decision,
+  err: unknown,
+): Promise<unknown> {
   if (!(err instanceof PmailError) || !APPROVAL_REFUSALS.has(err.code)) return err;
   const after = await decideOn(deps, d, (cur, now) => ({
     next: refuseAtApproval(cur, err, now),

@@ -6,11 +6,12 @@ import {
   type ClaimDecision,
   deadAttemptOutcome,
   decideClaim,
-  recordedClaim,
-  recordOutcome,
+  decideRecord,
+  type RecordContext,
+  senderStop,
   suppressAtSend,
 } from '../core/send-attempt.ts';
-import type { TransportTaskResult } from '../core/transport-result.ts';
+import type { TransportResult, TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { countAttempt } from '../metrics.ts';
 import { addSuppression } from '../outcomes/outcomes.ts';
@@ -21,9 +22,9 @@ import { getSuppressionsFor } from '../store/suppressions.store.ts';
 import { refreshThreadLock, releaseThreadLock } from '../store/threads.store.ts';
 import type { TransportChoice } from '../transports/transport.ts';
 import { cancelSend } from './actions.ts';
-import { executionName, type SendAttemptInput } from './dispatcher.ts';
+import { chooseClaimTransport } from './claim-transport.ts';
+import type { SendAttemptInput } from './dispatcher.ts';
 import { deliverLoopback } from './loopback-delivery.ts';
-import { chooseClaimTransport } from './transport-task.ts';
 
 /**
  * The tasks of statemachines/send-attempt.asl.json (docs/architecture.md › The
@@ -38,6 +39,9 @@ export type ClaimOutput =
       outcome: 'stop';
       reason: Exclude<ClaimDecision['type'], 'claim'> | 'not_found' | 'canceled' | 'suppressed';
     };
+
+/** The ports Claim uses. */
+export type ClaimDeps = Pick<Deps, 'db' | 'clock' | 'newId' | 'log' | 'config' | 'metrics'>;
 
 /**
  * The claim token is derived from the execution id: a retried task of the same execution
@@ -57,7 +61,7 @@ export function claimToken(executionId: string): string {
  * or the sweeper's next execution, decides again from scratch.
  */
 export async function claim(
-  deps: Deps,
+  deps: ClaimDeps,
   input: SendAttemptInput & { execution_id: string },
 ): Promise<ClaimOutput> {
   const token = claimToken(input.execution_id);
@@ -92,7 +96,7 @@ export async function claim(
  * message is gone.
  */
 async function endDeadClaim(
-  deps: Deps,
+  deps: Pick<Deps, 'db' | 'metrics'>,
   read: MessageRecord,
   token: string,
   now: number,
@@ -123,7 +127,7 @@ async function endDeadClaim(
  * ends `suppressed` here, and no transport is called.
  */
 async function recheckSuppressions(
-  deps: Deps,
+  deps: Pick<Deps, 'db' | 'config' | 'metrics' | 'log'>,
   m: MessageRecord,
   token: string,
   now: number,
@@ -151,21 +155,22 @@ async function recheckSuppressions(
 }
 
 /**
- * The sender re-check: an identity paused or being deleted, or a suspended
- * tenant, sends nothing more: the queued message is canceled by `system`. True when it was (or is
- * no longer queued).
+ * The sender re-check (core/send-attempt.ts › senderStop): an identity paused or being deleted, or
+ * a suspended tenant, sends nothing more: the queued message is canceled by `system`. True when
+ * this re-check canceled it.
  */
-async function recheckSender(deps: Deps, input: SendAttemptInput): Promise<boolean> {
+async function recheckSender(
+  deps: Pick<Deps, 'db' | 'clock' | 'newId' | 'log'>,
+  input: SendAttemptInput,
+): Promise<boolean> {
   const [identity, tenant] = await Promise.all([
     getIdentity(deps.db, input.identity_id),
     getTenant(deps.db, input.tenant_id),
   ]);
-  let reason: string | undefined;
-  if (!tenant || tenant.status === 'suspended') reason = 'tenant_suspended';
-  else if (!identity || identity.status !== 'active') reason = `identity_${identity?.status ?? 'deleted'}`;
+  const reason = senderStop(tenant, identity);
   if (!reason || !tenant) return false;
   const m = await getMessage(deps.db, input.identity_id, input.message_id, true);
-  if (!m || m.status !== 'queued') return false;
+  if (m?.status !== 'queued') return false;
   try {
     await cancelSend(deps, {
       tenant,
@@ -199,7 +204,10 @@ export interface RecordOutput {
 const drawJitter = () => (Math.random() * 2 - 1) * 0.1;
 
 /**
- * Apply the result under our claim; a claim that is no longer ours means someone else decided —
+ * Record: loopback's inbound copies, then the result applied under our claim in one versioned put
+ * (`writeRecord`, deciding with core/send-attempt.ts › decideRecord), what follows the write
+ * (`afterRecord`, the attempt's end event) and the machine's answer (`recordOutput`). A claim that
+ * is not ours means someone else decided —
  * unless this is a retry of the Record that cleared it: the message keeps the claim token
  * it recorded and the `next` it answered, and a retry gets that answer again and releases the
  * thread lock again (a no-op when the first release happened). A back-off names the execution
@@ -210,77 +218,26 @@ const drawJitter = () => (Math.random() * 2 - 1) * 0.1;
  * Record answers `done` and writes nothing should it get one anyway (an execution of the previous
  * definition during a deploy).
  */
-export async function record(
-  deps: Deps,
-  input: SendAttemptInput & {
-    /** Claim's answer: its token, and `provider: 'none'` when no transport ran (`NoTransport`). */
-    claim: { token: string; provider?: string };
-    result: TransportTaskResult;
-    /** The execution's input (`$$.Execution.Input`): `parent` and `hand_off` when a Standard execution runs it. */
-    execution?: { parent?: string; hand_off?: boolean };
-    jitter?: number;
-  },
-): Promise<RecordOutput> {
+export async function record(deps: Deps, input: RecordInput): Promise<RecordOutput> {
   if (input.result.type === 'not_claimed') return { next: 'done' };
   const result = input.result;
   if (result.type === 'accepted' && result.loopback?.length) {
     const sent = await getMessage(deps.db, input.identity_id, input.message_id, true);
     if (sent) await deliverLoopback(deps, sent, result.provider_message_id, result.loopback);
   }
-  const parent = input.execution?.parent ?? input.parent;
-  const handOff = input.execution?.hand_off ?? input.hand_off;
-  const token = input.claim.token;
   const now = deps.clock();
-  const jitter = input.jitter ?? drawJitter();
-  const decide = (m: MessageRecord): { next?: MessageRecord; result: RecordedClaim['next'] } => {
-    if (!recordsUnder(m, input.claim, now))
-      return { result: m.recorded?.token === token ? m.recorded.next : 'done' };
-    const recorded = recordOutcome(m, result, now, jitter);
-    if (recorded.next.type !== 'wait') {
-      return {
-        next: { ...recorded.message, recorded: recordedClaim(token, recorded, 'done') },
-        result: 'done',
-      };
-    }
-    const at = recorded.message.dispatch!.at;
-    const n = m.dispatch?.n ?? 1;
-    if (parent && !handOff) {
-      const dispatch = { execution: parent, at, n };
-      return {
-        next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'wait') },
-        result: 'wait',
-      };
-    }
-    const dispatch = { execution: executionName(m.id, n + 1, 'send'), at, n: n + 1 };
-    return {
-      next: { ...recorded.message, dispatch, recorded: recordedClaim(token, recorded, 'start') },
-      result: 'start' as const,
-    };
-  };
-  // An owned transition (docs/lost-answers.md): the claim's token is the owner. When the put's
-  // answer is lost, the same decision runs again on the message read again: if the put landed, the
-  // claim is gone and `recorded` carries this token, so it replays its answer and writes nothing.
-  let lost = false;
-  const out = await mutateMessage<RecordedClaim['next']>(
-    deps.db,
-    input.identity_id,
-    input.message_id,
-    decide,
-  ).catch((err) => {
-    if (!mayHaveApplied(err)) throw err;
-    lost = true;
-    return mutateMessage<RecordedClaim['next']>(deps.db, input.identity_id, input.message_id, decide);
+  const { out, lost } = await writeRecord(deps, input, {
+    claim: input.claim,
+    result,
+    now,
+    jitter: input.jitter ?? drawJitter(),
+    parent: input.execution?.parent ?? input.parent,
+    handOff: input.execution?.hand_off ?? input.hand_off,
   });
   if (!out.found) return { next: 'done' };
   const m = out.message;
-  const mine = m.recorded?.token === token ? m.recorded : undefined;
-  // Also when this Record is a retry: the first one may have written and died before releasing.
-  if (mine?.release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
-  // Write pmail's own `provider` suppressions (idempotent, so a retried
-  // Record adds nothing twice), for the recipients this attempt's transport reported.
-  for (const p of result.provider_suppressed ?? []) {
-    await addSuppression(deps, m, p.address, 'provider');
-  }
+  const mine = m.recorded?.token === input.claim.token ? m.recorded : undefined;
+  await afterRecord(deps, m, result, mine);
   if (out.written || (lost && mine)) countAttempt(deps.metrics, result, m, now);
   // Also when this Record found its write already done (a retry): the event may be what was lost.
   await emitAttemptEnd(deps, m);
@@ -293,17 +250,53 @@ export async function record(
   return { ...recordOutput(input, m, mine ? out.result : 'done'), status: m.status };
 }
 
+export type RecordInput = SendAttemptInput & {
+  /** Claim's answer: its token, and `provider: 'none'` when no transport ran (`NoTransport`). */
+  claim: { token: string; provider?: string };
+  result: TransportTaskResult;
+  /** The execution's input (`$$.Execution.Input`): `parent` and `hand_off` when a Standard execution runs it. */
+  execution?: { parent?: string; hand_off?: boolean };
+  jitter?: number;
+};
+
 /**
- * Whether a Record may write its result on `m`: under its own claim, which its transport task wrote
- * with the `sending` mark. A result Claim decided itself (`provider: 'none'`: no transport ran and
- * the provider was never called, so no claim was written) is recorded under Claim's decision instead,
- * checked again on the message as written: still queued, with no other execution's claim on it.
+ * Record's write: core/send-attempt.ts › decideRecord on the message, in one versioned put. An
+ * owned transition (docs/lost-answers.md): the claim's token is the owner. When the put's answer is
+ * lost, the same decision runs again on the message read again: if the put landed, the claim is
+ * gone and `recorded` carries this token, so it replays its answer and writes nothing (`lost`).
  */
-function recordsUnder(m: MessageRecord, claim: { token: string; provider?: string }, now: number): boolean {
-  if (m.claim?.token === claim.token) return true;
-  // Recorded already (a retry, or the same put after its answer was lost): replayed, not again.
-  if (m.recorded?.token === claim.token) return false;
-  return claim.provider === 'none' && decideClaim(m, claim.token, now).type === 'claim';
+async function writeRecord(deps: Pick<Deps, 'db'>, input: SendAttemptInput, context: RecordContext) {
+  const decide = (m: MessageRecord) => decideRecord(m, context);
+  let lost = false;
+  const out = await mutateMessage<RecordedClaim['next']>(
+    deps.db,
+    input.identity_id,
+    input.message_id,
+    decide,
+  ).catch((err) => {
+    if (!mayHaveApplied(err)) throw err;
+    lost = true;
+    return mutateMessage<RecordedClaim['next']>(deps.db, input.identity_id, input.message_id, decide);
+  });
+  return { out, lost };
+}
+
+/**
+ * What follows Record's write, each step safe to repeat: the thread lock released when this
+ * token's record says so (also when this Record is a retry: the first one may have written and
+ * died before releasing), and pmail's own `provider` suppressions for the recipients this
+ * attempt's transport reported (idempotent, so a retried Record adds nothing twice).
+ */
+async function afterRecord(
+  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'metrics'>,
+  m: MessageRecord,
+  result: TransportResult,
+  mine: RecordedClaim | undefined,
+): Promise<void> {
+  if (mine?.release) await releaseThreadLock(deps.db, m.identity_id, m.thread_id, m.id);
+  for (const p of result.provider_suppressed ?? []) {
+    await addSuppression(deps, m, p.address, 'provider');
+  }
 }
 
 /** The answer of a Record whose outcome is `next`, built from the message as stored. */
@@ -332,7 +325,7 @@ function recordOutput(input: SendAttemptInput, m: MessageRecord, next: RecordedC
  * derived from the message (core/delivery-outbox.ts › attemptEndEvent): appending it again is a
  * no-op, so every path that may have ended the message calls this after its write.
  */
-export async function emitAttemptEnd(deps: Deps, m: MessageRecord): Promise<void> {
+export async function emitAttemptEnd(deps: Pick<Deps, 'db' | 'metrics'>, m: MessageRecord): Promise<void> {
   const e = attemptEndEvent(m);
   // The event's id is per message, so only its first append counts the message as uncertain.
   const appended = e ? await appendEvent(deps.db, { ...e, tenant_id: m.tenant_id }) : false;

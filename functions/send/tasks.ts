@@ -1,4 +1,3 @@
-import type { Deps } from '../deps.ts';
 import * as attempt from './attempt.ts';
 import { asTask, transportAttemptTask } from './task-entry.ts';
 
@@ -7,11 +6,7 @@ import { asTask, transportAttemptTask } from './task-entry.ts';
  * Lambda entries and the local runner both bind exactly these.
  */
 export const sendAttemptTasks = {
-  Claim: asTask<Deps, Parameters<typeof attempt.claim>[1], Awaited<ReturnType<typeof attempt.claim>>>(
-    attempt.claim,
-  ),
-  Record: asTask<Deps, Parameters<typeof attempt.record>[1], Awaited<ReturnType<typeof attempt.record>>>(
-    attempt.record,
-  ),
+  Claim: asTask(attempt.claim),
+  Record: asTask(attempt.record),
   Transport: transportAttemptTask,
 };

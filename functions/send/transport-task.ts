@@ -1,21 +1,14 @@
+import type { MessageRecord } from '../core/model.ts';
 import { domainOf } from '../core/recipients.ts';
 import { sendingRefusal } from '../core/send-attempt.ts';
-import { senderDomainDecision } from '../core/sender-domain.ts';
 import type { TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { failDomainOnRelayRefusal } from '../domains/relay-refusal.ts';
 import { writeToken } from '../store/db.ts';
-import { getDomain, getTenant } from '../store/directory.store.ts';
+import { getDomain } from '../store/directory.store.ts';
 import { claimSending } from '../store/messages.store.ts';
-import { adapterBudgetMs, DEPLOYED_PROVIDERS, type TransportTaskSpec } from '../transports/tasks.ts';
-import {
-  chooseTransport,
-  noTransport,
-  type Transport,
-  type TransportChoice,
-  type TransportDomain,
-  type TransportRequest,
-} from '../transports/transport.ts';
+import { adapterBudgetMs, type TransportTaskSpec } from '../transports/tasks.ts';
+import type { Transport, TransportDomain, TransportRequest } from '../transports/transport.ts';
 import type { SendAttemptInput } from './dispatcher.ts';
 
 /** What a transport task reads and writes: the message (its claim), its domain and its stored copy. */
@@ -47,27 +40,7 @@ export async function runTransport(
     by: writeToken(),
     at: deps.clock(),
   });
-  if (!claimed.written) {
-    if (sendingRefusal(claimed.current, token) === 'repeated') {
-      deps.log.warn('transport found its claim already sending; provider not called', {
-        message_id: input.message_id,
-      });
-      return {
-        type: 'unknown',
-        reason: 'transport_connection_lost',
-        detail:
-          'the claim was already sending: a repeated transport invocation did not call the provider again',
-      };
-    }
-    deps.log.info('transport found the message claimed or decided by another; provider not called', {
-      message_id: input.message_id,
-      status: claimed.current?.status ?? 'gone',
-    });
-    return {
-      type: 'not_claimed',
-      detail: 'another execution claimed the message, or it left queued, before this attempt could claim it',
-    };
-  }
+  if (!claimed.written) return claimRefused(deps, input, claimed.current);
   const message = claimed.message;
   const domainName = domainOf(message.from.address);
   const stored = await getDomain(deps.db, domainName);
@@ -79,7 +52,61 @@ export async function runTransport(
   const budget = adapterBudgetMs(spec);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('transport deadline')), budget);
-  const request: TransportRequest = {
+  try {
+    const result = await transport.send(
+      transportRequest(deps, message, token, domain, {
+        deadline: deps.clock() + budget,
+        signal: controller.signal,
+      }),
+    );
+    // A relay that refused the login fails its domain now, not at the next probe (never throws).
+    if (stored?.tenant_id === message.tenant_id) await failDomainOnRelayRefusal(deps, stored, result);
+    return result;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The claim-and-mark write was refused (core/send-attempt.ts › sendingRefusal): this token's claim
+ * already on the message is a repeated invocation whose provider call may have happened
+ * (`unknown`); anything else is another decision that won (`not_claimed`). The provider is not called.
+ */
+function claimRefused(
+  deps: Pick<Deps, 'log'>,
+  input: TransportTaskInput,
+  current: MessageRecord | undefined,
+): TransportTaskResult {
+  if (sendingRefusal(current, input.claim.token) === 'repeated') {
+    deps.log.warn('transport found its claim already sending; provider not called', {
+      message_id: input.message_id,
+    });
+    return {
+      type: 'unknown',
+      reason: 'transport_connection_lost',
+      detail:
+        'the claim was already sending: a repeated transport invocation did not call the provider again',
+    };
+  }
+  deps.log.info('transport found the message claimed or decided by another; provider not called', {
+    message_id: input.message_id,
+    status: current?.status ?? 'gone',
+  });
+  return {
+    type: 'not_claimed',
+    detail: 'another execution claimed the message, or it left queued, before this attempt could claim it',
+  };
+}
+
+/** The one provider call's request: the claimed message's queued recipients and its stored copy. */
+function transportRequest(
+  deps: Pick<Deps, 'blobs'>,
+  message: MessageRecord,
+  token: string,
+  domain: TransportDomain,
+  limit: Pick<TransportRequest, 'deadline' | 'signal'>,
+): TransportRequest {
+  return {
     tenant_id: message.tenant_id,
     identity_id: message.identity_id,
     message_id: message.id,
@@ -103,57 +130,6 @@ export async function runTransport(
       .filter((d) => d.status === 'queued')
       .map((d) => ({ address: d.address, field: d.field })),
     domain,
-    deadline: deps.clock() + budget,
-    signal: controller.signal,
+    ...limit,
   };
-  try {
-    const result = await transport.send(request);
-    // A relay that refused the login fails its domain now, not at the next probe (never throws).
-    if (stored?.tenant_id === message.tenant_id) await failDomainOnRelayRefusal(deps, stored, result);
-    return result;
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * Claim's choice of transport task (the ASL's `ByProvider`), with the sending domain re-read
- * (From address and fallback, core/sender-domain.ts): a test tenant sends through the
- * test transports; a live tenant through its sending domain's transport, which must be deployed.
- * The platform fallback sends through the Cloudflare transport (`fallbackAvailable`: its task is
- * in transports/tasks.ts); without it, or without `domain_fallback`, a failing domain's sends fail
- * (`domain_failing_no_fallback`).
- */
-export async function chooseClaimTransport(
-  deps: Pick<Deps, 'db' | 'config'>,
-  message: {
-    tenant_id: string;
-    from: { address: string };
-    deliveries?: { address: string; status: string }[];
-  },
-): Promise<TransportChoice> {
-  const domainName = domainOf(message.from.address);
-  const [tenant, found] = await Promise.all([
-    getTenant(deps.db, message.tenant_id),
-    getDomain(deps.db, domainName),
-  ]);
-  const domain = found && found.tenant_id === message.tenant_id ? found : undefined;
-  const queued = (message.deliveries ?? []).filter((d) => d.status === 'queued');
-  const live = tenant?.mode === 'live';
-  // Test tenants need no domain; a domain they have still decides (a removed one sends nothing).
-  if (live || domain) {
-    const decision = senderDomainDecision({
-      state: domain?.state,
-      fallbackAllowed: tenant?.policy.domain_fallback === true,
-      fallbackAvailable: DEPLOYED_PROVIDERS.includes('cloudflare'),
-      isPlatformDomain: domainName === deps.config.platformDomain,
-    });
-    if (decision.type === 'stop') return { provider: 'none', result: decision.result };
-    if (decision.type === 'fallback')
-      return chooseTransport({ transport: 'cloudflare' }, queued, DEPLOYED_PROVIDERS);
-  }
-  if (!live) return chooseTransport({ transport: 'test' }, queued, DEPLOYED_PROVIDERS);
-  if (!domain?.transport || domain.transport === 'test')
-    return noTransport('the sending domain has no transport configured');
-  return chooseTransport(domain, queued, DEPLOYED_PROVIDERS);
 }

@@ -6,6 +6,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { isCfRestProviderId } from '../core/cf-outcome.ts';
+import { isId } from '../core/ids.ts';
 import type { MessageRecord, MessageStatus } from '../core/model.ts';
 import { claimWriteSeen } from '../core/send-attempt.ts';
 import { redactPayload } from '../core/template-payload.ts';
@@ -143,6 +144,42 @@ export function messagePutItem(db: Db, next: MessageRecord, version: number) {
       ExpressionAttributeValues: { ':v': version },
     },
   };
+}
+
+/**
+ * Store `next` if the message is still at `version`, with `alsoWrite` (its event, audit entry,
+ * idempotency record) in one transaction: `messagePutItem`'s condition, first in the transaction.
+ * False when that condition failed (a lost race on the version: the caller reads again); any other
+ * refusal goes up. A transaction (docs/lost-answers.md): the SDK resends it with its
+ * ClientRequestToken, and DynamoDB applies it once.
+ */
+export async function putMessageAtVersion(
+  db: Db,
+  next: MessageRecord,
+  version: number,
+  alsoWrite: unknown[],
+): Promise<boolean> {
+  try {
+    await db.doc.send(
+      new TransactWriteCommand({ TransactItems: [messagePutItem(db, next, version), ...alsoWrite] as never }),
+    );
+    return true;
+  } catch (err) {
+    // [message, ...alsoWrite]: only a lost race on the message's version is answered false.
+    if (!failedConditions(err, ['message'] as const).has('message')) throw err;
+    return false;
+  }
+}
+
+/** The outbound message `messageId` names (consistent read); undefined for another id, an inbound message, or none. */
+export async function getOutboundMessage(
+  db: Db,
+  identityId: string,
+  messageId: string,
+): Promise<MessageRecord | undefined> {
+  if (!isId('message', messageId)) return undefined;
+  const m = await getMessage(db, identityId, messageId, true);
+  return m?.direction === 'outbound' ? m : undefined;
 }
 
 /**

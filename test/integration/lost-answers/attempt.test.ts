@@ -234,7 +234,7 @@ describe('send/attempt.ts › record: Record’s versioned put whose answer was 
   });
 });
 
-describe('send/actions.ts › cancel, retry: transactions resent by the SDK with their ClientRequestToken', () => {
+describe('send/actions.ts › cancel, retry (messages.store.ts › putMessageAtVersion): transactions resent by the SDK with their ClientRequestToken', () => {
   it('cancel in the SDK retry: sent twice, applied once, answered 200; one event, one audit entry', async () => {
     const r = await stack({ dispatcher: { start: async () => undefined } });
     const sent = await r.send({ to: [r.peer.address], subject: 'Cancel', text: 'x' }, 'cancel-lost');
