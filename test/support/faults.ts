@@ -42,6 +42,11 @@ export const writes = {
     c.sk.startsWith('TH#') &&
     c.input.ConditionExpression !== undefined &&
     String(c.input.UpdateExpression).includes('seq = :next'),
+  /** The attempt's refresh or release of the thread's lock (store/threads.store.ts). */
+  threadLock: (c: Call) =>
+    c.command === 'UpdateItem' &&
+    c.sk.startsWith('TH#') &&
+    String(c.input.ConditionExpression).startsWith('lock_owner = :me'),
   /** The thread list's summary (store/thread-list.store.ts › threadNoteItem), unconditional. */
   threadNote: (c: Call) =>
     c.command === 'UpdateItem' &&

@@ -592,7 +592,7 @@ describe('threads.store.ts › refreshThreadLock and threads.store.ts › releas
     const { s, f } = await clocked();
     const now = Date.now();
     const threadId = await locked(s, 'msg_a', now);
-    const rule = f.loseAnswerInRetry(writes.thread);
+    const rule = f.loseAnswerInRetry(writes.threadLock);
     await refreshThreadLock(s.deps.db, s.agent.id, threadId, 'msg_a', now + LOCK_LEASE_MS + 5_000);
     expect(f.sent(rule)).toBe(1);
     expect(await thread(s, threadId)).toMatchObject({
@@ -607,7 +607,7 @@ describe('threads.store.ts › refreshThreadLock and threads.store.ts › releas
     const threadId = await locked(s, 'msg_a', now);
     const until = now + LOCK_LEASE_MS + 5_000;
     f.loseAnswerInRetry(
-      writes.thread,
+      writes.threadLock,
       meanwhile(async () => {
         await releaseThreadLock(s.deps.db, s.agent.id, threadId, 'msg_a');
         expect(await takeOver(s, threadId, 'msg_b', now)).toBe(true);
@@ -620,7 +620,7 @@ describe('threads.store.ts › refreshThreadLock and threads.store.ts › releas
   it('the release: its answer lost, the re-read finds the lock gone; not sent again', async () => {
     const { s, f } = await clocked();
     const threadId = await locked(s, 'msg_a', Date.now());
-    const rule = f.loseAnswerInRetry(writes.thread);
+    const rule = f.loseAnswerInRetry(writes.threadLock);
     await releaseThreadLock(s.deps.db, s.agent.id, threadId, 'msg_a');
     expect(f.sent(rule)).toBe(1);
     expect((await thread(s, threadId))?.lock_owner).toBeUndefined();
@@ -631,7 +631,7 @@ describe('threads.store.ts › refreshThreadLock and threads.store.ts › releas
     const now = Date.now();
     const threadId = await locked(s, 'msg_a', now);
     f.loseAnswerInRetry(
-      writes.thread,
+      writes.threadLock,
       meanwhile(async () => expect(await takeOver(s, threadId, 'msg_b', now)).toBe(true)),
     );
     await releaseThreadLock(s.deps.db, s.agent.id, threadId, 'msg_a');
