@@ -1,6 +1,6 @@
 import { evaluateAbuse, outcomeMatters, pushOutcome } from '../core/abuse.ts';
 import type { AbuseOutcome } from '../core/deliveries.ts';
-import { suppressionEventId } from '../core/delivery-outbox.ts';
+import { attemptEndEvent, suppressionEventId } from '../core/delivery-outbox.ts';
 import type { MessageRecord } from '../core/model.ts';
 import { addressHash, addressHint, type SuppressionReason } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
@@ -10,10 +10,11 @@ import { autoPauseIdentity, updateOutcomeWindow } from '../store/outcomes.store.
 import { putSuppressionIfAbsent } from '../store/suppressions.store.ts';
 
 /**
- * What a recipient's outcome leaves beyond its message, written by the send attempt's Record
- * (functions/send/attempt.ts) and the delivery-event consumer (functions/events/consume.ts) alike:
- * the suppression a hard bounce, a complaint or a provider's own suppression adds, and the
- * identity's outcome window that pauses it over the abuse thresholds.
+ * What an outcome leaves beyond its message, written by the send attempt's Record
+ * (functions/send/attempt.ts), the delivery-event consumer (functions/events/consume.ts) and the
+ * sweeper alike: the suppression a hard bounce, a complaint or a provider's own suppression adds,
+ * the identity's outcome window that pauses it over the abuse thresholds, and the event of an
+ * attempt that ended its message.
  */
 
 /**
@@ -87,4 +88,17 @@ export async function recordAbuseOutcome(
       identity_id: message.identity_id,
       ...metrics,
     });
+}
+
+/**
+ * Append the event of an attempt that ended the message (uncertain, rejected, failed). Its id is
+ * derived from the message (core/delivery-outbox.ts › attemptEndEvent): appending it again is a
+ * no-op, so every path that may have ended the message calls this after its write.
+ */
+export async function emitAttemptEnd(deps: Pick<Deps, 'db' | 'metrics'>, m: MessageRecord): Promise<void> {
+  const e = attemptEndEvent(m);
+  // The event's id is per message, so only its first append counts the message as uncertain.
+  const appended = e ? await appendEvent(deps.db, { ...e, tenant_id: m.tenant_id }) : false;
+  if (appended && m.status === 'uncertain')
+    deps.metrics.add('uncertain_created', { reason: m.status_reason ?? 'unknown' });
 }

@@ -1,4 +1,3 @@
-import { attemptEndEvent } from '../core/delivery-outbox.ts';
 import { NotCancelableError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import type { MessageRecord, RecordedClaim } from '../core/model.ts';
@@ -14,9 +13,8 @@ import {
 import type { TransportResult, TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
 import { countAttempt } from '../metrics.ts';
-import { addSuppression } from '../outcomes/outcomes.ts';
+import { addSuppression, emitAttemptEnd } from '../outcomes/outcomes.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
-import { appendEvent } from '../store/events.store.ts';
 import { getMessage, mayHaveApplied, mutateMessage } from '../store/messages.store.ts';
 import { getSuppressionsFor } from '../store/suppressions.store.ts';
 import { refreshThreadLock, releaseThreadLock } from '../store/threads.store.ts';
@@ -318,17 +316,4 @@ function recordOutput(input: SendAttemptInput, m: MessageRecord, next: RecordedC
     };
   }
   return { next: 'done' };
-}
-
-/**
- * Append the event of an attempt that ended the message (uncertain, rejected, failed). Its id is
- * derived from the message (core/delivery-outbox.ts › attemptEndEvent): appending it again is a
- * no-op, so every path that may have ended the message calls this after its write.
- */
-export async function emitAttemptEnd(deps: Pick<Deps, 'db' | 'metrics'>, m: MessageRecord): Promise<void> {
-  const e = attemptEndEvent(m);
-  // The event's id is per message, so only its first append counts the message as uncertain.
-  const appended = e ? await appendEvent(deps.db, { ...e, tenant_id: m.tenant_id }) : false;
-  if (appended && m.status === 'uncertain')
-    deps.metrics.add('uncertain_created', { reason: m.status_reason ?? 'unknown' });
 }

@@ -5,7 +5,7 @@ import { domainOf } from '../core/recipients.ts';
 import { CLAIM_STALE_MS, deadAttemptOutcome, redispatch } from '../core/send-attempt.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
-import { emitAttemptEnd } from '../send/attempt.ts';
+import { emitAttemptEnd } from '../outcomes/outcomes.ts';
 import { executionName, isStandardExecution, startExecution } from '../send/dispatcher.ts';
 import { getDomain } from '../store/directory.store.ts';
 import {

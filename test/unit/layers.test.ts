@@ -164,6 +164,11 @@ const RULES: Rule[] = [
     ),
   },
   {
+    name: 'the sweeper takes from send/ only the dispatcher port',
+    from: under('functions/sweeper'),
+    deny: [(t) => under('functions/send')(t) && t !== 'functions/send/dispatcher.ts'],
+  },
+  {
     name: 'the sweeper never imports a transport',
     from: under('functions/sweeper'),
     deny: [under('functions/transports')],
@@ -300,6 +305,11 @@ describe('layers', () => {
       'functions/outcomes/outcomes.ts',
       "import { claim } from '../send/attempt.ts';",
       'outcomes/ imports no use case',
+    ],
+    [
+      'functions/sweeper/sweeper.ts',
+      "import { emitAttemptEnd } from '../send/attempt.ts';",
+      'the sweeper takes from send/ only',
     ],
     [
       'functions/domains/lifecycle.ts',
