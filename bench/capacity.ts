@@ -43,6 +43,12 @@ export interface Tally {
   failed: number;
   /** Calls that came back without a ConsumedCapacity figure (e.g. failed conditional writes). */
   unreported: number;
+  /**
+   * The write units DynamoDB bills for the failed conditional writes DynamoDB Local reported no
+   * figure for: a refused write bills as the write would have (at least 1 WCU per item), a cancelled
+   * transaction twice that per item it names.
+   */
+  failedBilled: number;
 }
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
@@ -246,7 +252,9 @@ export class CapacityMeter {
           return out;
         } catch (err) {
           const units = unitsOf((err as Input)?.ConsumedCapacity);
-          this.add({ stage, command, label, keys, units, failed: isConditionFailure(err) });
+          const failed = isConditionFailure(err);
+          const billed = failed && units === undefined ? failedWriteUnits(command, input, before) : 0;
+          this.add({ stage, command, label, keys, units, failed, billed });
           throw err;
         }
       },
@@ -286,6 +294,8 @@ export class CapacityMeter {
     keys: string;
     units: number | undefined;
     failed: boolean;
+    /** What DynamoDB bills for a failed write it reported no figure for (failedWriteUnits). */
+    billed?: number;
     items?: ItemUnits[];
   }) {
     const key = `${c.stage}\u0000${c.label}`;
@@ -305,6 +315,7 @@ export class CapacityMeter {
         itemUnits: new Map(),
         failed: 0,
         unreported: 0,
+        failedBilled: 0,
       };
       this.tallies.set(key, t);
     }
@@ -312,6 +323,7 @@ export class CapacityMeter {
     t.units += c.units ?? 0;
     if (c.failed) t.failed++;
     if (c.units === undefined) t.unreported++;
+    t.failedBilled += c.billed ?? 0;
     if (!TRANSACTIONAL.has(c.command)) {
       t.corrected += c.units ?? 0;
     } else if (c.items) {
@@ -371,6 +383,7 @@ export interface Totals {
   wcuCorrected: number;
   failed: number;
   unreported: number;
+  failedBilled: number;
   inexact: number;
 }
 
@@ -383,6 +396,7 @@ export function totals(tallies: Tally[], stages?: string[]): Totals {
     wcuCorrected: 0,
     failed: 0,
     unreported: 0,
+    failedBilled: 0,
     inexact: 0,
   };
   for (const x of tallies) {
@@ -390,6 +404,7 @@ export function totals(tallies: Tally[], stages?: string[]): Totals {
     t.calls += x.calls;
     t.failed += x.failed;
     t.unreported += x.unreported;
+    t.failedBilled += x.failedBilled;
     t.inexact += x.inexact;
     if (x.kind === 'read') {
       t.rcu += x.units;
@@ -400,4 +415,14 @@ export function totals(tallies: Tally[], stages?: string[]): Totals {
     }
   }
   return t;
+}
+
+/**
+ * The write units a refused conditional write bills on DynamoDB: the item's units (at least 1; from
+ * the item as it stood when a transaction's images were read), doubled for a transaction, per item.
+ */
+function failedWriteUnits(command: string, input: Input, before?: { bytes: number }[]): number {
+  if (!TRANSACTIONAL.has(command)) return 1;
+  if (before) return before.reduce((sum, b) => sum + 2 * Math.max(1, writeUnits(b.bytes)), 0);
+  return 2 * (((input.TransactItems as Input[] | undefined) ?? []).length || 1);
 }

@@ -1,9 +1,10 @@
+import { LAMBDA_MEMORY_MB } from '../lib/defaults.ts';
+
 /**
- * The list prices the bench turns counted units into dollars with: AWS on-demand, us-east-1, as
- * published on the services' pricing pages (checked 2026-12). The DynamoDB units are the bench's
- * counted figures; the other services are counted per send from the architecture (one HTTP API
- * request, the Lambda invocations and the Express execution of one send attempt, one SQS message for
- * the delivery event), written here so a reader can check them.
+ * The list prices the bench turns counted usage into dollars with: AWS on-demand, us-east-1, as
+ * published on the services' pricing pages (checked 2026-12). What a send uses is counted and timed
+ * by the bench (`SendUsage`); what a laptop cannot count is the architecture's fixed shape
+ * (`PER_SEND`), written here so a reader can check it.
  */
 export const PRICES = {
   /** DynamoDB on-demand: $0.625 per million write request units. */
@@ -24,55 +25,83 @@ export const PRICES = {
   sesPerThousand: 0.1,
 } as const;
 
-/** What one accepted one-recipient send costs besides DynamoDB, counted from the architecture. */
+/**
+ * What one accepted one-recipient send uses, as the bench counted it in its capacity run (sequential
+ * sends, each settled before the next): the DynamoDB units DynamoDB bills, the units its failed
+ * conditional writes bill (DynamoDB Local reports none for them), the API
+ * handler's measured duration and the measured time from the 202 to the send settled.
+ */
+export interface SendUsage {
+  wcu: number;
+  rcu: number;
+  /** The write units the send's failed conditional writes bill (bench/capacity.ts › failedBilled). */
+  failedWriteUnits: number;
+  /** The API handler's p50 duration (handler alone), ms. */
+  apiHandlerMs: number;
+  /** Express executions per send (counted). */
+  executions: number;
+  /** The time from the 202 until the execution and its delivery event settled, ms (measured). */
+  settleMs: number;
+}
+
+/**
+ * The fixed shape of a send that the bench cannot count on a laptop, from the architecture:
+ * one HTTP API request; the Lambda invocations besides the API's (Claim, the transport task,
+ * Record, the delivery-event consumer); the delivery event's SQS requests (send, receive, delete).
+ */
 export const PER_SEND = {
   httpApiRequests: 1,
-  /** The API handler, Claim, the transport task, Record, the delivery-event consumer. */
-  lambdaInvocations: 5,
-  /** ~60 ms each at 256 MB (a warm invocation's billed duration on the bench's figures). */
-  lambdaGbSeconds: 5 * 0.06 * 0.25,
-  expressRequests: 1,
-  /** One Express execution, ~1 s end to end at 64 MB. */
-  expressGbSeconds: 1 * 0.0625,
-  /** The delivery event: sent, received, deleted. */
+  attemptInvocations: 4,
   sqsRequests: 3,
 } as const;
+
+/** Every pmail function's memory (lib/defaults.ts) and Lambda's arm64 GB-second price. */
+export const LAMBDA_MEMORY_GB = LAMBDA_MEMORY_MB / 1024;
+const LAMBDA_ARM_GB_SECOND = PRICES.lambdaGbSecond * 0.8;
+/** Express bills 64 MB steps; the send-attempt machine's payloads fit the first. */
+const EXPRESS_GB = 0.0625;
 
 export interface CostLine {
   what: string;
   perThousand: number;
 }
 
-/** $ per 1,000 accepted sends, from the counted DynamoDB units per send and the list above. */
-export function costPerThousand(wcuPerSend: number, rcuPerSend: number): CostLine[] {
+/**
+ * $ per 1,000 accepted sends, each service's line from the counted usage and the list above. The
+ * attempt's Lambda invocations are billed the whole measured settle time between them (an upper
+ * bound: the tasks run one after another inside it, with the queue's hop and waits between).
+ */
+export function costPerThousand(u: SendUsage): CostLine[] {
   const k = 1000;
+  const lambdaGbS = ((u.apiHandlerMs + u.settleMs) / 1000) * LAMBDA_MEMORY_GB;
+  const invocations = 1 + PER_SEND.attemptInvocations * u.executions;
   return [
     {
-      what: `DynamoDB writes (${wcuPerSend.toFixed(2)} WRU/send)`,
-      perThousand: k * wcuPerSend * PRICES.dynamoWriteUnit,
+      what: `DynamoDB writes (${u.wcu.toFixed(2)} WRU/send, +${u.failedWriteUnits.toFixed(2)} for failed conditional writes)`,
+      perThousand: k * (u.wcu + u.failedWriteUnits) * PRICES.dynamoWriteUnit,
     },
     {
-      what: `DynamoDB reads (${rcuPerSend.toFixed(2)} RRU/send)`,
-      perThousand: k * rcuPerSend * PRICES.dynamoReadUnit,
+      what: `DynamoDB reads (${u.rcu.toFixed(2)} RRU/send)`,
+      perThousand: k * u.rcu * PRICES.dynamoReadUnit,
     },
     {
       what: 'API Gateway HTTP API (1 request)',
       perThousand: k * PER_SEND.httpApiRequests * PRICES.httpApiRequest,
     },
     {
-      what: `Lambda (${PER_SEND.lambdaInvocations} invocations, ${PER_SEND.lambdaGbSeconds} GB-s)`,
-      perThousand:
-        k *
-        (PER_SEND.lambdaInvocations * PRICES.lambdaRequest +
-          PER_SEND.lambdaGbSeconds * PRICES.lambdaGbSecond),
+      what: `Lambda (${invocations.toFixed(2)} invocations, ${lambdaGbS.toFixed(4)} GB-s at ${LAMBDA_MEMORY_MB} MB arm64)`,
+      perThousand: k * (invocations * PRICES.lambdaRequest + lambdaGbS * LAMBDA_ARM_GB_SECOND),
     },
     {
-      what: 'Step Functions Express (1 execution)',
+      what: `Step Functions Express (${u.executions.toFixed(2)} executions, ${(u.settleMs / 1000).toFixed(2)} s)`,
       perThousand:
         k *
-        (PER_SEND.expressRequests * PRICES.expressRequest +
-          PER_SEND.expressGbSeconds * PRICES.expressGbSecond),
+        u.executions *
+        (PRICES.expressRequest + (u.settleMs / 1000) * EXPRESS_GB * PRICES.expressGbSecond),
     },
-    { what: 'SQS (3 requests)', perThousand: k * PER_SEND.sqsRequests * PRICES.sqsRequest },
+    {
+      what: `SQS (${PER_SEND.sqsRequests} requests)`,
+      perThousand: k * PER_SEND.sqsRequests * PRICES.sqsRequest,
+    },
   ];
 }

@@ -17,6 +17,9 @@ export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
+/** Every pmail function's memory unless its construct sets another (the bench prices GB-seconds with it). */
+export const LAMBDA_MEMORY_MB = 512;
+
 export interface PmailFunctionProps {
   /** Handler file relative to the repository root, e.g. `functions/send/send-attempt.handler.ts`. */
   readonly entry: string;
@@ -87,7 +90,7 @@ export class PmailFunction extends Construct implements IGrantable {
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
+      memorySize: props.memorySize ?? LAMBDA_MEMORY_MB,
       timeout: props.timeout ?? Duration.seconds(10),
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
