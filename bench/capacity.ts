@@ -1,10 +1,10 @@
-import { type AttributeValue, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type AttributeValue, type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DbHooks } from '../functions/store/dynamodb.ts';
 
 /**
- * Counts DynamoDB capacity per command as the table reports it. A middleware on the document
- * client's stack (step `initialize`, where the input is still in document form) asks every data
+ * Counts DynamoDB capacity per command as the table reports it. A hook around the table's calls
+ * (store/dynamodb.ts › DbHooks, where the input is still in document form) asks every data
  * command for `ReturnConsumedCapacity: 'TOTAL'` and sums what comes back, per stage (submit,
  * attempt, event, replay, baseline…) and per label (command + the `sk` prefix of each key).
  * DynamoDB Local may report `CapacityUnits` only, so reads and writes are told apart by command name.
@@ -207,7 +207,7 @@ export interface MeterOptions {
    * A client on the same table that is not metered: reads item images for the exact accounting of
    * transactions. Without it, transactional `corrected` figures are unknown.
    */
-  probe?: DynamoDBDocumentClient;
+  probe?: DynamoDBClient;
 }
 
 export class CapacityMeter {
@@ -221,45 +221,41 @@ export class CapacityMeter {
 
   constructor(private readonly opts: MeterOptions) {}
 
-  install(doc: DynamoDBDocumentClient, name = 'benchConsumedCapacity'): void {
-    doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        const command = String(context.commandName ?? '').replace(/Command$/, '');
-        if (!READS.has(command) && !WRITES.has(command)) return next(args);
-        const input = { ...(args.input as Input), ReturnConsumedCapacity: 'TOTAL' };
-        const stage = this.opts.stageOf();
-        const keys = keysOf(command, input);
-        const label = `${command} ${keys}`.trim();
-        const exact = command === 'TransactWriteItems' && this.exactTransactions && this.opts.probe;
-        const before = exact ? await this.images(input) : undefined;
-        try {
-          const out = await next({ ...args, input: input as typeof args.input });
-          const units = unitsOf((out.output as Input).ConsumedCapacity);
-          let items: ItemUnits[] | undefined;
-          if (before) {
-            const after = await this.images(input);
-            items = before.map((b, i) => {
-              const bytes = Math.max(b.bytes, b.op === 'Put' || b.op === 'Update' ? after[i].bytes : 0);
-              return {
-                prefix: b.prefix,
-                bytes,
-                units: writeUnits(bytes),
-                indexUnits: indexWrites(b.indexKeys, after[i].indexKeys),
-              };
-            });
-          }
-          this.add({ stage, command, label, keys, units, failed: false, items });
-          return out;
-        } catch (err) {
-          const units = unitsOf((err as Input)?.ConsumedCapacity);
-          const failed = isConditionFailure(err);
-          const billed = failed && units === undefined ? failedWriteUnits(command, input, before) : 0;
-          this.add({ stage, command, label, keys, units, failed, billed });
-          throw err;
+  install(hooks: DbHooks): () => void {
+    return hooks.aroundCall(async (command, given, next) => {
+      if (!READS.has(command) && !WRITES.has(command)) return next();
+      const input = { ...given, ReturnConsumedCapacity: 'TOTAL' };
+      const stage = this.opts.stageOf();
+      const keys = keysOf(command, input);
+      const label = `${command} ${keys}`.trim();
+      const exact = command === 'TransactWriteItems' && this.exactTransactions && this.opts.probe;
+      const before = exact ? await this.images(input) : undefined;
+      try {
+        const out = await next(input);
+        const units = unitsOf(out.ConsumedCapacity);
+        let items: ItemUnits[] | undefined;
+        if (before) {
+          const after = await this.images(input);
+          items = before.map((b, i) => {
+            const bytes = Math.max(b.bytes, b.op === 'Put' || b.op === 'Update' ? after[i].bytes : 0);
+            return {
+              prefix: b.prefix,
+              bytes,
+              units: writeUnits(bytes),
+              indexUnits: indexWrites(b.indexKeys, after[i].indexKeys),
+            };
+          });
         }
-      },
-      { step: 'initialize', name, override: true },
-    );
+        this.add({ stage, command, label, keys, units, failed: false, items });
+        return out;
+      } catch (err) {
+        const units = unitsOf((err as Input)?.ConsumedCapacity);
+        const failed = isConditionFailure(err);
+        const billed = failed && units === undefined ? failedWriteUnits(command, input, before) : 0;
+        this.add({ stage, command, label, keys, units, failed, billed });
+        throw err;
+      }
+    });
   }
 
   /** The current size of every item a transaction names, read on the probe client. */

@@ -1,12 +1,15 @@
 /**
- * The three DynamoDB clients `bench/clients.ts` compares, each behind the same small port: the five
+ * The DynamoDB clients `bench/clients.ts` compares (the AWS SDK v3, @aws-lite/client with its DynamoDB
+ * plugin, aws4fetch, and pmail's own table port over @aws-lite/client), each behind the same small port: the five
  * calls of the hot paths, a seed, and the capabilities pmail's store relies on (docs/lost-answers.md),
  * checked by making each happen. Items are plain objects; each client marshals as it does itself.
  */
 import awsLite from '@aws-lite/client';
 import dynamodbPlugin from '@aws-lite/dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   TransactWriteCommand,
@@ -14,7 +17,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { AwsClient } from 'aws4fetch';
-import { createDb } from '../functions/store/db.ts';
+import type { Db } from '../functions/store/db.ts';
+import { createDb } from '../functions/store/dynamodb.ts';
 
 export const OPERATIONS = ['GetItem', 'PutItem', 'BatchGetItem', 'UpdateItem', 'TransactWriteItems'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -157,12 +161,20 @@ const COMMANDS = {
   TransactWriteItems: TransactWriteCommand,
 } as const;
 
-/** pmail's own client (store/db.ts: the document client with its write middleware), retries off. */
+/** The AWS SDK v3 document client, configured as a team would (retries off, local credentials). */
 async function sdkPort(table: string, endpoint: string): Promise<ClientPort> {
-  const db = createDb({ table, endpoint, maxAttempts: 1 });
+  const client = new DynamoDBClient({
+    region: 'us-east-1',
+    endpoint,
+    maxAttempts: 1,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const doc = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
   const send: Send = (call) => {
     const Command = COMMANDS[call.target as keyof typeof COMMANDS] as unknown as new (i: unknown) => never;
-    return db.doc.send(new Command(call.input)) as Promise<Record<string, unknown>>;
+    return doc.send(new Command(call.input)) as Promise<Record<string, unknown>>;
   };
   // The refused item is on the error as `Item`, still marshalled even through the document client.
   return port('aws-sdk v3', table, send, withItem);
@@ -185,6 +197,27 @@ async function litePort(table: string, endpoint: string): Promise<ClientPort> {
   const send: Send = (call) => ddb[call.target]!(call.input);
   // aws-lite spreads DynamoDB's error body, still marshalled, onto the error.
   return port('@aws-lite/client', table, send, withItem);
+}
+
+const PORT_CALLS: Record<Operation, keyof Omit<Db, 'table'>> = {
+  GetItem: 'get',
+  PutItem: 'put',
+  BatchGetItem: 'batchGet',
+  UpdateItem: 'update',
+  TransactWriteItems: 'transact',
+};
+
+/** pmail's table port (store/dynamodb.ts: @aws-lite/client, its own retry policy), retries off. */
+async function pmailPort(table: string, endpoint: string): Promise<ClientPort> {
+  const db = createDb({ table, endpoint, maxAttempts: 1 });
+  const send: Send = (call) => {
+    const method = db[PORT_CALLS[call.target as Operation]] as (
+      i: unknown,
+    ) => Promise<Record<string, unknown>>;
+    return method(call.input);
+  };
+  // The port answers a refusal's item in plain values already.
+  return port('pmail table port', table, send, (err) => err as Record<string, unknown>);
 }
 
 /** Marshal the values of a JSON-protocol input that carry items, keys and expression values. */
@@ -223,5 +256,10 @@ async function fetchPort(table: string, endpoint: string): Promise<ClientPort> {
 
 /** The clients, first the one the others are compared against; each made for an endpoint. */
 export function clientPorts(table: string): ((endpoint: string) => Promise<ClientPort>)[] {
-  return [(e) => sdkPort(table, e), (e) => litePort(table, e), (e) => fetchPort(table, e)];
+  return [
+    (e) => sdkPort(table, e),
+    (e) => litePort(table, e),
+    (e) => fetchPort(table, e),
+    (e) => pmailPort(table, e),
+  ];
 }

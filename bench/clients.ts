@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { startDynamoDbLocal } from '../functions/local/dynamodb-local.ts';
 import { ensureTable } from '../functions/local/table.ts';
-import { createDb } from '../functions/store/db.ts';
+import { createDb } from '../functions/store/dynamodb.ts';
 import { ESM_REQUIRE_BANNER, REPO_ROOT } from '../lib/defaults.ts';
 import { type ClientPort, clientPorts, OPERATIONS, type Operation } from './client-ports.ts';
 import { dynamoDbLocalLine, machineLine } from './env.ts';

@@ -1,8 +1,8 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DbHooks } from '../functions/store/dynamodb.ts';
 
 /**
- * Counts the sequential DynamoDB round trips on a request's critical path: a middleware on the
- * document client records when each call started and answered while `recording` is on; calls that
+ * Counts the sequential DynamoDB round trips on a request's critical path: a hook around the
+ * table's calls records when each call started and answered while `recording` is on; calls that
  * overlap (a `Promise.all`) fall into one wave, and the number of waves is the number of round trips
  * a request waited for one after another. Run it on sequential requests only.
  */
@@ -10,20 +10,16 @@ export class RoundTrips {
   recording = false;
   private calls: { start: number; end: number; label: string }[] = [];
 
-  install(doc: DynamoDBDocumentClient): void {
-    doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (!this.recording) return next(args);
-        const start = performance.now();
-        const label = String(context.commandName ?? '').replace(/Command$/, '');
-        try {
-          return await next(args);
-        } finally {
-          this.calls.push({ start, end: performance.now(), label });
-        }
-      },
-      { step: 'initialize', name: 'benchRoundTrips', priority: 'high' },
-    );
+  install(hooks: DbHooks): void {
+    hooks.aroundCall(async (operation, _input, next) => {
+      if (!this.recording) return next();
+      const start = performance.now();
+      try {
+        return await next();
+      } finally {
+        this.calls.push({ start, end: performance.now(), label: operation });
+      }
+    });
   }
 
   /** The waves recorded since the last call, each the commands it held; the recording is cleared. */

@@ -14,10 +14,10 @@
  * Knobs (environment): BENCH_SENDS (400), BENCH_ROUNDS (1), BENCH_REPLAYS (300),
  * BENCH_CAPACITY_SENDS (20).
  */
-import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { sha256Hex } from '../functions/core/fingerprint.ts';
 import { possibleLocalDays } from '../functions/core/quota.ts';
+import { hooksOf } from '../functions/store/dynamodb.ts';
 import { getMessage } from '../functions/store/messages.store.ts';
 import { keys } from '../functions/store/table-keys.ts';
 import { itemBytes, itemName, type Tally, type Totals, totals } from './capacity.ts';
@@ -148,7 +148,7 @@ async function main(stack: BenchStack, names: string[]) {
   const client = new Client(stack, load, 'http');
   const lambda = new Client(stack, load, 'lambda');
   const trips = new RoundTrips();
-  trips.install(db.doc);
+  trips.install(hooksOf(db));
   print(`dynamodb  ${dynamoDbLocalLine()}`);
   print(
     `load      ${SENDS} sends x ${ROUNDS} round(s) at ${CONCURRENCY} in flight over ${LOAD_IDENTITIES} identities; ` +
@@ -166,13 +166,11 @@ async function main(stack: BenchStack, names: string[]) {
     ['2 x 3 KB', [3000, 3000]],
     ['100 B + 3 KB', [100, 3000]],
   ] as const) {
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: sizes.map((n, i) => ({
-          Put: { TableName: db.table, Item: { pk: `BENCH#cal#${name}`, sk: `C#${i}`, pad: 'x'.repeat(n) } },
-        })),
-      }),
-    );
+    await db.transact({
+      TransactItems: sizes.map((n, i) => ({
+        Put: { TableName: db.table, Item: { pk: `BENCH#cal#${name}`, sk: `C#${i}`, pad: 'x'.repeat(n) } },
+      })),
+    });
     const [t] = meter.collect();
     cal.push(`${name}: reported ${t.units}, billed ${t.corrected}`);
   }
@@ -185,13 +183,11 @@ async function main(stack: BenchStack, names: string[]) {
   // ── Warm-up: JIT both paths (Node and the JVM) before anything is timed ─────────────────────
   let putCounter = 0;
   const barePut = (id: string) =>
-    db.doc.send(
-      new PutCommand({
-        TableName: db.table,
-        Item: { pk: `BENCH#${id}`, sk: `P#${putCounter++}`, type: 'bench', pad: PAD_1KB },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    db.put({
+      TableName: db.table,
+      Item: { pk: `BENCH#${id}`, sk: `P#${putCounter++}`, type: 'bench', pad: PAD_1KB },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   stack.setPhase('warmup');
   await pool(WARMUP_SENDS, CONCURRENCY, () => client.fresh('warm'));
   await pool(WARMUP_SENDS, CONCURRENCY, () => lambda.fresh('warm'));
@@ -408,21 +404,16 @@ async function main(stack: BenchStack, names: string[]) {
   stack.setPhase('setup');
   const first = await client.send(replayId, replayKey);
   await runtime.settle();
-  const ik = await db.doc.send(
-    new GetCommand({
-      TableName: db.table,
-      Key: { pk: `I#${replayId}`, sk: `IK#${sha256Hex(replayKey)}` },
-      ConsistentRead: true,
-    }),
-  );
+  const ik = await db.get({
+    TableName: db.table,
+    Key: { pk: `I#${replayId}`, sk: `IK#${sha256Hex(replayKey)}` },
+    ConsistentRead: true,
+  });
   const ikBytes = docBytes(ik.Item ?? {});
   const getKey = { pk: 'BENCH#get', sk: `IK#${sha256Hex('baseline')}` };
   const padFor = Math.max(0, ikBytes - docBytes({ ...getKey, type: 'bench', pad: '' }));
-  await db.doc.send(
-    new PutCommand({ TableName: db.table, Item: { ...getKey, type: 'bench', pad: 'x'.repeat(padFor) } }),
-  );
-  const bareGet = () =>
-    db.doc.send(new GetCommand({ TableName: db.table, Key: getKey, ConsistentRead: true }));
+  await db.put({ TableName: db.table, Item: { ...getKey, type: 'bench', pad: 'x'.repeat(padFor) } });
+  const bareGet = () => db.get({ TableName: db.table, Key: getKey, ConsistentRead: true });
   const replay = () => client.send(replayId, replayKey);
   const replayAlone = () => lambda.send(replayId, replayKey);
   // The replay's own read, bare: the one consistent BatchGetItem its first read sends (the key, the
@@ -434,9 +425,7 @@ async function main(stack: BenchStack, names: string[]) {
     ...possibleLocalDays(Date.now()).map((day) => ({ pk: `I#${replayId}`, sk: `Q#${day}` })),
   ];
   const bareBatch = () =>
-    db.doc.send(
-      new BatchGetCommand({ RequestItems: { [db.table]: { Keys: firstReadKeys, ConsistentRead: true } } }),
-    );
+    db.batchGet({ RequestItems: { [db.table]: { Keys: firstReadKeys, ConsistentRead: true } } });
   await pool(60, CONCURRENCY, replay);
   await pool(60, CONCURRENCY, replayAlone);
   await pool(60, CONCURRENCY, bareGet);

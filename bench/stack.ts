@@ -6,9 +6,10 @@ import { type DynamoDbLocal, startDynamoDbLocal } from '../functions/local/dynam
 import { startHttpServer } from '../functions/local/http-server.ts';
 import { createLocalRuntime, type LocalRuntime } from '../functions/local/runtime.ts';
 import { type SeededTenant, seedTestTenant } from '../functions/local/seed.ts';
+import { adminClient } from '../functions/local/table.ts';
 import { type Logger, silentLogger } from '../functions/log.ts';
 import type { Dispatcher, SendAttemptInput } from '../functions/send/dispatcher.ts';
-import { createDb } from '../functions/store/db.ts';
+import { hooksOf } from '../functions/store/dynamodb.ts';
 import { CapacityMeter } from './capacity.ts';
 
 /**
@@ -87,10 +88,10 @@ export async function startBenchStack(opts: { identities: string[] }): Promise<B
     const stage = new AsyncLocalStorage<string>();
     let phase = 'setup';
     // The probe reads item images for exact transaction accounting; it is not metered.
-    const probe = createDb({ table: runtime.deps.db.table, endpoint: ddb.endpoint });
-    cleanup.push(() => probe.doc.destroy());
-    const meter = new CapacityMeter({ stageOf: () => stage.getStore() ?? phase, probe: probe.doc });
-    meter.install(runtime.deps.db.doc);
+    const probe = adminClient({ table: runtime.deps.db.table, endpoint: ddb.endpoint });
+    cleanup.push(() => probe.destroy());
+    const meter = new CapacityMeter({ stageOf: () => stage.getStore() ?? phase, probe });
+    meter.install(hooksOf(runtime.deps.db));
 
     // Tag the runtime's own background work; the objects doing it stay the runtime's.
     const dispatcher: Dispatcher = runtime.deps.dispatcher;

@@ -14,7 +14,7 @@ import { jsonLogger } from './log.ts';
 import { emfMetrics } from './metrics.ts';
 import type { TransportTaskDeps } from './send/transport-task.ts';
 import type { BlobStore } from './store/blobs.ts';
-import { createDb } from './store/db.ts';
+import { createDb } from './store/dynamodb.ts';
 
 /**
  * Production ports, built once per Lambda container from its environment (set by lib/pmail-stack.ts).

@@ -4,7 +4,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { bootstrapPlatformKey } from '../../functions/admin/bootstrap.ts';
 import { ulidFrom } from '../../functions/deps.ts';
-import { createDb } from '../../functions/store/db.ts';
+import { createDb } from '../../functions/store/dynamodb.ts';
 import { CliError, EXIT } from './client.ts';
 
 /**
@@ -87,7 +87,7 @@ export async function adminBootstrap(values: BootstrapFlags, stateDir?: string):
     }
     return EXIT.ok;
   } finally {
-    db.doc.destroy();
+    db.destroy();
   }
 }
 

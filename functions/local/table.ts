@@ -2,11 +2,11 @@ import {
   CreateTableCommand,
   type CreateTableCommandInput,
   DescribeTableCommand,
+  DynamoDBClient,
   ResourceNotFoundException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { Db } from '../store/db.ts';
 
 /** The table as lib/data.ts declares it for AWS: pk/sk, TTL `ttl`, sparse GSIs gsi1 and gsi2. */
 const TABLE = (name: string): CreateTableCommandInput => ({
@@ -51,7 +51,35 @@ const GSI2 = {
   Projection: { ProjectionType: 'KEYS_ONLY' as const },
 };
 
-export async function ensureTable(db: Db): Promise<void> {
+/** Where a table is: its name and DynamoDB Local's address (store/dynamodb.ts › DynamoDb has both). */
+export interface TableAt {
+  table: string;
+  endpoint?: string;
+  region?: string;
+}
+
+/** The AWS SDK's client for the table's own operations (create, describe, update), which the table port does not carry. */
+export function adminClient(at: TableAt, maxAttempts?: number): DynamoDBClient {
+  return new DynamoDBClient({
+    maxAttempts,
+    region: at.region ?? 'us-east-1',
+    endpoint: at.endpoint,
+    ...(at.endpoint ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  });
+}
+
+type Admin = { doc: DynamoDBClient; table: string };
+
+export async function ensureTable(at: TableAt): Promise<void> {
+  const db: Admin = { doc: adminClient(at), table: at.table };
+  try {
+    await ensureWith(db);
+  } finally {
+    db.doc.destroy();
+  }
+}
+
+async function ensureWith(db: Admin): Promise<void> {
   try {
     const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
     await addMissingIndexes(db, out.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName ?? '') ?? []);
@@ -82,7 +110,7 @@ export async function ensureTable(db: Db): Promise<void> {
 }
 
 /** A table kept in `.pmail/` from an older version gets the indexes added since (gsi2: the sweeper). */
-async function addMissingIndexes(db: Db, present: string[]): Promise<void> {
+async function addMissingIndexes(db: Admin, present: string[]): Promise<void> {
   const spec = TABLE(db.table);
   for (const index of spec.GlobalSecondaryIndexes ?? []) {
     if (present.includes(index.IndexName!)) continue;
@@ -123,7 +151,7 @@ const INDEX_BUILD_WAIT_MS = 180_000;
  * A table kept from a version before webhooks gains its stream. The update is refused while the
  * table is still updating (an index just added), so it is retried until the table is active.
  */
-async function enableStream(db: Db): Promise<void> {
+async function enableStream(db: Admin): Promise<void> {
   for (let i = 0; ; i++) {
     try {
       await db.doc.send(new UpdateTableCommand({ TableName: db.table, StreamSpecification: STREAM }));

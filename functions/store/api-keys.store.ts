@@ -1,10 +1,3 @@
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import { isId } from '../core/ids.ts';
 import type { ApiKeyDefinition, ApiKeyRecord } from '../core/model.ts';
 import { type Db, isTransactionCanceled, type TransactItem } from './db.ts';
@@ -56,27 +49,25 @@ const secretPut = (db: Db, hash: string, d: ApiKeyDefinition): TransactItem => (
 
 /** Writes a new key with its first secret, plus `extra` (audit, idempotency), in one transaction. */
 export async function createApiKey(db: Db, d: ApiKeyDefinition, extra: TransactItem[] = []): Promise<void> {
-  await db.doc.send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: db.table,
-            Item: {
-              ...keyItemKey(d.key_id),
-              type: 'api_key_def',
-              gsi1pk: KEYS_INDEX_PK,
-              gsi1sk: listSk(d),
-              ...d,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
+  await db.transact({
+    TransactItems: [
+      {
+        Put: {
+          TableName: db.table,
+          Item: {
+            ...keyItemKey(d.key_id),
+            type: 'api_key_def',
+            gsi1pk: KEYS_INDEX_PK,
+            gsi1sk: listSk(d),
+            ...d,
           },
+          ConditionExpression: 'attribute_not_exists(pk)',
         },
-        secretPut(db, d.secrets[0], d),
-        ...extra,
-      ],
-    }),
-  );
+      },
+      secretPut(db, d.secrets[0], d),
+      ...extra,
+    ],
+  });
 }
 
 function stripDef(item: Record<string, unknown> | undefined): ApiKeyDefinition | undefined {
@@ -87,9 +78,7 @@ function stripDef(item: Record<string, unknown> | undefined): ApiKeyDefinition |
 
 export async function getApiKeyDefinition(db: Db, keyId: string): Promise<ApiKeyDefinition | undefined> {
   if (!isId('key', keyId)) return undefined;
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: keyItemKey(keyId), ConsistentRead: true }),
-  );
+  const out = await db.get({ TableName: db.table, Key: keyItemKey(keyId), ConsistentRead: true });
   return stripDef(out.Item);
 }
 
@@ -113,16 +102,14 @@ export async function listApiKeyDefinitions(
     cond += ' AND begins_with(gsi1sk, :prefix)';
     values[':prefix'] = prefix;
   }
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      IndexName: 'gsi1',
-      KeyConditionExpression: cond,
-      ExpressionAttributeValues: values,
-      ScanIndexForward: false,
-      Limit: opts.limit + 1,
-    }),
-  );
+  const out = await db.query({
+    TableName: db.table,
+    IndexName: 'gsi1',
+    KeyConditionExpression: cond,
+    ExpressionAttributeValues: values,
+    ScanIndexForward: false,
+    Limit: opts.limit + 1,
+  });
   const hits = (out.Items ?? []).filter(
     (i) => i.gsi1sk !== opts.after && String(i.gsi1sk).startsWith(prefix),
   );
@@ -141,7 +128,7 @@ async function batchGetDefinitions(db: Db, ids: string[]): Promise<ApiKeyDefinit
     [db.table]: { Keys: ids.map(keyItemKey) },
   };
   while (request && Object.keys(request).length > 0) {
-    const out = await db.doc.send(new BatchGetCommand({ RequestItems: request }));
+    const out = await db.batchGet({ RequestItems: request });
     for (const item of out.Responses?.[db.table] ?? []) {
       const d = stripDef(item)!;
       found.set(d.key_id, d);
@@ -228,11 +215,9 @@ export async function rotateApiKey(
 export async function getSecretItems(db: Db, hashes: string[]): Promise<Map<string, ApiKeyRecord>> {
   const found = new Map<string, ApiKeyRecord>();
   if (hashes.length === 0) return found;
-  const out = await db.doc.send(
-    new BatchGetCommand({
-      RequestItems: { [db.table]: { Keys: hashes.map((h) => keys.apiKey(h)), ConsistentRead: true } },
-    }),
-  );
+  const out = await db.batchGet({
+    RequestItems: { [db.table]: { Keys: hashes.map((h) => keys.apiKey(h)), ConsistentRead: true } },
+  });
   for (const item of out.Responses?.[db.table] ?? [])
     found.set(String(item.pk).slice(2), item as ApiKeyRecord);
   return found;
@@ -245,7 +230,7 @@ export async function getSecretItems(db: Db, hashes: string[]): Promise<Map<stri
  */
 async function transactIfCurrent(db: Db, items: TransactItem[]): Promise<boolean> {
   try {
-    await db.doc.send(new TransactWriteCommand({ TransactItems: items }));
+    await db.transact({ TransactItems: items });
     return true;
   } catch (err) {
     if (
@@ -265,17 +250,15 @@ async function transactIfCurrent(db: Db, items: TransactItem[]): Promise<boolean
  */
 export async function touchLastUsed(db: Db, keyId: string, hash: string, now: number, cutoff: number) {
   const update = (Key: Record<string, string>) =>
-    db.doc
-      .send(
-        new UpdateCommand({
-          TableName: db.table,
-          Key,
-          UpdateExpression: 'SET last_used_at = :now',
-          ConditionExpression:
-            'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at < :cutoff)',
-          ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff },
-        }),
-      )
+    db
+      .update({
+        TableName: db.table,
+        Key,
+        UpdateExpression: 'SET last_used_at = :now',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at < :cutoff)',
+        ExpressionAttributeValues: { ':now': now, ':cutoff': cutoff },
+      })
       .catch((err: Error) => {
         if (err.name !== 'ConditionalCheckFailedException') throw err;
       });

@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
 
 /**
@@ -73,18 +72,16 @@ export async function listAuditItems(
   let start: Record<string, unknown> | undefined;
   // Filters apply after the read: keep reading pages until the page is full or the partition ends.
   do {
-    const out = await db.doc.send(
-      new QueryCommand({
-        TableName: db.table,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        ExpressionAttributeValues: values,
-        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-        ScanIndexForward: false,
-        Limit: opts.limit + 1,
-        ExclusiveStartKey: start,
-      }),
-    );
+    const out = await db.query({
+      TableName: db.table,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+      ExpressionAttributeValues: values,
+      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+      ScanIndexForward: false,
+      Limit: opts.limit + 1,
+      ExclusiveStartKey: start,
+    });
     for (const item of out.Items ?? []) if (item.sk !== values[':hi']) items.push(item);
     start = out.LastEvaluatedKey;
   } while (start && items.length <= opts.limit);

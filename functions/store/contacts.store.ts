@@ -1,4 +1,4 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type ContactCounts, canonicalAddress } from '../core/suppressions.ts';
 import type { Db, TransactItem } from './db.ts';
 import { batchGetItems } from './suppressions.store.ts';
@@ -54,7 +54,7 @@ export function countOutbound(
   now: number,
 ): Promise<unknown>[] {
   return contactCountUpdates(db, identityId, addresses, now).map((u) =>
-    db.doc.send(new UpdateCommand((u as { Update: ConstructorParameters<typeof UpdateCommand>[0] }).Update)),
+    db.update((u as { Update: UpdateCommandInput }).Update),
   );
 }
 

@@ -1,4 +1,3 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { type Db, isConditionFailed, isOutcomeUnknown, putOnce } from './db.ts';
 import { KEEP_MS, LEASE_MS, ttlOf } from './idempotency.store.ts';
 
@@ -98,15 +97,13 @@ const RELEASE_SENDS = 3;
 export async function releaseControl(db: Db, c: ControlIdempotency): Promise<void> {
   for (let send = 1; ; send++) {
     try {
-      await db.doc.send(
-        new DeleteCommand({
-          TableName: db.table,
-          Key: itemKey(c),
-          ConditionExpression: '#owner = :owner AND #state = :in_progress',
-          ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
-          ExpressionAttributeValues: { ':owner': c.owner, ':in_progress': 'in_progress' },
-        }),
-      );
+      await db.delete({
+        TableName: db.table,
+        Key: itemKey(c),
+        ConditionExpression: '#owner = :owner AND #state = :in_progress',
+        ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+        ExpressionAttributeValues: { ':owner': c.owner, ':in_progress': 'in_progress' },
+      });
       return;
     } catch (err) {
       if (isConditionFailed(err)) return;

@@ -1,81 +1,87 @@
 import { randomBytes } from 'node:crypto';
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBDocumentClient,
-  PutCommand,
-  type PutCommandInput,
-  QueryCommand,
-  TransactWriteCommand,
+import type {
+  BatchGetCommandInput,
+  BatchGetCommandOutput,
+  DeleteCommandInput,
+  DeleteCommandOutput,
+  GetCommandInput,
+  GetCommandOutput,
+  PutCommandInput,
+  PutCommandOutput,
+  QueryCommandInput,
+  QueryCommandOutput,
+  TransactWriteCommandInput,
+  TransactWriteCommandOutput,
+  UpdateCommandInput,
+  UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 
-/** The single table (docs/architecture.md › Items and their keys) and the client that reaches it — DynamoDB or DynamoDB Local alike. */
-export interface Db {
-  doc: DynamoDBDocumentClient;
-  table: string;
-}
-
-export function createDb(opts: {
-  table: string;
-  endpoint?: string;
-  region?: string;
-  maxAttempts?: number;
-}): Db {
-  const config: DynamoDBClientConfig = {
-    region: opts.region ?? process.env.AWS_REGION ?? 'us-east-1',
-    maxAttempts: opts.maxAttempts ?? 3,
-  };
-  if (opts.endpoint) {
-    config.endpoint = opts.endpoint;
-    // DynamoDB Local accepts any credentials; never let a developer's real ones be looked up.
-    config.credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
-  }
-  const client = new DynamoDBClient(config);
-  client.middlewareStack.add(writesNeverResent, {
-    step: 'deserialize',
-    priority: 'high',
-    name: 'pmailWritesNeverResent',
-  });
-  return {
-    doc: DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-    }),
-    table: opts.table,
-  };
-}
+/** An answer as the store reads it: the document client's output shapes, plain values, no SDK metadata. */
+type Answer<T> = Omit<T, '$metadata'>;
 
 /**
- * The single-item writes the SDK never sends twice (docs/lost-answers.md). A transaction is not
- * among them: each carries a ClientRequestToken, with which DynamoDB applies a resent transaction
- * once.
+ * The single table (docs/architecture.md › Items and their keys) as a narrow port: the calls the
+ * store makes, each with DynamoDB's own input and answer shapes in plain values (items, keys and
+ * expression values as JavaScript values, as the AWS SDK's document client takes them). One
+ * adapter implements it (store/dynamodb.ts), on DynamoDB and DynamoDB Local alike; only store/
+ * sends calls through it, and every call follows the retry policy of docs/lost-answers.md.
  */
-const SINGLE_ITEM_WRITES = new Set([
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'BatchWriteItemCommand',
-]);
+export interface Db {
+  /** The table's name, for the `TableName` of each call. */
+  readonly table: string;
+  get(input: GetCommandInput): Promise<Answer<GetCommandOutput>>;
+  batchGet(input: BatchGetCommandInput): Promise<Answer<BatchGetCommandOutput>>;
+  query(input: QueryCommandInput): Promise<Answer<QueryCommandOutput>>;
+  put(input: PutCommandInput): Promise<Answer<PutCommandOutput>>;
+  update(input: UpdateCommandInput): Promise<Answer<UpdateCommandOutput>>;
+  delete(input: DeleteCommandInput): Promise<Answer<DeleteCommandOutput>>;
+  /** TransactWriteItems; the adapter gives it a ClientRequestToken unless the caller did. */
+  transact(input: TransactWriteCommandInput): Promise<Answer<TransactWriteCommandOutput>>;
+}
+
+/** The DynamoDB operations behind the port's calls. */
+export type DbOperation =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'TransactWriteItems';
+
+/** Any call's answer, as a hook sees it (store/dynamodb.ts › DbLayer). */
+export type DbOutput = Record<string, unknown> & {
+  ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+};
 
 /** Errors that prove the request never reached DynamoDB (nothing was applied). */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**
- * Whether a failed write may have been applied: DynamoDB answered nothing we can read (a timeout, a
- * reset connection) or a 5xx. A 4xx is DynamoDB's own refusal (a condition, a throttle, validation):
- * nothing was written.
+ * What became of a failed call, as far as its sender can tell: DynamoDB `refused` it (a 4xx: a
+ * condition, a throttle, validation; nothing written), it was `never-sent` (no connection was
+ * made), it went `unanswered` (a timeout, a reset connection, a 5xx: it may have been applied), or
+ * the error is `local` (thrown before anything was sent, or by the process itself).
  */
-export function outcomeUnknown(err: unknown): boolean {
+export type CallFate = 'refused' | 'never-sent' | 'unanswered' | 'local';
+
+export function fateOf(err: unknown): CallFate {
   const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
-  if (!e || typeof e !== 'object') return true;
+  if (!e || typeof e !== 'object') return 'local';
+  if (e.name === 'WriteOutcomeUnknown') return 'unanswered';
   const status = e.$metadata?.httpStatusCode;
-  if (status !== undefined && status < 500) return false;
-  return !NEVER_SENT.has(e.code ?? '') && !NEVER_SENT.has(e.name ?? '');
+  if (status !== undefined) return status >= 500 ? 'unanswered' : 'refused';
+  if (NEVER_SENT.has(e.code ?? '') || NEVER_SENT.has(e.name ?? '')) return 'never-sent';
+  return e.name === 'TimeoutError' || e.code !== undefined ? 'unanswered' : 'local';
 }
 
+/** Whether a failed write may have been applied (`fateOf` › unanswered). */
+export const outcomeUnknown = (err: unknown): boolean => fateOf(err) === 'unanswered';
+
 /**
- * A single-item write whose answer was lost: DynamoDB may have applied it, or not. The SDK does not
- * resend it (its name is none the SDK retries, and it has no `cause` for the SDK to look through);
- * the store function that sent it decides what an unknown outcome means for its write
+ * A single-item write whose answer was lost: DynamoDB may have applied it, or not. The table's
+ * retry policy does not resend it (store/dynamodb.ts); the store function that sent it decides what an unknown outcome means for its write
  * (docs/lost-answers.md). Transient: a caller that cannot decide answers 503 or lets the state
  * machine retry.
  */
@@ -92,22 +98,6 @@ export class WriteOutcomeUnknown extends Error {
 
 export const isOutcomeUnknown = (err: unknown): err is WriteOutcomeUnknown =>
   err instanceof Error && err.name === 'WriteOutcomeUnknown';
-
-/**
- * Inside the SDK's retry loop, around each attempt: a single-item write whose outcome is unknown
- * becomes `WriteOutcomeUnknown`, which the SDK does not retry. Reads, transactions and definite
- * refusals (throttling among them) keep the SDK's own retry.
- */
-// biome-ignore lint/suspicious/noExplicitAny: the SDK's middleware types are generic over every command
-const writesNeverResent = (next: any, context: { commandName?: string }) => async (args: any) => {
-  try {
-    return await next(args);
-  } catch (err) {
-    const command = String(context.commandName);
-    if (SINGLE_ITEM_WRITES.has(command) && outcomeUnknown(err)) throw new WriteOutcomeUnknown(command, err);
-    throw err;
-  }
-};
 
 export function isConditionFailed(err: unknown): boolean {
   return err instanceof Error && err.name === 'ConditionalCheckFailedException';
@@ -140,14 +130,12 @@ export async function queryPrefix(db: Db, pk: string, prefix: string): Promise<R
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const out = await db.doc.send(
-      new QueryCommand({
-        TableName: db.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-        ExpressionAttributeValues: { ':pk': pk, ':sk': prefix },
-        ExclusiveStartKey: start,
-      }),
-    );
+    const out = await db.query({
+      TableName: db.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+      ExpressionAttributeValues: { ':pk': pk, ':sk': prefix },
+      ExclusiveStartKey: start,
+    });
     items.push(...(out.Items ?? []));
     start = out.LastEvaluatedKey;
   } while (start);
@@ -155,9 +143,7 @@ export async function queryPrefix(db: Db, pk: string, prefix: string): Promise<R
 }
 
 /** One item of a TransactWriteItems, as the DocumentClient takes it. */
-export type TransactItem = NonNullable<
-  ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']
->[number];
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /**
  * Run a TransactWriteItems whose first item carries the condition that decides (the item must
@@ -168,7 +154,7 @@ export type TransactItem = NonNullable<
  */
 export async function transactGuarded(db: Db, items: TransactItem[]): Promise<boolean> {
   try {
-    await db.doc.send(new TransactWriteCommand({ TransactItems: items }));
+    await db.transact({ TransactItems: items });
     return true;
   } catch (err) {
     if (failedConditions(err, ['guard'] as const).has('guard')) return false;
@@ -296,17 +282,16 @@ export async function putOnce(
   input: Omit<PutCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'>,
   token: string = writeToken(),
 ): Promise<{ written: true; token: string } | { written: false; old: Record<string, unknown> | undefined }> {
-  const command = () =>
-    new PutCommand({
-      ConditionExpression: 'attribute_not_exists(pk)',
-      ...input,
-      TableName: db.table,
-      Item: { ...input.Item, [WRITER]: token },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
+  const command = (): PutCommandInput => ({
+    ConditionExpression: 'attribute_not_exists(pk)',
+    ...input,
+    TableName: db.table,
+    Item: { ...input.Item, [WRITER]: token },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
   for (let send = 1; ; send++) {
     try {
-      await db.doc.send(command());
+      await db.put(command());
       return { written: true, token };
     } catch (err) {
       if (isConditionFailed(err)) {

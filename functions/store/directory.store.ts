@@ -1,4 +1,3 @@
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { AddressRecord, ApiKeyRecord, DomainRecord, Identity, Tenant } from '../core/model.ts';
 import { type Db, putOnce } from './db.ts';
 import { keys } from './table-keys.ts';
@@ -14,7 +13,7 @@ function strip<T>(item: Record<string, unknown> | undefined): T | undefined {
 }
 
 export async function getApiKey(db: Db, keyHash: string): Promise<ApiKeyRecord | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: keys.apiKey(keyHash) }));
+  const out = await db.get({ TableName: db.table, Key: keys.apiKey(keyHash) });
   return strip<ApiKeyRecord>(out.Item);
 }
 
@@ -24,11 +23,9 @@ export async function getIdentityAndTenant(
   identityId: string,
   tenantId: string,
 ): Promise<{ identity?: Identity; tenant?: Tenant }> {
-  const out = await db.doc.send(
-    new BatchGetCommand({
-      RequestItems: { [db.table]: { Keys: [keys.identity(identityId), keys.tenant(tenantId)] } },
-    }),
-  );
+  const out = await db.batchGet({
+    RequestItems: { [db.table]: { Keys: [keys.identity(identityId), keys.tenant(tenantId)] } },
+  });
   const items = out.Responses?.[db.table] ?? [];
   return {
     identity: strip<Identity>(items.find((i) => i.sk === 'I')),
@@ -37,17 +34,17 @@ export async function getIdentityAndTenant(
 }
 
 export async function getIdentity(db: Db, identityId: string): Promise<Identity | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: keys.identity(identityId) }));
+  const out = await db.get({ TableName: db.table, Key: keys.identity(identityId) });
   return strip<Identity>(out.Item);
 }
 
 export async function getTenant(db: Db, tenantId: string): Promise<Tenant | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: keys.tenant(tenantId) }));
+  const out = await db.get({ TableName: db.table, Key: keys.tenant(tenantId) });
   return strip<Tenant>(out.Item);
 }
 
 export async function getAddress(db: Db, address: string): Promise<AddressRecord | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: keys.address(address) }));
+  const out = await db.get({ TableName: db.table, Key: keys.address(address) });
   return strip<AddressRecord>(out.Item);
 }
 
@@ -60,7 +57,7 @@ export async function getAddresses(db: Db, addresses: string[]): Promise<Map<str
       [db.table]: { Keys: unique.slice(i, i + 100).map((a) => keys.address(a)) },
     };
     while (request && Object.keys(request).length > 0) {
-      const out = await db.doc.send(new BatchGetCommand({ RequestItems: request }));
+      const out = await db.batchGet({ RequestItems: request });
       for (const item of out.Responses?.[db.table] ?? []) {
         const rec = strip<AddressRecord>(item)!;
         found.set(rec.address.toLowerCase(), rec);
@@ -99,7 +96,7 @@ export const putApiKey = (db: Db, keyHash: string, k: ApiKeyRecord) =>
   putNew(db, { ...keys.apiKey(keyHash), type: 'api_key', ...k });
 
 export async function getDomain(db: Db, domain: string): Promise<DomainRecord | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: keys.domain(domain) }));
+  const out = await db.get({ TableName: db.table, Key: keys.domain(domain) });
   return strip<DomainRecord>(out.Item);
 }
 

@@ -1,4 +1,3 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainRecord } from '../core/model.ts';
 import { type Db, putOnce, transactGuarded } from './db.ts';
 import { getDomain } from './directory.store.ts';
@@ -57,9 +56,7 @@ export async function createDomain(db: Db, d: DomainRecord & { id: string }): Pr
  * a PATCH has just written, never the ones before it.
  */
 export async function readDomainNow(db: Db, domain: string): Promise<DomainRecord | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: keys.domain(domain), ConsistentRead: true }),
-  );
+  const out = await db.get({ TableName: db.table, Key: keys.domain(domain), ConsistentRead: true });
   if (!out.Item) return undefined;
   const { pk: _pk, sk: _sk, type: _type, ...d } = out.Item;
   return d as DomainRecord;
@@ -71,17 +68,15 @@ export async function getTenantDomain(
   tenantId: string,
   domainId: string,
 ): Promise<DomainRecord | undefined> {
-  const ref = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      KeyConditionExpression: 'pk = :pk AND sk = :sk',
-      ExpressionAttributeValues: {
-        ':pk': tenantRef(tenantId, domainId).pk,
-        ':sk': tenantRef(tenantId, domainId).sk,
-      },
-      ConsistentRead: true,
-    }),
-  );
+  const ref = await db.query({
+    TableName: db.table,
+    KeyConditionExpression: 'pk = :pk AND sk = :sk',
+    ExpressionAttributeValues: {
+      ':pk': tenantRef(tenantId, domainId).pk,
+      ':sk': tenantRef(tenantId, domainId).sk,
+    },
+    ConsistentRead: true,
+  });
   const name = ref.Items?.[0]?.domain as string | undefined;
   if (!name) return undefined;
   const d = await getDomain(db, name);
@@ -90,15 +85,13 @@ export async function getTenantDomain(
 
 /** The tenant's domains, newest first. */
 export async function listTenantDomains(db: Db, tenantId: string): Promise<DomainRecord[]> {
-  const refs = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':p': 'DOM#' },
-      ScanIndexForward: false,
-      ConsistentRead: true,
-    }),
-  );
+  const refs = await db.query({
+    TableName: db.table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':p': 'DOM#' },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+  });
   const out: DomainRecord[] = [];
   for (const r of refs.Items ?? []) {
     const d = await getDomain(db, r.domain as string);
@@ -140,14 +133,12 @@ export async function listRegisteredDomains(
   after?: string,
   limit = 100,
 ): Promise<{ domains: string[]; next?: string }> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      KeyConditionExpression: after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': 'DOMAINS', ...(after ? { ':after': after } : {}) },
-      Limit: limit,
-    }),
-  );
+  const out = await db.query({
+    TableName: db.table,
+    KeyConditionExpression: after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': 'DOMAINS', ...(after ? { ':after': after } : {}) },
+    Limit: limit,
+  });
   const domains = (out.Items ?? []).map((i) => i.sk as string);
   return { domains, next: out.LastEvaluatedKey ? domains.at(-1) : undefined };
 }

@@ -1,4 +1,3 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
 import { putOnce } from './db.ts';
 
@@ -55,31 +54,27 @@ export async function listEvents(
   tenantId: string,
   opts: { after?: string; limit: number; before?: string },
 ): Promise<{ data: OutboxEvent[]; more: boolean }> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':pk': `T#${tenantId}`,
-        ':from': opts.after ? `E#${opts.after}\u0000` : 'E#',
-        // Only settled events: ids below `before` (an id prefix), which later writes cannot take.
-        ':to': opts.before ? `E#${opts.before}` : 'E#\uffff',
-      },
-      Limit: opts.limit + 1,
-    }),
-  );
+  const out = await db.query({
+    TableName: db.table,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: {
+      ':pk': `T#${tenantId}`,
+      ':from': opts.after ? `E#${opts.after}\u0000` : 'E#',
+      // Only settled events: ids below `before` (an id prefix), which later writes cannot take.
+      ':to': opts.before ? `E#${opts.before}` : 'E#\uffff',
+    },
+    Limit: opts.limit + 1,
+  });
   const events = (out.Items ?? []).map((i) => i.event as OutboxEvent);
   return { data: events.slice(0, opts.limit), more: events.length > opts.limit };
 }
 
 /** One event of the tenant's outbox by id (consistent read), or undefined once it has expired. */
 export async function getEvent(db: Db, tenantId: string, eventId: string): Promise<OutboxEvent | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({
-      TableName: db.table,
-      Key: { pk: `T#${tenantId}`, sk: `E#${eventId}` },
-      ConsistentRead: true,
-    }),
-  );
+  const out = await db.get({
+    TableName: db.table,
+    Key: { pk: `T#${tenantId}`, sk: `E#${eventId}` },
+    ConsistentRead: true,
+  });
   return out.Item?.event as OutboxEvent | undefined;
 }

@@ -1,5 +1,4 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
 import { conditionally, isConditionFailed, isOutcomeUnknown, oldItem } from './db.ts';
 import { keys } from './table-keys.ts';
@@ -64,9 +63,11 @@ export async function lookupIdempotency(
   fingerprint: string,
   now: number,
 ): Promise<Lookup> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: keys.idempotency(identityId, keyHash), ConsistentRead: true }),
-  );
+  const out = await db.get({
+    TableName: db.table,
+    Key: keys.idempotency(identityId, keyHash),
+    ConsistentRead: true,
+  });
   return evaluate(out.Item as IdempotencyItem | undefined, fingerprint, now);
 }
 
@@ -87,9 +88,11 @@ async function readItem(
   identityId: string,
   keyHash: string,
 ): Promise<(IdempotencyItem & { owner?: string }) | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: keys.idempotency(identityId, keyHash), ConsistentRead: true }),
-  );
+  const out = await db.get({
+    TableName: db.table,
+    Key: keys.idempotency(identityId, keyHash),
+    ConsistentRead: true,
+  });
   return out.Item as (IdempotencyItem & { owner?: string }) | undefined;
 }
 
@@ -168,20 +171,18 @@ async function putReservation(
   };
   for (let send = 1; ; send++) {
     try {
-      await db.doc.send(
-        new PutCommand({
-          TableName: db.table,
-          Item: {
-            ...keys.idempotency(args.identityId, args.keyHash),
-            type: 'idempotency',
-            ...item,
-            ttl: ttlOf(item.expires_at),
-          },
-          ConditionExpression: KEY_FREE,
-          ExpressionAttributeValues: { ':now': now },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      await db.put({
+        TableName: db.table,
+        Item: {
+          ...keys.idempotency(args.identityId, args.keyHash),
+          type: 'idempotency',
+          ...item,
+          ttl: ttlOf(item.expires_at),
+        },
+        ConditionExpression: KEY_FREE,
+        ExpressionAttributeValues: { ':now': now },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { type: 'reserved', message_id: args.messageId, attempt: 0 };
     } catch (err) {
       if (isOutcomeUnknown(err) && send < SENDS) continue;
@@ -203,29 +204,27 @@ async function takeOver(db: Db, args: ReserveArgs, old: OwnedItem): Promise<Rese
   const previous = old.owner ?? '';
   for (let send = 1; ; send++) {
     try {
-      await db.doc.send(
-        new UpdateCommand({
-          TableName: db.table,
-          Key: keys.idempotency(identityId, keyHash),
-          UpdateExpression:
-            'SET #owner = :owner, lease_until = :lease, fingerprint = :fp, operation = :op, attempt = :attempt' +
-            (kept ? ', message_id = :mid' : ''),
-          ConditionExpression: LEASE_RAN_OUT,
-          ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':owner': owner,
-            ':lease': now + LEASE_MS,
-            ':fp': fingerprint,
-            ':op': args.operation,
-            ':attempt': attempt,
-            ':in_progress': 'in_progress',
-            ':old': previous,
-            ':now': now,
-            ...(kept ? { ':mid': kept } : {}),
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      await db.update({
+        TableName: db.table,
+        Key: keys.idempotency(identityId, keyHash),
+        UpdateExpression:
+          'SET #owner = :owner, lease_until = :lease, fingerprint = :fp, operation = :op, attempt = :attempt' +
+          (kept ? ', message_id = :mid' : ''),
+        ConditionExpression: LEASE_RAN_OUT,
+        ExpressionAttributeNames: { '#owner': 'owner', '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':owner': owner,
+          ':lease': now + LEASE_MS,
+          ':fp': fingerprint,
+          ':op': args.operation,
+          ':attempt': attempt,
+          ':in_progress': 'in_progress',
+          ':old': previous,
+          ':now': now,
+          ...(kept ? { ':mid': kept } : {}),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { type: 'reserved', message_id: kept, attempt };
     } catch (err) {
       let seen: IdempotencyItem | undefined;
@@ -292,13 +291,11 @@ export async function releaseIdempotency(
     db,
     { identityId, keyHash, owner },
     () =>
-      db.doc.send(
-        new DeleteCommand({
-          TableName: db.table,
-          Key: keys.idempotency(identityId, keyHash),
-          ...stillOurs(owner),
-        }),
-      ),
+      db.delete({
+        TableName: db.table,
+        Key: keys.idempotency(identityId, keyHash),
+        ...stillOurs(owner),
+      }),
     () => false,
   );
 }
@@ -321,15 +318,13 @@ export async function abandonIdempotency(
     db,
     { identityId, keyHash, owner },
     () =>
-      db.doc.send(
-        new UpdateCommand({
-          TableName: db.table,
-          Key: keys.idempotency(identityId, keyHash),
-          UpdateExpression: 'SET lease_until = :now',
-          ...ours,
-          ExpressionAttributeValues: { ...ours.ExpressionAttributeValues, ':now': now },
-        }),
-      ),
+      db.update({
+        TableName: db.table,
+        Key: keys.idempotency(identityId, keyHash),
+        UpdateExpression: 'SET lease_until = :now',
+        ...ours,
+        ExpressionAttributeValues: { ...ours.ExpressionAttributeValues, ':now': now },
+      }),
     (item) => (item.lease_until ?? 0) <= now,
   );
 }
@@ -351,14 +346,12 @@ export async function completeIdempotency(
   const completion = completionUpdate(args);
   for (let send = 1; ; send++) {
     try {
-      await db.doc.send(
-        new UpdateCommand({
-          TableName: db.table,
-          Key: keys.idempotency(args.identityId, args.keyHash),
-          ...completion,
-          ConditionExpression: '#state = :in_progress AND message_id = :mid',
-        }),
-      );
+      await db.update({
+        TableName: db.table,
+        Key: keys.idempotency(args.identityId, args.keyHash),
+        ...completion,
+        ConditionExpression: '#state = :in_progress AND message_id = :mid',
+      });
       return true;
     } catch (err) {
       if (isConditionFailed(err)) return false;

@@ -1,4 +1,3 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AddressRecord, Identity } from '../core/model.ts';
 import { type Db, failedConditions, type TransactItem, transactGuarded } from './db.ts';
 import { pageByIndex } from './index-page.ts';
@@ -61,7 +60,7 @@ export async function createIdentity(
     });
   }
   try {
-    await db.doc.send(new TransactWriteCommand({ TransactItems: [...items, ...extra] }));
+    await db.transact({ TransactItems: [...items, ...extra] });
     return 'created';
   } catch (err) {
     const failed = failedConditions(err, ['identity', 'address', 'client_id'] as const);
@@ -76,9 +75,7 @@ export async function getClientIdClaim(
   tenantId: string,
   clientId: string,
 ): Promise<{ identity_id: string; fingerprint: string } | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: clientKey(tenantId, clientId), ConsistentRead: true }),
-  );
+  const out = await db.get({ TableName: db.table, Key: clientKey(tenantId, clientId), ConsistentRead: true });
   return out.Item as { identity_id: string; fingerprint: string } | undefined;
 }
 

@@ -1,4 +1,3 @@
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
 
 /**
@@ -13,23 +12,19 @@ export async function pageByIndex<T>(
   decode: (item: Record<string, unknown>) => T & { id: string },
   opts: { limit: number; after?: string },
 ): Promise<{ data: T[]; next?: string }> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      IndexName: 'gsi1',
-      KeyConditionExpression: opts.after ? 'gsi1pk = :pk AND gsi1sk < :after' : 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': listKey, ...(opts.after ? { ':after': opts.after } : {}) },
-      ScanIndexForward: false,
-      Limit: opts.limit + 1,
-    }),
-  );
+  const out = await db.query({
+    TableName: db.table,
+    IndexName: 'gsi1',
+    KeyConditionExpression: opts.after ? 'gsi1pk = :pk AND gsi1sk < :after' : 'gsi1pk = :pk',
+    ExpressionAttributeValues: { ':pk': listKey, ...(opts.after ? { ':after': opts.after } : {}) },
+    ScanIndexForward: false,
+    Limit: opts.limit + 1,
+  });
   const ids = (out.Items ?? []).map((i) => String(i.gsi1sk));
   const page = ids.slice(0, opts.limit);
   const found = new Map<string, T>();
   if (page.length > 0) {
-    const got = await db.doc.send(
-      new BatchGetCommand({ RequestItems: { [db.table]: { Keys: page.map(itemKey) } } }),
-    );
+    const got = await db.batchGet({ RequestItems: { [db.table]: { Keys: page.map(itemKey) } } });
     for (const item of got.Responses?.[db.table] ?? []) {
       const decoded = decode(item);
       found.set(decoded.id, decoded);

@@ -1,10 +1,4 @@
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { isCfRestProviderId } from '../core/cf-outcome.ts';
 import { isId } from '../core/ids.ts';
 import type { MessageRecord, MessageStatus } from '../core/model.ts';
@@ -106,20 +100,18 @@ async function listDispatchPartitions(
   for (let shard = 0; shard < DISPATCH_SHARDS; shard++) {
     let startKey: Record<string, unknown> | undefined;
     do {
-      const out = await db.doc.send(
-        new QueryCommand({
-          TableName: db.table,
-          IndexName: DISPATCH_INDEX.indexName,
-          KeyConditionExpression: '#pk = :pk AND #sk < :before',
-          ExpressionAttributeNames: { '#pk': DISPATCH_INDEX.partitionKey, '#sk': DISPATCH_INDEX.sortKey },
-          ExpressionAttributeValues: {
-            ':pk': `${prefix}#${shard}`,
-            ':before': String(before).padStart(15, '0'),
-          },
-          ExclusiveStartKey: startKey,
-          Limit: limit,
-        }),
-      );
+      const out = await db.query({
+        TableName: db.table,
+        IndexName: DISPATCH_INDEX.indexName,
+        KeyConditionExpression: '#pk = :pk AND #sk < :before',
+        ExpressionAttributeNames: { '#pk': DISPATCH_INDEX.partitionKey, '#sk': DISPATCH_INDEX.sortKey },
+        ExpressionAttributeValues: {
+          ':pk': `${prefix}#${shard}`,
+          ':before': String(before).padStart(15, '0'),
+        },
+        ExclusiveStartKey: startKey,
+        Limit: limit,
+      });
       for (const item of out.Items ?? []) {
         const [, identityId, messageId] = String(item[DISPATCH_INDEX.sortKey]).split('#');
         found.push({ identity_id: identityId, message_id: messageId });
@@ -160,9 +152,7 @@ export async function putMessageAtVersion(
   alsoWrite: unknown[],
 ): Promise<boolean> {
   try {
-    await db.doc.send(
-      new TransactWriteCommand({ TransactItems: [messagePutItem(db, next, version), ...alsoWrite] as never }),
-    );
+    await db.transact({ TransactItems: [messagePutItem(db, next, version), ...alsoWrite] as never });
     return true;
   } catch (err) {
     // [message, ...alsoWrite]: only a lost race on the message's version is answered false.
@@ -243,13 +233,11 @@ export async function getMessage(
   messageId: string,
   consistent = false,
 ): Promise<MessageRecord | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({
-      TableName: db.table,
-      Key: keys.message(identityId, messageId),
-      ConsistentRead: consistent,
-    }),
-  );
+  const out = await db.get({
+    TableName: db.table,
+    Key: keys.message(identityId, messageId),
+    ConsistentRead: consistent,
+  });
   return fromItem(out.Item);
 }
 
@@ -275,14 +263,12 @@ export async function putAcceptedMessage(
 ): Promise<{ written: true } | { written: false; existing: MessageRecord }> {
   for (let send = 1; ; send++) {
     try {
-      await db.doc.send(
-        new PutCommand({
-          TableName: db.table,
-          Item: toItem(message),
-          ConditionExpression: 'attribute_not_exists(pk)',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      await db.put({
+        TableName: db.table,
+        Item: toItem(message),
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { written: true };
     } catch (err) {
       if (isOutcomeUnknown(err) && send < CREATE_SENDS) continue;
@@ -346,9 +332,9 @@ export async function mutateMessage<R>(
     try {
       // Items to write with the message (events of the outbox) go in one transaction with it.
       if (alsoWrite?.length) {
-        await db.doc.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, ...alsoWrite] }));
+        await db.transact({ TransactItems: [{ Put: put }, ...alsoWrite] });
       } else {
-        await db.doc.send(new PutCommand(put));
+        await db.put(put);
       }
       return { found: true, result, message: stored, written: true };
     } catch (err) {
@@ -383,9 +369,11 @@ async function rawMessage(
   identityId: string,
   messageId: string,
 ): Promise<Record<string, unknown> | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: keys.message(identityId, messageId), ConsistentRead: true }),
-  );
+  const out = await db.get({
+    TableName: db.table,
+    Key: keys.message(identityId, messageId),
+    ConsistentRead: true,
+  });
   return out.Item;
 }
 
@@ -424,24 +412,23 @@ export async function claimSending(
   claim: { token: string; by?: string; at: number },
 ): Promise<{ written: true; message: MessageRecord } | { written: false; current?: MessageRecord }> {
   const mine = { token: claim.token, by: claim.by ?? writeToken() };
-  const update = () =>
-    new UpdateCommand({
-      TableName: db.table,
-      Key: keys.message(identityId, messageId),
-      UpdateExpression: 'SET #claim = :claim, version = version + :one',
-      ConditionExpression: '#status = :queued AND attribute_not_exists(#claim)',
-      ExpressionAttributeNames: { '#claim': 'claim', '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':claim': { token: mine.token, by: mine.by, at: claim.at, sending: true },
-        ':one': 1,
-        ':queued': 'queued',
-      },
-      ReturnValues: 'ALL_NEW',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
+  const update = (): UpdateCommandInput => ({
+    TableName: db.table,
+    Key: keys.message(identityId, messageId),
+    UpdateExpression: 'SET #claim = :claim, version = version + :one',
+    ConditionExpression: '#status = :queued AND attribute_not_exists(#claim)',
+    ExpressionAttributeNames: { '#claim': 'claim', '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':claim': { token: mine.token, by: mine.by, at: claim.at, sending: true },
+      ':one': 1,
+      ':queued': 'queued',
+    },
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
   for (let send = 1; ; send++) {
     try {
-      const out = await db.doc.send(update());
+      const out = await db.update(update());
       return { written: true, message: fromItem(out.Attributes)! };
     } catch (err) {
       if (isConditionFailed(err)) {
@@ -480,23 +467,21 @@ export async function listMessages(
     : undefined;
   let exhausted = false;
   while (data.length < opts.limit && !exhausted) {
-    const out = await db.doc.send(
-      new QueryCommand({
-        TableName: db.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :m)',
-        ExpressionAttributeValues: {
-          ':pk': `I#${identityId}`,
-          ':m': MESSAGE_SK_PREFIX,
-          ...(opts.direction ? { ':d': opts.direction } : {}),
-          ...(opts.status ? { ':s': opts.status } : {}),
-        },
-        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-        ...(opts.status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
-        ScanIndexForward: false,
-        Limit: opts.limit - data.length + 1,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const out = await db.query({
+      TableName: db.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :m)',
+      ExpressionAttributeValues: {
+        ':pk': `I#${identityId}`,
+        ':m': MESSAGE_SK_PREFIX,
+        ...(opts.direction ? { ':d': opts.direction } : {}),
+        ...(opts.status ? { ':s': opts.status } : {}),
+      },
+      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+      ...(opts.status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+      ScanIndexForward: false,
+      Limit: opts.limit - data.length + 1,
+      ExclusiveStartKey: startKey,
+    });
     for (const item of out.Items ?? []) data.push(fromItem(item)!);
     startKey = out.LastEvaluatedKey;
     exhausted = !startKey;
@@ -530,22 +515,20 @@ export async function listMessagesAfter(
   const data: MessageRecord[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const out = await db.doc.send(
-      new QueryCommand({
-        TableName: db.table,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: {
-          ':pk': `I#${identityId}`,
-          ':from': `${MESSAGE_SK_PREFIX}${opts.after}\u0000`,
-          ':to': `${MESSAGE_SK_PREFIX}msg_\uffff`,
-          ...(opts.direction ? { ':d': opts.direction } : {}),
-          ...(opts.threadId ? { ':t': opts.threadId } : {}),
-        },
-        ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-        Limit: opts.limit + 1 + seen.size,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const out = await db.query({
+      TableName: db.table,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': `I#${identityId}`,
+        ':from': `${MESSAGE_SK_PREFIX}${opts.after}\u0000`,
+        ':to': `${MESSAGE_SK_PREFIX}msg_\uffff`,
+        ...(opts.direction ? { ':d': opts.direction } : {}),
+        ...(opts.threadId ? { ':t': opts.threadId } : {}),
+      },
+      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
+      Limit: opts.limit + 1 + seen.size,
+      ExclusiveStartKey: startKey,
+    });
     for (const item of out.Items ?? []) {
       const m = fromItem(item)!;
       if (!seen.has(m.id)) data.push(m);
@@ -563,15 +546,13 @@ export type ProviderIdMatch =
 
 /** The message a live provider's id names (gsi1): none, exactly one, or ambiguous. */
 export async function findByProviderId(db: Db, providerMessageId: string): Promise<ProviderIdMatch> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      IndexName: PROVIDER_INDEX,
-      KeyConditionExpression: 'gsi1pk = :p',
-      ExpressionAttributeValues: { ':p': `P#${providerMessageId}` },
-      Limit: 2,
-    }),
-  );
+  const out = await db.query({
+    TableName: db.table,
+    IndexName: PROVIDER_INDEX,
+    KeyConditionExpression: 'gsi1pk = :p',
+    ExpressionAttributeValues: { ':p': `P#${providerMessageId}` },
+    Limit: 2,
+  });
   const items = out.Items ?? [];
   if (items.length === 0) return { type: 'none' };
   if (items.length > 1) return { type: 'ambiguous' };
@@ -598,16 +579,14 @@ async function listByIndexPrefix(
   prefix: 'U' | 'C',
   limit: number,
 ): Promise<MessageRecord[]> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      IndexName: UNCERTAIN_INDEX,
-      KeyConditionExpression: 'gsi2pk = :u',
-      ExpressionAttributeValues: { ':u': `${prefix}#${identityId}` },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
+  const out = await db.query({
+    TableName: db.table,
+    IndexName: UNCERTAIN_INDEX,
+    KeyConditionExpression: 'gsi2pk = :u',
+    ExpressionAttributeValues: { ':u': `${prefix}#${identityId}` },
+    ScanIndexForward: false,
+    Limit: limit,
+  });
   const found = await Promise.all(
     (out.Items ?? []).map((i) =>
       getMessage(db, identityId, String(i.sk).slice(MESSAGE_SK_PREFIX.length), true),

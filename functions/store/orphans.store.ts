@@ -1,4 +1,3 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Db } from './db.ts';
 import { keys } from './table-keys.ts';
 
@@ -18,13 +17,11 @@ export async function messagesThatMayExist(
       .slice(i, i + 100)
       .map((id) => keys.message(identityId, id));
     for (let tries = 0; pending.length > 0 && tries < 5; tries++) {
-      const out = await db.doc.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [db.table]: { Keys: pending, ConsistentRead: true, ProjectionExpression: 'sk' },
-          },
-        }),
-      );
+      const out = await db.batchGet({
+        RequestItems: {
+          [db.table]: { Keys: pending, ConsistentRead: true, ProjectionExpression: 'sk' },
+        },
+      });
       for (const item of out.Responses?.[db.table] ?? []) found.add(String(item.sk).slice('M#'.length));
       pending = (out.UnprocessedKeys?.[db.table]?.Keys ?? []) as Record<string, unknown>[];
     }

@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AbuseMetrics } from '../core/abuse.ts';
 import { type Db, isConditionFailed, writeToken } from './db.ts';
 import { changeIdentityStatus } from './identity-status.store.ts';
@@ -37,9 +36,7 @@ export async function updateOutcomeWindow(
   const token = writeToken();
   let lost = 0;
   for (let i = 0; i < 8; i++) {
-    const out = await db.doc.send(
-      new GetCommand({ TableName: db.table, Key: windowKey(identityId), ConsistentRead: true }),
-    );
+    const out = await db.get({ TableName: db.table, Key: windowKey(identityId), ConsistentRead: true });
     const version = (out.Item?.version as number | undefined) ?? 0;
     const current = (out.Item?.outcomes as string | undefined) ?? '';
     const writers = (out.Item?.wts as string[] | undefined) ?? [];
@@ -48,21 +45,19 @@ export async function updateOutcomeWindow(
     const window = next(current);
     if (window === undefined) return current;
     try {
-      await db.doc.send(
-        new PutCommand({
-          TableName: db.table,
-          Item: {
-            ...windowKey(identityId),
-            type: 'outcome_window',
-            outcomes: window,
-            version: version + 1,
-            wts: [...writers, token].slice(-WINDOW_WRITERS),
-            updated_at: now,
-          },
-          ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :v',
-          ...(version === 0 ? {} : { ExpressionAttributeValues: { ':v': version } }),
-        }),
-      );
+      await db.put({
+        TableName: db.table,
+        Item: {
+          ...windowKey(identityId),
+          type: 'outcome_window',
+          outcomes: window,
+          version: version + 1,
+          wts: [...writers, token].slice(-WINDOW_WRITERS),
+          updated_at: now,
+        },
+        ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :v',
+        ...(version === 0 ? {} : { ExpressionAttributeValues: { ':v': version } }),
+      });
       return window;
     } catch (err) {
       if (isConditionFailed(err)) continue;

@@ -1,4 +1,3 @@
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { leaseBlock, maxLeasedBefore } from '../core/quota.ts';
 import type { Db } from './db.ts';
 import { conditionally, isConditionFailed, isOutcomeUnknown, oldItem, putOnce } from './db.ts';
@@ -62,10 +61,8 @@ export async function readDailyCounts(
   day: string,
 ): Promise<{ tenant: number; identity: number; lease: number }> {
   const [t, i] = await Promise.all([
-    db.doc.send(new GetCommand({ TableName: db.table, Key: tenantKey(tenantId, day), ConsistentRead: true })),
-    db.doc.send(
-      new GetCommand({ TableName: db.table, Key: identityKey(identityId, day), ConsistentRead: true }),
-    ),
+    db.get({ TableName: db.table, Key: tenantKey(tenantId, day), ConsistentRead: true }),
+    db.get({ TableName: db.table, Key: identityKey(identityId, day), ConsistentRead: true }),
   ]);
   // The tenant's item counts the allowance leased to identities (reserveSend), not the sends.
   return { tenant: num(t.Item?.leased), identity: num(i.Item?.sends), lease: num(i.Item?.lease) };
@@ -276,18 +273,16 @@ async function countOnIdentity(
   for (let i = 0; i < 4; i++) {
     const form = forms[i % 2]!;
     try {
-      const out = await db.doc.send(
-        new UpdateCommand({
-          TableName: db.table,
-          Key: counter.key,
-          UpdateExpression: form.update,
-          ConditionExpression: form.condition,
-          ExpressionAttributeValues: form.values,
-          ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const out = await db.update({
+        TableName: db.table,
+        Key: counter.key,
+        UpdateExpression: form.update,
+        ConditionExpression: form.condition,
+        ExpressionAttributeValues: form.values,
+        ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { type: 'counted', sends: num(out.Attributes?.sends) };
     } catch (err) {
       // An unknown outcome goes up, never sent again (see reserveSend): so a refusal read here is
@@ -330,31 +325,27 @@ async function giveBackLease(
   units: number,
 ): Promise<void> {
   const Key = tenantKey(args.tenantId, args.day);
-  const out = await db.doc
-    .send(
-      new UpdateCommand({
-        TableName: db.table,
-        Key,
-        UpdateExpression: 'ADD leased :minus',
-        ConditionExpression: 'leased >= :n',
-        ExpressionAttributeValues: { ':minus': -units, ':n': units },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    )
+  const out = await db
+    .update({
+      TableName: db.table,
+      Key,
+      UpdateExpression: 'ADD leased :minus',
+      ConditionExpression: 'leased >= :n',
+      ExpressionAttributeValues: { ':minus': -units, ':n': units },
+      ReturnValues: 'UPDATED_NEW',
+    })
     .catch((e) => {
       if (isConditionFailed(e) || isOutcomeUnknown(e)) return undefined;
       throw e;
     });
   if (out && num(out.Attributes?.leased) === 0) {
     await deleteIfEmpty(
-      db.doc.send(
-        new DeleteCommand({
-          TableName: db.table,
-          Key,
-          ConditionExpression: 'leased = :zero',
-          ExpressionAttributeValues: { ':zero': 0 },
-        }),
-      ),
+      db.delete({
+        TableName: db.table,
+        Key,
+        ConditionExpression: 'leased = :zero',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
     );
   }
 }
@@ -438,23 +429,21 @@ async function leaseFromTenant(
   for (let i = 0; i < 6; i++) {
     if (block <= 0) return 'tenant';
     try {
-      const out = await db.doc.send(
-        new UpdateCommand({
-          TableName: db.table,
-          Key: tenantKey(args.tenantId, args.day),
-          UpdateExpression: 'ADD leased :b SET #type = :type, #ttl = :ttl',
-          ConditionExpression: 'attribute_not_exists(leased) OR leased <= :max',
-          ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
-          ExpressionAttributeValues: {
-            ':b': block,
-            ':max': maxLeasedBefore(cap, block),
-            ':type': 'daily_counter',
-            ':ttl': ttlOf(args.expiresAt),
-          },
-          ReturnValues: 'UPDATED_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const out = await db.update({
+        TableName: db.table,
+        Key: tenantKey(args.tenantId, args.day),
+        UpdateExpression: 'ADD leased :b SET #type = :type, #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(leased) OR leased <= :max',
+        ExpressionAttributeNames: { '#type': 'type', '#ttl': 'ttl' },
+        ExpressionAttributeValues: {
+          ':b': block,
+          ':max': maxLeasedBefore(cap, block),
+          ':type': 'daily_counter',
+          ':ttl': ttlOf(args.expiresAt),
+        },
+        ReturnValues: 'UPDATED_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { block, before: num(out.Attributes?.leased) - block };
     } catch (err) {
       if (!isConditionFailed(err)) throw err;
@@ -487,27 +476,25 @@ export async function releaseSend(
   const release = async (rate: boolean) => {
     if (!args.daily && !rate) return undefined;
     const adds = [...(args.daily ? ['sends :minus'] : []), ...(rate ? ['rn :minus'] : [])];
-    const out = await db.doc
-      .send(
-        new UpdateCommand({
-          TableName: db.table,
-          Key: key,
-          // Operands read the item before the update: the lease becomes the sends that remain.
-          UpdateExpression: `ADD ${adds.join(', ')}${args.daily ? ' SET lease = sends - :one' : ''}`,
-          // The rate count comes back only within its own window; a window that has turned over is gone.
-          ConditionExpression: [
-            ...(args.daily ? ['sends > :zero'] : []),
-            ...(rate ? ['rn > :zero', 'rm = :w'] : []),
-          ].join(' AND '),
-          ExpressionAttributeValues: {
-            ':minus': -1,
-            ':zero': 0,
-            ...(args.daily ? { ':one': 1 } : {}),
-            ...(rate ? { ':w': start } : {}),
-          },
-          ReturnValues: 'ALL_OLD',
-        }),
-      )
+    const out = await db
+      .update({
+        TableName: db.table,
+        Key: key,
+        // Operands read the item before the update: the lease becomes the sends that remain.
+        UpdateExpression: `ADD ${adds.join(', ')}${args.daily ? ' SET lease = sends - :one' : ''}`,
+        // The rate count comes back only within its own window; a window that has turned over is gone.
+        ConditionExpression: [
+          ...(args.daily ? ['sends > :zero'] : []),
+          ...(rate ? ['rn > :zero', 'rm = :w'] : []),
+        ].join(' AND '),
+        ExpressionAttributeValues: {
+          ':minus': -1,
+          ':zero': 0,
+          ...(args.daily ? { ':one': 1 } : {}),
+          ...(rate ? { ':w': start } : {}),
+        },
+        ReturnValues: 'ALL_OLD',
+      })
       .catch((e) => {
         if (isConditionFailed(e)) return undefined;
         throw e;
@@ -527,15 +514,13 @@ export async function releaseSend(
   if (after.unused > 0) await giveBackLease(db, args, after.unused);
   if (!after.sends && !after.rn && !after.lease) {
     await deleteIfEmpty(
-      db.doc.send(
-        new DeleteCommand({
-          TableName: db.table,
-          Key: key,
-          ConditionExpression:
-            '(attribute_not_exists(sends) OR sends = :zero) AND (attribute_not_exists(rn) OR rn = :zero) AND (attribute_not_exists(lease) OR lease = :zero)',
-          ExpressionAttributeValues: { ':zero': 0 },
-        }),
-      ),
+      db.delete({
+        TableName: db.table,
+        Key: key,
+        ConditionExpression:
+          '(attribute_not_exists(sends) OR sends = :zero) AND (attribute_not_exists(rn) OR rn = :zero) AND (attribute_not_exists(lease) OR lease = :zero)',
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
     );
   }
 }

@@ -1,4 +1,3 @@
-import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { canonicalAddress, type ListEntry, type ListKind } from '../core/suppressions.ts';
 import { type Db, isConditionFailed, isOutcomeUnknown, putOnce, WRITER } from './db.ts';
 import { batchGetItems } from './suppressions.store.ts';
@@ -55,9 +54,7 @@ export async function getListEntry(
   kind: ListKind,
   entry: string,
 ): Promise<ListEntry | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: listEntryKey(tenantId, kind, entry) }),
-  );
+  const out = await db.get({ TableName: db.table, Key: listEntryKey(tenantId, kind, entry) });
   return out.Item ? fromItem(out.Item) : undefined;
 }
 
@@ -75,8 +72,7 @@ export async function deleteListEntry(
   entry: string,
 ): Promise<boolean> {
   const key = listEntryKey(tenantId, kind, entry);
-  const read = async () =>
-    (await db.doc.send(new GetCommand({ TableName: db.table, Key: key, ConsistentRead: true }))).Item;
+  const read = async () => (await db.get({ TableName: db.table, Key: key, ConsistentRead: true })).Item;
   const found = await read();
   if (!found) return false;
   const token = found[WRITER] as string | undefined;
@@ -87,14 +83,12 @@ export async function deleteListEntry(
       : { ConditionExpression: '#wt = :wt', ExpressionAttributeValues: { ':wt': token } };
   for (let send = 1; ; send++) {
     try {
-      await db.doc.send(
-        new DeleteCommand({
-          TableName: db.table,
-          Key: key,
-          ExpressionAttributeNames: { '#wt': WRITER },
-          ...named,
-        }),
-      );
+      await db.delete({
+        TableName: db.table,
+        Key: key,
+        ExpressionAttributeNames: { '#wt': WRITER },
+        ...named,
+      });
       return true;
     } catch (err) {
       // Another request deleted it first (or deleted it and put it again).
@@ -114,16 +108,14 @@ export async function listListEntries(
   kind: ListKind,
   opts: { limit: number; after?: string },
 ): Promise<{ data: ListEntry[]; next?: string }> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':prefix': `L#${kind}#` },
-      // One more than a page tells whether a next page exists.
-      Limit: opts.limit + 1,
-      ExclusiveStartKey: opts.after ? listEntryKey(tenantId, kind, opts.after) : undefined,
-    }),
-  );
+  const out = await db.query({
+    TableName: db.table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':prefix': `L#${kind}#` },
+    // One more than a page tells whether a next page exists.
+    Limit: opts.limit + 1,
+    ExclusiveStartKey: opts.after ? listEntryKey(tenantId, kind, opts.after) : undefined,
+  });
   const all = (out.Items ?? []).map(fromItem);
   if (all.length <= opts.limit) return { data: all };
   const data = all.slice(0, opts.limit);

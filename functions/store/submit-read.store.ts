@@ -1,4 +1,3 @@
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, Identity } from '../core/model.ts';
 import type { Db } from './db.ts';
 import type { IdempotencyItem } from './idempotency.store.ts';
@@ -46,7 +45,7 @@ export async function readFirst(db: Db, args: FirstReadArgs): Promise<FirstRead>
   };
   for (let i = 0; request && Object.keys(request).length > 0; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, Math.min(200, 10 * 2 ** i)));
-    const out = await db.doc.send(new BatchGetCommand({ RequestItems: request }));
+    const out = await db.batchGet({ RequestItems: request });
     items.push(...(out.Responses?.[db.table] ?? []));
     request = out.UnprocessedKeys as typeof request;
   }

@@ -1,4 +1,3 @@
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
   addressHash,
   blocksOnlyElective,
@@ -135,7 +134,7 @@ export async function batchGetItems(
     for (let round = 0; request && Object.keys(request).length > 0; round++) {
       // Unprocessed keys come back under throttling: back off a little before asking again.
       if (round > 0) await new Promise((r) => setTimeout(r, Math.min(25 * 2 ** round, 1000)));
-      const out = await db.doc.send(new BatchGetCommand({ RequestItems: request }));
+      const out = await db.batchGet({ RequestItems: request });
       found.push(...(out.Responses?.[db.table] ?? []));
       request = out.UnprocessedKeys as typeof request;
     }
@@ -193,23 +192,21 @@ export async function listSuppressions(
     ? suppressionKey(tenantId, opts.after)
     : undefined;
   for (;;) {
-    const out = await db.doc.send(
-      new QueryCommand({
-        TableName: db.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': `T#${tenantId}`,
-          ':prefix': SK_PREFIX,
-          ...(opts.reason ? { ':reason': opts.reason } : {}),
-        },
-        ...(opts.reason
-          ? { FilterExpression: '#reason = :reason', ExpressionAttributeNames: { '#reason': 'reason' } }
-          : {}),
-        // One more than a page tells whether a next page exists; a filter reads wider steps.
-        Limit: opts.reason ? 200 : opts.limit + 1 - data.length,
-        ExclusiveStartKey: start,
-      }),
-    );
+    const out = await db.query({
+      TableName: db.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': `T#${tenantId}`,
+        ':prefix': SK_PREFIX,
+        ...(opts.reason ? { ':reason': opts.reason } : {}),
+      },
+      ...(opts.reason
+        ? { FilterExpression: '#reason = :reason', ExpressionAttributeNames: { '#reason': 'reason' } }
+        : {}),
+      // One more than a page tells whether a next page exists; a filter reads wider steps.
+      Limit: opts.reason ? 200 : opts.limit + 1 - data.length,
+      ExclusiveStartKey: start,
+    });
     data.push(...(out.Items ?? []).map(fromItem));
     if (data.length > opts.limit) {
       const page = data.slice(0, opts.limit);

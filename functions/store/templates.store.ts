@@ -1,4 +1,3 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { TemplateRecord, TemplateSource } from '../core/templates.ts';
 import {
   countUnderLimit,
@@ -43,16 +42,14 @@ function fromItem(item: Record<string, unknown>): TemplateRecord {
 
 /** The highest version ever saved under this name (0: none). */
 async function lastVersion(db: Db, tenantId: string, name: string): Promise<number> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-      ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':sk': `${VERSION}${name}#` },
-      ScanIndexForward: false,
-      Limit: 1,
-      ConsistentRead: true,
-    }),
-  );
+  const out = await db.query({
+    TableName: db.table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+    ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':sk': `${VERSION}${name}#` },
+    ScanIndexForward: false,
+    Limit: 1,
+    ConsistentRead: true,
+  });
   return (out.Items?.[0]?.version as number | undefined) ?? 0;
 }
 
@@ -71,31 +68,29 @@ export async function createTemplate(
   const version = (await lastVersion(db, t.tenant_id, t.name)) + 1;
   const record: TemplateRecord = { ...t, version };
   try {
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: db.table,
-              Item: { ...headKey(t.tenant_id, t.name), type: 'template', ...toItem(record) },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
+    await db.transact({
+      TransactItems: [
+        {
+          Put: {
+            TableName: db.table,
+            Item: { ...headKey(t.tenant_id, t.name), type: 'template', ...toItem(record) },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          countUnderLimit(db, countKey(t.tenant_id), limit, 'template_count'),
-          {
-            Put: {
-              TableName: db.table,
-              Item: {
-                ...versionKey(t.tenant_id, t.name, version),
-                type: 'template_version',
-                ...toItem(record),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
+        },
+        countUnderLimit(db, countKey(t.tenant_id), limit, 'template_count'),
+        {
+          Put: {
+            TableName: db.table,
+            Item: {
+              ...versionKey(t.tenant_id, t.name, version),
+              type: 'template_version',
+              ...toItem(record),
             },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-        ],
-      }),
-    );
+        },
+      ],
+    });
     return { created: record };
   } catch (err) {
     const failed = failedConditions(err, ['head', 'count', 'version'] as const);
@@ -132,31 +127,29 @@ export async function updateTemplate(
       updated_at: now,
     };
     try {
-      await db.doc.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: db.table,
-                Item: { ...headKey(tenantId, name), type: 'template', ...toItem(next) },
-                ConditionExpression: 'version = :v',
-                ExpressionAttributeValues: { ':v': current.version },
-              },
+      await db.transact({
+        TransactItems: [
+          {
+            Put: {
+              TableName: db.table,
+              Item: { ...headKey(tenantId, name), type: 'template', ...toItem(next) },
+              ConditionExpression: 'version = :v',
+              ExpressionAttributeValues: { ':v': current.version },
             },
-            {
-              Put: {
-                TableName: db.table,
-                Item: {
-                  ...versionKey(tenantId, name, next.version),
-                  type: 'template_version',
-                  ...toItem(next),
-                },
-                ConditionExpression: 'attribute_not_exists(pk)',
+          },
+          {
+            Put: {
+              TableName: db.table,
+              Item: {
+                ...versionKey(tenantId, name, next.version),
+                type: 'template_version',
+                ...toItem(next),
               },
+              ConditionExpression: 'attribute_not_exists(pk)',
             },
-          ],
-        }),
-      );
+          },
+        ],
+      });
       return next;
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
@@ -173,9 +166,7 @@ export async function getTemplate(
   name: string,
   consistent = false,
 ): Promise<TemplateRecord | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: headKey(tenantId, name), ConsistentRead: consistent }),
-  );
+  const out = await db.get({ TableName: db.table, Key: headKey(tenantId, name), ConsistentRead: consistent });
   return out.Item ? fromItem(out.Item) : undefined;
 }
 
@@ -186,9 +177,7 @@ export async function getTemplateVersion(
   name: string,
   version: number,
 ): Promise<TemplateRecord | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: versionKey(tenantId, name, version) }),
-  );
+  const out = await db.get({ TableName: db.table, Key: versionKey(tenantId, name, version) });
   return out.Item ? fromItem(out.Item) : undefined;
 }
 

@@ -1,4 +1,3 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isId } from '../core/ids.ts';
 import type { Tenant, TenantPolicy } from '../core/model.ts';
 import { type Db, failedConditions, type TransactItem, transactGuarded } from './db.ts';
@@ -24,27 +23,25 @@ export async function createTenant(
   extra: TransactItem[] = [],
 ): Promise<'created' | 'slug_taken'> {
   try {
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: db.table,
-              Item: { ...keys.tenant(t.id), type: 'tenant', gsi1pk: TENANTS_INDEX_PK, gsi1sk: t.id, ...t },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
+    await db.transact({
+      TransactItems: [
+        {
+          Put: {
+            TableName: db.table,
+            Item: { ...keys.tenant(t.id), type: 'tenant', gsi1pk: TENANTS_INDEX_PK, gsi1sk: t.id, ...t },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          {
-            Put: {
-              TableName: db.table,
-              Item: { ...slugKey(t.slug!), type: 'tenant_slug', tenant_id: t.id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
+        },
+        {
+          Put: {
+            TableName: db.table,
+            Item: { ...slugKey(t.slug!), type: 'tenant_slug', tenant_id: t.id },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          ...extra,
-        ],
-      }),
-    );
+        },
+        ...extra,
+      ],
+    });
     return 'created';
   } catch (err) {
     if (failedConditions(err, ['tenant', 'slug'] as const).has('slug')) return 'slug_taken';
@@ -53,7 +50,7 @@ export async function createTenant(
 }
 
 export async function tenantIdOfSlug(db: Db, slug: string): Promise<string | undefined> {
-  const out = await db.doc.send(new GetCommand({ TableName: db.table, Key: slugKey(slug) }));
+  const out = await db.get({ TableName: db.table, Key: slugKey(slug) });
   return out.Item?.tenant_id as string | undefined;
 }
 
@@ -64,9 +61,7 @@ const stripTenant = (item: Record<string, unknown>): Tenant => {
 
 export async function getTenantConsistent(db: Db, id: string): Promise<Tenant | undefined> {
   if (!isId('tenant', id)) return undefined;
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: keys.tenant(id), ConsistentRead: true }),
-  );
+  const out = await db.get({ TableName: db.table, Key: keys.tenant(id), ConsistentRead: true });
   return out.Item ? stripTenant(out.Item) : undefined;
 }
 

@@ -1,4 +1,3 @@
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { MessageRecord } from '../core/model.ts';
 import { activityKey, participantsOf, type ThreadSummary, threadIdOfKey } from '../core/threads.ts';
 import { batchedReads } from './batch-reads.ts';
@@ -74,7 +73,7 @@ export async function noteThreadMessage(
   const { Update } = threadNoteItem(db, message, args);
   for (let send = 1; ; send++) {
     try {
-      await db.doc.send(new UpdateCommand(Update));
+      await db.update(Update);
       return;
     } catch (err) {
       if (!isOutcomeUnknown(err) || send >= NOTE_SENDS) throw err;
@@ -101,9 +100,11 @@ export async function getThreadSummary(
   identityId: string,
   threadId: string,
 ): Promise<ThreadSummary | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: threadKey(identityId, threadId), ConsistentRead: true }),
-  );
+  const out = await db.get({
+    TableName: db.table,
+    Key: threadKey(identityId, threadId),
+    ConsistentRead: true,
+  });
   return summaryOf(threadId, out.Item);
 }
 
@@ -117,31 +118,27 @@ export async function listThreads(
   identityId: string,
   opts: { limit: number; after?: string },
 ): Promise<{ data: ThreadSummary[]; last?: string }> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :list',
-      ExpressionAttributeValues: { ':list': listPk(identityId) },
-      ScanIndexForward: false,
-      Limit: opts.limit,
-      ...(opts.after
-        ? {
-            ExclusiveStartKey: {
-              ...threadKey(identityId, threadIdOfKey(opts.after)),
-              gsi2pk: listPk(identityId),
-              gsi2sk: opts.after,
-            },
-          }
-        : {}),
-    }),
-  );
+  const out = await db.query({
+    TableName: db.table,
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :list',
+    ExpressionAttributeValues: { ':list': listPk(identityId) },
+    ScanIndexForward: false,
+    Limit: opts.limit,
+    ...(opts.after
+      ? {
+          ExclusiveStartKey: {
+            ...threadKey(identityId, threadIdOfKey(opts.after)),
+            gsi2pk: listPk(identityId),
+            gsi2sk: opts.after,
+          },
+        }
+      : {}),
+  });
   const keys = (out.Items ?? []).map((i) => String(i.gsi2sk));
   const batched = batchedReads(db);
   const items = await Promise.all(
-    keys.map((k) =>
-      batched.doc.send(new GetCommand({ TableName: db.table, Key: threadKey(identityId, threadIdOfKey(k)) })),
-    ),
+    keys.map((k) => batched.get({ TableName: db.table, Key: threadKey(identityId, threadIdOfKey(k)) })),
   );
   const data = items.flatMap((r, i) => summaryOf(threadIdOfKey(keys[i]), r.Item) ?? []);
   return { data, ...(out.LastEvaluatedKey ? { last: String(out.LastEvaluatedKey.gsi2sk) } : {}) };

@@ -1,4 +1,3 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ThreadItem } from '../core/model.ts';
 import type { Db } from './db.ts';
 import { conditionally, isOutcomeUnknown } from './db.ts';
@@ -14,9 +13,7 @@ export async function getThread(
   identityId: string,
   threadId: string,
 ): Promise<ThreadItem | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: key(identityId, threadId), ConsistentRead: true }),
-  );
+  const out = await db.get({ TableName: db.table, Key: key(identityId, threadId), ConsistentRead: true });
   if (!out.Item) return undefined;
   const { refs, seq, auto_streak, lock_owner, lock_until, from_address } = out.Item;
   return {
@@ -131,7 +128,7 @@ export async function takeThreadForSend(
     db,
     args.identityId,
     args.threadId,
-    () => db.doc.send(new UpdateCommand(threadSendItem(db, item).Update)),
+    () => db.update(threadSendItem(db, item).Update),
     (t) => {
       const seq = t?.seq ?? 0;
       if (seq === args.seenSeq) return 'again';
@@ -157,15 +154,13 @@ export async function releaseThreadLock(
     identityId,
     threadId,
     () =>
-      db.doc.send(
-        new UpdateCommand({
-          TableName: db.table,
-          Key: key(identityId, threadId),
-          UpdateExpression: 'REMOVE lock_owner, lock_until',
-          ConditionExpression: 'lock_owner = :me',
-          ExpressionAttributeValues: { ':me': messageId },
-        }),
-      ),
+      db.update({
+        TableName: db.table,
+        Key: key(identityId, threadId),
+        UpdateExpression: 'REMOVE lock_owner, lock_until',
+        ConditionExpression: 'lock_owner = :me',
+        ExpressionAttributeValues: { ':me': messageId },
+      }),
     (t) => (t?.lock_owner === messageId ? 'again' : 'done'),
   );
 }
@@ -188,15 +183,13 @@ export async function refreshThreadLock(
     identityId,
     threadId,
     () =>
-      db.doc.send(
-        new UpdateCommand({
-          TableName: db.table,
-          Key: key(identityId, threadId),
-          UpdateExpression: 'SET lock_until = :until',
-          ConditionExpression: 'lock_owner = :me AND lock_until < :until',
-          ExpressionAttributeValues: { ':me': messageId, ':until': until },
-        }),
-      ),
+      db.update({
+        TableName: db.table,
+        Key: key(identityId, threadId),
+        UpdateExpression: 'SET lock_until = :until',
+        ConditionExpression: 'lock_owner = :me AND lock_until < :until',
+        ExpressionAttributeValues: { ':me': messageId, ':until': until },
+      }),
     (t) => (t?.lock_owner === messageId && (t.lock_until ?? 0) < until ? 'again' : 'done'),
   );
 }

@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { DELIVERY_ATTEMPT_KEEP_MS, type DeliveryAttempt, WEBHOOK_TEST_KEEP_MS } from '../core/webhooks.ts';
 import type { Db } from './db.ts';
 import type { OutboxEvent } from './events.store.ts';
@@ -21,19 +20,17 @@ const ATTEMPT_SK = 'WD#';
 export const TEST_EVENT_TYPE = 'webhook_test';
 
 export async function putTestEvent(db: Db, e: OutboxEvent, webhookId: string): Promise<void> {
-  await db.doc.send(
-    new PutCommand({
-      TableName: db.table,
-      Item: {
-        pk: `T#${e.tenant_id}`,
-        sk: `${TEST_SK}${e.id}`,
-        type: TEST_EVENT_TYPE,
-        webhook_id: webhookId,
-        event: e,
-        ttl: Math.ceil((e.created_at + WEBHOOK_TEST_KEEP_MS) / 1000),
-      },
-    }),
-  );
+  await db.put({
+    TableName: db.table,
+    Item: {
+      pk: `T#${e.tenant_id}`,
+      sk: `${TEST_SK}${e.id}`,
+      type: TEST_EVENT_TYPE,
+      webhook_id: webhookId,
+      event: e,
+      ttl: Math.ceil((e.created_at + WEBHOOK_TEST_KEEP_MS) / 1000),
+    },
+  });
 }
 
 /** The test event `eventId` meant for `webhookId`, or undefined (another endpoint's, or expired). */
@@ -44,9 +41,7 @@ export async function getTestEvent(
   eventId: string,
   now: number,
 ): Promise<OutboxEvent | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: { pk: `T#${tenantId}`, sk: `${TEST_SK}${eventId}` } }),
-  );
+  const out = await db.get({ TableName: db.table, Key: { pk: `T#${tenantId}`, sk: `${TEST_SK}${eventId}` } });
   const item = out.Item;
   if (!item || item.webhook_id !== webhookId || Number(item.ttl) * 1000 <= now) return undefined;
   return item.event as OutboxEvent;
@@ -56,18 +51,16 @@ const attemptPrefix = (webhookId: string) => `${ATTEMPT_SK}${webhookId}#`;
 
 export async function recordAttempt(db: Db, tenantId: string, a: DeliveryAttempt): Promise<void> {
   const at = new Date(a.attempted_at).toISOString();
-  await db.doc.send(
-    new PutCommand({
-      TableName: db.table,
-      Item: {
-        pk: `T#${tenantId}`,
-        sk: `${attemptPrefix(a.webhook_id)}${at}#${a.event_id}#${a.attempt}`,
-        type: 'webhook_attempt',
-        attempt: a,
-        ttl: Math.ceil((a.attempted_at + DELIVERY_ATTEMPT_KEEP_MS) / 1000),
-      },
-    }),
-  );
+  await db.put({
+    TableName: db.table,
+    Item: {
+      pk: `T#${tenantId}`,
+      sk: `${attemptPrefix(a.webhook_id)}${at}#${a.event_id}#${a.attempt}`,
+      type: 'webhook_attempt',
+      attempt: a,
+      ttl: Math.ceil((a.attempted_at + DELIVERY_ATTEMPT_KEEP_MS) / 1000),
+    },
+  });
 }
 
 /** The endpoint's most recent attempts, newest first, at most `limit`, none past its expiry. */
@@ -78,15 +71,13 @@ export async function listAttempts(
   limit: number,
   now: number,
 ): Promise<DeliveryAttempt[]> {
-  const out = await db.doc.send(
-    new QueryCommand({
-      TableName: db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
-      ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':sk': attemptPrefix(webhookId) },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
+  const out = await db.query({
+    TableName: db.table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :sk)',
+    ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':sk': attemptPrefix(webhookId) },
+    ScanIndexForward: false,
+    Limit: limit,
+  });
   // Expired items may linger until DynamoDB's TTL sweep removes them.
   return (out.Items ?? []).filter((i) => Number(i.ttl) * 1000 > now).map((i) => i.attempt as DeliveryAttempt);
 }

@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { WebhookEndpoint } from '../core/webhooks.ts';
 import {
   countUnderLimit,
@@ -64,9 +64,11 @@ export async function getWebhook(
   tenantId: string,
   webhookId: string,
 ): Promise<StoredWebhook | undefined> {
-  const out = await db.doc.send(
-    new GetCommand({ TableName: db.table, Key: webhookKey(tenantId, webhookId), ConsistentRead: true }),
-  );
+  const out = await db.get({
+    TableName: db.table,
+    Key: webhookKey(tenantId, webhookId),
+    ConsistentRead: true,
+  });
   return out.Item ? fromItem(out.Item) : undefined;
 }
 
@@ -103,26 +105,25 @@ export async function disableWebhook(
   now: number,
   token: string = writeToken(),
 ): Promise<boolean> {
-  const command = () =>
-    new UpdateCommand({
-      TableName: db.table,
-      Key: webhookKey(tenantId, webhookId),
-      UpdateExpression:
-        'SET #status = :disabled, disabled_reason = :reason, disabled_by = :token, updated_at = :now',
-      ConditionExpression: '#status = :active',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':disabled': 'disabled',
-        ':active': 'active',
-        ':reason': reason,
-        ':token': token,
-        ':now': now,
-      },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
+  const command = (): UpdateCommandInput => ({
+    TableName: db.table,
+    Key: webhookKey(tenantId, webhookId),
+    UpdateExpression:
+      'SET #status = :disabled, disabled_reason = :reason, disabled_by = :token, updated_at = :now',
+    ConditionExpression: '#status = :active',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':disabled': 'disabled',
+      ':active': 'active',
+      ':reason': reason,
+      ':token': token,
+      ':now': now,
+    },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
   for (let send = 1; ; send++) {
     try {
-      await db.doc.send(command());
+      await db.update(command());
       return true;
     } catch (err) {
       if (isConditionFailed(err)) return oldItem<StoredWebhook>(err)?.disabled_by === token;

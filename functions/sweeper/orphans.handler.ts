@@ -1,7 +1,7 @@
 import { required } from '../env.ts';
 import { jsonLogger } from '../log.ts';
 import { s3Blobs } from '../store/blobs.ts';
-import { createDb } from '../store/db.ts';
+import { createDb } from '../store/dynamodb.ts';
 import { sweepOrphans } from './orphans.ts';
 
 /**

@@ -1,19 +1,18 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { bootstrapPlatformKey } from '../../functions/admin/bootstrap.ts';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { ulidFrom } from '../../functions/deps.ts';
 import { ensureTable } from '../../functions/local/table.ts';
 import { keyItemKey } from '../../functions/store/api-keys.store.ts';
-import { createDb } from '../../functions/store/db.ts';
 import { getApiKey } from '../../functions/store/directory.store.ts';
+import { createDb } from '../../functions/store/dynamodb.ts';
 
 /** The bootstrap on a table of its own, as on a fresh deployment. */
 const db = createDb({
   table: `boot-${Date.now().toString(36)}-${process.pid}`,
   endpoint: inject('dynamoEndpoint'),
 });
-afterAll(() => db.doc.destroy());
+afterAll(() => db.destroy());
 
 describe('bootstrapPlatformKey', () => {
   it('mints exactly one platform key when bootstraps race, stores only its hash, and refuses the next', async () => {
@@ -33,13 +32,11 @@ describe('bootstrapPlatformKey', () => {
     expect(stored).toMatchObject({ key_id, level: 'platform' });
     const items = await Promise.all(
       ['PLATFORM', keyItemKey(key_id).pk, `K#${sha256Hex(secret)}`].map((pk) =>
-        db.doc.send(
-          new QueryCommand({
-            TableName: db.table,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': pk },
-          }),
-        ),
+        db.query({
+          TableName: db.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+        }),
       ),
     );
     expect(items.flatMap((i) => i.Items ?? []).length).toBeGreaterThanOrEqual(3);

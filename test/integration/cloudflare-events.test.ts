@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { journalAddress } from '../../functions/core/journal.ts';
 import { addressHash } from '../../functions/core/suppressions.ts';
@@ -20,13 +19,11 @@ afterAll(async () => {
 });
 
 const outbox = async () => {
-  const out = await s.deps.db.doc.send(
-    new QueryCommand({
-      TableName: s.deps.db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':p': 'E#' },
-    }),
-  );
+  const out = await s.deps.db.query({
+    TableName: s.deps.db.table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':p': 'E#' },
+  });
   return (out.Items ?? []).map((i) => i.event as { type: string; data: Record<string, unknown> });
 };
 

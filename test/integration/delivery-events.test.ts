@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RECONCILE_MIN_AGE_MS } from '../../functions/core/reconcile.ts';
 import { addressHash } from '../../functions/core/suppressions.ts';
@@ -179,27 +178,23 @@ describe('SES notifications through the consumer on DynamoDB Local', () => {
   it('routes events of a retired address (no status filter)', async () => {
     const m = await sesMessage(s);
     const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-    await s.deps.db.doc.send(
-      new UpdateCommand({
-        TableName: s.deps.db.table,
-        Key: { pk: `A#${s.agent.address}`, sk: 'A' },
-        UpdateExpression: 'SET #s = :r',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':r': 'retired' },
-      }),
-    );
+    await s.deps.db.update({
+      TableName: s.deps.db.table,
+      Key: { pk: `A#${s.agent.address}`, sk: 'A' },
+      UpdateExpression: 'SET #s = :r',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':r': 'retired' },
+    });
     try {
       expect(await consumeDeliveryEvent(s.deps, envelope(ses.delivery(m.facts)))).toBe('applied');
     } finally {
-      await s.deps.db.doc.send(
-        new UpdateCommand({
-          TableName: s.deps.db.table,
-          Key: { pk: `A#${s.agent.address}`, sk: 'A' },
-          UpdateExpression: 'SET #s = :a',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':a': 'active' },
-        }),
-      );
+      await s.deps.db.update({
+        TableName: s.deps.db.table,
+        Key: { pk: `A#${s.agent.address}`, sk: 'A' },
+        UpdateExpression: 'SET #s = :a',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':a': 'active' },
+      });
     }
   });
 });

@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SMTP_ALLOWED_PORTS } from '../../functions/core/smtp-outcome.ts';
 import { checkDomain } from '../../functions/domains/lifecycle.ts';
@@ -94,9 +93,11 @@ const sendFrom = (identityId: string, key: string, subject: string) =>
 
 /** The domain item exactly as stored (D#{domain}). */
 async function storedItem(name: string) {
-  const out = await s.deps.db.doc.send(
-    new GetCommand({ TableName: s.deps.db.table, Key: keys.domain(name), ConsistentRead: true }),
-  );
+  const out = await s.deps.db.get({
+    TableName: s.deps.db.table,
+    Key: keys.domain(name),
+    ConsistentRead: true,
+  });
   return out.Item;
 }
 

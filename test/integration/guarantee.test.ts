@@ -1,10 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { localDay } from '../../functions/core/quota.ts';
 import { consumeDeliveryEvent } from '../../functions/events/consume.ts';
 import { localTransports } from '../../functions/local/transports.ts';
 import { claim, claimToken, record } from '../../functions/send/attempt.ts';
 import { sendAttemptTasks } from '../../functions/send/tasks.ts';
+import { hooksOf } from '../../functions/store/dynamodb.ts';
 import { listEvents } from '../../functions/store/events.store.ts';
 import { claimSending } from '../../functions/store/messages.store.ts';
 import { readDailyCounts } from '../../functions/store/quota.store.ts';
@@ -119,20 +119,17 @@ describe('2. a storage commit whose answer is lost keeps the MIME of the accepte
   it('replays the 202 to the retry and delivers the stored message, never uncertain', async () => {
     const s = await stack({ dispatcher: { start: async () => undefined } });
     let lost = false;
-    s.deps.db.doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        const out = await next(args);
-        // The commit point: the message's conditional put (its sort key M#…).
-        const sk = (args.input as { Item?: { sk?: unknown } }).Item?.sk;
-        const item = typeof sk === 'string' ? sk : (sk as { S?: string } | undefined)?.S;
-        if (context.commandName === 'PutItemCommand' && item?.startsWith('M#') && !lost) {
-          lost = true;
-          throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
-        }
-        return out;
-      },
-      { step: 'initialize', name: 'loseCommitAnswer' },
-    );
+    hooksOf(s.deps.db).aroundCall(async (operation, input, next) => {
+      const out = await next();
+      // The commit point: the message's conditional put (its sort key M#…).
+      const sk = (input as { Item?: { sk?: unknown } }).Item?.sk;
+      const item = typeof sk === 'string' ? sk : (sk as { S?: string } | undefined)?.S;
+      if (operation === 'PutItem' && item?.startsWith('M#') && !lost) {
+        lost = true;
+        throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
+      }
+      return out;
+    });
     const body = { to: [s.peer.address], subject: 'Lost answer', text: 'the body' };
     const first = await s.send(body, 'lost-commit');
     expect(lost).toBe(true);
@@ -209,17 +206,14 @@ describe('4. Record is idempotent per claim', () => {
     await s.settle();
     const [original] = await s.mailbox(s.peer.id, 'inbound');
     let failed = 0;
-    s.deps.db.doc.middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { UpdateExpression?: string };
-        if (input.UpdateExpression === 'REMOVE lock_owner, lock_until' && failed === 0) {
-          failed++;
-          throw Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'failLockRelease' },
-    );
+    hooksOf(s.deps.db).aroundCall(async (operation, given, next) => {
+      const input = given as { UpdateExpression?: string };
+      if (input.UpdateExpression === 'REMOVE lock_owner, lock_until' && failed === 0) {
+        failed++;
+        throw Object.assign(new Error('throttled'), { name: 'ProvisionedThroughputExceededException' });
+      }
+      return next();
+    });
     const reply = await s.call('POST', `/v1/identities/${s.peer.id}/messages/${original.id}/reply`, {
       body: { text: 'a reply' },
       headers: { 'idempotency-key': 'reply-1' },
@@ -228,13 +222,11 @@ describe('4. Record is idempotent per claim', () => {
     await s.settle();
     expect(failed).toBe(1);
     expect((await s.message(s.peer.id, reply.body.id))?.status).toBe('delivered');
-    const thread = await s.deps.db.doc.send(
-      new GetCommand({
-        TableName: s.deps.db.table,
-        Key: { pk: `I#${s.peer.id}`, sk: `TH#${original.thread_id}` },
-        ConsistentRead: true,
-      }),
-    );
+    const thread = await s.deps.db.get({
+      TableName: s.deps.db.table,
+      Key: { pk: `I#${s.peer.id}`, sk: `TH#${original.thread_id}` },
+      ConsistentRead: true,
+    });
     expect(thread.Item?.lock_owner).toBeUndefined();
   });
 });

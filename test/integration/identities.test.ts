@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { TENANT_PERMISSIONS } from '../../functions/api/auth.ts';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';

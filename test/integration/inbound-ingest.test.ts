@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MessageRecord } from '../../functions/core/model.ts';
 import { threadTokenReplyTo } from '../../functions/core/submit-pipeline.ts';
@@ -373,15 +372,13 @@ describe("inbound.store.ts › storeInbound: the store's transaction under a los
     expect(redelivered).toMatchObject({ stored: [], duplicates: 1 });
     expect(await inbox(s.agent.id, 'lost answer, redelivered')).toHaveLength(1);
     expect((await getContacts(s.deps.db, s.agent.id, [sender])).get(sender)?.inbound_count).toBe(1);
-    const dedupe = await s.deps.db.doc.send(
-      new GetCommand({
-        TableName: s.deps.db.table,
-        Key: {
-          pk: `I#${s.agent.id}`,
-          sk: `IN#${(await s.message(s.agent.id, report.stored[0]))!.inbound!.dedupe_key}`,
-        },
-      }),
-    );
+    const dedupe = await s.deps.db.get({
+      TableName: s.deps.db.table,
+      Key: {
+        pk: `I#${s.agent.id}`,
+        sk: `IN#${(await s.message(s.agent.id, report.stored[0]))!.inbound!.dedupe_key}`,
+      },
+    });
     expect(dedupe.Item?.message_id).toBe(report.stored[0]);
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
 import { silentLogger } from '../../functions/log.ts';
+import { hooksOf } from '../../functions/store/dynamodb.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 /**
@@ -108,23 +109,19 @@ describe('wait_for_message', () => {
   it('answers empty at its timeout, and counts what a wait reads', async () => {
     const after = await head();
     const counts: Record<string, number> = {};
-    const stackDoc = s.deps.db.doc.middlewareStack;
-    stackDoc.add(
-      (next, context) => async (args) => {
-        counts[context.commandName as string] = (counts[context.commandName as string] ?? 0) + 1;
-        return next(args);
-      },
-      { step: 'initialize', name: 'countWaitReads' },
-    );
+    const remove = hooksOf(s.deps.db).aroundCall(async (operation, _input, next) => {
+      counts[operation] = (counts[operation] ?? 0) + 1;
+      return next();
+    });
     const started = Date.now();
     const { res, answer, at } = await wait({ after, timeout_seconds: 2 });
-    stackDoc.remove('countWaitReads');
+    remove();
     expect(res.isError).toBeFalsy();
     expect(answer).toMatchObject({ data: [], timed_out: true });
     expect(at - started).toBeGreaterThanOrEqual(2000);
     expect(at - started).toBeLessThan(4000);
     // Each poll is one list call: the key, the identity (and its tenant) and one Query.
-    const queries = counts.QueryCommand ?? 0;
+    const queries = counts.Query ?? 0;
     expect(queries).toBeGreaterThanOrEqual(3);
     console.info(`a 2 s wait_for_message: ${JSON.stringify(counts)}`);
   });

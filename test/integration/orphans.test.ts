@@ -1,7 +1,8 @@
-import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachmentLinkKey, linkBlobMetadata } from '../../functions/core/links.ts';
 import { ORPHAN_GRACE_MS, ORPHAN_WINDOW_MS } from '../../functions/core/orphans.ts';
+import type { DbOperation, DbOutput } from '../../functions/store/db.ts';
+import { hooksOf } from '../../functions/store/dynamodb.ts';
 import { sweepOrphans } from '../../functions/sweeper/orphans.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
@@ -27,19 +28,21 @@ async function outbound(): Promise<string[]> {
 }
 const pass = () => sweepOrphans(s.deps, { tenantIds: [s.tenantId] });
 
-/** Run `fn` with the table's answers to one command replaced (the fault), then restore it. */
+type Input = Record<string, unknown>;
+
+/** Run `fn` with the table's answers to one kind of call replaced (the fault), then restore them. */
 async function withFault<T>(
-  match: (cmd: unknown) => boolean,
-  answer: (cmd: unknown, real: (c: unknown) => Promise<unknown>) => Promise<unknown>,
+  match: (operation: DbOperation, input: Input) => boolean,
+  answer: (input: Input, real: () => Promise<DbOutput>) => Promise<DbOutput>,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const doc = s.deps.db.doc as unknown as { send: (c: unknown) => Promise<unknown> };
-  const real = doc.send.bind(doc);
-  doc.send = (c) => (match(c) ? answer(c, real) : real(c));
+  const remove = hooksOf(s.deps.db).aroundCall((operation, input, next) =>
+    match(operation, input) ? answer(input, next) : next(),
+  );
   try {
     return await fn();
   } finally {
-    doc.send = real;
+    remove();
   }
 }
 
@@ -47,7 +50,7 @@ async function withFault<T>(
 async function crashedSend(): Promise<string> {
   const before = new Set(await outbound());
   const res = await withFault(
-    (c) => c instanceof PutCommand && String(c.input.Item?.sk).startsWith('M#'),
+    (operation, input) => operation === 'PutItem' && String((input.Item as Input)?.sk).startsWith('M#'),
     async () => {
       throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
     },
@@ -89,10 +92,12 @@ describe('the orphan pass', () => {
     const orphan = await crashedSend();
     now += ORPHAN_GRACE_MS + 60_000;
     const report = await withFault(
-      (c) => c instanceof BatchGetCommand && JSON.stringify((c as BatchGetCommand).input).includes('"M#'),
-      async (c) => ({
+      (operation, input) => operation === 'BatchGetItem' && JSON.stringify(input).includes('"M#'),
+      async (input) => ({
         Responses: {},
-        UnprocessedKeys: { [s.deps.db.table]: (c as BatchGetCommand).input.RequestItems![s.deps.db.table] },
+        UnprocessedKeys: {
+          [s.deps.db.table]: (input.RequestItems as Record<string, unknown>)[s.deps.db.table],
+        },
       }),
       pass,
     );

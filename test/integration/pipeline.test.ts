@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import type { Identity, Tenant } from '../../functions/core/model.ts';
+import { hooksOf } from '../../functions/store/dynamodb.ts';
 import { keys } from '../../functions/store/table-keys.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
@@ -14,13 +14,11 @@ import { stackPerTest, type TestStack } from '../support/local.ts';
 const stack = stackPerTest();
 
 async function partition(s: TestStack, pk: string) {
-  const out = await s.deps.db.doc.send(
-    new QueryCommand({
-      TableName: s.deps.db.table,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
-    }),
-  );
+  const out = await s.deps.db.query({
+    TableName: s.deps.db.table,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': pk },
+  });
   return out.Items ?? [];
 }
 
@@ -54,32 +52,26 @@ async function snapshot(s: TestStack) {
 
 async function setIdentity(s: TestStack, id: string, fields: Partial<Identity>) {
   const names = Object.keys(fields);
-  await s.deps.db.doc.send(
-    new UpdateCommand({
-      TableName: s.deps.db.table,
-      Key: keys.identity(id),
-      UpdateExpression: `SET ${names.map((_n, i) => `#n${i} = :v${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#n${i}`, n])),
-      ExpressionAttributeValues: Object.fromEntries(
-        names.map((n, i) => [`:v${i}`, fields[n as keyof Identity]]),
-      ),
-    }),
-  );
+  await s.deps.db.update({
+    TableName: s.deps.db.table,
+    Key: keys.identity(id),
+    UpdateExpression: `SET ${names.map((_n, i) => `#n${i} = :v${i}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#n${i}`, n])),
+    ExpressionAttributeValues: Object.fromEntries(
+      names.map((n, i) => [`:v${i}`, fields[n as keyof Identity]]),
+    ),
+  });
 }
 
 async function setTenant(s: TestStack, fields: Partial<Tenant>) {
   const names = Object.keys(fields);
-  await s.deps.db.doc.send(
-    new UpdateCommand({
-      TableName: s.deps.db.table,
-      Key: keys.tenant(s.tenantId),
-      UpdateExpression: `SET ${names.map((_n, i) => `#n${i} = :v${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#n${i}`, n])),
-      ExpressionAttributeValues: Object.fromEntries(
-        names.map((n, i) => [`:v${i}`, fields[n as keyof Tenant]]),
-      ),
-    }),
-  );
+  await s.deps.db.update({
+    TableName: s.deps.db.table,
+    Key: keys.tenant(s.tenantId),
+    UpdateExpression: `SET ${names.map((_n, i) => `#n${i} = :v${i}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#n${i}`, n])),
+    ExpressionAttributeValues: Object.fromEntries(names.map((n, i) => [`:v${i}`, fields[n as keyof Tenant]])),
+  });
 }
 
 const to = (address: string) => ({ to: [address], subject: 'Pipeline', text: 'body' });
@@ -198,15 +190,13 @@ describe('the policy pipeline refuses in order and stores nothing', () => {
     [
       'a sending domain still verifying',
       async (s) => {
-        await s.deps.db.doc.send(
-          new UpdateCommand({
-            TableName: s.deps.db.table,
-            Key: keys.domain(s.agent.address.split('@')[1]),
-            UpdateExpression: 'SET #s = :s',
-            ExpressionAttributeNames: { '#s': 'state' },
-            ExpressionAttributeValues: { ':s': 'verifying' },
-          }),
-        );
+        await s.deps.db.update({
+          TableName: s.deps.db.table,
+          Key: keys.domain(s.agent.address.split('@')[1]),
+          UpdateExpression: 'SET #s = :s',
+          ExpressionAttributeNames: { '#s': 'state' },
+          ExpressionAttributeValues: { ':s': 'verifying' },
+        });
       },
       to('delivered@simulator.invalid'),
       409,
@@ -346,20 +336,17 @@ describe('daily caps under concurrency', () => {
   it('keeps the count when the commit answer is lost, since the send may be stored', async () => {
     const s = await stack({ seed: { policy: { identity_daily_send_cap: 5 } } });
     let lost = false;
-    s.deps.db.doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        const out = await next(args);
-        // The commit point: the message's conditional put (its sort key M#…).
-        const sk = (args.input as { Item?: { sk?: unknown } }).Item?.sk;
-        const item = typeof sk === 'string' ? sk : (sk as { S?: string } | undefined)?.S;
-        if (context.commandName === 'PutItemCommand' && item?.startsWith('M#') && !lost) {
-          lost = true;
-          throw Object.assign(new Error('socket hang up'), { name: 'Error' });
-        }
-        return out;
-      },
-      { step: 'initialize', name: 'loseCommitAnswer' },
-    );
+    hooksOf(s.deps.db).aroundCall(async (operation, input, next) => {
+      const out = await next();
+      // The commit point: the message's conditional put (its sort key M#…).
+      const sk = (input as { Item?: { sk?: unknown } }).Item?.sk;
+      const item = typeof sk === 'string' ? sk : (sk as { S?: string } | undefined)?.S;
+      if (operation === 'PutItem' && item?.startsWith('M#') && !lost) {
+        lost = true;
+        throw Object.assign(new Error('socket hang up'), { name: 'Error' });
+      }
+      return out;
+    });
     const res = await s.send(to('delivered@simulator.invalid'), 'lost-answer');
     expect(lost).toBe(true);
     expect(res.status).toBeGreaterThanOrEqual(500);
@@ -642,19 +629,17 @@ describe('reply, reply-all and forward', () => {
     await s.send({ to: [s.peer.address], subject: 'Busy', text: 'start' }, 'busy-start');
     await s.settle();
     const [m] = await s.mailbox(s.peer.id, 'inbound');
-    await s.deps.db.doc.send(
-      new UpdateCommand({
-        TableName: s.deps.db.table,
-        Key: { pk: `I#${s.peer.id}`, sk: `TH#${m.thread_id}` },
-        UpdateExpression: 'SET lock_owner = :o, lock_until = :u, seq = :z, refs = :r, auto_streak = :z',
-        ExpressionAttributeValues: {
-          ':o': 'msg_someoneelse',
-          ':u': Date.now() + 3_600_000,
-          ':z': 0,
-          ':r': [],
-        },
-      }),
-    );
+    await s.deps.db.update({
+      TableName: s.deps.db.table,
+      Key: { pk: `I#${s.peer.id}`, sk: `TH#${m.thread_id}` },
+      UpdateExpression: 'SET lock_owner = :o, lock_until = :u, seq = :z, refs = :r, auto_streak = :z',
+      ExpressionAttributeValues: {
+        ':o': 'msg_someoneelse',
+        ':u': Date.now() + 3_600_000,
+        ':z': 0,
+        ':r': [],
+      },
+    });
     const before = await snapshot(s);
     const res = await s.call('POST', `/v1/identities/${s.peer.id}/messages/${m.id}/reply`, {
       body: { text: 'blocked' },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { localDay } from '../../functions/core/quota.ts';
+import { hooksOf } from '../../functions/store/dynamodb.ts';
 import { LEASE_MS } from '../../functions/store/idempotency.store.ts';
 import { readDailyCounts } from '../../functions/store/quota.store.ts';
 import { faults, writes } from '../support/faults.ts';
@@ -100,15 +101,12 @@ describe('sends racing for the last blocks', () => {
   it('a large cap is leased in blocks: one tenant write for many sends of an identity', async () => {
     const s = await stack({ seed: { policy: { daily_send_cap: 10_000 } } });
     const tenantWrites: string[] = [];
-    s.deps.db.doc.middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Key?: { pk?: string; sk?: string }; UpdateExpression?: string };
-        if (input.Key?.pk?.startsWith('T#') && input.Key.sk?.startsWith('Q#'))
-          tenantWrites.push(String(input.UpdateExpression));
-        return next(args);
-      },
-      { step: 'initialize', name: 'countTenantWrites' },
-    );
+    hooksOf(s.deps.db).aroundCall(async (operation, given, next) => {
+      const input = given as { Key?: { pk?: string; sk?: string }; UpdateExpression?: string };
+      if (input.Key?.pk?.startsWith('T#') && input.Key.sk?.startsWith('Q#'))
+        tenantWrites.push(String(input.UpdateExpression));
+      return next();
+    });
     for (let i = 0; i < 5; i++)
       expect((await s.send(to(`delivered+${i}@simulator.invalid`))).status).toBe(202);
     expect(tenantWrites).toHaveLength(1);
@@ -156,15 +154,12 @@ describe('giving a send back', () => {
 describe('a block leased ahead (the first read found the lease used up)', () => {
   const tenantLeaseWrites = (s: TestStack) => {
     const seen: string[] = [];
-    s.deps.db.doc.middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Key?: { pk?: string; sk?: string }; UpdateExpression?: string };
-        if (input.Key?.pk?.startsWith('T#') && input.Key.sk?.startsWith('Q#'))
-          seen.push(String(input.UpdateExpression));
-        return next(args);
-      },
-      { step: 'initialize', name: 'tenantLeaseWrites' },
-    );
+    hooksOf(s.deps.db).aroundCall(async (operation, given, next) => {
+      const input = given as { Key?: { pk?: string; sk?: string }; UpdateExpression?: string };
+      if (input.Key?.pk?.startsWith('T#') && input.Key.sk?.startsWith('Q#'))
+        seen.push(String(input.UpdateExpression));
+      return next();
+    });
     return seen;
   };
 
@@ -203,15 +198,12 @@ describe('a block leased ahead (the first read found the lease used up)', () => 
     const s = await stack({ seed: { policy: { daily_send_cap: 10_000 } } });
     const f = faults(s.deps.db);
     const leases: number[] = [];
-    s.deps.db.doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { Key?: { sk?: unknown }; UpdateExpression?: string };
-        if (context.commandName === 'UpdateCommand' && String(input.Key?.sk).startsWith('Q#'))
-          leases.push(input.UpdateExpression?.includes('ADD leased :minus') ? -1 : 0);
-        return next(args);
-      },
-      { step: 'initialize', name: 'count-give-backs' },
-    );
+    hooksOf(s.deps.db).aroundCall(async (operation, given, next) => {
+      const input = given as { Key?: { sk?: unknown }; UpdateExpression?: string };
+      if (operation === 'UpdateItem' && String(input.Key?.sk).startsWith('Q#'))
+        leases.push(input.UpdateExpression?.includes('ADD leased :minus') ? -1 : 0);
+      return next();
+    });
     // Both find the identity's lease used up (its first sends of the day) and lease a block ahead;
     // the first grant is held until the other send is accepted, so it finds the lease moved.
     const held = f.pauseBefore(writes.grant);

@@ -1,6 +1,11 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createOldTable, type TestStack, testStack, withOwnDynamoDb } from '../support/local.ts';
+import {
+  createOldTable,
+  describeTable,
+  type TestStack,
+  testStack,
+  withOwnDynamoDb,
+} from '../support/local.ts';
 
 /**
  * The two send machines (docs/architecture.md › The send machines) run locally (functions/local/state-machine.ts): back-off in the
@@ -11,13 +16,11 @@ import { createOldTable, type TestStack, testStack, withOwnDynamoDb } from '../s
 const NO_WAITS = { Backoff: 0, WaitUntilSendAt: 0 };
 
 async function outbox(s: TestStack, type: string) {
-  const out = await s.deps.db.doc.send(
-    new QueryCommand({
-      TableName: s.deps.db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
-      ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':e': 'E#' },
-    }),
-  );
+  const out = await s.deps.db.query({
+    TableName: s.deps.db.table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
+    ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':e': 'E#' },
+  });
   return (out.Items ?? []).map((i) => i.event).filter((e) => e.type === type);
 }
 
@@ -88,13 +91,11 @@ async function sweepOf(s: TestStack, messageId: string) {
 const inbound = async (s: TestStack) => (await s.mailbox(s.peer.id, 'inbound')).length;
 
 async function audit(s: TestStack) {
-  const out = await s.deps.db.doc.send(
-    new QueryCommand({
-      TableName: s.deps.db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :a)',
-      ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':a': 'AU#' },
-    }),
-  );
+  const out = await s.deps.db.query({
+    TableName: s.deps.db.table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :a)',
+    ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':a': 'AU#' },
+  });
   // The entries `npm start` seeds (tenant, identities, key) are not what these tests look at.
   return (out.Items ?? []).filter((a) => a.actor !== 'local-seed');
 }
@@ -404,15 +405,13 @@ describe('duplicate executions', () => {
     try {
       const sent = await s.send({ to: [s.peer.address], subject: 'x', text: 'x' });
       const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-      await s.deps.db.doc.send(
-        new UpdateCommand({
-          TableName: s.deps.db.table,
-          Key: { pk: `I#${s.agent.id}`, sk: 'I' },
-          UpdateExpression: 'SET #s = :p',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':p': 'paused' },
-        }),
-      );
+      await s.deps.db.update({
+        TableName: s.deps.db.table,
+        Key: { pk: `I#${s.agent.id}`, sk: 'I' },
+        UpdateExpression: 'SET #s = :p',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':p': 'paused' },
+      });
       const out = await s.machine.run(`${sent.body.id}-d1`, {
         tenant_id: s.tenantId,
         identity_id: s.agent.id,
@@ -434,12 +433,11 @@ describe('the local table', () => {
   it('gains the dispatch index when a table kept from an older version lacks it', {
     timeout: 120_000,
   }, async () => {
-    const { DescribeTableCommand } = await import('@aws-sdk/client-dynamodb');
     const { ensureTable } = await import('../../functions/local/table.ts');
     await withOwnDynamoDb(async (db) => {
       await createOldTable(db);
       await ensureTable(db);
-      const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+      const out = await describeTable(db);
       expect(out.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort()).toEqual(['gsi1', 'gsi2']);
     });
   });

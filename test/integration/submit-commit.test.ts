@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { localDay } from '../../functions/core/quota.ts';
@@ -33,13 +32,11 @@ const inbound = async (s: TestStack) => (await s.mailbox(s.peer.id, 'inbound')).
 const outbound = async (s: TestStack) => s.mailbox(s.agent.id, 'outbound');
 const keyItem = async (s: TestStack, key: string) =>
   (
-    await s.deps.db.doc.send(
-      new GetCommand({
-        TableName: s.deps.db.table,
-        Key: keys.idempotency(s.agent.id, sha256Hex(key)),
-        ConsistentRead: true,
-      }),
-    )
+    await s.deps.db.get({
+      TableName: s.deps.db.table,
+      Key: keys.idempotency(s.agent.id, sha256Hex(key)),
+      ConsistentRead: true,
+    })
   ).Item;
 const counted = async (s: TestStack, now: number) =>
   (await readDailyCounts(s.deps.db, s.tenantId, s.agent.id, localDay(now, 'UTC'))).identity;
@@ -142,13 +139,11 @@ describe('a crash between two writes of a send', () => {
     expect(m.references ?? []).not.toContain(m.rfc_message_id);
     expect(m.in_reply_to).toBe(received.rfc_message_id);
     const thread = (
-      await s.deps.db.doc.send(
-        new GetCommand({
-          TableName: s.deps.db.table,
-          Key: { pk: `I#${s.peer.id}`, sk: `TH#${m.thread_id}` },
-          ConsistentRead: true,
-        }),
-      )
+      await s.deps.db.get({
+        TableName: s.deps.db.table,
+        Key: { pk: `I#${s.peer.id}`, sk: `TH#${m.thread_id}` },
+        ConsistentRead: true,
+      })
     ).Item!;
     expect(thread.refs.filter((r: string) => r === m.rfc_message_id)).toHaveLength(1);
     expect(thread.lock_owner).toBeUndefined();

@@ -1,7 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { localDay } from '../../functions/core/quota.ts';
+import { hooksOf } from '../../functions/store/dynamodb.ts';
 import { keys } from '../../functions/store/table-keys.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
@@ -17,33 +17,29 @@ afterAll(async () => {
 const hello = () => ({ to: [s.peer.address], subject: 'Hello', text: 'Hi peer.' });
 
 async function idempotencyItem(identityId: string, key: string) {
-  const out = await s.deps.db.doc.send(
-    new GetCommand({
-      TableName: s.deps.db.table,
-      Key: keys.idempotency(identityId, sha256Hex(key)),
-      ConsistentRead: true,
-    }),
-  );
+  const out = await s.deps.db.get({
+    TableName: s.deps.db.table,
+    Key: keys.idempotency(identityId, sha256Hex(key)),
+    ConsistentRead: true,
+  });
   return out.Item;
 }
 
 /** Leave an in-progress reservation of `key`, as a running (or crashed) request would. */
 async function holdKey(key: string, owner: string, leaseUntil: number) {
-  await s.deps.db.doc.send(
-    new UpdateCommand({
-      TableName: s.deps.db.table,
-      Key: keys.idempotency(s.agent.id, sha256Hex(key)),
-      UpdateExpression: 'SET #s = :s, #o = :o, lease_until = :l, fingerprint = :f, expires_at = :e',
-      ExpressionAttributeNames: { '#s': 'state', '#o': 'owner' },
-      ExpressionAttributeValues: {
-        ':s': 'in_progress',
-        ':o': owner,
-        ':l': leaseUntil,
-        ':f': 'x',
-        ':e': Date.now() + 1e9,
-      },
-    }),
-  );
+  await s.deps.db.update({
+    TableName: s.deps.db.table,
+    Key: keys.idempotency(s.agent.id, sha256Hex(key)),
+    UpdateExpression: 'SET #s = :s, #o = :o, lease_until = :l, fingerprint = :f, expires_at = :e',
+    ExpressionAttributeNames: { '#s': 'state', '#o': 'owner' },
+    ExpressionAttributeValues: {
+      ':s': 'in_progress',
+      ':o': owner,
+      ':l': leaseUntil,
+      ':f': 'x',
+      ':e': Date.now() + 1e9,
+    },
+  });
 }
 
 describe('POST /v1/identities/{id}/messages', () => {
@@ -83,22 +79,16 @@ describe('POST /v1/identities/{id}/messages', () => {
     await s.settle();
     const calls: { command: string; keys: string[] }[] = [];
     let recording = true;
-    const name = `count-${Date.now()}`;
-    s.deps.db.doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (recording) {
-          const input = args.input as { RequestItems?: Record<string, { Keys: { sk: string }[] }> };
-          calls.push({
-            command: String(context.commandName).replace(/Command$/, ''),
-            keys: Object.values(input.RequestItems ?? {}).flatMap((r) =>
-              r.Keys.map((k) => k.sk.split('#')[0]),
-            ),
-          });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
+    const remove = hooksOf(s.deps.db).aroundCall(async (operation, given, next) => {
+      if (recording) {
+        const input = given as { RequestItems?: Record<string, { Keys: { sk: string }[] }> };
+        calls.push({
+          command: operation,
+          keys: Object.values(input.RequestItems ?? {}).flatMap((r) => r.Keys.map((k) => k.sk.split('#')[0])),
+        });
+      }
+      return next();
+    });
     try {
       const again = await s.send(hello(), 'replay-one-read');
       recording = false;
@@ -110,7 +100,7 @@ describe('POST /v1/identities/{id}/messages', () => {
       expect(calls.map((c) => c.command)).toEqual(['BatchGetItem']);
       expect(new Set(calls[0].keys)).toEqual(new Set(['K', 'I', 'IK', 'Q']));
     } finally {
-      s.deps.db.doc.middlewareStack.remove(name);
+      remove();
     }
   });
 
@@ -127,43 +117,38 @@ describe('POST /v1/identities/{id}/messages', () => {
       });
     const calls: { label: string; start: number; end: number }[] = [];
     let recording = false;
-    r.deps.db.doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (!recording) return next(args);
-        const input = args.input as {
-          RequestItems?: Record<string, { Keys: { sk: string }[] }>;
-          Key?: { sk: string };
-          Item?: { sk: string };
-        };
-        const sks = [
-          ...Object.values(input.RequestItems ?? {}).flatMap((x) => x.Keys.map((k) => k.sk)),
-          ...[input.Key?.sk ?? input.Item?.sk].filter((k) => k !== undefined),
-        ];
-        const prefixes = [...new Set(sks.map((k) => k.split('#')[0]))].sort();
-        const call = {
-          label: `${String(context.commandName).replace(/Command$/, '')} ${prefixes.join('+')}`,
-          start: performance.now(),
-          end: Number.POSITIVE_INFINITY,
-        };
-        calls.push(call);
-        try {
-          return await next(args);
-        } finally {
-          call.end = performance.now();
-        }
-      },
-      { step: 'initialize', name: 'round-trips' },
-    );
+    hooksOf(r.deps.db).aroundCall(async (operation, given, next) => {
+      if (!recording) return next();
+      const input = given as {
+        RequestItems?: Record<string, { Keys: { sk: string }[] }>;
+        Key?: { sk: string };
+        Item?: { sk: string };
+      };
+      const sks = [
+        ...Object.values(input.RequestItems ?? {}).flatMap((x) => x.Keys.map((k) => k.sk)),
+        ...[input.Key?.sk ?? input.Item?.sk].filter((k) => k !== undefined),
+      ];
+      const prefixes = [...new Set(sks.map((k) => k.split('#')[0]))].sort();
+      const call = {
+        label: `${operation} ${prefixes.join('+')}`,
+        start: performance.now(),
+        end: Number.POSITIVE_INFINITY,
+      };
+      calls.push(call);
+      try {
+        return await next();
+      } finally {
+        call.end = performance.now();
+      }
+    });
     try {
       for (let i = 0; ; i++) {
         expect((await send(`trips-warm-${i}`)).status).toBe(202);
-        const q = await r.deps.db.doc.send(
-          new GetCommand({
-            TableName: r.deps.db.table,
-            Key: { pk: `I#${r.agent.id}`, sk: `Q#${localDay(Date.now(), 'UTC')}` },
-            ConsistentRead: true,
-          }),
-        );
+        const q = await r.deps.db.get({
+          TableName: r.deps.db.table,
+          Key: { pk: `I#${r.agent.id}`, sk: `Q#${localDay(Date.now(), 'UTC')}` },
+          ConsistentRead: true,
+        });
         if (Number(q.Item?.lease ?? 0) > Number(q.Item?.sends ?? 0) + 1) break;
       }
       recording = true;
@@ -363,14 +348,12 @@ describe('POST /v1/identities/{id}/messages', () => {
       expect(ok.status).toBe(202);
       // fill the current window the way 119 more sends would
       const now = Date.now();
-      await r.deps.db.doc.send(
-        new UpdateCommand({
-          TableName: r.deps.db.table,
-          Key: { pk: `I#${r.agent.id}`, sk: `Q#${localDay(now, 'UTC')}` },
-          UpdateExpression: 'SET rm = :w, rn = :n',
-          ExpressionAttributeValues: { ':w': now - (now % 60_000), ':n': 120 },
-        }),
-      );
+      await r.deps.db.update({
+        TableName: r.deps.db.table,
+        Key: { pk: `I#${r.agent.id}`, sk: `Q#${localDay(now, 'UTC')}` },
+        UpdateExpression: 'SET rm = :w, rn = :n',
+        ExpressionAttributeValues: { ':w': now - (now % 60_000), ':n': 120 },
+      });
       const limited = await r.send({ to: ['delivered@simulator.invalid'], text: 'y' }, 'rl-second');
       if (Date.now() - (Date.now() % 60_000) !== now - (now % 60_000)) return; // the minute turned over mid-test
       expect(limited.status).toBe(429);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { addressHash, filterRecipients } from '../../functions/core/suppressions.ts';
@@ -31,13 +30,11 @@ const fresh = (local = 'jo.private') => `${local}${++n}@example.com`;
 const hash = (address: string) => addressHash(s.deps.config.hashKey, address);
 
 async function tenantItems() {
-  const out = await s.deps.db.doc.send(
-    new QueryCommand({
-      TableName: s.deps.db.table,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': `T#${s.tenantId}` },
-    }),
-  );
+  const out = await s.deps.db.query({
+    TableName: s.deps.db.table,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': `T#${s.tenantId}` },
+  });
   return out.Items ?? [];
 }
 
@@ -344,11 +341,9 @@ describe('stores for the submit path', () => {
       now,
     );
     await s.call('PUT', `${base()}/lists/send/block/@blocked.example`);
-    await s.deps.db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: contactCountUpdates(s.deps.db, s.agent.id, [known, known.toUpperCase()], now),
-      }),
-    );
+    await s.deps.db.transact({
+      TransactItems: contactCountUpdates(s.deps.db, s.agent.id, [known, known.toUpperCase()], now),
+    });
     const addresses = [suppressed, blocked, known, stranger];
     const [suppressions, lists, contacts] = await Promise.all([
       getSuppressionsFor(s.deps.db, s.tenantId, s.deps.config.hashKey, addresses),
@@ -380,11 +375,9 @@ describe('stores for the submit path', () => {
   it('counts each accepted send once more on the contact', async () => {
     const address = fresh('counted');
     for (let i = 0; i < 3; i++) {
-      await s.deps.db.doc.send(
-        new TransactWriteCommand({
-          TransactItems: contactCountUpdates(s.deps.db, s.agent.id, [address], now),
-        }),
-      );
+      await s.deps.db.transact({
+        TransactItems: contactCountUpdates(s.deps.db, s.agent.id, [address], now),
+      });
     }
     expect((await getContacts(s.deps.db, s.agent.id, [address])).get(address)?.outbound_count).toBe(3);
   });

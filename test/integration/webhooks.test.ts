@@ -1,5 +1,4 @@
 import { createServer as createTcpServer } from 'node:net';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { type DeliveryJob, RETRY_SCHEDULE_S, verifyWebhook } from '../../functions/core/webhooks.ts';
@@ -12,7 +11,13 @@ import { appendEvent, listEvents } from '../../functions/store/events.store.ts';
 import { deliverJob } from '../../functions/webhooks/deliver.ts';
 import { fanOut, outboxInsert } from '../../functions/webhooks/fan-out.ts';
 import { httpPoster } from '../../functions/webhooks/http-client.ts';
-import { createOldTable, type TestStack, testStack, withOwnDynamoDb } from '../support/local.ts';
+import {
+  createOldTable,
+  describeTable,
+  type TestStack,
+  testStack,
+  withOwnDynamoDb,
+} from '../support/local.ts';
 import { webhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
@@ -297,7 +302,7 @@ describe('the local table stream', () => {
     await withOwnDynamoDb(async (db, endpoint) => {
       await createOldTable(db);
       await ensureTable(db);
-      const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+      const out = await describeTable(db);
       expect(out.Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
       const seen: string[] = [];
       // The poller's own errors, so a failure below says what the stream answered.

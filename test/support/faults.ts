@@ -1,4 +1,5 @@
 import type { Db } from '../../functions/store/db.ts';
+import { hooksOf } from '../../functions/store/dynamodb.ts';
 
 /** One DynamoDB call as a fault rule sees it: the operation and the item's sort key. */
 export interface Call {
@@ -10,9 +11,9 @@ export interface Call {
 const text = (v: unknown): string =>
   typeof v === 'string' ? v : v && typeof v === 'object' && 'S' in v ? String((v as { S: unknown }).S) : '';
 
-function describeCall(commandName: string, input: Record<string, unknown>): Call {
+function describeCall(operation: string, input: Record<string, unknown>): Call {
   const item = (input.Item ?? input.Key ?? {}) as Record<string, unknown>;
-  return { command: commandName.replace(/Command$/, ''), sk: text(item.sk), input };
+  return { command: operation, sk: text(item.sk), input };
 }
 
 /** The writes of the submit path, by what they write. */
@@ -64,28 +65,19 @@ export const attemptWrites = {
     String(c.input.UpdateExpression).includes('#claim = :claim'),
 };
 
-/** The JSON body of a DynamoDB request as it leaves the SDK (a string or bytes). */
-function parseBody(body: unknown): Record<string, unknown> {
-  if (body === undefined) return {};
-  const text = body instanceof Uint8Array ? new TextDecoder().decode(body) : String(body);
-  try {
-    return JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-}
-
 const killed = () => Object.assign(new Error('the Lambda was killed'), { name: 'Sandbox.Timedout' });
 const lostAnswer = () => Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
 
 /**
- * Faults made to happen on a Db's client.
-
+ * Faults made to happen on a Db's calls (store/dynamodb.ts › DbHooks).
+ *
  * Two places a lost answer can happen (docs/lost-answers.md):
- * - `loseAnswer` (outside the SDK's retry): DynamoDB applied the call and the caller sees the error.
- * - `loseAnswerInRetry` (inside it, at the SDK's deserialize step, where a socket timeout happens):
- *   DynamoDB applied the call and the SDK's own retry decides whether to send it again. `then` runs
- *   before the error goes up, so whatever resends the write (the SDK or pmail's own code) arrives
+ * - `loseAnswer` (outside the table's retry policy): DynamoDB applied the call and the caller sees
+ *   the error.
+ * - `loseAnswerInRetry` (inside it, around the one request, where a socket timeout happens):
+ *   DynamoDB answered the call (applied it, or refused it) and the answer does not come back; the
+ *   retry policy decides whether to send it again. `then` runs
+ *   before the error goes up, so whatever resends the write (the policy or pmail's own code) arrives
  *   after another writer's write. `sent(rule)` counts how often a matching request reached
  *   DynamoDB, resends included.
  * `crashBefore`/`crashAfter`: the process dies at that call
@@ -108,49 +100,48 @@ export function faults(db: Db) {
     fired: boolean;
     sent: number;
   }[] = [];
-  db.doc.middlewareStack.add(
-    (next, context) => async (args) => {
-      const request = (args as { request?: { body?: unknown } }).request;
-      const input = parseBody(request?.body);
-      const call = describeCall(String(context.commandName), input);
-      const hits = inRetry.filter((r) => r.match(call));
-      for (const r of hits) r.sent++;
-      const rule = hits.find((r) => !r.fired);
-      if (rule) rule.fired = true;
-      const out = await next(args);
-      if (rule) {
-        await rule.then?.();
-        throw lostAnswer();
+  const hooks = hooksOf(db);
+  hooks.aroundAttempt(async (operation, request, next) => {
+    const call = describeCall(operation, request);
+    const hits = inRetry.filter((r) => r.match(call));
+    for (const r of hits) r.sent++;
+    const rule = hits.find((r) => !r.fired);
+    if (rule) rule.fired = true;
+    // DynamoDB's answer, a refusal included, is lost on its way back when a rule fired.
+    const answer = next().then(
+      (out) => ({ out }),
+      (err: unknown) => ({ err }),
+    );
+    const got = await answer;
+    if (rule) {
+      await rule.then?.();
+      throw lostAnswer();
+    }
+    if ('err' in got) throw got.err;
+    return got.out;
+  });
+  hooks.aroundCall(async (operation, input, next) => {
+    if (dead) throw killed();
+    const call = describeCall(operation, input);
+    const rule = rules.find((r) => !r.fired && r.match(call));
+    if (rule) rule.fired = true;
+    if (rule?.at === 'before') {
+      if (rule.kind === 'pause') await rule.gate;
+      else {
+        dead = true;
+        throw killed();
       }
-      return out;
-    },
-    { step: 'deserialize', priority: 'low', name: `faults-in-retry-${Math.random().toString(36).slice(2)}` },
-  );
-  db.doc.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (dead) throw killed();
-      const call = describeCall(String(context.commandName), args.input as Record<string, unknown>);
-      const rule = rules.find((r) => !r.fired && r.match(call));
-      if (rule) rule.fired = true;
-      if (rule?.at === 'before') {
-        if (rule.kind === 'pause') await rule.gate;
-        else {
-          dead = true;
-          throw killed();
-        }
+    }
+    const out = await next();
+    if (rule?.at === 'after') {
+      if (rule.kind === 'crash') {
+        dead = true;
+        throw killed();
       }
-      const out = await next(args);
-      if (rule?.at === 'after') {
-        if (rule.kind === 'crash') {
-          dead = true;
-          throw killed();
-        }
-        throw lostAnswer();
-      }
-      return out;
-    },
-    { step: 'initialize', name: `faults-${Math.random().toString(36).slice(2)}` },
-  );
+      throw lostAnswer();
+    }
+    return out;
+  });
   const add = (match: (c: Call) => boolean, at: 'before' | 'after', kind: 'crash' | 'lose' | 'pause') => {
     const rule = { match, at, kind, fired: false } as (typeof rules)[number];
     rules.push(rule);

@@ -1,4 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DomainRecord } from '../../functions/core/model.ts';
 import { keys } from '../../functions/store/table-keys.ts';
 import type { TestStack } from './local.ts';
@@ -13,29 +12,25 @@ export async function makeLive(
 ): Promise<string> {
   const domain = s.agent.address.split('@')[1]!;
   const names = Object.keys(fields) as (keyof typeof fields)[];
-  await s.deps.db.doc.send(
-    new UpdateCommand({
-      TableName: s.deps.db.table,
-      Key: keys.domain(domain),
-      UpdateExpression: `SET #s = :s, ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
-      ExpressionAttributeNames: {
-        '#s': 'state',
-        ...Object.fromEntries(names.map((n, i) => [`#f${i}`, n])),
-      },
-      ExpressionAttributeValues: {
-        ':s': 'healthy',
-        ...Object.fromEntries(names.map((n, i) => [`:f${i}`, fields[n]])),
-      },
-    }),
-  );
-  await s.deps.db.doc.send(
-    new UpdateCommand({
-      TableName: s.deps.db.table,
-      Key: keys.tenant(s.tenantId),
-      UpdateExpression: 'SET #m = :m',
-      ExpressionAttributeNames: { '#m': 'mode' },
-      ExpressionAttributeValues: { ':m': 'live' },
-    }),
-  );
+  await s.deps.db.update({
+    TableName: s.deps.db.table,
+    Key: keys.domain(domain),
+    UpdateExpression: `SET #s = :s, ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+    ExpressionAttributeNames: {
+      '#s': 'state',
+      ...Object.fromEntries(names.map((n, i) => [`#f${i}`, n])),
+    },
+    ExpressionAttributeValues: {
+      ':s': 'healthy',
+      ...Object.fromEntries(names.map((n, i) => [`:f${i}`, fields[n]])),
+    },
+  });
+  await s.deps.db.update({
+    TableName: s.deps.db.table,
+    Key: keys.tenant(s.tenantId),
+    UpdateExpression: 'SET #m = :m',
+    ExpressionAttributeNames: { '#m': 'mode' },
+    ExpressionAttributeValues: { ':m': 'live' },
+  });
   return domain;
 }

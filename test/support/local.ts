@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, inject } from 'vitest';
 import type { ApiEvent } from '../../functions/api/http.ts';
 import { matchRoute } from '../../functions/api/http.ts';
@@ -15,8 +14,10 @@ import {
   type LocalRuntimeOptions,
 } from '../../functions/local/runtime.ts';
 import { type SeededTenant, seedTestTenant } from '../../functions/local/seed.ts';
+import { adminClient, type TableAt } from '../../functions/local/table.ts';
 import { silentLogger } from '../../functions/log.ts';
-import { createDb, type Db } from '../../functions/store/db.ts';
+import type { Db } from '../../functions/store/db.ts';
+import { createDb, type DynamoDb } from '../../functions/store/dynamodb.ts';
 import { getMessage, listMessages, mutateMessage } from '../../functions/store/messages.store.ts';
 
 export interface TestStack extends LocalRuntime, SeededTenant {
@@ -144,18 +145,14 @@ export async function submittedVia(
     result: undefined,
   }));
   // The timeout script announced message.uncertain; a live send that was accepted would not have.
-  const events = await s.deps.db.doc.send(
-    new QueryCommand({
-      TableName: s.deps.db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
-      ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':e': 'E#' },
-    }),
-  );
+  const events = await s.deps.db.query({
+    TableName: s.deps.db.table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :e)',
+    ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':e': 'E#' },
+  });
   for (const e of events.Items ?? []) {
     if (e.event.type === 'message.uncertain' && e.event.data.message_id === res.body.id)
-      await s.deps.db.doc.send(
-        new DeleteCommand({ TableName: s.deps.db.table, Key: { pk: e.pk, sk: e.sk } }),
-      );
+      await s.deps.db.delete({ TableName: s.deps.db.table, Key: { pk: e.pk, sk: e.sk } });
   }
   return { id: res.body.id as string, providerMessageId };
 }
@@ -185,7 +182,7 @@ export function stackPerTest(): (opts?: Parameters<typeof testStack>[0]) => Prom
  * index, enable a stream): an index build queues behind every other file's requests on the shared
  * instance, and took minutes there on a loaded 2-core machine. Stopped after `fn`.
  */
-export async function withOwnDynamoDb<T>(fn: (db: Db, endpoint: string) => Promise<T>): Promise<T> {
+export async function withOwnDynamoDb<T>(fn: (db: DynamoDb, endpoint: string) => Promise<T>): Promise<T> {
   const local = await startDynamoDbLocal();
   try {
     return await fn(
@@ -197,10 +194,21 @@ export async function withOwnDynamoDb<T>(fn: (db: Db, endpoint: string) => Promi
   }
 }
 
-export async function createOldTable(db: TestStack['deps']['db']): Promise<void> {
-  await db.doc.send(
+/** The table's description as DynamoDB Local gives it. */
+export async function describeTable(at: TableAt) {
+  const admin = adminClient(at);
+  try {
+    return await admin.send(new DescribeTableCommand({ TableName: at.table }));
+  } finally {
+    admin.destroy();
+  }
+}
+
+export async function createOldTable(at: TableAt): Promise<void> {
+  const admin = adminClient(at);
+  await admin.send(
     new CreateTableCommand({
-      TableName: db.table,
+      TableName: at.table,
       BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [
         { AttributeName: 'pk', AttributeType: 'S' },
@@ -212,16 +220,15 @@ export async function createOldTable(db: TestStack['deps']['db']): Promise<void>
       ],
     }),
   );
+  admin.destroy();
 }
 
 /** The items of the test tenant's partition whose sort key starts with `prefix` (E#, AU#, S#…). */
 export async function tenantItems(s: TestStack, prefix: string): Promise<Record<string, any>[]> {
-  const out = await s.deps.db.doc.send(
-    new QueryCommand({
-      TableName: s.deps.db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-      ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':p': prefix },
-    }),
-  );
+  const out = await s.deps.db.query({
+    TableName: s.deps.db.table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+    ExpressionAttributeValues: { ':pk': `T#${s.tenantId}`, ':p': prefix },
+  });
   return out.Items ?? [];
 }

@@ -1,3 +1,4 @@
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
   DynamoDBStreamsClient,
@@ -14,14 +15,14 @@ import type { Db } from '../../functions/store/db.ts';
  * failed poll (capped) and logs the failure once and the recovery once, rather than a line per poll.
  */
 const streams = mockClient(DynamoDBStreamsClient);
-const db = {
-  table: 't',
-  doc: { send: async () => ({ Table: { LatestStreamArn: 'arn:aws:dynamodb:local:stream/t' } }) },
-} as unknown as Db;
+const tables = mockClient(DynamoDBClient);
+const db = { table: 't' } as unknown as Db;
 
 beforeEach(() => {
   vi.useFakeTimers();
   streams.reset();
+  tables.reset();
+  tables.on(DescribeTableCommand).resolves({ Table: { LatestStreamArn: 'arn:aws:dynamodb:local:stream/t' } });
 });
 afterEach(() => {
   vi.useRealTimers();

@@ -1,9 +1,9 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { localTransports } from '../../../functions/local/transports.ts';
 import { claim, claimToken, record } from '../../../functions/send/attempt.ts';
 import { sendAttemptTasks } from '../../../functions/send/tasks.ts';
 import { runTransport } from '../../../functions/send/transport-task.ts';
+import { hooksOf } from '../../../functions/store/dynamodb.ts';
 import { listEvents } from '../../../functions/store/events.store.ts';
 import { claimSending, mutateMessage } from '../../../functions/store/messages.store.ts';
 import { WINDOW_WRITERS } from '../../../functions/store/outcomes.store.ts';
@@ -122,17 +122,14 @@ describe('messages.store.ts › claimSending: the claim-and-mark write whose ans
     let dropped = 0;
     let claimSends = 0;
     // a socket that died before the request left: no answer, nothing applied
-    r.deps.db.doc.middlewareStack.add(
-      (next, context) => async (args) => {
-        const body = String((args as { request?: { body?: unknown } }).request?.body ?? '');
-        if (context.commandName === 'UpdateItemCommand' && body.includes('#claim = :claim')) {
-          claimSends++;
-          if (dropped++ === 0) throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
-        }
-        return next(args);
-      },
-      { step: 'deserialize', priority: 'low', name: 'drop-first-claim' },
-    );
+    hooksOf(r.deps.db).aroundAttempt(async (operation, input, next) => {
+      const body = JSON.stringify(input);
+      if (operation === 'UpdateItem' && body.includes('#claim = :claim')) {
+        claimSends++;
+        if (dropped++ === 0) throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
+      }
+      return next();
+    });
     const sent = await r.send({ to: [r.peer.address], subject: 'Never arrived', text: 'x' }, 'never-arrived');
     await r.machine.idle();
     expect(claimSends).toBe(2);
@@ -300,13 +297,11 @@ describe('send/actions.ts › cancel, retry (messages.store.ts › putMessageAtV
 describe('events/consume.ts › applyTo and outcomes.store.ts › updateOutcomeWindow: a delivery outcome whose answer was lost', () => {
   const windowOf = async (r: TestStack) =>
     (
-      await r.deps.db.doc.send(
-        new GetCommand({
-          TableName: r.deps.db.table,
-          Key: { pk: `I#${r.agent.id}`, sk: 'OW' },
-          ConsistentRead: true,
-        }),
-      )
+      await r.deps.db.get({
+        TableName: r.deps.db.table,
+        Key: { pk: `I#${r.agent.id}`, sk: 'OW' },
+        ConsistentRead: true,
+      })
     ).Item;
 
   const bounceWrite = (c: Call) =>

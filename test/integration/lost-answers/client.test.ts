@@ -1,14 +1,15 @@
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db, isOutcomeUnknown, putOnce, WRITER } from '../../../functions/store/db.ts';
+import { type Db, isOutcomeUnknown, putOnce, WRITER } from '../../../functions/store/db.ts';
+import { createDb, hooksOf } from '../../../functions/store/dynamodb.ts';
 import { type Call, faults } from '../../support/faults.ts';
 import { testStack } from '../../support/local.ts';
 
 /**
- * The store's rule for lost answers (docs/lost-answers.md), at the client: the SDK never sends a
- * single-item write twice, keeps resending reads, and resends transactions, which DynamoDB applies
- * once by their ClientRequestToken. The answer is lost *inside* the SDK's retry, where a socket
- * timeout happens, after DynamoDB applied the request.
+ * The store's rule for lost answers (docs/lost-answers.md), at the table's client
+ * (store/dynamodb.ts): its retry policy never sends a single-item write twice, keeps resending
+ * reads, and resends transactions, which DynamoDB applies once by their ClientRequestToken. The
+ * answer is lost *inside* the retry policy, where a socket timeout happens, after DynamoDB applied
+ * the request.
  */
 let db: Db;
 beforeAll(async () => {
@@ -17,20 +18,18 @@ beforeAll(async () => {
 
 const on = (command: string, sk: string) => (c: Call) => c.command === command && c.sk === sk;
 const item = async (pk: string, sk: string) =>
-  (await db.doc.send(new GetCommand({ TableName: db.table, Key: { pk, sk }, ConsistentRead: true }))).Item;
+  (await db.get({ TableName: db.table, Key: { pk, sk }, ConsistentRead: true })).Item;
 
-describe('the SDK resends no single-item write whose answer was lost', () => {
-  it('a conditional put applied once: the caller gets WriteOutcomeUnknown, the SDK sent it once', async () => {
+describe('the retry policy resends no single-item write whose answer was lost', () => {
+  it('a conditional put applied once: the caller gets WriteOutcomeUnknown, it was sent once', async () => {
     const f = faults(db);
     const rule = f.loseAnswerInRetry(on('PutItem', 'put-1'));
-    const err = await db.doc
-      .send(
-        new PutCommand({
-          TableName: db.table,
-          Item: { pk: 'lost', sk: 'put-1', n: 1 },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      )
+    const err = await db
+      .put({
+        TableName: db.table,
+        Item: { pk: 'lost', sk: 'put-1', n: 1 },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      })
       .catch((e) => e);
     expect(isOutcomeUnknown(err)).toBe(true);
     expect(f.sent(rule)).toBe(1);
@@ -40,47 +39,43 @@ describe('the SDK resends no single-item write whose answer was lost', () => {
   it('an unconditional ADD is not counted twice', async () => {
     const f = faults(db);
     const rule = f.loseAnswerInRetry(on('UpdateItem', 'add-1'));
-    const err = await db.doc
-      .send(
-        new UpdateCommand({
-          TableName: db.table,
-          Key: { pk: 'lost', sk: 'add-1' },
-          UpdateExpression: 'ADD n :one',
-          ExpressionAttributeValues: { ':one': 1 },
-        }),
-      )
+    const err = await db
+      .update({
+        TableName: db.table,
+        Key: { pk: 'lost', sk: 'add-1' },
+        UpdateExpression: 'ADD n :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      })
       .catch((e) => e);
     expect(isOutcomeUnknown(err)).toBe(true);
     expect(f.sent(rule)).toBe(1);
     expect((await item('lost', 'add-1'))?.n).toBe(1);
   });
 
-  it('a read is resent by the SDK and answers', async () => {
-    await db.doc.send(new PutCommand({ TableName: db.table, Item: { pk: 'lost', sk: 'read-1', n: 7 } }));
+  it('a read is resent and answers', async () => {
+    await db.put({ TableName: db.table, Item: { pk: 'lost', sk: 'read-1', n: 7 } });
     const f = faults(db);
     const rule = f.loseAnswerInRetry(on('GetItem', 'read-1'));
     expect((await item('lost', 'read-1'))?.n).toBe(7);
     expect(f.sent(rule)).toBe(2);
   });
 
-  it('a transaction is resent by the SDK and applied once (its ClientRequestToken)', async () => {
+  it('a transaction is resent and applied once (its ClientRequestToken)', async () => {
     const f = faults(db);
     const rule = f.loseAnswerInRetry((c) => c.command === 'TransactWriteItems');
-    await db.doc.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: db.table,
-              Key: { pk: 'lost', sk: 'tx-1' },
-              UpdateExpression: 'ADD n :one',
-              ConditionExpression: 'attribute_not_exists(n) OR n < :ten',
-              ExpressionAttributeValues: { ':one': 1, ':ten': 10 },
-            },
+    await db.transact({
+      TransactItems: [
+        {
+          Update: {
+            TableName: db.table,
+            Key: { pk: 'lost', sk: 'tx-1' },
+            UpdateExpression: 'ADD n :one',
+            ConditionExpression: 'attribute_not_exists(n) OR n < :ten',
+            ExpressionAttributeValues: { ':one': 1, ':ten': 10 },
           },
-        ],
-      }),
-    );
+        },
+      ],
+    });
     expect(f.sent(rule)).toBe(2);
     expect((await item('lost', 'tx-1'))?.n).toBe(1);
   });
@@ -88,15 +83,22 @@ describe('the SDK resends no single-item write whose answer was lost', () => {
   it('a definite refusal (a 4xx) stays what it is', async () => {
     const f = faults(db);
     f.loseAnswerInRetry(on('PutItem', 'never'));
-    const err = await db.doc
-      .send(new PutCommand({ TableName: db.table, Item: { pk: 'lost', sk: 'x', big: 'a'.repeat(500_000) } }))
+    const err = await db
+      .put({ TableName: db.table, Item: { pk: 'lost', sk: 'x', big: 'a'.repeat(500_000) } })
       .catch((e) => e);
     expect(err.name).toBe('ValidationException');
   });
 
-  it('a client with no fault keeps the SDK default of three attempts for reads', async () => {
+  it('a client with no fault sends a read three times at most when nothing answers', async () => {
     const own = createDb({ table: db.table, endpoint: 'http://127.0.0.1:9' });
-    expect(await own.doc.config.maxAttempts()).toBe(3);
+    let sends = 0;
+    hooksOf(own).aroundAttempt((_operation, _request, next) => {
+      sends++;
+      return next();
+    });
+    const err = await own.get({ TableName: db.table, Key: { pk: 'x', sk: 'y' } }).catch((e) => e);
+    expect(err.code).toBe('ECONNREFUSED');
+    expect(sends).toBe(3);
   });
 });
 
@@ -117,14 +119,12 @@ describe('db.ts › putOnce: a create recognises its own earlier send', () => {
     f.loseAnswerInRetry(on('PutItem', 'create-2'), {
       // biome-ignore lint/suspicious/noThenProperty: the fault helper's option (test/support/faults.ts)
       then: () =>
-        db.doc.send(
-          new UpdateCommand({
-            TableName: db.table,
-            Key: { pk: 'lost', sk: 'create-2' },
-            UpdateExpression: 'SET claimed = :t',
-            ExpressionAttributeValues: { ':t': true },
-          }),
-        ),
+        db.update({
+          TableName: db.table,
+          Key: { pk: 'lost', sk: 'create-2' },
+          UpdateExpression: 'SET claimed = :t',
+          ExpressionAttributeValues: { ':t': true },
+        }),
     });
     const out = await putOnce(db, { Item: { pk: 'lost', sk: 'create-2', v: 'mine' } });
     expect(out.written).toBe(true);

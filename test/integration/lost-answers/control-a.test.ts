@@ -1,5 +1,4 @@
 // biome-ignore-all lint/suspicious/noThenProperty: `then` is the fault helper's name for the write another writer makes before the resend (test/support/faults.ts)
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../functions/core/fingerprint.ts';
 import { permissionsOf } from '../../../functions/core/keys.ts';
@@ -56,7 +55,7 @@ function thisRequest(pred: (c: Call) => boolean) {
 
 const tx = (text: string) => thisRequest((c) => c.command === 'TransactWriteItems' && body(c).includes(text));
 const item = async (pk: string, sk: string) =>
-  (await db.doc.send(new GetCommand({ TableName: db.table, Key: { pk, sk }, ConsistentRead: true }))).Item;
+  (await db.get({ TableName: db.table, Key: { pk, sk }, ConsistentRead: true })).Item;
 const keyBody = (name: string) => ({
   name,
   level: 'tenant',
@@ -86,14 +85,12 @@ describe('api-keys.store.ts › createApiKey', () => {
     const match = tx(name);
     const rule = f.loseAnswerInRetry(match, {
       then: () =>
-        db.doc.send(
-          new UpdateCommand({
-            TableName: db.table,
-            Key: { pk: `KEY#${keyIdIn(match.seen[0])}`, sk: 'KEY' },
-            UpdateExpression: 'SET last_used_at = :t',
-            ExpressionAttributeValues: { ':t': 1 },
-          }),
-        ),
+        db.update({
+          TableName: db.table,
+          Key: { pk: `KEY#${keyIdIn(match.seen[0])}`, sk: 'KEY' },
+          UpdateExpression: 'SET last_used_at = :t',
+          ExpressionAttributeValues: { ':t': 1 },
+        }),
     });
     const res = await s.call('POST', '/v1/keys', { body: keyBody(name) });
     expect(res.status).toBe(201);
@@ -408,14 +405,12 @@ describe('api-keys.store.ts › touchLastUsed', () => {
     const f = faults(db);
     const rule = f.loseAnswerInRetry(touch(k.secret), {
       then: () =>
-        db.doc.send(
-          new UpdateCommand({
-            TableName: db.table,
-            Key: { pk: `K#${sha256Hex(k.secret)}`, sk: 'K' },
-            UpdateExpression: 'SET last_used_at = :t',
-            ExpressionAttributeValues: { ':t': 7 },
-          }),
-        ),
+        db.update({
+          TableName: db.table,
+          Key: { pk: `K#${sha256Hex(k.secret)}`, sk: 'K' },
+          UpdateExpression: 'SET last_used_at = :t',
+          ExpressionAttributeValues: { ':t': 7 },
+        }),
     });
     expect((await s.call('GET', '/v1/me', { key: k.secret })).status).toBe(200);
     expect(f.sent(rule)).toBe(1);
@@ -550,8 +545,8 @@ describe('db.ts › countUnderLimit', () => {
 
 describe('db.ts › deleteCounted', () => {
   const create = async (pk: string) => {
-    await db.doc.send(new PutCommand({ TableName: db.table, Item: { pk, sk: 'X', v: 1 } }));
-    await db.doc.send(new PutCommand({ TableName: db.table, Item: { pk, sk: 'COUNT', count: 1 } }));
+    await db.put({ TableName: db.table, Item: { pk, sk: 'X', v: 1 } });
+    await db.put({ TableName: db.table, Item: { pk, sk: 'COUNT', count: 1 } });
   };
 
   it('its answer lost: the SDK resends it, deleted and given back once, answered true', async () => {
@@ -613,15 +608,13 @@ describe('directory.store.ts › putNew', () => {
     const f = faults(db);
     f.loseAnswerInRetry(claim(a), {
       then: () =>
-        db.doc.send(
-          new UpdateCommand({
-            TableName: db.table,
-            Key: { pk: `A#${a.address}`, sk: 'A' },
-            UpdateExpression: 'SET #s = :s',
-            ExpressionAttributeNames: { '#s': 'status' },
-            ExpressionAttributeValues: { ':s': 'retiring' },
-          }),
-        ),
+        db.update({
+          TableName: db.table,
+          Key: { pk: `A#${a.address}`, sk: 'A' },
+          UpdateExpression: 'SET #s = :s',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':s': 'retiring' },
+        }),
     });
     await putAddress(db, a);
     expect(await item(`A#${a.address}`, 'A')).toMatchObject({ identity_id: 'idn_mine', status: 'retiring' });

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressHash } from '../../../functions/core/suppressions.ts';
 import { seedPlatformKey } from '../../../functions/local/seed.ts';
@@ -72,13 +71,11 @@ const events = async (type: string, identityId: string) =>
 
 const counter = async (sk: string) =>
   (
-    await s.deps.db.doc.send(
-      new GetCommand({
-        TableName: s.deps.db.table,
-        Key: { pk: `T#${s.tenantId}`, sk },
-        ConsistentRead: true,
-      }),
-    )
+    await s.deps.db.get({
+      TableName: s.deps.db.table,
+      Key: { pk: `T#${s.tenantId}`, sk },
+      ConsistentRead: true,
+    })
   ).Item?.count as number | undefined;
 
 describe('tenants.store.ts', () => {

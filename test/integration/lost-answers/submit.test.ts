@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../functions/core/fingerprint.ts';
 import { localDay } from '../../../functions/core/quota.ts';
@@ -46,13 +45,11 @@ const counted = async (s: TestStack, now: number) =>
   (await readDailyCounts(s.deps.db, s.tenantId, s.agent.id, localDay(now, 'UTC'))).identity;
 const keyItem = async (s: TestStack, key: string) =>
   (
-    await s.deps.db.doc.send(
-      new GetCommand({
-        TableName: s.deps.db.table,
-        Key: keys.idempotency(s.agent.id, sha256Hex(key)),
-        ConsistentRead: true,
-      }),
-    )
+    await s.deps.db.get({
+      TableName: s.deps.db.table,
+      Key: keys.idempotency(s.agent.id, sha256Hex(key)),
+      ConsistentRead: true,
+    })
   ).Item;
 
 const cancel = (s: TestStack, id: string) =>
@@ -488,13 +485,11 @@ describe('events.store.ts › appendEvent: an appended event recognises its own 
 describe('threads.store.ts › threadSendItem: the thread write recognises its lock and its chain', () => {
   const threadOf = async (s: TestStack, identityId: string, threadId: string) =>
     (
-      await s.deps.db.doc.send(
-        new GetCommand({
-          TableName: s.deps.db.table,
-          Key: { pk: `I#${identityId}`, sk: `TH#${threadId}` },
-          ConsistentRead: true,
-        }),
-      )
+      await s.deps.db.get({
+        TableName: s.deps.db.table,
+        Key: { pk: `I#${identityId}`, sk: `TH#${threadId}` },
+        ConsistentRead: true,
+      })
     ).Item;
 
   it('a reply: its answer lost, the re-read finds its lock and chain; accepted once, the chain moved once', async () => {

@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { faults, writes } from '../../support/faults.ts';
 import { stackPerTest, type TestStack } from '../../support/local.ts';
@@ -12,13 +11,11 @@ const stack = stackPerTest();
 
 const threadItem = async (s: TestStack, identityId: string, threadId: string) =>
   (
-    await s.deps.db.doc.send(
-      new GetCommand({
-        TableName: s.deps.db.table,
-        Key: { pk: `I#${identityId}`, sk: `TH#${threadId}` },
-        ConsistentRead: true,
-      }),
-    )
+    await s.deps.db.get({
+      TableName: s.deps.db.table,
+      Key: { pk: `I#${identityId}`, sk: `TH#${threadId}` },
+      ConsistentRead: true,
+    })
   ).Item;
 
 describe('thread-list.store.ts › noteThreadMessage: a lost answer sent again counts the message once', () => {
