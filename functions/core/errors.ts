@@ -123,6 +123,9 @@ export const templateNotFound = (template: string) =>
     details: { template },
   });
 
+/** A domain being removed or removed: nothing changes or checks it any more. */
+export const domainRemoved = () => new PmailError('domain_not_found', 'This domain was removed.');
+
 /** The Idempotency-Key's first request still holds it. */
 export const requestInProgress = () =>
   new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');

@@ -11,7 +11,8 @@ import {
   policyPatchSchema,
   updateTenantSchema,
 } from '../../functions/api/directory.api.ts';
-import { createDomainSchema, updateDomainSchema } from '../../functions/api/domains.api.ts';
+import { createDomainSchema } from '../../functions/api/domains/create-domain.ts';
+import { updateDomainSchema } from '../../functions/api/domains/update-domain.ts';
 import { ERRORS, errorResponse, matchRoute } from '../../functions/api/http.ts';
 import { updateIdentitySchema } from '../../functions/api/identities.api.ts';
 import {
