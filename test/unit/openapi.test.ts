@@ -15,12 +15,10 @@ import { createDomainSchema } from '../../functions/api/domains/create-domain.ts
 import { updateDomainSchema } from '../../functions/api/domains/update-domain.ts';
 import { ERRORS, errorResponse, matchRoute } from '../../functions/api/http.ts';
 import { updateIdentitySchema } from '../../functions/api/identities.api.ts';
-import {
-  createKeySchema,
-  listAuditQuerySchema,
-  listKeysQuerySchema,
-  rotateKeySchema,
-} from '../../functions/api/keys.api.ts';
+import { createKeySchema } from '../../functions/api/keys/create-key.ts';
+import { listAuditQuerySchema } from '../../functions/api/keys/list-audit-events.ts';
+import { listKeysQuerySchema } from '../../functions/api/keys/list-keys.ts';
+import { rotateKeySchema } from '../../functions/api/keys/rotate-key.ts';
 import { listQuerySchema } from '../../functions/api/messages/list-messages.ts';
 import { resolveBodySchema } from '../../functions/api/messages/resolve.ts';
 import { routes } from '../../functions/api/routes.ts';
