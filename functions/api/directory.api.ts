@@ -1,36 +1,23 @@
 import { z } from 'zod';
 import { createIdentity } from '../admin/identities.ts';
 import { changeTenant, createTenant, patchPolicy } from '../admin/tenants.ts';
-import { DEFAULT_BOUNCE_RATE_PAUSE, DEFAULT_COMPLAINT_RATE_PAUSE } from '../core/abuse.ts';
 import { effectivePolicy, toTenantView } from '../core/admin-views.ts';
 import { PmailError, routeNotFound, tenantNotFound } from '../core/errors.ts';
 import { toIdentityView } from '../core/identity-view.ts';
 import type { Tenant, TenantPolicy } from '../core/model.ts';
-import { DEFAULT_IDENTITY_DAILY_CAP, DEFAULT_TENANT_DAILY_CAP } from '../core/quota.ts';
-import { DEFAULT_MAX_RECIPIENTS, HARD_MAX_RECIPIENTS } from '../core/recipients.ts';
-import { DEFAULT_MAX_AUTOMATIC_EXCHANGES } from '../core/reply.ts';
+import { HARD_MAX_RECIPIENTS } from '../core/recipients.ts';
 import type { Deps } from '../deps.ts';
 import { listIdentities } from '../store/identities.store.ts';
 import { getTenantConsistent, listTenants } from '../store/tenants.store.ts';
 import { authenticate, type Caller, requirePermission } from './auth.ts';
 import { idempotentControl } from './control.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
+import { POLICY_DEFAULTS } from './directory/policy.ts';
 import { bodyOf, header, json, routeGroup } from './http.ts';
+import { checkIdentityCap, identityFieldSchemas } from './identities/fields.ts';
 import { parseBody, parseQuery } from './parse.ts';
 import { requireLevel, tenantInReach } from './scope.ts';
 import { oneLine } from './send.schema.ts';
-
-/** The policy defaults, from the constants the send path enforces. */
-export const POLICY_DEFAULTS: Required<Omit<TenantPolicy, 'ai_disclosure' | 'domain_fallback'>> = {
-  max_recipients: DEFAULT_MAX_RECIPIENTS,
-  daily_send_cap: DEFAULT_TENANT_DAILY_CAP,
-  identity_daily_send_cap: DEFAULT_IDENTITY_DAILY_CAP,
-  send_allowlist_only: false,
-  large_attachments: 'reject',
-  unconfigured_transport: 'refuse',
-  abuse: { complaint_rate_pause: DEFAULT_COMPLAINT_RATE_PAUSE, bounce_rate_pause: DEFAULT_BOUNCE_RATE_PAUSE },
-  auto_reply: { enabled: true, max_automatic_exchanges: DEFAULT_MAX_AUTOMATIC_EXCHANGES },
-};
 
 const cap = z.number().int().min(1).max(10_000_000);
 const rate = z.number().min(0).max(1);
@@ -98,33 +85,16 @@ export const updateTenantSchema = z
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'name, timezone or status is required' });
 
-const owner = z.strictObject({
-  name: z.string().min(1).max(100),
-  email: z
-    .string()
-    .max(320)
-    .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/),
-});
-const sendPolicy = z.strictObject({
-  require_known_recipient: z.boolean().optional(),
-  daily_cap: z.number().int().min(1).max(10_000_000).optional(),
-  require_approval: z.boolean().optional(),
-});
-const metadata = z
-  .record(z.string().min(1).max(40), z.string().max(500))
-  .refine((m) => Object.keys(m).length <= 20, { message: 'at most 20 entries' });
-
 /** POST /v1/tenants/{tenant_id}/identities (openapi.yaml IdentityCreateRequest). */
 export const createIdentitySchema = z.strictObject({
   username: z.string().min(1).max(64),
   display_name: oneLine(100).optional(),
-  owner: owner.optional(),
+  owner: identityFieldSchemas.owner.optional(),
   domain: z.string().min(1).max(253).optional(),
-  send_policy: sendPolicy.optional(),
-  metadata: metadata.optional(),
+  send_policy: identityFieldSchemas.sendPolicy.optional(),
+  metadata: identityFieldSchemas.metadata.optional(),
   client_id: z.string().min(1).max(128).optional(),
 });
-export const identityFieldSchemas = { owner, sendPolicy, metadata };
 
 const page = {
   limit: z.coerce.number().int().min(1).max(100).default(25),
@@ -259,19 +229,6 @@ export function directoryApi(deps: Deps) {
         throw routeNotFound();
     }
   });
-}
-
-/**
- * An identity's own `send_policy.daily_cap` above the tenant's `identity_daily_send_cap` needs a
- * platform key (public design › Identities): a tenant cannot raise its own ceiling this way.
- */
-export function checkIdentityCap(key: Caller, tenant: Tenant, dailyCap: number | undefined): void {
-  if (dailyCap === undefined || key.scope.level === 'platform') return;
-  const ceiling = tenant.policy?.identity_daily_send_cap ?? POLICY_DEFAULTS.identity_daily_send_cap;
-  if (dailyCap > ceiling)
-    throw new PmailError('scope_denied', 'Only a platform key can set a daily cap above the tenant’s.', {
-      details: { field: 'send_policy.daily_cap', ceiling, required_level: 'platform' },
-    });
 }
 
 /** tenants:manage, which only platform keys can hold. */

@@ -2,19 +2,19 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
+import { POLICY_DEFAULTS } from '../../functions/api/directory/policy.ts';
 import {
   createIdentitySchema,
   createTenantSchema,
   listIdentitiesQuerySchema,
   listTenantsQuerySchema,
-  POLICY_DEFAULTS,
   policyPatchSchema,
   updateTenantSchema,
 } from '../../functions/api/directory.api.ts';
 import { createDomainSchema } from '../../functions/api/domains/create-domain.ts';
 import { updateDomainSchema } from '../../functions/api/domains/update-domain.ts';
 import { ERRORS, errorResponse, matchRoute } from '../../functions/api/http.ts';
-import { updateIdentitySchema } from '../../functions/api/identities.api.ts';
+import { updateIdentitySchema } from '../../functions/api/identities/update-identity.ts';
 import { createKeySchema } from '../../functions/api/keys/create-key.ts';
 import { listAuditQuerySchema } from '../../functions/api/keys/list-audit-events.ts';
 import { listKeysQuerySchema } from '../../functions/api/keys/list-keys.ts';

@@ -13,7 +13,10 @@ export const getDomainRoute: DomainsRoute = {
     json(200, toDomainView(await domainOf(deps.db, tenantId, params.domain_id)), requestId),
 };
 
-/** The tenant's domain by its id; 404 domain_not_found for another tenant's, a missing one or a malformed id. */
+/**
+ * The tenant's domain by its id; 404 domain_not_found for another tenant's, a missing one or a
+ * malformed id.
+ */
 export async function domainOf(db: Db, tenantId: string, domainId: string): Promise<DomainRecord> {
   const d = DOMAIN_ID_PATTERN.test(domainId ?? '')
     ? await getTenantDomain(db, tenantId, domainId)

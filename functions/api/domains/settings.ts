@@ -79,7 +79,7 @@ function secretName(ports: DomainsApiPorts, domain: string): string {
   return smtpSecretName(ports.secretPrefix, domain);
 }
 
-/** Write the domain's relay secret, when the settings carry one (write-only; the domain keeps `secret_ref`). */
+/** Write the domain's relay secret, if the settings carry one (write-only; the domain keeps `secret_ref`). */
 export async function storeSecret(
   deps: Pick<Deps, 'log'>,
   ports: DomainsApiPorts,
