@@ -16,6 +16,9 @@ export interface KeyedRoute<Found = unknown> {
   handle: (deps: Deps, call: KeyedCall<Found>) => Promise<ApiResult>;
 }
 
+/** An operation on the key's tenant, as its group's shared step found it (`tenants`, `webhooks`). */
+export type TenantRoute = KeyedRoute<{ tenantId: string }>;
+
 /**
  * The first part of every shared step: the calling key (401 unless it authenticates), then the
  * route's operation among the group's (404 route_not_found for a route the group does not serve).
