@@ -2,15 +2,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { POLICY_DEFAULTS } from '../../functions/api/directory/policy.ts';
-import {
-  createIdentitySchema,
-  createTenantSchema,
-  listIdentitiesQuerySchema,
-  listTenantsQuerySchema,
-  policyPatchSchema,
-  updateTenantSchema,
-} from '../../functions/api/directory.api.ts';
+import { createIdentitySchema } from '../../functions/api/directory/create-identity.ts';
+import { createTenantSchema } from '../../functions/api/directory/create-tenant.ts';
+import { listIdentitiesQuerySchema } from '../../functions/api/directory/list-identities.ts';
+import { listTenantsQuerySchema } from '../../functions/api/directory/list-tenants.ts';
+import { POLICY_DEFAULTS } from '../../functions/api/directory/settings.ts';
+import { updateTenantSchema } from '../../functions/api/directory/update-tenant.ts';
+import { policyPatchSchema } from '../../functions/api/directory/update-tenant-policy.ts';
 import { createDomainSchema } from '../../functions/api/domains/create-domain.ts';
 import { updateDomainSchema } from '../../functions/api/domains/update-domain.ts';
 import { ERRORS, errorResponse, matchRoute } from '../../functions/api/http.ts';

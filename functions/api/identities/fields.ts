@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PmailError } from '../../core/errors.ts';
 import type { Tenant } from '../../core/model.ts';
 import type { Caller } from '../auth.ts';
-import { POLICY_DEFAULTS } from '../directory/policy.ts';
+import { POLICY_DEFAULTS } from '../directory/settings.ts';
 
 /** The identity fields its create (`directory` group) and its change (`identities` group) share. */
 
