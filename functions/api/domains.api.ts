@@ -9,8 +9,7 @@ import { listDomainsRoute } from './domains/list-domains.ts';
 import type { DomainsApiPorts, DomainsRoute } from './domains/operation.ts';
 import { updateDomainRoute } from './domains/update-domain.ts';
 import { verifyDomainRoute } from './domains/verify-domain.ts';
-import { routeGroup } from './http.ts';
-import { callerAndOperation } from './operation.ts';
+import { operationGroup } from './operation.ts';
 
 export type { DomainsApiPorts } from './domains/operation.ts';
 
@@ -35,11 +34,10 @@ const OPERATIONS: Record<string, DomainsRoute> = {
  * `domains:write`; identity keys may read only.
  */
 export function domainsApi(deps: Deps, ports: DomainsApiPorts) {
-  return routeGroup(deps, async (call) => {
-    const { key, operation } = await callerAndOperation(deps, call, OPERATIONS);
-    const tenantId = tenantInScope(key, call.params.tenant_id, operation.permission);
-    return operation.handle(deps, { ...call, key, tenantId, ports });
-  });
+  return operationGroup(deps, OPERATIONS, (key, operation, { params }) => ({
+    tenantId: tenantInScope(key, params.tenant_id, operation.permission),
+    ports,
+  }));
 }
 
 /**

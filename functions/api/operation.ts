@@ -16,22 +16,32 @@ export interface KeyedRoute<Found = unknown> {
   handle: (deps: Deps, call: KeyedCall<Found>) => Promise<ApiResult>;
 }
 
-/** An operation on the key's tenant, as its group's shared step found it (`tenants`, `webhooks`). */
+/** An operation on the key's tenant, as its group's step found it (`tenants`, `templates`, `webhooks`). */
 export type TenantRoute = KeyedRoute<{ tenantId: string }>;
 
+/** What a group's shared step finds for its operations `R`: what their handlers are given. */
+type FoundBy<R> = R extends KeyedRoute<infer Found> ? Found : never;
+
 /**
- * The first part of every shared step: the calling key (401 unless it authenticates), then the
- * route's operation among the group's (404 route_not_found for a route the group does not serve).
+ * A route group: the calling key (401 unless it authenticates), the route's operation among the
+ * group's (404 route_not_found for a route the group does not serve), the group's shared step on
+ * them (`step`: its checks in order, and what it finds for the operation), then the operation.
+ * `R` is the group's operation type (`KeyedRoute<never>` admits a handler given any call).
  */
-export async function callerAndOperation<R>(
+export function operationGroup<R extends KeyedRoute<never>>(
   deps: Deps,
-  call: RouteCall,
   operations: Record<string, R>,
-): Promise<{ key: Caller; operation: R }> {
-  const key = await authenticate(deps, header(call.event, 'authorization'));
-  const operation = operations[call.route.operation];
-  if (!operation) throw routeNotFound();
-  return { key, operation };
+  step: (key: Caller, operation: R, call: RouteCall) => FoundBy<R> | Promise<FoundBy<R>>,
+) {
+  return routeGroup(deps, async (call) => {
+    const key = await authenticate(deps, header(call.event, 'authorization'));
+    const operation = operations[call.route.operation];
+    if (!operation) throw routeNotFound();
+    const found = await step(key, operation, call);
+    // R is a KeyedRoute<FoundBy<R>>: its handler takes the call with what the step found.
+    const handler = operation as unknown as KeyedRoute<FoundBy<R>>;
+    return handler.handle(deps, { ...call, key, ...(found as object) } as KeyedCall<FoundBy<R>>);
+  });
 }
 
 /**
@@ -39,9 +49,8 @@ export async function callerAndOperation<R>(
  * (`keys`, `identities`, `directory`).
  */
 export function keyedGroup(deps: Deps, operations: Record<string, KeyedRoute>) {
-  return routeGroup(deps, async (call) => {
-    const { key, operation } = await callerAndOperation(deps, call, operations);
+  return operationGroup(deps, operations, (key, operation) => {
     if (operation.permission) requirePermission(key, operation.permission);
-    return operation.handle(deps, { ...call, key });
+    return {};
   });
 }

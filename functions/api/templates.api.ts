@@ -1,7 +1,6 @@
 import type { Deps } from '../deps.ts';
 import { requirePermission } from './auth.ts';
-import { routeGroup } from './http.ts';
-import { callerAndOperation } from './operation.ts';
+import { operationGroup } from './operation.ts';
 import { tenantInReach } from './scope.ts';
 import { createTemplateRoute } from './templates/create-template.ts';
 import { deleteTemplateRoute } from './templates/delete-template.ts';
@@ -28,12 +27,10 @@ const OPERATIONS: Record<string, TemplatesRoute> = {
  * and the sources are checked before anything is stored (core/templates.ts › checkTemplateSource).
  */
 export function templatesApi(deps: Deps) {
-  return routeGroup(deps, async (call) => {
-    const { key, operation } = await callerAndOperation(deps, call, OPERATIONS);
+  return operationGroup(deps, OPERATIONS, async (key, operation, { params }) => {
     // A key that may write templates may read them.
     if (!(operation.permission === 'templates:read' && key.scopes.includes('templates:write')))
       requirePermission(key, operation.permission);
-    const tenant = await tenantInReach(deps.db, key, call.params.tenant_id);
-    return operation.handle(deps, { ...call, key, tenantId: tenant.id });
+    return { tenantId: (await tenantInReach(deps.db, key, params.tenant_id)).id };
   });
 }

@@ -2,8 +2,7 @@ import { PmailError } from '../core/errors.ts';
 import type { Deps } from '../deps.ts';
 import type { Db } from '../store/db.ts';
 import { type Caller, requirePermission } from './auth.ts';
-import { routeGroup } from './http.ts';
-import { callerAndOperation, type TenantRoute } from './operation.ts';
+import { operationGroup, type TenantRoute } from './operation.ts';
 import { tenantInReach } from './scope.ts';
 import { createSuppressionRoute } from './tenants/create-suppression.ts';
 import { deleteListEntryRoute } from './tenants/delete-list-entry.ts';
@@ -30,11 +29,9 @@ const OPERATIONS: Record<string, TenantRoute> = {
  * the key's.
  */
 export function tenantsApi(deps: Deps) {
-  return routeGroup(deps, async (call) => {
-    const { key, operation } = await callerAndOperation(deps, call, OPERATIONS);
-    const tenantId = await tenantInScope(deps.db, key, call.params.tenant_id);
-    return operation.handle(deps, { ...call, key, tenantId });
-  });
+  return operationGroup(deps, OPERATIONS, async (key, _operation, { params }) => ({
+    tenantId: await tenantInScope(deps.db, key, params.tenant_id),
+  }));
 }
 
 /**

@@ -23,7 +23,7 @@ import { routes } from '../../functions/api/routes.ts';
 import { forwardBodySchema, replyBodySchema, sendBodySchema } from '../../functions/api/send.schema.ts';
 import { createTemplateSchema } from '../../functions/api/templates/create-template.ts';
 import { updateTemplateSchema } from '../../functions/api/templates/update-template.ts';
-import { createWebhookSchema } from '../../functions/api/webhooks.api.ts';
+import { createWebhookSchema } from '../../functions/api/webhooks/create-webhook.ts';
 import { effectivePolicy, toAuditView, toKeyView, toTenantView } from '../../functions/core/admin-views.ts';
 import { toDomainView } from '../../functions/core/domains.ts';
 import { PmailError } from '../../functions/core/errors.ts';
