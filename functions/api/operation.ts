@@ -1,4 +1,5 @@
 import { routeNotFound } from '../core/errors.ts';
+import type { Identity } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
 import { authenticate, type Caller, type Permission, requirePermission } from './auth.ts';
 import { type ApiResult, header, type RouteCall, routeGroup } from './http.ts';
@@ -18,6 +19,9 @@ export interface KeyedRoute<Found = unknown> {
 
 /** An operation on the key's tenant, as its group's step found it (`tenants`, `templates`, `webhooks`). */
 export type TenantRoute = KeyedRoute<{ tenantId: string }>;
+
+/** An operation on an identity in the key's scope, as its group's step found it (`threads`). */
+export type IdentityRoute = KeyedRoute<{ identity: Identity }>;
 
 /** What a group's shared step finds for its operations `R`: what their handlers are given. */
 type FoundBy<R> = R extends KeyedRoute<infer Found> ? Found : never;
