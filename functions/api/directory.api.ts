@@ -1,281 +1,32 @@
-import { z } from 'zod';
-import { createIdentity } from '../admin/identities.ts';
-import { changeTenant, createTenant, patchPolicy } from '../admin/tenants.ts';
-import { DEFAULT_BOUNCE_RATE_PAUSE, DEFAULT_COMPLAINT_RATE_PAUSE } from '../core/abuse.ts';
-import { effectivePolicy, toTenantView } from '../core/admin-views.ts';
-import { PmailError, routeNotFound, tenantNotFound } from '../core/errors.ts';
-import { toIdentityView } from '../core/identity-view.ts';
-import type { Tenant, TenantPolicy } from '../core/model.ts';
-import { DEFAULT_IDENTITY_DAILY_CAP, DEFAULT_TENANT_DAILY_CAP } from '../core/quota.ts';
-import { DEFAULT_MAX_RECIPIENTS, HARD_MAX_RECIPIENTS } from '../core/recipients.ts';
-import { DEFAULT_MAX_AUTOMATIC_EXCHANGES } from '../core/reply.ts';
 import type { Deps } from '../deps.ts';
-import { listIdentities } from '../store/identities.store.ts';
-import { getTenantConsistent, listTenants } from '../store/tenants.store.ts';
-import { authenticate, type Caller, requirePermission } from './auth.ts';
-import { idempotentControl } from './control.ts';
-import { bodyOf, header, json, routeGroup } from './http.ts';
-import { decodeCursor, encodeCursor } from './keys.api.ts';
-import { parseBody, parseQuery } from './parse.ts';
-import { requireLevel, tenantInReach } from './scope.ts';
-import { oneLine } from './send.schema.ts';
+import { createIdentityRoute } from './directory/create-identity.ts';
+import { createTenantRoute } from './directory/create-tenant.ts';
+import { getTenantRoute } from './directory/get-tenant.ts';
+import { getTenantPolicyRoute } from './directory/get-tenant-policy.ts';
+import { listIdentitiesRoute } from './directory/list-identities.ts';
+import { listTenantsRoute } from './directory/list-tenants.ts';
+import { updateTenantRoute } from './directory/update-tenant.ts';
+import { updateTenantPolicyRoute } from './directory/update-tenant-policy.ts';
+import { type KeyedRoute, keyedGroup } from './operation.ts';
 
-/** The policy defaults, from the constants the send path enforces. */
-export const POLICY_DEFAULTS: Required<Omit<TenantPolicy, 'ai_disclosure' | 'domain_fallback'>> = {
-  max_recipients: DEFAULT_MAX_RECIPIENTS,
-  daily_send_cap: DEFAULT_TENANT_DAILY_CAP,
-  identity_daily_send_cap: DEFAULT_IDENTITY_DAILY_CAP,
-  send_allowlist_only: false,
-  large_attachments: 'reject',
-  unconfigured_transport: 'refuse',
-  abuse: { complaint_rate_pause: DEFAULT_COMPLAINT_RATE_PAUSE, bounce_rate_pause: DEFAULT_BOUNCE_RATE_PAUSE },
-  auto_reply: { enabled: true, max_automatic_exchanges: DEFAULT_MAX_AUTOMATIC_EXCHANGES },
+/** The operations of the group, each behind the shared step: the key and the permission it names. */
+const OPERATIONS: Record<string, KeyedRoute> = {
+  createTenant: createTenantRoute,
+  listTenants: listTenantsRoute,
+  getTenant: getTenantRoute,
+  updateTenant: updateTenantRoute,
+  getTenantPolicy: getTenantPolicyRoute,
+  updateTenantPolicy: updateTenantPolicyRoute,
+  createIdentity: createIdentityRoute,
+  listIdentities: listIdentitiesRoute,
 };
-
-const cap = z.number().int().min(1).max(10_000_000);
-const rate = z.number().min(0).max(1);
-/** The policy fields a PATCH may send; `null` resets a field to its default. */
-const policyFields = {
-  max_recipients: z.number().int().min(1).max(HARD_MAX_RECIPIENTS).nullable().optional(),
-  daily_send_cap: cap.nullable().optional(),
-  identity_daily_send_cap: cap.nullable().optional(),
-  send_allowlist_only: z.boolean().nullable().optional(),
-  large_attachments: z.enum(['reject', 'link']).nullable().optional(),
-  unconfigured_transport: z.enum(['refuse', 'hold']).nullable().optional(),
-  abuse: z
-    .strictObject({
-      complaint_rate_pause: rate.nullable().optional(),
-      bounce_rate_pause: rate.nullable().optional(),
-    })
-    .nullable()
-    .optional(),
-  auto_reply: z
-    .strictObject({
-      enabled: z.boolean().nullable().optional(),
-      max_automatic_exchanges: z.number().int().min(0).max(10).nullable().optional(),
-    })
-    .nullable()
-    .optional(),
-};
-
-/** PATCH /v1/tenants/{tenant_id}/policy (openapi.yaml PolicyPatchRequest). */
-export const policyPatchSchema = z.strictObject({
-  ...policyFields,
-  policy_version: z.number().int().min(0).optional(),
-});
-
-const timezone = z
-  .string()
-  .min(1)
-  .max(64)
-  .refine(
-    (tz) => {
-      try {
-        new Intl.DateTimeFormat('en', { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'must be an IANA time zone' },
-  );
-
-/** POST /v1/tenants (openapi.yaml TenantCreateRequest). */
-export const createTenantSchema = z.strictObject({
-  slug: z.string().regex(/^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/),
-  name: z.string().min(1).max(200),
-  mode: z.enum(['test', 'live']),
-  timezone: timezone.optional(),
-  policy: z.strictObject(policyFields).optional(),
-});
-
-/** PATCH /v1/tenants/{tenant_id} (openapi.yaml TenantUpdateRequest); `mode` never changes. */
-export const updateTenantSchema = z
-  .strictObject({
-    name: z.string().min(1).max(200).optional(),
-    timezone: timezone.optional(),
-    status: z.enum(['active', 'suspended']).optional(),
-  })
-  .refine((b) => Object.keys(b).length > 0, { message: 'name, timezone or status is required' });
-
-const owner = z.strictObject({
-  name: z.string().min(1).max(100),
-  email: z
-    .string()
-    .max(320)
-    .regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/),
-});
-const sendPolicy = z.strictObject({
-  require_known_recipient: z.boolean().optional(),
-  daily_cap: z.number().int().min(1).max(10_000_000).optional(),
-  require_approval: z.boolean().optional(),
-});
-const metadata = z
-  .record(z.string().min(1).max(40), z.string().max(500))
-  .refine((m) => Object.keys(m).length <= 20, { message: 'at most 20 entries' });
-
-/** POST /v1/tenants/{tenant_id}/identities (openapi.yaml IdentityCreateRequest). */
-export const createIdentitySchema = z.strictObject({
-  username: z.string().min(1).max(64),
-  display_name: oneLine(100).optional(),
-  owner: owner.optional(),
-  domain: z.string().min(1).max(253).optional(),
-  send_policy: sendPolicy.optional(),
-  metadata: metadata.optional(),
-  client_id: z.string().min(1).max(128).optional(),
-});
-export const identityFieldSchemas = { owner, sendPolicy, metadata };
-
-const page = {
-  limit: z.coerce.number().int().min(1).max(100).default(25),
-  cursor: z.string().max(400).optional(),
-};
-/** GET /v1/tenants query. */
-export const listTenantsQuerySchema = z.strictObject({
-  ...page,
-  status: z.enum(['active', 'suspended']).optional(),
-  mode: z.enum(['test', 'live']).optional(),
-});
-/** GET /v1/tenants/{tenant_id}/identities query. */
-export const listIdentitiesQuerySchema = z.strictObject({
-  ...page,
-  status: z.enum(['active', 'paused', 'deleted']).optional(),
-  client_id: z.string().min(1).max(128).optional(),
-});
-
-const tenantView = (t: Tenant) => toTenantView(t, effectivePolicy(t.policy ?? {}, POLICY_DEFAULTS));
-const policyView = (t: Tenant) => ({
-  tenant_id: t.id,
-  policy_version: t.policy_version ?? 0,
-  policy: effectivePolicy(t.policy ?? {}, POLICY_DEFAULTS),
-});
-
-function checkPolicy(p: TenantPolicy): void {
-  const tenantCap = p.daily_send_cap ?? POLICY_DEFAULTS.daily_send_cap;
-  const identityCap = p.identity_daily_send_cap ?? POLICY_DEFAULTS.identity_daily_send_cap;
-  if (identityCap > tenantCap)
-    throw new PmailError('invalid_request', 'identity_daily_send_cap cannot exceed daily_send_cap.', {
-      details: { errors: [{ path: 'identity_daily_send_cap', message: `must be at most ${tenantCap}` }] },
-    });
-}
 
 /**
  * The `directory` route group: tenants (`tenants:manage`, platform keys), their policy
  * (`policy:write`, platform keys or the tenant's own tenant key) and the creation and listing of
- * identities (`identities:read|write`, platform or tenant keys). A tenant out of reach answers
- * exactly as a missing one.
+ * identities (`identities:read|write`, platform or tenant keys); one file per operation under
+ * functions/api/directory/. A tenant out of reach answers exactly as a missing one.
  */
 export function directoryApi(deps: Deps) {
-  return routeGroup(deps, async ({ event, route, params, requestId }) => {
-    const key = await authenticate(deps, header(event, 'authorization'));
-    const actor = { key: key.scope };
-    switch (route.operation) {
-      case 'createTenant': {
-        platformTenants(key);
-        const body = parseBody(bodyOf(event), createTenantSchema);
-        if (body.policy) checkPolicy(body.policy as TenantPolicy);
-        return idempotentControl(deps, key, event, route.operation, body, requestId, async (finish) => {
-          const t = await createTenant(deps, actor, body as Parameters<typeof createTenant>[2], {
-            requestId,
-            finish: finish && ((t) => finish(201, tenantView(t))),
-          });
-          return json(201, tenantView(t), requestId);
-        });
-      }
-      case 'listTenants': {
-        platformTenants(key);
-        const q = parseQuery(event, listTenantsQuerySchema);
-        const out = await listTenants(deps.db, {
-          limit: q.limit,
-          after: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
-        });
-        const data = out.data.filter(
-          (t) => (!q.status || t.status === q.status) && (!q.mode || t.mode === q.mode),
-        );
-        return json(200, { data: data.map(tenantView), next_cursor: encodeCursor(out.next) }, requestId);
-      }
-      case 'getTenant': {
-        if (key.scope.level === 'platform') requirePermission(key, 'tenants:manage');
-        requireLevel(key, ['platform', 'tenant'], 'Reading a tenant');
-        const t = await tenantInReach(deps.db, key, params.tenant_id);
-        return json(200, tenantView(t), requestId);
-      }
-      case 'updateTenant': {
-        platformTenants(key);
-        const body = parseBody(bodyOf(event), updateTenantSchema);
-        const t = await tenantInReach(deps.db, key, params.tenant_id);
-        const fresh = await changeTenant(deps, actor, t, body, requestId);
-        return json(200, tenantView(fresh), requestId);
-      }
-      case 'getTenantPolicy': {
-        requirePermission(key, 'policy:write');
-        requireLevel(key, ['platform', 'tenant'], 'The tenant policy');
-        await tenantInReach(deps.db, key, params.tenant_id);
-        const t = await getTenantConsistent(deps.db, params.tenant_id);
-        if (!t) throw tenantNotFound();
-        return json(200, policyView(t), requestId);
-      }
-      case 'updateTenantPolicy': {
-        requirePermission(key, 'policy:write');
-        requireLevel(key, ['platform', 'tenant'], 'The tenant policy');
-        const { policy_version, ...patch } = parseBody(bodyOf(event), policyPatchSchema);
-        await tenantInReach(deps.db, key, params.tenant_id);
-        const t = await patchPolicy(deps, actor, params.tenant_id, patch, {
-          ifVersion: policy_version,
-          requestId,
-          validate: checkPolicy,
-        });
-        return json(200, policyView(t), requestId);
-      }
-      case 'createIdentity': {
-        requirePermission(key, 'identities:write');
-        requireLevel(key, ['platform', 'tenant'], 'Creating an identity');
-        const body = parseBody(bodyOf(event), createIdentitySchema);
-        const tenant = await tenantInReach(deps.db, key, params.tenant_id);
-        checkIdentityCap(key, tenant, body.send_policy?.daily_cap);
-        return idempotentControl(deps, key, event, route.operation, body, requestId, async (finish) => {
-          const out = await createIdentity(deps, actor, tenant, body, {
-            requestId,
-            finish: finish && ((i) => finish(201, toIdentityView(i))),
-          });
-          return json(out.created ? 201 : 200, toIdentityView(out.identity), requestId);
-        });
-      }
-      case 'listIdentities': {
-        requirePermission(key, 'identities:read');
-        requireLevel(key, ['platform', 'tenant'], 'Listing identities');
-        const q = parseQuery(event, listIdentitiesQuerySchema);
-        const tenant = await tenantInReach(deps.db, key, params.tenant_id);
-        const out = await listIdentities(deps.db, tenant.id, {
-          limit: q.limit,
-          after: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
-        });
-        const data = out.data.filter(
-          (i) => (!q.status || i.status === q.status) && (!q.client_id || i.client_id === q.client_id),
-        );
-        return json(200, { data: data.map(toIdentityView), next_cursor: encodeCursor(out.next) }, requestId);
-      }
-      default:
-        throw routeNotFound();
-    }
-  });
-}
-
-/**
- * An identity's own `send_policy.daily_cap` above the tenant's `identity_daily_send_cap` needs a
- * platform key (public design › Identities): a tenant cannot raise its own ceiling this way.
- */
-export function checkIdentityCap(key: Caller, tenant: Tenant, dailyCap: number | undefined): void {
-  if (dailyCap === undefined || key.scope.level === 'platform') return;
-  const ceiling = tenant.policy?.identity_daily_send_cap ?? POLICY_DEFAULTS.identity_daily_send_cap;
-  if (dailyCap > ceiling)
-    throw new PmailError('scope_denied', 'Only a platform key can set a daily cap above the tenant’s.', {
-      details: { field: 'send_policy.daily_cap', ceiling, required_level: 'platform' },
-    });
-}
-
-/** tenants:manage, which only platform keys can hold. */
-function platformTenants(key: Caller): void {
-  requirePermission(key, 'tenants:manage');
-  requireLevel(key, ['platform'], 'Managing tenants');
+  return keyedGroup(deps, OPERATIONS);
 }

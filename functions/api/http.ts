@@ -306,6 +306,11 @@ export function json(
   };
 }
 
+/** 204 No Content: the answer of a DELETE that leaves nothing to show. */
+export function noContent(requestId: string): ApiResult {
+  return { statusCode: 204, headers: { 'request-id': requestId } };
+}
+
 export function errorResponse(err: unknown, requestId: string, log: Logger): ApiResult {
   const e =
     err instanceof PmailError

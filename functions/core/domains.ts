@@ -10,6 +10,10 @@ import type { TransportResult } from './transport-result.ts';
 /** A lower-case DNS name of at least two labels (no trailing dot, no IP literal). */
 export const DOMAIN_NAME_PATTERN = /^(?=.{4,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 export const DOMAIN_ID_PATTERN = /^dom_[0-9a-z]{26}$/;
+/** An SES configuration set's name, as a domain's `ses.configuration_set` names it. */
+export const CONFIGURATION_SET_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+/** A Cloudflare account id, as a domain's `cloudflare.account_id` names it. */
+export const CLOUDFLARE_ACCOUNT_PATTERN = /^[0-9a-f]{32}$/;
 
 /** States a provider check may move; `suspended` is the operator's, `removing`/`removed` DELETE's. */
 export const CHECKED_STATES: ReadonlySet<DomainState> = new Set([

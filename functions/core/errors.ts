@@ -123,6 +123,11 @@ export const templateNotFound = (template: string) =>
     details: { template },
   });
 
+/** A domain being removed or removed: nothing changes or checks it any more. */
+export const domainRemoved = () => new PmailError('domain_not_found', 'This domain was removed.');
+
+export const webhookNotFound = () => new PmailError('webhook_not_found', 'No webhook endpoint with this id.');
+
 /** The Idempotency-Key's first request still holds it. */
 export const requestInProgress = () =>
   new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');

@@ -2,30 +2,28 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import {
-  createIdentitySchema,
-  createTenantSchema,
-  listIdentitiesQuerySchema,
-  listTenantsQuerySchema,
-  POLICY_DEFAULTS,
-  policyPatchSchema,
-  updateTenantSchema,
-} from '../../functions/api/directory.api.ts';
-import { createDomainSchema, updateDomainSchema } from '../../functions/api/domains.api.ts';
+import { createIdentitySchema } from '../../functions/api/directory/create-identity.ts';
+import { createTenantSchema } from '../../functions/api/directory/create-tenant.ts';
+import { listIdentitiesQuerySchema } from '../../functions/api/directory/list-identities.ts';
+import { listTenantsQuerySchema } from '../../functions/api/directory/list-tenants.ts';
+import { POLICY_DEFAULTS } from '../../functions/api/directory/settings.ts';
+import { updateTenantSchema } from '../../functions/api/directory/update-tenant.ts';
+import { policyPatchSchema } from '../../functions/api/directory/update-tenant-policy.ts';
+import { createDomainSchema } from '../../functions/api/domains/create-domain.ts';
+import { updateDomainSchema } from '../../functions/api/domains/update-domain.ts';
 import { ERRORS, errorResponse, matchRoute } from '../../functions/api/http.ts';
-import { updateIdentitySchema } from '../../functions/api/identities.api.ts';
-import {
-  createKeySchema,
-  listAuditQuerySchema,
-  listKeysQuerySchema,
-  rotateKeySchema,
-} from '../../functions/api/keys.api.ts';
+import { updateIdentitySchema } from '../../functions/api/identities/update-identity.ts';
+import { createKeySchema } from '../../functions/api/keys/create-key.ts';
+import { listAuditQuerySchema } from '../../functions/api/keys/list-audit-events.ts';
+import { listKeysQuerySchema } from '../../functions/api/keys/list-keys.ts';
+import { rotateKeySchema } from '../../functions/api/keys/rotate-key.ts';
 import { listQuerySchema } from '../../functions/api/messages/list-messages.ts';
 import { resolveBodySchema } from '../../functions/api/messages/resolve.ts';
 import { routes } from '../../functions/api/routes.ts';
 import { forwardBodySchema, replyBodySchema, sendBodySchema } from '../../functions/api/send.schema.ts';
-import { createTemplateSchema, updateTemplateSchema } from '../../functions/api/templates.api.ts';
-import { createWebhookSchema } from '../../functions/api/webhooks.api.ts';
+import { createTemplateSchema } from '../../functions/api/templates/create-template.ts';
+import { updateTemplateSchema } from '../../functions/api/templates/update-template.ts';
+import { createWebhookSchema } from '../../functions/api/webhooks/create-webhook.ts';
 import { effectivePolicy, toAuditView, toKeyView, toTenantView } from '../../functions/core/admin-views.ts';
 import { toDomainView } from '../../functions/core/domains.ts';
 import { PmailError } from '../../functions/core/errors.ts';

@@ -4,11 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { routes } from '../../functions/api/routes.ts';
-import {
-  createSuppressionSchema,
-  listEntriesQuerySchema,
-  listSuppressionsQuerySchema,
-} from '../../functions/api/tenants.api.ts';
+import { createSuppressionSchema } from '../../functions/api/tenants/create-suppression.ts';
+import { listEntriesQuerySchema } from '../../functions/api/tenants/list-list-entries.ts';
+import { listSuppressionsQuerySchema } from '../../functions/api/tenants/list-suppressions.ts';
 import {
   addressHash,
   addressHint,

@@ -1,0 +1,36 @@
+import { messageNotFound, PmailError } from '../../core/errors.ts';
+import { attachmentDisposition, servedAttachmentType } from '../../core/inbound.ts';
+import { attachmentIndex } from '../../core/message-view.ts';
+import { readAttachment } from '../../inbound/attachment.ts';
+import { messageOf } from '../messages/get-message.ts';
+import type { IdentityRoute } from '../operation.ts';
+
+/**
+ * GET …/messages/{message_id}/attachments/{attachment_id}: one attachment's bytes of a received
+ * message: never inline, never sniffed, a risky or active type as bytes only.
+ */
+export const getAttachmentRoute: IdentityRoute = {
+  handle: async (deps, { identity, params, requestId }) => {
+    const m = await messageOf(deps.db, identity.id, params.message_id);
+    if (!m) throw messageNotFound();
+    const index = attachmentIndex(params.attachment_id);
+    const listed = index === undefined ? undefined : m.inbound?.attachments[index];
+    const raw = listed && m.inbound?.parse === 'parsed' ? await deps.blobs.get(m.raw_key) : undefined;
+    const bytes = raw && listed ? await readAttachment(raw.body, index!, listed) : undefined;
+    if (!listed || !bytes)
+      throw new PmailError('attachment_not_found', 'No attachment with this id on this message.');
+    return {
+      statusCode: 200,
+      headers: {
+        'content-type': servedAttachmentType(listed.content_type, listed.risky !== undefined),
+        'content-disposition': attachmentDisposition(listed.filename ?? params.attachment_id),
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': "sandbox; default-src 'none'",
+        'cache-control': 'private, no-store',
+        'request-id': requestId,
+      },
+      body: bytes.toString('base64'),
+      isBase64Encoded: true,
+    };
+  },
+};
