@@ -120,7 +120,7 @@ type Applied = {
  * Applying an event (docs/architecture.md › Events): one conditional write of the message and its
  * outbox events. An owned transition (docs/lost-answers.md): the event's id, kept on its delivery,
  * owns the write.
- * With outbox events the write is a transaction (resent by the SDK with its ClientRequestToken);
+ * With outbox events the write is a transaction (resent by the table's client with its ClientRequestToken);
  * when its answer is lost anyway (a lone put, or every resend lost) the message is read again: the
  * event's id on the delivery means the write landed, and this call goes on as its applier (the
  * suppression, the abuse outcome), which a redelivery, finding a duplicate, would skip; without it

@@ -10,7 +10,7 @@ import { keys } from './table-keys.ts';
  * - `K#{sha256(secret)}` / `K`: one per secret, a copy of what authentication needs, so that
  *   authenticating is one read. A rotation adds a secret and gives the old ones an end.
  * No secret is stored in clear. Every change is one transaction (docs/lost-answers.md ›
- * transaction): when its answer is lost the SDK resends it with the same ClientRequestToken and
+ * transaction): when its answer is lost the table's client resends it with the same ClientRequestToken and
  * DynamoDB answers the resend as the first send, so a key's own creation, revocation or rotation is
  * never refused by its own earlier send.
  */
@@ -225,7 +225,7 @@ export async function getSecretItems(db: Db, hashes: string[]): Promise<Map<stri
 
 /**
  * A key's change, conditioned on the key's version: false when another change came first. Resent by
- * the SDK with its ClientRequestToken after a lost answer, so this change's own earlier send never
+ * the table's client with its ClientRequestToken after a lost answer, so this change's own earlier send never
  * reads as another's.
  */
 async function transactIfCurrent(db: Db, items: TransactItem[]): Promise<boolean> {

@@ -28,7 +28,7 @@ export type AuditRecord = {
 );
 
 /**
- * The audit item of one change, a create inside the change's own transaction: the SDK resends that
+ * The audit item of one change, a create inside the change's own transaction: the table's client resends that
  * transaction with its ClientRequestToken after a lost answer (docs/lost-answers.md › transaction),
  * so the change is audited once.
  */

@@ -63,7 +63,7 @@ export async function reserveControl(db: Db, c: ControlIdempotency): Promise<Con
 
 /**
  * The transaction item that completes the reservation with what a replay answers: it goes in the
- * change's own transaction, which the SDK resends with its ClientRequestToken when an answer is lost
+ * change's own transaction, which the table's client resends with its ClientRequestToken when an answer is lost
  * (docs/lost-answers.md › transaction), so a resend finds no reservation to refuse it.
  */
 export function completeControlUpdate(db: Db, c: ControlIdempotency, status: number, replayBody: string) {

@@ -15,7 +15,6 @@ import type {
   UpdateCommandInput,
   UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 
 /** An answer as the store reads it: the document client's output shapes, plain values, no SDK metadata. */
 type Answer<T> = Omit<T, '$metadata'>;
@@ -148,7 +147,7 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 /**
  * Run a TransactWriteItems whose first item carries the condition that decides (the item must
  * exist, be absent, be in a state): true when written, false when that condition failed; any other
- * failure (another item's condition included) is thrown. A lost answer is the SDK's to resend, with
+ * failure (another item's condition included) is thrown. A lost answer is the table client's to resend, with
  * the same ClientRequestToken (docs/lost-answers.md › transaction): DynamoDB answers the resend as
  * the first send, so a guard this transaction passed never reads as failed by its own write.
  */
@@ -216,17 +215,11 @@ export async function conditionally(write: Promise<unknown>): Promise<boolean> {
 }
 
 /**
- * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` hands back the old item in raw attribute-value
- * form even through the DocumentClient: unmarshall it.
+ * The item a refused write found (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`), in plain values
+ * as the adapter answers it (store/dynamodb.ts).
  */
 export function oldItem<T>(err: unknown): T | undefined {
-  const item = (err as { Item?: Record<string, unknown> }).Item;
-  if (!item) return undefined;
-  const looksRaw = Object.values(item).every(
-    (v) => v !== null && typeof v === 'object' && Object.keys(v as object).length === 1,
-  );
-  // biome-ignore lint/suspicious/noExplicitAny: raw attribute values from the SDK
-  return (looksRaw ? unmarshall(item as any) : item) as T;
+  return (err as { Item?: T }).Item;
 }
 
 /** Errors a retry may cure: the state machine retries them as `StoreUnavailable` (docs/architecture.md › The send machines). */

@@ -28,7 +28,7 @@ function item(e: OutboxEvent) {
 
 /**
  * A TransactWriteItem that appends the event (idempotent: it must not exist yet). A transaction
- * (docs/lost-answers.md): the SDK resends it with its ClientRequestToken, and DynamoDB applies it
+ * (docs/lost-answers.md): the table's client resends it with its ClientRequestToken, and DynamoDB applies it
  * once.
  */
 export function eventPutItem(db: Db, e: OutboxEvent) {

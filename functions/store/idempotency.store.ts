@@ -367,7 +367,7 @@ export async function completeIdempotency(
 
 /**
  * Resolve's transaction item that completes its reservation, on condition the owner is us. A
- * transaction (docs/lost-answers.md): the SDK resends it with its ClientRequestToken, and DynamoDB
+ * transaction (docs/lost-answers.md): the table's client resends it with its ClientRequestToken, and DynamoDB
  * applies it once.
  */
 export function completeIdempotencyUpdate(

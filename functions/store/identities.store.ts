@@ -13,7 +13,7 @@ const clientKey = (tenantId: string, clientId: string) => ({ pk: `T#${tenantId}`
 
 /**
  * Create the identity, its address and its client_id claim, or answer which was taken.
- * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * A transaction (docs/lost-answers.md): when its answer is lost the table's client resends it under its
  * ClientRequestToken and DynamoDB answers the resend as the first send, so a create is never
  * refused by its own address (`address_taken`) or its own claim.
  */
@@ -96,7 +96,7 @@ export async function listIdentities(
 /**
  * Sets and removes identity fields, plus `extra`, in one transaction conditioned on the status the
  * caller read (so a change never lands on an identity deleted meanwhile).
- * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * A transaction (docs/lost-answers.md): when its answer is lost the table's client resends it under its
  * ClientRequestToken and DynamoDB answers the resend as the first send, so a status another writer
  * changed before the resend does not refuse this call's own change, nor is the change written twice.
  */
@@ -137,7 +137,7 @@ export async function updateIdentityFields(
 
 /**
  * Deletion: the identity becomes `deleted` and each of its addresses `retired`, for good.
- * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * A transaction (docs/lost-answers.md): when its answer is lost the table's client resends it under its
  * ClientRequestToken and DynamoDB answers the resend as the first send, so a deletion is never
  * refused by its own `deleted` (answered `identity_not_found`).
  */

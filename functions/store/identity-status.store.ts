@@ -8,7 +8,7 @@ import { keys } from './table-keys.ts';
  * emit, and a change that found the identity elsewhere writes nothing (an identity is paused
  * only from active, and an event is emitted only when the status changed).
  *
- * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * A transaction (docs/lost-answers.md): when its answer is lost the table's client resends it under its
  * ClientRequestToken and DynamoDB answers the resend as the first send, so a change is never
  * refused by its own new status, and a resend after another writer's change does not apply again.
  */

@@ -79,7 +79,7 @@ export async function threadExists(db: Db, identityId: string, threadId: string)
  * to, as the thread's From when it has none yet). False when the key is stored
  * already: a repeat of the same message to the same recipient, nothing written.
  *
- * A transaction (docs/lost-answers.md): the SDK resends it after a lost answer with the same
+ * A transaction (docs/lost-answers.md): the table's client resends it after a lost answer with the same
  * ClientRequestToken and DynamoDB answers the resend as the first send, so the guard never refuses
  * this call's own write; a later repeat (a queue redelivery, another SMTP transaction of the same
  * bytes) is a new transaction and finds the key.

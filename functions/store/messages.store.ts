@@ -124,7 +124,7 @@ async function listDispatchPartitions(
 
 /**
  * A TransactWriteItem that stores `next` if the message is still at `version` (the CAS of
- * mutateMessage). A transaction (docs/lost-answers.md): the SDK resends it with its
+ * mutateMessage). A transaction (docs/lost-answers.md): the table's client resends it with its
  * ClientRequestToken, and DynamoDB applies it once.
  */
 export function messagePutItem(db: Db, next: MessageRecord, version: number) {
@@ -142,7 +142,7 @@ export function messagePutItem(db: Db, next: MessageRecord, version: number) {
  * Store `next` if the message is still at `version`, with `alsoWrite` (its event, audit entry,
  * idempotency record) in one transaction: `messagePutItem`'s condition, first in the transaction.
  * False when that condition failed (a lost race on the version: the caller reads again); any other
- * refusal goes up. A transaction (docs/lost-answers.md): the SDK resends it with its
+ * refusal goes up. A transaction (docs/lost-answers.md): the table's client resends it with its
  * ClientRequestToken, and DynamoDB applies it once.
  */
 export async function putMessageAtVersion(
@@ -378,7 +378,7 @@ async function rawMessage(
 }
 
 /**
- * Whether a failed write may have been applied: its answer was lost inside the SDK's retry
+ * Whether a failed write may have been applied: its answer was lost inside the table client's retry
  * (`WriteOutcomeUnknown`) or reached the caller as a transient error DynamoDB did not answer (a
  * timeout, a reset connection, a 5xx). A definite refusal (a failed condition, a throttle) and a
  * connection never made are not.
@@ -398,7 +398,7 @@ const CLAIM_SENDS = 3;
  * was (`ReturnValuesOnConditionCheckFailure`), or nothing when it is gone.
  *
  * An owned transition (docs/lost-answers.md): the claim carries the invocation's nonce (`by`). When
- * the answer is lost (in the SDK's retry or outside it) the message is read again, consistently,
+ * the answer is lost (in the table client's retry or outside it) the message is read again, consistently,
  * and core/send-attempt.ts › claimWriteSeen decides: this nonce's claim is this write (`written`);
  * no claim on a queued message sends it again; anything else is a refusal like the condition's. A
  * refusal whose old item carries this nonce is this write's own earlier send. Only when that read

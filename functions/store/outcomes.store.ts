@@ -22,8 +22,8 @@ const WINDOW_SENDS = 3;
 /**
  * Push one outcome into the identity's window, read–modify–write under a version check. An owned
  * transition (docs/lost-answers.md) whose owner is the write itself: each put carries a token of its
- * own and keeps the last WINDOW_WRITERS tokens on the item, so when its answer is lost (in the SDK's
- * retry or outside it) the window read again says whether it landed: its token there, the outcome
+ * own and keeps the last WINDOW_WRITERS tokens on the item, so when its answer is lost (in the table
+ * client's retry or outside it) the window read again says whether it landed: its token there, the outcome
  * is in; absent, it is pushed again on the window as it is now. An outcome is counted once.
  */
 export async function updateOutcomeWindow(

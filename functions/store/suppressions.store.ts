@@ -95,7 +95,7 @@ function replaceCondition(s: Suppression, now: number) {
 
 /**
  * Delete the suppression; false when there was none. A transaction of one item
- * (docs/lost-answers.md): the SDK resends it under its ClientRequestToken when its answer is lost,
+ * (docs/lost-answers.md): the table's client resends it under its ClientRequestToken when its answer is lost,
  * and DynamoDB answers the resend as the first send, so a delete that landed is never answered
  * `suppression_not_found`, and a suppression written again meanwhile is not deleted by the resend.
  */

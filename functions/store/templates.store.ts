@@ -56,7 +56,7 @@ async function lastVersion(db: Db, tenantId: string, name: string): Promise<numb
 /**
  * Create the template (its first version, or the one after the last of a deleted template of the
  * same name) unless the name is taken or the tenant has `limit` templates. Nothing is written then.
- * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * A transaction (docs/lost-answers.md): when its answer is lost the table's client resends it under its
  * ClientRequestToken and DynamoDB answers the resend as the first send, so a create is never
  * refused by its own head (`template_exists`) nor counted twice.
  */
@@ -103,7 +103,7 @@ export async function createTemplate(
 /**
  * PUT: a new version of an existing template, compare-and-set on the version read (a concurrent PUT
  * makes this one retry on top of it, so both versions are kept and none is lost).
- * A transaction (docs/lost-answers.md): when its answer is lost the SDK resends it under its
+ * A transaction (docs/lost-answers.md): when its answer is lost the table's client resends it under its
  * ClientRequestToken and DynamoDB answers the resend as the first send, so the compare-and-set is
  * never refused by the version it wrote itself (which would write the same source again as one
  * version more).
@@ -188,7 +188,7 @@ export async function listTemplates(db: Db, tenantId: string): Promise<TemplateR
 
 /**
  * Delete the template (its versions stay) and give its place back; false when there was none.
- * A transaction (docs/lost-answers.md): the SDK's resend under the same ClientRequestToken is
+ * A transaction (docs/lost-answers.md): the table client's resend under the same ClientRequestToken is
  * answered as the first send, so a delete that landed never answers `template_not_found`, gives
  * no place back twice and leaves a template created again meanwhile in place.
  */

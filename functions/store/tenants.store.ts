@@ -8,7 +8,7 @@ import { keys } from './table-keys.ts';
  * Tenants: the tenant item `T#{id}` / `T` (listed through gsi1 `TENANTS`) and its slug
  * claim `TS#{slug}` / `TS`, written together, so two tenants never share a slug.
  *
- * Every write here is a transaction (docs/lost-answers.md): when its answer is lost the SDK resends
+ * Every write here is a transaction (docs/lost-answers.md): when its answer is lost the table's client resends
  * it under its ClientRequestToken and DynamoDB answers the resend as the first send, so a write is
  * never refused by its own earlier send (a slug it claimed itself, a status or policy version it
  * wrote itself) and is not applied twice.

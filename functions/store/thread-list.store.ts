@@ -10,7 +10,7 @@ import { getMessage } from './messages.store.ts';
  * snippet and time of its latest message, and its key in the list index (gsi2, `TL#{identity}`,
  * sorted by core/threads.ts › activityKey). The update is unconditional and idempotent (the ids and
  * participants are string sets; a resend adds nothing twice and sets the same values): inside the
- * inbound transaction the SDK resends it with the transaction, alone `noteThreadMessage` does.
+ * inbound transaction the table's client resends it with the transaction, alone `noteThreadMessage` does.
  */
 
 const threadKey = (identityId: string, threadId: string) => ({ pk: `I#${identityId}`, sk: `TH#${threadId}` });

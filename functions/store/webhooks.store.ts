@@ -38,7 +38,7 @@ function fromItem(item: Record<string, unknown>): StoredWebhook {
 
 /**
  * Create the endpoint unless the tenant already has `limit`: `limit_reached` then, nothing written.
- * A transaction (docs/lost-answers.md): the SDK resends it under its ClientRequestToken, which
+ * A transaction (docs/lost-answers.md): the table's client resends it under its ClientRequestToken, which
  * DynamoDB applies once, so a lost answer neither counts the endpoint twice nor refuses it.
  */
 export async function createWebhook(
@@ -79,7 +79,7 @@ export async function listWebhooks(db: Db, tenantId: string): Promise<StoredWebh
 
 /**
  * Delete the endpoint and give its place back; false when there was none. A transaction
- * (docs/lost-answers.md): the SDK's resend under the same ClientRequestToken is answered as the
+ * (docs/lost-answers.md): the table client's resend under the same ClientRequestToken is answered as the
  * first send, so a delete that landed never answers `webhook_not_found` nor gives a place back twice.
  */
 export async function deleteWebhook(db: Db, tenantId: string, webhookId: string): Promise<boolean> {
