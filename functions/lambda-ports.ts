@@ -12,6 +12,8 @@ export type { BaseDeps } from './deps.ts';
  * reaches for a port outside its row does not type-check.
  *   - functions/env.ts › loadLambdaDeps takes exactly these factories for the service it is given
  *     (its type requires each one and refuses others) and returns `DepsFor<S>`;
+ *   - every route group and the sweeper take `DepsFor<S>` (an API operation declares the ports it
+ *     uses, `BaseDeps` where it needs none of the costly ones);
  *   - the local runtime (functions/local/runtime.ts) gives every route group, the send-attempt
  *     tasks, the events consumer, the ingest, the webhooks and the sweeper `portsFor(deps, S)`,
  *     so the integration suite runs each one's code paths with only its ports.
@@ -72,14 +74,4 @@ export function portsFor<S extends LambdaService>(deps: Deps, service: S): DepsF
     if (!OPTIONAL_PORTS.includes(name as OptionalPort)) out[name] = value;
   for (const port of given) Object.defineProperty(out, port, { get: () => deps[port], enumerable: true });
   return out as DepsFor<S>;
-}
-
-/**
- * Hands the deps of `S` to a use case whose signature takes the whole `Deps` (the route groups of
- * functions/api/, the sweeper): the compiler cannot check those against the row, and the ports `S`
- * lacks stay absent, so a call to one throws. A call site goes once its callee declares the ports it
- * takes (`DepsFor<S>` or `Pick<Deps, …>`).
- */
-export function wholeDeps<S extends LambdaService>(deps: DepsFor<S>): Deps {
-  return deps as Deps;
 }

@@ -51,60 +51,9 @@ export async function mintKey(
   opts: { requestId?: string; finish?: (d: ApiKeyDefinition) => Extra } = {},
 ): Promise<{ definition: ApiKeyDefinition; secret: string }> {
   const now = deps.clock();
-  const invalid = (path: string, message: string) =>
-    new PmailError('invalid_request', message, { details: { errors: [{ path, message }] } });
-  // Permission and field checks come first, so a refused permission is 400 whatever the caller.
-  checkPermissionsForLevel(input.level, input.permissions);
-  if (input.level === 'platform' && (input.tenant_id || input.identity_id))
-    throw invalid('tenant_id', 'a platform key names no tenant or identity');
-  if (input.level === 'tenant' && !input.tenant_id)
-    throw invalid('tenant_id', 'a tenant key needs tenant_id');
-  if (input.level === 'tenant' && input.identity_id)
-    throw invalid('identity_id', 'a tenant key names no identity');
-  if (input.level === 'identity' && !input.identity_id)
-    throw invalid('identity_id', 'an identity key needs identity_id');
-  if (input.expires_at !== undefined && input.expires_at <= now)
-    throw invalid('expires_at', 'must be a time in the future');
-
-  // Scope: the new key must lie within the caller's own (403 key_scope_exceeded), checked before
-  // anything is read, so another tenant's ids and missing ones answer alike.
-  const scope: KeyScope = {
-    key_id: '',
-    level: input.level,
-    tenant_id: input.tenant_id,
-    identity_id: input.identity_id,
-    scopes: input.permissions,
-  };
-  if ('key' in actor) {
-    const c = actor.key;
-    const exceeded =
-      !notWider(c, scope) ||
-      (c.level !== 'platform' && input.tenant_id !== undefined && input.tenant_id !== c.tenant_id) ||
-      (c.level === 'identity' && input.identity_id !== c.identity_id);
-    if (exceeded)
-      throw new PmailError('key_scope_exceeded', 'The new key would be wider than the calling key.', {
-        details: { level: input.level },
-      });
-  }
-
-  let tenantId = input.tenant_id;
-  let mode: 'live' | 'test' = 'live';
-  if (input.level === 'identity') {
-    const identity = await getIdentity(deps.db, input.identity_id!);
-    const reachable =
-      identity &&
-      identity.status !== 'deleted' &&
-      (tenantId === undefined || identity.tenant_id === tenantId) &&
-      (!('key' in actor) || actor.key.level === 'platform' || actor.key.tenant_id === identity.tenant_id);
-    if (!reachable) throw identityNotFound();
-    tenantId = identity.tenant_id;
-  }
-  if (tenantId !== undefined) {
-    const tenant = await getTenant(deps.db, tenantId);
-    if (!tenant) throw tenantNotFound();
-    mode = tenant.mode;
-  }
-
+  checkMintInput(input, now);
+  checkMintScope(actor, input);
+  const { tenantId, mode } = await placeOfKey(deps, actor, input);
   const secret = newSecret(mode);
   const definition: ApiKeyDefinition = {
     key_id: `key_${deps.newId()}`,
@@ -139,6 +88,70 @@ export async function mintKey(
     ...(opts.finish?.(definition) ?? []),
   ]);
   return { definition, secret };
+}
+
+/** The permissions and fields of a new key, first, so a refused permission is 400 whatever the caller. */
+function checkMintInput(input: MintInput, now: number): void {
+  const invalid = (path: string, message: string) =>
+    new PmailError('invalid_request', message, { details: { errors: [{ path, message }] } });
+  checkPermissionsForLevel(input.level, input.permissions);
+  if (input.level === 'platform' && (input.tenant_id || input.identity_id))
+    throw invalid('tenant_id', 'a platform key names no tenant or identity');
+  if (input.level === 'tenant' && !input.tenant_id)
+    throw invalid('tenant_id', 'a tenant key needs tenant_id');
+  if (input.level === 'tenant' && input.identity_id)
+    throw invalid('identity_id', 'a tenant key names no identity');
+  if (input.level === 'identity' && !input.identity_id)
+    throw invalid('identity_id', 'an identity key needs identity_id');
+  if (input.expires_at !== undefined && input.expires_at <= now)
+    throw invalid('expires_at', 'must be a time in the future');
+}
+
+/**
+ * The new key lies within the caller's own (403 key_scope_exceeded), checked before anything is
+ * read, so another tenant's ids and missing ones answer alike.
+ */
+function checkMintScope(actor: Actor, input: MintInput): void {
+  if (!('key' in actor)) return;
+  const c = actor.key;
+  const scope: KeyScope = {
+    key_id: '',
+    level: input.level,
+    tenant_id: input.tenant_id,
+    identity_id: input.identity_id,
+    scopes: input.permissions,
+  };
+  const exceeded =
+    !notWider(c, scope) ||
+    (c.level !== 'platform' && input.tenant_id !== undefined && input.tenant_id !== c.tenant_id) ||
+    (c.level === 'identity' && input.identity_id !== c.identity_id);
+  if (exceeded)
+    throw new PmailError('key_scope_exceeded', 'The new key would be wider than the calling key.', {
+      details: { level: input.level },
+    });
+}
+
+/** The tenant a new key belongs to (an identity key's from its identity) and that tenant's mode. */
+async function placeOfKey(
+  deps: Pick<Deps, 'db'>,
+  actor: Actor,
+  input: MintInput,
+): Promise<{ tenantId: string | undefined; mode: 'live' | 'test' }> {
+  let tenantId = input.tenant_id;
+  if (input.level === 'identity') {
+    const identity = await getIdentity(deps.db, input.identity_id!);
+    const reachable =
+      identity &&
+      identity.status !== 'deleted' &&
+      (tenantId === undefined || identity.tenant_id === tenantId) &&
+      (!('key' in actor) || actor.key.level === 'platform' || actor.key.tenant_id === identity.tenant_id);
+    if (!reachable) throw identityNotFound();
+    tenantId = identity.tenant_id;
+  }
+  if (tenantId === undefined) return { tenantId, mode: 'live' };
+  const tenant = await getTenant(deps.db, tenantId);
+  if (!tenant) throw tenantNotFound();
+  return { tenantId, mode: tenant.mode };
 }
 
 /** The key, if the caller may act on it (reach, else 404; not wider, else 403). */

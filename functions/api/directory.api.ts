@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { createIdentityRoute } from './directory/create-identity.ts';
 import { createTenantRoute } from './directory/create-tenant.ts';
 import { getTenantRoute } from './directory/get-tenant.ts';
@@ -27,6 +27,6 @@ const OPERATIONS: Record<string, KeyedRoute> = {
  * identities (`identities:read|write`, platform or tenant keys); one file per operation under
  * functions/api/directory/. A tenant out of reach answers exactly as a missing one.
  */
-export function directoryApi(deps: Deps) {
+export function directoryApi(deps: DepsFor<'api-directory'>) {
   return keyedGroup(deps, OPERATIONS);
 }

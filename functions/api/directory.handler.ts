@@ -1,9 +1,8 @@
 import { loadLambdaDeps } from '../env.ts';
-import { wholeDeps } from '../lambda-ports.ts';
 import { directoryApi } from './directory.api.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 
 /** Lambda entry of the `directory` route group (functions/api/routes.ts). */
 export const handler: (event: ApiEvent) => Promise<ApiResult> = directoryApi(
-  wholeDeps(await loadLambdaDeps('api-directory', {})),
+  await loadLambdaDeps('api-directory', {}),
 );

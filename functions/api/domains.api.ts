@@ -1,6 +1,6 @@
 import { PmailError, tenantNotFound } from '../core/errors.ts';
 import type { ApiKeyRecord } from '../core/model.ts';
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { type Permission, requirePermission } from './auth.ts';
 import { createDomainRoute } from './domains/create-domain.ts';
 import { deleteDomainRoute } from './domains/delete-domain.ts';
@@ -33,7 +33,7 @@ const OPERATIONS: Record<string, DomainsRoute> = {
  * the SES identity or the relay secret, after which nothing is sent from the domain. `domains:read` /
  * `domains:write`; identity keys may read only.
  */
-export function domainsApi(deps: Deps, ports: DomainsApiPorts) {
+export function domainsApi(deps: DepsFor<'api-domains'>, ports: DomainsApiPorts) {
   return operationGroup(deps, OPERATIONS, (key, operation, { params }) => ({
     tenantId: tenantInScope(key, params.tenant_id, operation.permission),
     ports,

@@ -2,7 +2,6 @@ import { invokeSmtpProbe } from '../adapters/lambda-smtp-probe.ts';
 import { sesIdentities } from '../adapters/ses-identities.ts';
 import { dnsMxLookup } from '../domains/mx-lookup.ts';
 import { loadLambdaDeps } from '../env.ts';
-import { wholeDeps } from '../lambda-ports.ts';
 import { secretsManagerStore } from '../store/relay-secrets.store.ts';
 import { domainsApi } from './domains.api.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
@@ -17,7 +16,7 @@ const probeFunction = process.env.PMAIL_SMTP_PROBE_FUNCTION;
 const inboundRegion = process.env.PMAIL_INBOUND_REGION;
 
 export const handler: (event: ApiEvent) => Promise<ApiResult> = domainsApi(
-  wholeDeps(await loadLambdaDeps('api-domains', {})),
+  await loadLambdaDeps('api-domains', {}),
   {
     identities: sesIdentities({ region: process.env.AWS_REGION ?? 'us-east-1' }),
     configurationSet: process.env.PMAIL_SES_CONFIGURATION_SET,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ulidTime } from '../core/delivery-outbox.ts';
 import { PmailError, routeNotFound } from '../core/errors.ts';
 import { ID_PATTERNS } from '../core/ids.ts';
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { listEvents, type OutboxEvent } from '../store/events.store.ts';
 import { authenticate, requirePermission } from './auth.ts';
 import { header, json, routeGroup } from './http.ts';
@@ -23,7 +23,7 @@ export function toEventView(e: OutboxEvent) {
  * The `events` route group: the tenant's events outbox, oldest first, read with a cursor (the id
  * of the last event seen). Permission `events:read` on a tenant-level key.
  */
-export function eventsApi(deps: Deps) {
+export function eventsApi(deps: DepsFor<'api-events'>) {
   return routeGroup(deps, async ({ event, route, requestId }) => {
     const key = await authenticate(deps, header(event, 'authorization'));
     requirePermission(key, 'events:read');

@@ -1,9 +1,8 @@
 import { loadLambdaDeps } from '../env.ts';
-import { wholeDeps } from '../lambda-ports.ts';
 import { eventsApi } from './events.api.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 
 /** Lambda entry of the `events` route group (functions/api/routes.ts). */
 export const handler: (event: ApiEvent) => Promise<ApiResult> = eventsApi(
-  wholeDeps(await loadLambdaDeps('api-events', {})),
+  await loadLambdaDeps('api-events', {}),
 );

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { deleteIdentityRoute } from './identities/delete-identity.ts';
 import { getIdentityRoute } from './identities/get-identity.ts';
 import { updateIdentityRoute } from './identities/update-identity.ts';
@@ -19,6 +19,6 @@ const OPERATIONS: Record<string, KeyedRoute> = {
  * changed; setting the status it already has writes nothing. Field changes are applied first, then
  * the status.
  */
-export function identitiesApi(deps: Deps) {
+export function identitiesApi(deps: DepsFor<'api-identities'>) {
   return keyedGroup(deps, OPERATIONS);
 }

@@ -1,9 +1,8 @@
 import { loadLambdaDeps } from '../env.ts';
-import { wholeDeps } from '../lambda-ports.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 import { identitiesApi } from './identities.api.ts';
 
 /** Lambda entry of the `identities` route group (functions/api/routes.ts). */
 export const handler: (event: ApiEvent) => Promise<ApiResult> = identitiesApi(
-  wholeDeps(await loadLambdaDeps('api-identities', {})),
+  await loadLambdaDeps('api-identities', {}),
 );

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { createKeyRoute } from './keys/create-key.ts';
 import { getKeyRoute } from './keys/get-key.ts';
 import { getMeRoute } from './keys/get-me.ts';
@@ -25,6 +25,6 @@ const OPERATIONS: Record<string, KeyedRoute> = {
  * rotates or revokes a key wider than itself; a key out of reach answers 404 key_not_found exactly
  * as a missing one.
  */
-export function keysApi(deps: Deps) {
+export function keysApi(deps: DepsFor<'api-keys'>) {
   return keyedGroup(deps, OPERATIONS);
 }

@@ -1,9 +1,6 @@
 import { loadLambdaDeps } from '../env.ts';
-import { wholeDeps } from '../lambda-ports.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 import { keysApi } from './keys.api.ts';
 
 /** Lambda entry of the `keys` route group (functions/api/routes.ts). */
-export const handler: (event: ApiEvent) => Promise<ApiResult> = keysApi(
-  wholeDeps(await loadLambdaDeps('api-keys', {})),
-);
+export const handler: (event: ApiEvent) => Promise<ApiResult> = keysApi(await loadLambdaDeps('api-keys', {}));

@@ -6,7 +6,7 @@ import {
   servedContentType,
   verifyLink,
 } from '../core/links.ts';
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { routeGroup } from './http.ts';
 
 /** A cached copy may live at most this long, and never past the link's expiry. */
@@ -18,7 +18,7 @@ const MAX_CACHE_SECONDS = 3_600;
  * token, an unknown kid, a bad MAC, an expired link and a missing blob all answer the same 404
  * `attachment_not_found`, so a link reveals nothing about why it failed. The token is never logged.
  */
-export function linksApi(deps: Deps) {
+export function linksApi(deps: DepsFor<'api-links'>) {
   return routeGroup(deps, async ({ route, params, requestId }) => {
     if (route.operation !== 'getLink') throw routeNotFound();
 

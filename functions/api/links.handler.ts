@@ -1,10 +1,9 @@
 import { loadLambdaDeps } from '../env.ts';
-import { wholeDeps } from '../lambda-ports.ts';
 import { s3Blobs } from '../store/blobs.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 import { linksApi } from './links.api.ts';
 
 /** Lambda entry of the `links` route group (functions/api/routes.ts). */
 export const handler: (event: ApiEvent) => Promise<ApiResult> = linksApi(
-  wholeDeps(await loadLambdaDeps('api-links', { blobs: s3Blobs })),
+  await loadLambdaDeps('api-links', { blobs: s3Blobs }),
 );

@@ -17,7 +17,7 @@ import {
   seedRefusalOf,
   uncertainCodeOf,
 } from '../core/reply-attempt.ts';
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { authenticate, type Caller, type Permission } from './auth.ts';
 import { type ApiEvent, type ApiResult, errorResponse, header } from './http.ts';
 
@@ -299,7 +299,7 @@ export function toolsFor(key: Caller): string[] {
 }
 
 /** The `mcp` route group: POST /mcp. */
-export function mcpApi(deps: Deps, groups: McpGroups, sleep: WaitPorts['sleep'] = pause) {
+export function mcpApi(deps: DepsFor<'api-mcp'>, groups: McpGroups, sleep: WaitPorts['sleep'] = pause) {
   const wait: WaitPorts = { clock: deps.clock, sleep };
   return async (event: ApiEvent): Promise<ApiResult> => {
     const requestId = `req_${deps.newId()}`;

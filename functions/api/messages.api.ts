@@ -1,5 +1,5 @@
 import { routeNotFound } from '../core/errors.ts';
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { authenticate, identityInScope, requirePermission } from './auth.ts';
 import { header, routeGroup } from './http.ts';
 import { approveMessageRoute } from './messages/approve.ts';
@@ -44,7 +44,7 @@ const SCOPED: Record<string, ScopedRoute> = {
  * functions/api/messages/. Thin: parse, call the use case or the store, map the answer. Errors
  * become the error envelope of openapi.yaml.
  */
-export function messagesApi(deps: Deps) {
+export function messagesApi(deps: DepsFor<'api-messages'>) {
   return routeGroup(deps, async (call) => {
     const submitOperation = SUBMITS[call.route.operation];
     if (submitOperation) return submitOperation(deps, call);

@@ -1,5 +1,6 @@
 import { routeNotFound } from '../core/errors.ts';
-import type { Deps } from '../deps.ts';
+import type { BaseDeps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { json, routeGroup } from './http.ts';
 
 /**
@@ -16,7 +17,7 @@ export interface MetaPorts {
   stateMachines: () => Promise<'ok' | 'unreachable' | 'not_configured'>;
 }
 
-export function metaApi(deps: Deps, ports: MetaPorts) {
+export function metaApi(deps: DepsFor<'api-meta'>, ports: MetaPorts) {
   let openapi: string | undefined;
   return routeGroup(deps, async ({ route, requestId }) => {
     switch (route.operation) {
@@ -51,7 +52,7 @@ export function metaApi(deps: Deps, ports: MetaPorts) {
 }
 
 /** One consistent read of an item that never exists: the table answers, with this function's rights. */
-async function tableCheck(deps: Deps): Promise<'ok' | 'unreachable'> {
+async function tableCheck(deps: BaseDeps): Promise<'ok' | 'unreachable'> {
   try {
     await deps.db.get({
       TableName: deps.db.table,

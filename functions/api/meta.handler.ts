@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DescribeStateMachineCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { loadLambdaDeps } from '../env.ts';
-import { wholeDeps } from '../lambda-ports.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 import { metaApi } from './meta.api.ts';
 
@@ -14,7 +13,7 @@ const sfn = new SFNClient({});
 const arns = [process.env.PMAIL_SEND_ATTEMPT_ARN, process.env.PMAIL_SEND_ARN].filter((a): a is string => !!a);
 
 export const handler: (event: ApiEvent) => Promise<ApiResult> = metaApi(
-  wholeDeps(await loadLambdaDeps('api-meta', {})),
+  await loadLambdaDeps('api-meta', {}),
   {
     version: process.env.PMAIL_VERSION ?? 'unknown',
     openapi: async () => readFileSync(new URL('./openapi.json', import.meta.url), 'utf8'),

@@ -1,6 +1,6 @@
 import { routeNotFound } from '../core/errors.ts';
 import type { Identity } from '../core/model.ts';
-import type { Deps } from '../deps.ts';
+import type { BaseDeps } from '../deps.ts';
 import { authenticate, type Caller, type Permission, requirePermission } from './auth.ts';
 import { type ApiResult, header, type RouteCall, routeGroup } from './http.ts';
 
@@ -12,19 +12,19 @@ export type KeyedCall<Found = unknown> = RouteCall & { key: Caller } & Found;
  * its group's shared step checks, and its handler. Without a permission the handler checks the key
  * itself.
  */
-export interface KeyedRoute<Found = unknown> {
+export interface KeyedRoute<Found = unknown, D extends BaseDeps = BaseDeps> {
   permission?: Permission;
-  handle: (deps: Deps, call: KeyedCall<Found>) => Promise<ApiResult>;
+  handle: (deps: D, call: KeyedCall<Found>) => Promise<ApiResult>;
 }
 
 /** An operation on the key's tenant, as its group's step found it (`tenants`, `templates`, `webhooks`). */
 export type TenantRoute = KeyedRoute<{ tenantId: string }>;
 
 /** An operation on an identity in the key's scope, as its group's step found it (`threads`). */
-export type IdentityRoute = KeyedRoute<{ identity: Identity }>;
+export type IdentityRoute<D extends BaseDeps = BaseDeps> = KeyedRoute<{ identity: Identity }, D>;
 
 /** What a group's shared step finds for its operations `R`: what their handlers are given. */
-type FoundBy<R> = R extends KeyedRoute<infer Found> ? Found : never;
+type FoundBy<R> = R extends KeyedRoute<infer Found, never> ? Found : never;
 
 /**
  * A route group: the calling key (401 unless it authenticates), the route's operation among the
@@ -32,8 +32,8 @@ type FoundBy<R> = R extends KeyedRoute<infer Found> ? Found : never;
  * them (`step`: its checks in order, and what it finds for the operation), then the operation.
  * `R` is the group's operation type (`KeyedRoute<never>` admits a handler given any call).
  */
-export function operationGroup<R extends KeyedRoute<never>>(
-  deps: Deps,
+export function operationGroup<D extends BaseDeps, R extends KeyedRoute<never, D>>(
+  deps: D,
   operations: Record<string, R>,
   step: (key: Caller, operation: R, call: RouteCall) => FoundBy<R> | Promise<FoundBy<R>>,
 ) {
@@ -43,7 +43,7 @@ export function operationGroup<R extends KeyedRoute<never>>(
     if (!operation) throw routeNotFound();
     const found = await step(key, operation, call);
     // R is a KeyedRoute<FoundBy<R>>: its handler takes the call with what the step found.
-    const handler = operation as unknown as KeyedRoute<FoundBy<R>>;
+    const handler = operation as unknown as KeyedRoute<FoundBy<R>, D>;
     return handler.handle(deps, { ...call, key, ...(found as object) } as KeyedCall<FoundBy<R>>);
   });
 }
@@ -52,7 +52,7 @@ export function operationGroup<R extends KeyedRoute<never>>(
  * A route group whose shared step is the key and the operation's permission, if it names one
  * (`keys`, `identities`, `directory`).
  */
-export function keyedGroup(deps: Deps, operations: Record<string, KeyedRoute>) {
+export function keyedGroup(deps: BaseDeps, operations: Record<string, KeyedRoute>) {
   return operationGroup(deps, operations, (key, operation) => {
     if (operation.permission) requirePermission(key, operation.permission);
     return {};

@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { requirePermission } from './auth.ts';
 import { operationGroup } from './operation.ts';
 import { tenantInReach } from './scope.ts';
@@ -26,7 +26,7 @@ const OPERATIONS: Record<string, TemplatesRoute> = {
  * with them), `templates:write` to create, change and delete (platform and tenant keys). The schema
  * and the sources are checked before anything is stored (core/templates.ts › checkTemplateSource).
  */
-export function templatesApi(deps: Deps) {
+export function templatesApi(deps: DepsFor<'api-templates'>) {
   return operationGroup(deps, OPERATIONS, async (key, operation, { params }) => {
     // A key that may write templates may read them.
     if (!(operation.permission === 'templates:read' && key.scopes.includes('templates:write')))

@@ -1,9 +1,8 @@
 import { loadLambdaDeps } from '../env.ts';
-import { wholeDeps } from '../lambda-ports.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 import { templatesApi } from './templates.api.ts';
 
 /** Lambda entry of the `templates` route group (functions/api/routes.ts). */
 export const handler: (event: ApiEvent) => Promise<ApiResult> = templatesApi(
-  wholeDeps(await loadLambdaDeps('api-templates', {})),
+  await loadLambdaDeps('api-templates', {}),
 );

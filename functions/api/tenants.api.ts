@@ -1,5 +1,5 @@
 import { PmailError } from '../core/errors.ts';
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import type { Db } from '../store/db.ts';
 import { type Caller, requirePermission } from './auth.ts';
 import { operationGroup, type TenantRoute } from './operation.ts';
@@ -28,7 +28,7 @@ const OPERATIONS: Record<string, TenantRoute> = {
  * functions/api/tenants/. Permission `suppressions:manage` on a tenant-level key; the tenant must be
  * the key's.
  */
-export function tenantsApi(deps: Deps) {
+export function tenantsApi(deps: DepsFor<'api-tenants'>) {
   return operationGroup(deps, OPERATIONS, async (key, _operation, { params }) => ({
     tenantId: await tenantInScope(deps.db, key, params.tenant_id),
   }));

@@ -1,9 +1,8 @@
 import { loadLambdaDeps } from '../env.ts';
-import { wholeDeps } from '../lambda-ports.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 import { tenantsApi } from './tenants.api.ts';
 
 /** Lambda entry of the `tenants` route group (functions/api/routes.ts). */
 export const handler: (event: ApiEvent) => Promise<ApiResult> = tenantsApi(
-  wholeDeps(await loadLambdaDeps('api-tenants', {})),
+  await loadLambdaDeps('api-tenants', {}),
 );

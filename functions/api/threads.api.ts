@@ -1,4 +1,4 @@
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { identityInScope, requirePermission } from './auth.ts';
 import { type IdentityRoute, operationGroup } from './operation.ts';
 import { getAttachmentRoute } from './threads/get-attachment.ts';
@@ -6,7 +6,7 @@ import { getThreadRoute } from './threads/get-thread.ts';
 import { listThreadsRoute } from './threads/list-threads.ts';
 
 /** The operations of the group, each behind the shared step: the key, `messages:read`, the identity. */
-const OPERATIONS: Record<string, IdentityRoute> = {
+const OPERATIONS: Record<string, IdentityRoute<DepsFor<'api-threads'>>> = {
   listThreads: listThreadsRoute,
   getThread: getThreadRoute,
   getAttachment: getAttachmentRoute,
@@ -18,7 +18,7 @@ const OPERATIONS: Record<string, IdentityRoute> = {
  * message's attachment; one file per operation under functions/api/threads/. `messages:read`;
  * another identity's or tenant's thread or message is not found, as a missing one.
  */
-export function threadsApi(deps: Deps) {
+export function threadsApi(deps: DepsFor<'api-threads'>) {
   return operationGroup(deps, OPERATIONS, async (key, _operation, { params }) => {
     requirePermission(key, 'messages:read');
     const { identity } = await identityInScope(deps.db, key, params.identity_id);

@@ -1,5 +1,5 @@
 import { PmailError } from '../core/errors.ts';
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { type Caller, type Permission, requirePermission } from './auth.ts';
 import { operationGroup } from './operation.ts';
 import { ownTenant } from './scope.ts';
@@ -26,7 +26,7 @@ const OPERATIONS: Record<string, WebhooksRoute> = {
  * functions/api/webhooks/. A tenant-level key only; reads need `webhooks:read` or `webhooks:manage`,
  * changes `webhooks:manage`. The secret is in the 201 of the create and nowhere else.
  */
-export function webhooksApi(deps: Deps) {
+export function webhooksApi(deps: DepsFor<'api-webhooks'>) {
   return operationGroup(deps, OPERATIONS, (key, operation) => ({
     tenantId: tenantKey(key, operation.permission),
   }));

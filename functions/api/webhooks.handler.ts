@@ -1,9 +1,8 @@
 import { loadLambdaDeps } from '../env.ts';
-import { wholeDeps } from '../lambda-ports.ts';
 import type { ApiEvent, ApiResult } from './http.ts';
 import { webhooksApi } from './webhooks.api.ts';
 
 /** Lambda entry of the `webhooks` route group (functions/api/routes.ts). */
 export const handler: (event: ApiEvent) => Promise<ApiResult> = webhooksApi(
-  wholeDeps(await loadLambdaDeps('api-webhooks', {})),
+  await loadLambdaDeps('api-webhooks', {}),
 );

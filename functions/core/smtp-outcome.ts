@@ -88,46 +88,19 @@ export function smtpDomainIssue(end: SmtpEnd): SmtpDomainIssue | undefined {
 }
 
 export function classifySmtp(input: SmtpOutcomeInput): TransportResult {
-  const provider = 'smtp';
-  const refused = input.rcpt.filter((r) => is5xx(r.code)).map(refusal);
-  // A RCPT answer that is neither 4xx nor 5xx is no refusal we can read: keep it queued (4xx rule).
-  const deferred = input.rcpt.filter((r) => !is5xx(r.code)).map((r) => r.address);
+  const seen: RcptSeen = {
+    refused: input.rcpt.filter((r) => is5xx(r.code)).map(refusal),
+    // A RCPT answer that is neither 4xx nor 5xx is no refusal we can read: keep it queued (4xx rule).
+    deferred: input.rcpt.filter((r) => !is5xx(r.code)).map((r) => r.address),
+  };
   const end = input.end;
   switch (end.type) {
-    case 'dot_reply': {
-      if (end.code >= 200 && end.code < 300) {
-        return {
-          type: 'accepted',
-          provider,
-          provider_message_id: smtpProviderMessageId(input.host, input.rfc_message_id),
-          rfc_message_id: input.rfc_message_id,
-          refused,
-          deferred,
-        };
-      }
-      if (is5xx(end.code)) {
-        return {
-          type: 'rejected',
-          provider,
-          reason: 'provider_validation',
-          code: `smtp_${end.code}`,
-          detail: line(end.code, end.text),
-        };
-      }
-      if (is4xx(end.code))
-        return { type: 'retry_later', provider, class: 'Relay', code: `smtp_${end.code}`, refused };
-      // Any other reply to the dot is no answer we can read: the message may have been taken.
-      return {
-        type: 'unknown',
-        provider,
-        reason: 'transport_connection_lost',
-        detail: line(end.code, end.text),
-      };
-    }
+    case 'dot_reply':
+      return afterTheDot(input, end, seen);
     case 'no_starttls':
       return {
         type: 'rejected',
-        provider,
+        provider: SMTP,
         reason: 'sender_domain_unavailable',
         code: 'smtp_tls_required',
         detail: 'the relay offered no STARTTLS on a port that requires it; credentials were not sent',
@@ -135,72 +108,126 @@ export function classifySmtp(input: SmtpOutcomeInput): TransportResult {
     case 'target_refused':
       return {
         type: 'rejected',
-        provider,
+        provider: SMTP,
         reason: 'sender_domain_unavailable',
         code: 'smtp_relay_address_refused',
         detail: end.detail,
       };
-    case 'no_recipient': {
-      // Every RCPT refused: all 5xx → rejected; any 4xx among them → retry those later.
-      if (deferred.length === 0) {
-        return {
-          type: 'rejected',
-          provider,
-          reason: 'provider_validation',
-          code: `smtp_${input.rcpt[0]?.code ?? 550}`,
-          detail:
-            refused
-              .map((r) => r.detail)
-              .join('; ')
-              .slice(0, 512) || 'every recipient was refused',
-        };
-      }
-      return { type: 'retry_later', provider, class: 'Relay', code: 'smtp_rcpt_4xx', refused };
-    }
-    case 'reply': {
-      if (is5xx(end.code) && end.stage === 'auth') {
-        return {
-          type: 'rejected',
-          provider,
-          reason: 'sender_domain_unavailable',
-          code: 'smtp_auth_failed',
-          detail: line(end.code, end.text),
-        };
-      }
-      if (is5xx(end.code) && (end.stage === 'mail' || end.stage === 'data')) {
-        return {
-          type: 'rejected',
-          provider,
-          reason: 'provider_validation',
-          code: `smtp_${end.code}`,
-          detail: line(end.code, end.text),
-        };
-      }
-      // Greeting, EHLO, STARTTLS, a 4xx anywhere before the dot: nothing was sent.
-      return {
-        type: 'retry_later',
-        provider,
-        class: 'Relay',
-        code: `smtp_${end.stage}_${end.code}`,
-        refused,
-      };
-    }
-    case 'no_answer': {
-      if (!end.dot_written) {
-        return {
-          type: 'retry_later',
-          provider,
-          class: 'Relay',
-          code: end.timed_out ? 'smtp_timeout' : 'smtp_connection',
-          refused,
-        };
-      }
-      return {
-        type: 'unknown',
-        provider,
-        reason: end.timed_out ? 'transport_timeout' : 'transport_connection_lost',
-        detail: `no reply to the end of the message: ${end.detail}`.slice(0, 512),
-      };
-    }
+    case 'no_recipient':
+      return noRecipient(input, seen);
+    case 'reply':
+      return beforeTheDot(end, seen);
+    case 'no_answer':
+      return noAnswer(end, seen);
   }
+}
+
+const SMTP = 'smtp';
+
+/** The RCPT answers: refused (5xx) and deferred (any other) recipients. */
+interface RcptSeen {
+  refused: RecipientRefusal[];
+  deferred: string[];
+}
+
+type EndOf<T extends SmtpEnd['type']> = Extract<SmtpEnd, { type: T }>;
+
+/** The relay's reply to the end of the message: taken, refused, deferred, or unreadable. */
+function afterTheDot(input: SmtpOutcomeInput, end: EndOf<'dot_reply'>, seen: RcptSeen): TransportResult {
+  const provider = SMTP;
+  if (end.code >= 200 && end.code < 300) {
+    return {
+      type: 'accepted',
+      provider,
+      provider_message_id: smtpProviderMessageId(input.host, input.rfc_message_id),
+      rfc_message_id: input.rfc_message_id,
+      refused: seen.refused,
+      deferred: seen.deferred,
+    };
+  }
+  if (is5xx(end.code)) {
+    return {
+      type: 'rejected',
+      provider,
+      reason: 'provider_validation',
+      code: `smtp_${end.code}`,
+      detail: line(end.code, end.text),
+    };
+  }
+  if (is4xx(end.code))
+    return { type: 'retry_later', provider, class: 'Relay', code: `smtp_${end.code}`, refused: seen.refused };
+  // Any other reply to the dot is no answer we can read: the message may have been taken.
+  return { type: 'unknown', provider, reason: 'transport_connection_lost', detail: line(end.code, end.text) };
+}
+
+/** Every RCPT refused: all 5xx → rejected; any 4xx among them → retry those later. */
+function noRecipient(input: SmtpOutcomeInput, seen: RcptSeen): TransportResult {
+  if (seen.deferred.length > 0)
+    return {
+      type: 'retry_later',
+      provider: SMTP,
+      class: 'Relay',
+      code: 'smtp_rcpt_4xx',
+      refused: seen.refused,
+    };
+  return {
+    type: 'rejected',
+    provider: SMTP,
+    reason: 'provider_validation',
+    code: `smtp_${input.rcpt[0]?.code ?? 550}`,
+    detail:
+      seen.refused
+        .map((r) => r.detail)
+        .join('; ')
+        .slice(0, 512) || 'every recipient was refused',
+  };
+}
+
+/** A refusal before the message was sent: AUTH's and the envelope's 5xx are final, the rest retried. */
+function beforeTheDot(end: EndOf<'reply'>, seen: RcptSeen): TransportResult {
+  if (is5xx(end.code) && end.stage === 'auth') {
+    return {
+      type: 'rejected',
+      provider: SMTP,
+      reason: 'sender_domain_unavailable',
+      code: 'smtp_auth_failed',
+      detail: line(end.code, end.text),
+    };
+  }
+  if (is5xx(end.code) && (end.stage === 'mail' || end.stage === 'data')) {
+    return {
+      type: 'rejected',
+      provider: SMTP,
+      reason: 'provider_validation',
+      code: `smtp_${end.code}`,
+      detail: line(end.code, end.text),
+    };
+  }
+  // Greeting, EHLO, STARTTLS, a 4xx anywhere before the dot: nothing was sent.
+  return {
+    type: 'retry_later',
+    provider: SMTP,
+    class: 'Relay',
+    code: `smtp_${end.stage}_${end.code}`,
+    refused: seen.refused,
+  };
+}
+
+/** The connection ended without a reply: before the dot nothing was sent; after it, unknown. */
+function noAnswer(end: EndOf<'no_answer'>, seen: RcptSeen): TransportResult {
+  if (!end.dot_written) {
+    return {
+      type: 'retry_later',
+      provider: SMTP,
+      class: 'Relay',
+      code: end.timed_out ? 'smtp_timeout' : 'smtp_connection',
+      refused: seen.refused,
+    };
+  }
+  return {
+    type: 'unknown',
+    provider: SMTP,
+    reason: end.timed_out ? 'transport_timeout' : 'transport_connection_lost',
+    detail: `no reply to the end of the message: ${end.detail}`.slice(0, 512),
+  };
 }

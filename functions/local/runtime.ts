@@ -21,7 +21,7 @@ import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { autoVerifyingIdentities, type SesIdentities } from '../domains/ses-identities.ts';
 import { localSmtpProbe } from '../domains/smtp-probe.ts';
 import { ingestConsumer } from '../inbound/ingest.ts';
-import { type LambdaService, portsFor, wholeDeps } from '../lambda-ports.ts';
+import { type LambdaService, portsFor } from '../lambda-ports.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { type MemoryMetrics, memoryMetrics } from '../metrics.ts';
 import { folderBlobStore } from '../store/blobs.ts';
@@ -118,7 +118,7 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   const { deps, metrics } = await localDeps(opts);
   const secrets = folderSecretStore(join(opts.stateDir, 'secrets'));
   const engines = await startEngines(deps, secrets, opts);
-  const sweepOnce = () => sweep(wholeDeps(portsFor(deps, 'sweeper')));
+  const sweepOnce = () => sweep(portsFor(deps, 'sweeper'));
   const timer =
     opts.sweepEveryMs === undefined
       ? undefined
@@ -243,15 +243,15 @@ async function closeEngines(e: Engines): Promise<void> {
 }
 
 /**
- * Every route group with its Lambda's ports. The groups' signatures take the whole `Deps`, so each
- * is handed `wholeDeps(portsFor(deps, S))`: the ports its row lacks are absent (a call throws).
+ * Every route group with its Lambda's ports: each takes `DepsFor<S>` and is handed
+ * `portsFor(deps, S)`, which holds exactly those (functions/lambda-ports.ts).
  */
 function routeGroups(
   deps: Deps,
   secrets: SecretStore,
   opts: LocalRuntimeOptions,
 ): Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>> {
-  const of = <S extends LambdaService>(service: S) => wholeDeps(portsFor(deps, service));
+  const of = <S extends LambdaService>(service: S) => portsFor(deps, service);
   const smtpOptions = { secrets, smtp: opts.smtp };
   const mcp = of('api-mcp');
   return {

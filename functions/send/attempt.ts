@@ -12,6 +12,7 @@ import {
 } from '../core/send-attempt.ts';
 import type { TransportResult, TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { countAttempt } from '../metrics.ts';
 import { addSuppression, emitAttemptEnd } from '../outcomes/outcomes.ts';
 import { getIdentity, getTenant } from '../store/directory.store.ts';
@@ -216,7 +217,7 @@ const drawJitter = () => (Math.random() * 2 - 1) * 0.1;
  * Record answers `done` and writes nothing should it get one anyway (an execution of the previous
  * definition during a deploy).
  */
-export async function record(deps: Deps, input: RecordInput): Promise<RecordOutput> {
+export async function record(deps: DepsFor<'send-attempt'>, input: RecordInput): Promise<RecordOutput> {
   if (input.result.type === 'not_claimed') return { next: 'done' };
   const result = input.result;
   if (result.type === 'accepted' && result.loopback?.length) {

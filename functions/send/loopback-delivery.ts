@@ -2,8 +2,7 @@ import type { DeliveryEvent } from '../core/deliveries.ts';
 import { derivedUlid, ulidOf } from '../core/ids.ts';
 import type { MessageRecord } from '../core/model.ts';
 import type { LoopbackCopy } from '../core/transport-result.ts';
-import type { Deps } from '../deps.ts';
-import { ingestNotification } from '../inbound/ingest.ts';
+import { type IngestDeps, ingestNotification } from '../inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX } from '../inbound/notification.ts';
 import { receivedNotification } from '../inbound/received.ts';
 
@@ -22,7 +21,7 @@ import { receivedNotification } from '../inbound/received.ts';
  * no second event.
  */
 export async function deliverLoopback(
-  deps: Deps,
+  deps: IngestDeps,
   message: MessageRecord,
   providerMessageId: string,
   copies: LoopbackCopy[],
@@ -57,7 +56,7 @@ export async function deliverLoopback(
  * Record runs. SPF, DKIM and DMARC pass (this deployment composed it for one of its own identities);
  * nothing scans it for spam or viruses (`GRAY`).
  */
-async function injectLoopback(deps: Deps, message: MessageRecord, body: Uint8Array, recipient: string) {
+async function injectLoopback(deps: IngestDeps, message: MessageRecord, body: Uint8Array, recipient: string) {
   const id = `loopback-${derivedUlid(ulidOf(message.id), `${message.id}|${recipient.toLowerCase()}`).toLowerCase()}`;
   await deps.blobs.put(`${INBOUND_RAW_PREFIX}${id}`, body, {});
   const notification = receivedNotification({

@@ -15,7 +15,7 @@ import { getTemplate } from '../store/templates.store.ts';
  * version, so it covers the template's name, version and variables.
  */
 export async function resolveTemplate(
-  deps: Deps,
+  deps: Pick<Deps, 'db'>,
   tenantId: string,
   request: ParsedSend,
 ): Promise<ParsedSend> {

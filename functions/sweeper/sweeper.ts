@@ -3,7 +3,7 @@ import { dispatchHeld } from '../core/enqueue.ts';
 import type { MessageRecord } from '../core/model.ts';
 import { domainOf } from '../core/recipients.ts';
 import { CLAIM_STALE_MS, deadAttemptOutcome, redispatch } from '../core/send-attempt.ts';
-import type { Deps } from '../deps.ts';
+import type { DepsFor } from '../lambda-ports.ts';
 import { errorFields } from '../log.ts';
 import { emitAttemptEnd } from '../outcomes/outcomes.ts';
 import { executionName, isStandardExecution, startExecution } from '../send/dispatcher.ts';
@@ -44,7 +44,10 @@ export interface SweepReport {
  *   execution is started after it (send/dispatcher.ts › startExecution). A crash between the two
  *   is found again 5 minutes later.
  */
-export async function sweep(deps: Deps): Promise<SweepReport> {
+/** The sweeper's ports (functions/lambda-ports.ts): the base ports and the dispatcher. */
+export type SweeperDeps = DepsFor<'sweeper'>;
+
+export async function sweep(deps: SweeperDeps): Promise<SweepReport> {
   const report: SweepReport = { redispatched: [], dispatched: [], uncertain: [], running: [] };
   const now = deps.clock();
   for (const due of await listDueDispatches(deps.db, now - SWEEP_AFTER_MS)) {
@@ -80,7 +83,7 @@ export async function sweep(deps: Deps): Promise<SweepReport> {
 }
 
 async function sweepOne(
-  deps: Deps,
+  deps: SweeperDeps,
   identityId: string,
   messageId: string,
   now: number,
@@ -125,7 +128,7 @@ async function sweepOne(
  * decision runs again on the message as it is now.
  */
 async function sweepWrite<R>(
-  deps: Deps,
+  deps: SweeperDeps,
   identityId: string,
   messageId: string,
   decide: (m: MessageRecord) => { next?: MessageRecord; result: R },
@@ -153,7 +156,7 @@ async function sweepWrite<R>(
 }
 
 /** Start the execution the sweeper just named on the message. */
-async function start(deps: Deps, m: MessageRecord, report: SweepReport): Promise<void> {
+async function start(deps: SweeperDeps, m: MessageRecord, report: SweepReport): Promise<void> {
   report.redispatched.push(m.id);
   await startExecution(deps.dispatcher, m);
 }
@@ -164,7 +167,7 @@ async function start(deps: Deps, m: MessageRecord, report: SweepReport): Promise
  * conditional write (another sweeper or a cancel that won leaves it alone), then that execution is
  * started: a start that fails leaves it queued with its dispatch, which the next pass re-dispatches.
  */
-async function dispatchOne(deps: Deps, identityId: string, messageId: string, report: SweepReport) {
+async function dispatchOne(deps: SweeperDeps, identityId: string, messageId: string, report: SweepReport) {
   const seen = await getMessage(deps.db, identityId, messageId, true);
   if (seen?.status !== 'undispatched') return;
   const domain = await getDomain(deps.db, domainOf(seen.from.address));

@@ -3,7 +3,7 @@ import { changeIdentity } from '../../admin/identities.ts';
 import { identityNotFound, keptChanging, resumeScopeDenied } from '../../core/errors.ts';
 import { resumeNeedsTenantKey, toIdentityView } from '../../core/identity-view.ts';
 import type { Identity } from '../../core/model.ts';
-import type { Deps } from '../../deps.ts';
+import type { BaseDeps } from '../../deps.ts';
 import { getIdentity } from '../../store/directory.store.ts';
 import { changeIdentityStatus } from '../../store/identity-status.store.ts';
 import { type Caller, identityInScope } from '../auth.ts';
@@ -57,7 +57,7 @@ export const updateIdentityRoute: KeyedRoute = {
  * (a deleted identity is gone).
  */
 async function changeFields(
-  deps: Deps,
+  deps: BaseDeps,
   key: Caller,
   identity: Identity,
   fields: IdentityFieldsChange,
@@ -78,7 +78,7 @@ async function changeFields(
  * entry in one transaction, and only when the status really changed. The identity as it is after.
  */
 async function changeStatus(
-  deps: Deps,
+  deps: BaseDeps,
   key: Caller,
   identity: Identity,
   status: IdentityStatusChange,

@@ -10,7 +10,7 @@ import { encodeFollowCursor, followHorizon, nextPosition, parseAfter } from '../
 import { ID_PATTERNS, isId } from '../../core/ids.ts';
 import { toApiMessage } from '../../core/message-view.ts';
 import { MESSAGE_STATUSES } from '../../core/model.ts';
-import type { Deps } from '../../deps.ts';
+import type { BaseDeps } from '../../deps.ts';
 import { threadExists } from '../../store/inbound.store.ts';
 import { getMessage, listMessages, listMessagesAfter } from '../../store/messages.store.ts';
 import { json } from '../http.ts';
@@ -72,7 +72,7 @@ export const listMessagesRoute: ScopedRoute = {
  * identity is 404 message_not_found, and a thread that is none of its threads 404 thread_not_found;
  * a cursor made by a read of that thread is not looked up again (the partition scopes it anyway).
  */
-async function readOn(deps: Deps, identityId: string, q: ListQuery) {
+async function readOn(deps: BaseDeps, identityId: string, q: ListQuery) {
   const parsed = parseAfter(q.after ?? '');
   if (!parsed || q.cursor !== undefined) {
     throw new PmailError('invalid_request', 'after is not a message id or a cursor of a read on.', {

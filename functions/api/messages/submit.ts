@@ -3,13 +3,13 @@ import { PmailError } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/fingerprint.ts';
 import { isId } from '../../core/ids.ts';
 import { checkIdempotencyKey, IDEMPOTENCY_KEY_PATTERN } from '../../core/limits.ts';
-import type { Deps } from '../../deps.ts';
+
 import { submit } from '../../send/submit.ts';
 import { resolveTemplate } from '../../send/template.ts';
 import { admitCaller, bearerHash, identityVisible, requirePermission, tenantOfIdentity } from '../auth.ts';
 import { bodyOf, header, json, type RouteCall } from '../http.ts';
 import { parseSendBody } from '../send.schema.ts';
-import type { MessagesRoute } from './operation.ts';
+import type { MessagesDeps, MessagesRoute } from './operation.ts';
 
 /**
  * The handler of a submit operation (send, reply, reply-all, forward): the use case (send/submit.ts)
@@ -33,7 +33,7 @@ export function submitRoute(operation: Operation): MessagesRoute {
   };
 }
 
-function accept(deps: Deps, { event, params, requestId }: RouteCall, operation: Operation) {
+function accept(deps: MessagesDeps, { event, params, requestId }: RouteCall, operation: Operation) {
   const dryRun = event.queryStringParameters?.dry_run;
   const hash = bearerHash(header(event, 'authorization'));
   const rawKey = dryRun === 'true' ? undefined : header(event, 'idempotency-key');
@@ -75,7 +75,7 @@ function accept(deps: Deps, { event, params, requestId }: RouteCall, operation: 
 
 /** A send the use case refused: counted by its error code, then answered as before. */
 const countRefusal =
-  (deps: Deps) =>
+  (deps: MessagesDeps) =>
   (err: unknown): never => {
     if (err instanceof PmailError) deps.metrics.add('sends_refused', { code: err.code });
     throw err;

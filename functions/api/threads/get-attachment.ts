@@ -2,14 +2,16 @@ import { messageNotFound, PmailError } from '../../core/errors.ts';
 import { attachmentDisposition, servedAttachmentType } from '../../core/inbound.ts';
 import { attachmentIndex } from '../../core/message-view.ts';
 import { readAttachment } from '../../inbound/attachment.ts';
+import type { DepsFor } from '../../lambda-ports.ts';
 import { messageOf } from '../messages/get-message.ts';
 import type { IdentityRoute } from '../operation.ts';
 
 /**
  * GET …/messages/{message_id}/attachments/{attachment_id}: one attachment's bytes of a received
- * message: never inline, never sniffed, a risky or active type as bytes only.
+ * message: never inline, never sniffed, a risky or active type as bytes only. Read from the
+ * received raw message in the blob store: the threads Lambda is built with `blobs`.
  */
-export const getAttachmentRoute: IdentityRoute = {
+export const getAttachmentRoute: IdentityRoute<DepsFor<'api-threads'>> = {
   handle: async (deps, { identity, params, requestId }) => {
     const m = await messageOf(deps.db, identity.id, params.message_id);
     if (!m) throw messageNotFound();
