@@ -68,20 +68,20 @@ export function adminClient(at: TableAt, maxAttempts?: number): DynamoDBClient {
   });
 }
 
-type Admin = { doc: DynamoDBClient; table: string };
+type Admin = { client: DynamoDBClient; table: string };
 
 export async function ensureTable(at: TableAt): Promise<void> {
-  const db: Admin = { doc: adminClient(at), table: at.table };
+  const db: Admin = { client: adminClient(at), table: at.table };
   try {
     await ensureWith(db);
   } finally {
-    db.doc.destroy();
+    db.client.destroy();
   }
 }
 
 async function ensureWith(db: Admin): Promise<void> {
   try {
-    const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+    const out = await db.client.send(new DescribeTableCommand({ TableName: db.table }));
     await addMissingIndexes(db, out.Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName ?? '') ?? []);
     if (!out.Table?.StreamSpecification?.StreamEnabled) await enableStream(db);
     return;
@@ -90,18 +90,18 @@ async function ensureWith(db: Admin): Promise<void> {
       throw err;
   }
   try {
-    await db.doc.send(new CreateTableCommand(TABLE(db.table)));
+    await db.client.send(new CreateTableCommand(TABLE(db.table)));
   } catch (err) {
     // Another process created it first (test files start in parallel): wait until it is usable.
     if ((err as Error).name !== 'ResourceInUseException') throw err;
     for (let i = 0; i < 100; i++) {
-      const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+      const out = await db.client.send(new DescribeTableCommand({ TableName: db.table }));
       if (out.Table?.TableStatus === 'ACTIVE') return;
       await new Promise((r) => setTimeout(r, 50));
     }
     return;
   }
-  await db.doc.send(
+  await db.client.send(
     new UpdateTimeToLiveCommand({
       TableName: db.table,
       TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
@@ -128,7 +128,7 @@ async function addMissingIndexes(db: Admin, present: string[]): Promise<void> {
     const deadline = Date.now() + INDEX_BUILD_WAIT_MS;
     for (;;) {
       try {
-        await db.doc.send(create);
+        await db.client.send(create);
         break;
       } catch (err) {
         if ((err as Error).name !== 'LimitExceededException' || Date.now() > deadline) throw err;
@@ -136,7 +136,7 @@ async function addMissingIndexes(db: Admin, present: string[]): Promise<void> {
       }
     }
     while (Date.now() < deadline) {
-      const out = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+      const out = await db.client.send(new DescribeTableCommand({ TableName: db.table }));
       const built = out.Table?.GlobalSecondaryIndexes?.find((g) => g.IndexName === index.IndexName);
       if (built?.IndexStatus === 'ACTIVE') break;
       await new Promise((r) => setTimeout(r, 100));
@@ -154,10 +154,10 @@ const INDEX_BUILD_WAIT_MS = 180_000;
 async function enableStream(db: Admin): Promise<void> {
   for (let i = 0; ; i++) {
     try {
-      await db.doc.send(new UpdateTableCommand({ TableName: db.table, StreamSpecification: STREAM }));
+      await db.client.send(new UpdateTableCommand({ TableName: db.table, StreamSpecification: STREAM }));
       return;
     } catch (err) {
-      const now = await db.doc.send(new DescribeTableCommand({ TableName: db.table }));
+      const now = await db.client.send(new DescribeTableCommand({ TableName: db.table }));
       // Another process enabled it first.
       if (now.Table?.StreamSpecification?.StreamEnabled) return;
       if (i >= 100) throw err;
