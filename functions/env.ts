@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { readSecretString } from './adapters/secrets.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from './deps.ts';
 import {
   type BaseDeps,
@@ -38,9 +38,7 @@ export function required(name: string): string {
 async function loadKeys(): Promise<Pick<Config, 'hashKey' | 'linkKeys'>> {
   let raw: { hash_key?: string; link_keys?: Config['linkKeys'] } = {};
   if (process.env.PMAIL_KEYS_SECRET_ARN) {
-    const client = new SecretsManagerClient({});
-    const out = await client.send(new GetSecretValueCommand({ SecretId: process.env.PMAIL_KEYS_SECRET_ARN }));
-    raw = JSON.parse(out.SecretString ?? '{}');
+    raw = JSON.parse((await readSecretString(process.env.PMAIL_KEYS_SECRET_ARN)) ?? '{}');
   }
   const hashKey = raw.hash_key ?? required('PM_HASH_KEY');
   const linkKeys =
@@ -62,11 +60,7 @@ export async function loadCloudflareApiToken(now = Date.now()): Promise<string> 
   if (cfToken && cfToken.until > now) return cfToken.value;
   let value = process.env.PM_CF_API_TOKEN ?? '';
   if (process.env.PMAIL_CF_API_TOKEN_SECRET_ARN) {
-    const client = new SecretsManagerClient({});
-    const out = await client.send(
-      new GetSecretValueCommand({ SecretId: process.env.PMAIL_CF_API_TOKEN_SECRET_ARN }),
-    );
-    const raw = (out.SecretString ?? '').trim();
+    const raw = ((await readSecretString(process.env.PMAIL_CF_API_TOKEN_SECRET_ARN)) ?? '').trim();
     value = raw.startsWith('{') ? String((JSON.parse(raw) as { api_token?: string }).api_token ?? '') : raw;
   }
   if (!value) throw new Error('the Cloudflare API token is not set (PMAIL_CF_API_TOKEN_SECRET_ARN)');

@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageBatchCommand, type SendMessageBatchCommandInput, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sqsForwardBatch } from '../../functions/adapters/sqs-queues.ts';
 import { loadCloudflareApiToken } from '../../functions/env.ts';
 import {
@@ -352,11 +351,33 @@ describe('message bodies as the pull-consumers guide encodes them', () => {
 });
 
 describe('the API token secret (functions/env.ts)', () => {
-  const secrets = mockClient(SecretsManagerClient);
   const arn = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:pmail-cf-token';
+  /** Secrets Manager's GetSecretValue over its JSON protocol, as a stand-in on loopback. */
+  const secret = { value: '', reads: 0 };
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      const asked = JSON.parse(body || '{}') as { SecretId?: string };
+      const ok = req.headers['x-amz-target'] === 'secretsmanager.GetSecretValue' && asked.SecretId === arn;
+      if (ok) secret.reads++;
+      res.writeHead(ok ? 200 : 400, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(ok ? { SecretString: secret.value } : { __type: 'ResourceNotFoundException' }));
+    });
+  });
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', `http://127.0.0.1:${port}`);
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'local');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'local');
+    vi.stubEnv('PMAIL_CF_API_TOKEN_SECRET_ARN', arn);
+  });
   afterAll(() => {
-    secrets.restore();
-    delete process.env.PMAIL_CF_API_TOKEN_SECRET_ARN;
+    vi.unstubAllEnvs();
+    server.close();
   });
 
   it.each([
@@ -364,20 +385,17 @@ describe('the API token secret (functions/env.ts)', () => {
     ['the bare token', `  ${TOKEN}\n`, Date.UTC(2030, 0, 1)],
     ['{ "api_token": … }', JSON.stringify({ api_token: TOKEN }), Date.UTC(2031, 0, 1)],
   ])('reads %s from the secret the operator filled, and keeps it five minutes', async (_name, value, t0) => {
-    process.env.PMAIL_CF_API_TOKEN_SECRET_ARN = arn;
-    secrets.reset();
-    secrets.on(GetSecretValueCommand, { SecretId: arn }).resolves({ SecretString: value });
+    secret.value = value;
+    secret.reads = 0;
     expect(await loadCloudflareApiToken(t0)).toBe(TOKEN);
     expect(await loadCloudflareApiToken(t0 + 299_000)).toBe(TOKEN);
-    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(1);
+    expect(secret.reads).toBe(1);
     expect(await loadCloudflareApiToken(t0 + 301_000)).toBe(TOKEN);
-    expect(secrets.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+    expect(secret.reads).toBe(2);
   });
 
   it('fails clearly when the secret holds no token', async () => {
-    process.env.PMAIL_CF_API_TOKEN_SECRET_ARN = arn;
-    secrets.reset();
-    secrets.on(GetSecretValueCommand).resolves({ SecretString: '{}' });
+    secret.value = '{}';
     await expect(loadCloudflareApiToken(Date.UTC(2040, 0, 1))).rejects.toThrow(/token is not set/);
   });
 });

@@ -140,7 +140,7 @@ const RULES: Rule[] = [
           'functions/domains/ses-identities.ts',
           'functions/domains/smtp-probe.ts',
         ].includes(t),
-      pkg(/^@aws-sdk\//),
+      pkg(/^@aws-sdk\//, '@aws-lite/client'),
     ],
   },
   {
