@@ -226,6 +226,7 @@ type AttributeMap = Record<string, unknown>;
  * lists too.
  */
 function binaries(map: AttributeMap, convert: (b: unknown) => unknown): AttributeMap {
+  if (!Object.values(map).some(holdsBinary)) return map;
   const value = (v: unknown): unknown => {
     const av = v as { B?: unknown; BS?: unknown[]; M?: AttributeMap; L?: unknown[] };
     if (av.B !== undefined) return { B: convert(av.B) };
@@ -235,6 +236,14 @@ function binaries(map: AttributeMap, convert: (b: unknown) => unknown): Attribut
     return v;
   };
   return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, value(v)]));
+}
+
+/** Whether an attribute value is or holds a binary one (most items hold none: they pass as they are). */
+function holdsBinary(v: unknown): boolean {
+  const av = v as { B?: unknown; BS?: unknown; M?: AttributeMap; L?: unknown[] };
+  if (av.B !== undefined || av.BS !== undefined) return true;
+  if (av.M !== undefined) return Object.values(av.M).some(holdsBinary);
+  return av.L !== undefined && av.L.some(holdsBinary);
 }
 const toBase64 = (b: unknown) => Buffer.from(b as Uint8Array).toString('base64');
 const fromBase64 = (b: unknown) => new Uint8Array(Buffer.from(String(b), 'base64'));

@@ -9,6 +9,7 @@ import { listEvents } from '../../functions/store/events.store.ts';
 import { claimSending } from '../../functions/store/messages.store.ts';
 import { readDailyCounts } from '../../functions/store/quota.store.ts';
 import { transportTask } from '../../functions/transports/tasks.ts';
+import { faults, writes } from '../support/faults.ts';
 import { stackPerTest, submittedVia, type TestStack, testStack } from '../support/local.ts';
 import { envelope, type MailFacts, ses } from '../support/ses-fixtures.ts';
 
@@ -118,21 +119,11 @@ describe('1. an event that arrives before its Record is never reconciled onto an
 describe('2. a storage commit whose answer is lost keeps the MIME of the accepted send', () => {
   it('replays the 202 to the retry and delivers the stored message, never uncertain', async () => {
     const s = await stack({ dispatcher: { start: async () => undefined } });
-    let lost = false;
-    hooksOf(s.deps.db).aroundCall(async (operation, input, next) => {
-      const out = await next();
-      // The commit point: the message's conditional put (its sort key M#…).
-      const sk = (input as { Item?: { sk?: unknown } }).Item?.sk;
-      const item = typeof sk === 'string' ? sk : (sk as { S?: string } | undefined)?.S;
-      if (operation === 'PutItem' && item?.startsWith('M#') && !lost) {
-        lost = true;
-        throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
-      }
-      return out;
-    });
+    // The commit point, the message's conditional put: applied, its answer lost.
+    const lost = faults(s.deps.db).loseAnswer(writes.message);
     const body = { to: [s.peer.address], subject: 'Lost answer', text: 'the body' };
     const first = await s.send(body, 'lost-commit');
-    expect(lost).toBe(true);
+    expect(lost.fired).toBe(true);
     expect(first.status).toBeGreaterThanOrEqual(500);
     const retry = await s.send(body, 'lost-commit');
     expect(retry.status).toBe(202);

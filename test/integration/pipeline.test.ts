@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Identity, Tenant } from '../../functions/core/model.ts';
 import { hooksOf } from '../../functions/store/dynamodb.ts';
 import { keys } from '../../functions/store/table-keys.ts';
+import { faults, writes } from '../support/faults.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
 /**
@@ -335,20 +336,10 @@ describe('daily caps under concurrency', () => {
 
   it('keeps the count when the commit answer is lost, since the send may be stored', async () => {
     const s = await stack({ seed: { policy: { identity_daily_send_cap: 5 } } });
-    let lost = false;
-    hooksOf(s.deps.db).aroundCall(async (operation, input, next) => {
-      const out = await next();
-      // The commit point: the message's conditional put (its sort key M#…).
-      const sk = (input as { Item?: { sk?: unknown } }).Item?.sk;
-      const item = typeof sk === 'string' ? sk : (sk as { S?: string } | undefined)?.S;
-      if (operation === 'PutItem' && item?.startsWith('M#') && !lost) {
-        lost = true;
-        throw Object.assign(new Error('socket hang up'), { name: 'Error' });
-      }
-      return out;
-    });
+    // The commit point, the message's conditional put: applied, its answer lost.
+    const lost = faults(s.deps.db).loseAnswer(writes.message);
     const res = await s.send(to('delivered@simulator.invalid'), 'lost-answer');
-    expect(lost).toBe(true);
+    expect(lost.fired).toBe(true);
     expect(res.status).toBeGreaterThanOrEqual(500);
     const { readDailyCounts } = await import('../../functions/store/quota.store.ts');
     const { localDay } = await import('../../functions/core/quota.ts');
