@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { ESM_REQUIRE_BANNER, REPO_ROOT } from '../lib/defaults.ts';
+import { BUNDLE_ALIAS, ESM_REQUIRE_BANNER, REPO_ROOT } from '../lib/defaults.ts';
 import { machineLine } from './env.ts';
 import { loadTime } from './load-time.ts';
 
@@ -92,6 +92,7 @@ async function main() {
         target: 'node22',
         mainFields: ['module', 'main'],
         banner: { js: ESM_REQUIRE_BANNER },
+        alias: BUNDLE_ALIAS,
         minify: true,
         metafile: true,
         logLevel: 'error',

@@ -17,6 +17,16 @@ export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
+/**
+ * Packages every bundle resolves to one file. libmime ships a CommonJS and an ES build, mailparser
+ * imports it and mailsplit requires it, so without this a bundle that parses mail carries both
+ * (about 90 KB). The CommonJS build serves both: mailparser uses only its default export.
+ * `test/unit/bundles.test.ts` parses mail with a bundle built this way.
+ */
+export const BUNDLE_ALIAS: Readonly<Record<string, string>> = {
+  libmime: join(REPO_ROOT, 'node_modules/libmime/dist/cjs/libmime.js'),
+};
+
 /** Every pmail function's memory unless its construct sets another (the bench prices GB-seconds with it). */
 export const LAMBDA_MEMORY_MB = 512;
 
@@ -109,6 +119,9 @@ export class PmailFunction extends Construct implements IGrantable {
         // Stack traces need file and line mappings only; dropping the sources keeps the zips small.
         sourcesContent: false,
         externalModules: [],
+        esbuildArgs: Object.fromEntries(
+          Object.entries(BUNDLE_ALIAS).map(([name, to]) => [`--alias:${name}`, to]),
+        ),
         ...(props.bundleFiles
           ? {
               commandHooks: {

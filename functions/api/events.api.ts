@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ulidTime } from '../core/delivery-outbox.ts';
 import { PmailError, routeNotFound } from '../core/errors.ts';
 import { ID_PATTERNS } from '../core/ids.ts';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { invalidJson, invalidQuery, invalidRequest } from '../core/errors.ts';
 import type { ApiEvent } from './http.ts';
 import { zodErrors } from './send.schema.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Operation } from '../core/compose.ts';
 import { invalidJson, invalidRequest } from '../core/errors.ts';
 import {

@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { ID_PATTERNS } from '../core/ids.ts';
 import {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { createIdentitySchema } from '../../functions/api/directory/create-identity.ts';
 import { createTenantSchema } from '../../functions/api/directory/create-tenant.ts';
 import { listIdentitiesQuerySchema } from '../../functions/api/directory/list-identities.ts';

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { routes } from '../../functions/api/routes.ts';
 import { createSuppressionSchema } from '../../functions/api/tenants/create-suppression.ts';
 import { listEntriesQuerySchema } from '../../functions/api/tenants/list-list-entries.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createIdentity } from '../../admin/identities.ts';
 import { toIdentityView } from '../../core/identity-view.ts';
 import { idempotentControl } from '../control.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createTenant } from '../../admin/tenants.ts';
 import type { TenantPolicy } from '../../core/model.ts';
 import { idempotentControl } from '../control.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { toIdentityView } from '../../core/identity-view.ts';
 import { listIdentities } from '../../store/identities.store.ts';
 import { decodeCursor, encodeCursor, pageQueryFields } from '../cursor.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { listTenants } from '../../store/tenants.store.ts';
 import { decodeCursor, encodeCursor, pageQueryFields } from '../cursor.ts';
 import { json } from '../http.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEFAULT_BOUNCE_RATE_PAUSE, DEFAULT_COMPLAINT_RATE_PAUSE } from '../../core/abuse.ts';
 import { effectivePolicy, toTenantView } from '../../core/admin-views.ts';
 import { invalidRequest } from '../../core/errors.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { changeTenant } from '../../admin/tenants.ts';
 import { bodyOf, json } from '../http.ts';
 import type { KeyedRoute } from '../operation.ts';

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalidRequest, PmailError, relayCredentialsUnavailable } from '../../core/errors.ts';
 import type { DomainRecord, SmtpDomainSettings } from '../../core/model.ts';
 import { RELAY_HOST_PATTERN, relayPortAllowed, relayTargetAllowed } from '../../core/relay-address.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PmailError } from '../../core/errors.ts';
 import type { Tenant } from '../../core/model.ts';
 import type { Caller } from '../auth.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { changeIdentity } from '../../admin/identities.ts';
 import { identityNotFound, keptChanging, resumeScopeDenied } from '../../core/errors.ts';
 import { resumeNeedsTenantKey, toIdentityView } from '../../core/identity-view.ts';

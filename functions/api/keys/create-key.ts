@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mintKey } from '../../admin/keys.ts';
 import { toKeyView } from '../../core/admin-views.ts';
 import { ID_PATTERNS } from '../../core/ids.ts';

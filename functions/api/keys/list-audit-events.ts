@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { toAuditView } from '../../core/admin-views.ts';
 import { ID_PATTERNS } from '../../core/ids.ts';
 import { listAuditItems } from '../../store/audit-log.store.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { rotateKey } from '../../admin/keys.ts';
 import { toKeyView } from '../../core/admin-views.ts';
 import { MAX_OVERLAP_HOURS } from '../../core/keys.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalidJson, invalidRequest } from '../../core/errors.ts';
 import { checkIdempotencyKey } from '../../core/limits.ts';
 import { resolveSend } from '../../send/actions.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { PmailError } from '../../core/errors.ts';
 import { MAX_TEMPLATES_PER_TENANT, TEMPLATE_NAME_PATTERN } from '../../core/limits.ts';
 import { checkTemplateSource, toTemplateView } from '../../core/templates.ts';

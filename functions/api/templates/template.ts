@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { templateNotFound } from '../../core/errors.ts';
 import {
   MAX_SUBJECT_CHARS,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalidRequest } from '../../core/errors.ts';
 import { normaliseAddress } from '../../core/recipients.ts';
 import {

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { normaliseAddress } from '../../core/recipients.ts';
 import { addressHash, SUPPRESSION_REASONS, toSuppressionView } from '../../core/suppressions.ts';
 import { getSuppression, listSuppressions } from '../../store/suppressions.store.ts';

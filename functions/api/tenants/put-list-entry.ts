@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { normaliseListEntry, toListEntryView } from '../../core/suppressions.ts';
 import { putListEntry } from '../../store/send-lists.store.ts';
 import { bodyOf, json } from '../http.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalidQuery } from '../../core/errors.ts';
 import { decodeThreadCursor, encodeThreadCursor, toApiThreadSummary } from '../../core/threads.ts';
 import { listThreads } from '../../store/thread-list.store.ts';
