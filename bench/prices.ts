@@ -21,6 +21,8 @@ export const PRICES = {
   expressGbSecond: 0.00001667,
   /** SQS standard: $0.40 per million requests (send, receive, delete: 3 per message). */
   sqsRequest: 0.4 / 1e6,
+  /** SNS standard topics: $0.50 per million publishes (deliveries to SQS are free). */
+  snsPublish: 0.5 / 1e6,
   /** SES outbound: $0.10 per 1,000 emails, the yardstick. */
   sesPerThousand: 0.1,
 } as const;
@@ -40,19 +42,26 @@ export interface SendUsage {
   apiHandlerMs: number;
   /** Express executions per send (counted). */
   executions: number;
-  /** The time from the 202 until the execution and its delivery event settled, ms (measured). */
+  /** The time from the 202 until the attempt settled, ms (measured). */
   settleMs: number;
+  /** The consumer's time applying the provider's events, ms (measured). */
+  eventsMs: number;
 }
 
 /**
- * The fixed shape of a send that the bench cannot count on a laptop, from the architecture:
- * one HTTP API request; the Lambda invocations besides the API's (Claim, the transport task,
- * Record, the delivery-event consumer); the delivery event's SQS requests (send, receive, delete).
+ * The fixed shape of a send that the bench cannot count on a laptop, from the architecture, for a
+ * send through SES (the default transport): one HTTP API request; the attempt's three task
+ * invocations (Claim, the transport, Record); and the two events SES publishes for a delivered
+ * one-recipient send (Send, then Delivery: lib/events.ts subscribes the configuration set to both),
+ * each one SNS publish to the events topic, three SQS requests (send, receive, delete) and one
+ * consumer invocation. Under load the queue's poller takes up to ten messages per receive, delete
+ * and invocation; one per event is the figure at low volume.
  */
 export const PER_SEND = {
   httpApiRequests: 1,
-  attemptInvocations: 4,
-  sqsRequests: 3,
+  attemptInvocations: 3,
+  providerEvents: 2,
+  perEvent: { snsPublishes: 1, sqsRequests: 3, invocations: 1 },
 } as const;
 
 /** Every pmail function's memory (lib/defaults.ts) and Lambda's arm64 GB-second price. */
@@ -69,12 +78,16 @@ export interface CostLine {
 /**
  * $ per 1,000 accepted sends, each service's line from the counted usage and the list above. The
  * attempt's Lambda invocations are billed the whole measured settle time between them (an upper
- * bound: the tasks run one after another inside it, with the queue's hop and waits between).
+ * bound: the tasks run one after another inside it, with waits between), the consumer the time it
+ * took to apply the events.
  */
 export function costPerThousand(u: SendUsage): CostLine[] {
   const k = 1000;
-  const lambdaGbS = ((u.apiHandlerMs + u.settleMs) / 1000) * LAMBDA_MEMORY_GB;
-  const invocations = 1 + PER_SEND.attemptInvocations * u.executions;
+  const lambdaGbS = ((u.apiHandlerMs + u.settleMs + u.eventsMs) / 1000) * LAMBDA_MEMORY_GB;
+  const events = PER_SEND.providerEvents;
+  const invocations = 1 + PER_SEND.attemptInvocations * u.executions + events * PER_SEND.perEvent.invocations;
+  const sqsRequests = events * PER_SEND.perEvent.sqsRequests;
+  const snsPublishes = events * PER_SEND.perEvent.snsPublishes;
   return [
     {
       what: `DynamoDB writes (${u.wcu.toFixed(2)} WRU/send, +${u.failedWriteUnits.toFixed(2)} for failed conditional writes)`,
@@ -100,8 +113,12 @@ export function costPerThousand(u: SendUsage): CostLine[] {
         (PRICES.expressRequest + (u.settleMs / 1000) * EXPRESS_GB * PRICES.expressGbSecond),
     },
     {
-      what: `SQS (${PER_SEND.sqsRequests} requests)`,
-      perThousand: k * PER_SEND.sqsRequests * PRICES.sqsRequest,
+      what: `SNS (${snsPublishes} publishes: SES's Send and Delivery events)`,
+      perThousand: k * snsPublishes * PRICES.snsPublish,
+    },
+    {
+      what: `SQS (${sqsRequests} requests, ${PER_SEND.perEvent.sqsRequests} per event)`,
+      perThousand: k * sqsRequests * PRICES.sqsRequest,
     },
   ];
 }

@@ -3,7 +3,8 @@
  *   1. submit throughput at 32 in flight vs bare conditional PutItems at 32 in flight;
  *   2. duplicate-replay latency vs a bare consistent GetItem of an idempotency-sized item (and vs
  *      the replay's own BatchGetItem, bare: its floor);
- *   3. DynamoDB capacity per accepted send (submit alone, end to end) and per replay.
+ *   3. DynamoDB capacity per accepted send (submit alone, end to end) and per replay, through the
+ *      simulator transport and through SES (bench/ses-capacity.ts), and the $ of a send through SES.
  * pmail is driven two ways: over HTTP (the local server and a fetch client, both in this process)
  * and as Lambda runs the API (its handler invoked with an API Gateway event: bench/lambda.ts). The
  * summary's verdicts on CPU, replay and throughput stand on the second: on AWS, API Gateway
@@ -25,6 +26,7 @@ import { dynamoDbLocalLine, machineLine } from './env.ts';
 import { apiEvent, lambdaHandler } from './lambda.ts';
 import { costPerThousand, PRICES } from './prices.ts';
 import { RoundTrips } from './round-trips.ts';
+import { type SesRun, sesCapacityRun } from './ses-capacity.ts';
 import { type BenchStack, startBenchStack } from './stack.ts';
 import { fixed, pool, ratio, summarize, table } from './stats.ts';
 
@@ -102,11 +104,16 @@ class Client {
     };
   }
 
-  async send(identityId: string, key: string, body = BODY): Promise<Answer> {
+  async send(
+    identityId: string,
+    key: string,
+    body = BODY,
+    apiKey = this.stack.tenant.apiKey,
+  ): Promise<Answer> {
     const res = await this.post(
       `/v1/identities/${identityId}/messages`,
       {
-        authorization: `Bearer ${this.stack.tenant.apiKey}`,
+        authorization: `Bearer ${apiKey}`,
         'idempotency-key': key,
         'content-type': 'application/json',
       },
@@ -369,21 +376,12 @@ async function main(stack: BenchStack, names: string[]) {
   meter.exactTransactions = true;
   const capacityId = byName.get('capacity')!;
   const capacityAnswers: Answer[] = [];
-  // Timed for the cost lines: the API handler alone, and the time from its 202 to the send settled.
-  const handlerMs: number[] = [];
-  const settleMs: number[] = [];
-  const executionsBefore = runtime.machine.started.length;
   for (let i = 0; i < CAPACITY_SENDS; i++) {
     stack.setPhase('submit');
-    const t0 = performance.now();
     capacityAnswers.push(await lambda.send(capacityId, `bench-capacity-${i}`));
-    const t1 = performance.now();
     stack.setPhase('idle');
     await runtime.settle();
-    handlerMs.push(t1 - t0);
-    settleMs.push(performance.now() - t1);
   }
-  const executionsPerSend = (runtime.machine.started.length - executionsBefore) / CAPACITY_SENDS;
   const cap = meter.collect();
   stack.setPhase('verify');
   const finalStatus = new Map<string, number>();
@@ -397,6 +395,9 @@ async function main(stack: BenchStack, names: string[]) {
   }
   meter.collect();
   const capAccepted = capacityAnswers.filter((a) => a.status === 202).length;
+  const sesRun = await sesCapacityRun(stack, CAPACITY_SENDS, (id, key, body, apiKey) =>
+    lambda.send(id, key, body, apiKey),
+  );
 
   // ── 2. Replays ─────────────────────────────────────────────────────────────────────────────
   const replayId = byName.get('replay')!;
@@ -574,6 +575,7 @@ async function main(stack: BenchStack, names: string[]) {
     print(
       `   note: ${stray.reduce((s, x) => s + x.calls, 0)} calls ran outside any stage during the capacity run.`,
     );
+  const onSes = reportSesRun(sesRun);
 
   // ── The figures, with their goals ──────────────────────────────────────────────────────
   const heldBest = Math.max(...heldRates);
@@ -582,14 +584,16 @@ async function main(stack: BenchStack, names: string[]) {
   const lSeqP50 = summarize(lSeq.latencies).p50;
   const gSeqP50 = summarize(gSeq.latencies).p50;
   const wcuPerSend = (e2e.wcuCorrected + e2e.failedBilled) / CAPACITY_SENDS;
-  const rcuPerSend = e2e.rcuCorrected / CAPACITY_SENDS;
+  const sesSends = sesRun.accepted || 1;
+  const wcuOnSes = (onSes.wcuCorrected + onSes.failedBilled) / sesSends;
   const costs = costPerThousand({
-    wcu: e2e.wcuCorrected / CAPACITY_SENDS,
-    rcu: rcuPerSend,
-    failedWriteUnits: e2e.failedBilled / CAPACITY_SENDS,
-    apiHandlerMs: summarize(handlerMs).p50,
-    executions: executionsPerSend,
-    settleMs: summarize(settleMs).p50,
+    wcu: onSes.wcuCorrected / sesSends,
+    rcu: onSes.rcuCorrected / sesSends,
+    failedWriteUnits: onSes.failedBilled / sesSends,
+    apiHandlerMs: summarize(sesRun.handlerMs).p50,
+    executions: sesRun.executions,
+    settleMs: summarize(sesRun.settleMs).p50,
+    eventsMs: summarize(sesRun.eventsMs).p50,
   });
   const dynamoCost = costs[0].perThousand + costs[1].perThousand;
   const allCost = costs.reduce((sum, c) => sum + c.perThousand, 0);
@@ -603,7 +607,13 @@ async function main(stack: BenchStack, names: string[]) {
       ['measure', 'figure', 'goal', 'verdict'],
       [
         [
-          'WCU per accepted one-recipient send, end to end, billed (failed conditional writes in)',
+          'WCU per accepted one-recipient send through SES, end to end, billed (failed conditional writes in)',
+          fixed(wcuOnSes, 2),
+          `<= ${TARGET_WCU_PER_SEND}`,
+          yes(wcuOnSes <= TARGET_WCU_PER_SEND + 1e-9),
+        ],
+        [
+          '  the same through the simulator transport (no Send event, no provider index entry)',
           fixed(wcuPerSend, 2),
           `<= ${TARGET_WCU_PER_SEND}`,
           yes(wcuPerSend <= TARGET_WCU_PER_SEND + 1e-9),
@@ -651,13 +661,13 @@ async function main(stack: BenchStack, names: string[]) {
           yes(lambdaBest / bestPut >= GOAL_THROUGHPUT_RATIO),
         ],
         [
-          "$ per 1,000 sends, DynamoDB from counted units (failed conditional writes in), vs SES's $0.10",
+          "$ per 1,000 sends through SES, DynamoDB from counted units (failed writes in), vs SES's $0.10",
           `$${dynamoCost.toFixed(4)} (${fixed((100 * dynamoCost) / PRICES.sesPerThousand, 1)} %)`,
           '',
           '',
         ],
         [
-          "$ per 1,000 sends, all in (each service's line below), vs SES's $0.10",
+          "$ per 1,000 sends through SES, all in (each service's line below), vs SES's $0.10",
           `$${allCost.toFixed(4)} (${fixed((100 * allCost) / PRICES.sesPerThousand, 1)} %)`,
           `<= ${100 * GOAL_SES_SHARE} %`,
           yes(allCost <= GOAL_SES_SHARE * PRICES.sesPerThousand),
@@ -673,9 +683,10 @@ async function main(stack: BenchStack, names: string[]) {
   print(`   submit round trips per send: ${tripCounts.join(', ')}; the last: ${tripShape}`);
   print(`   replay round trips: ${replayWaves.map((w) => w.join('+')).join(' -> ')}`);
   print(
-    '   $ per 1,000 one-recipient sends, all in (bench/prices.ts: us-east-1 on-demand list prices; the capacity ' +
-      `run's ${CAPACITY_SENDS} sends: handler p50 ${fixed(summarize(handlerMs).p50, 1)} ms, 202 to settled p50 ` +
-      `${fixed(summarize(settleMs).p50, 0)} ms, ${fixed(executionsPerSend, 2)} executions per send):`,
+    '   $ per 1,000 one-recipient sends through SES, all in (bench/prices.ts: us-east-1 on-demand list prices; ' +
+      `the SES run's ${sesRun.sends} sends: handler p50 ${fixed(summarize(sesRun.handlerMs).p50, 1)} ms, 202 to ` +
+      `settled p50 ${fixed(summarize(sesRun.settleMs).p50, 0)} ms, both events applied p50 ` +
+      `${fixed(summarize(sesRun.eventsMs).p50, 1)} ms, ${fixed(sesRun.executions, 2)} executions per send):`,
   );
   for (const c of costs) print(`     ${c.what.padEnd(58)} $${c.perThousand.toFixed(4)}`);
   print(
@@ -691,7 +702,9 @@ async function main(stack: BenchStack, names: string[]) {
       `${aloneReplayedOk}/${aloneReplays.length}`,
   );
   print(
-    `   capacity sends' final status: ${[...finalStatus].map(([s, n]) => `${s} x${n}`).join(', ') || 'none'}`,
+    `   capacity sends' final status: ${[...finalStatus].map(([s, n]) => `${s} x${n}`).join(', ') || 'none'}; ` +
+      `through SES: ${[...sesRun.finalStatus].map(([s, n]) => `${s} x${n}`).join(', ') || 'none'} ` +
+      `(${sesRun.accepted}/${sesRun.sends} accepted, ${sesRun.applied} of their Send and Delivery events applied)`,
   );
   const failures = [...client.failures, ...lambda.failures].map(([k, n]) => `${k} x${n}`).join(', ');
   print(`   non-202 answers: ${failures || 'none'}`);
@@ -700,6 +713,48 @@ async function main(stack: BenchStack, names: string[]) {
       (stack.logged.last ? ` (last: ${stack.logged.last})` : '') +
       `; dead-lettered events: ${runtime.queue.deadLetters.length}; executions: ${runtime.machine.started.length}`,
   );
+}
+
+/** The SES run's breakdown and per-send totals (bench/ses-capacity.ts); returns its end-to-end totals. */
+function reportSesRun(run: SesRun): Totals {
+  const stages = ['submit', 'attempt', 'Send event', 'Delivery event'];
+  const n = run.accepted || 1;
+  print(
+    `\n3b. A send through SES (${run.sends} sequential sends to aws-ses-v2-local, settled after each; then SES's ` +
+      'Send and Delivery events applied through the consumer)',
+  );
+  const rows = [...run.tallies]
+    .filter((x) => stages.includes(x.stage))
+    .sort((a, b) => rank(stages, a.stage) - rank(stages, b.stage) || a.label.localeCompare(b.label))
+    .map((x) => breakdownRow(x, (v) => fixed(v / n, 2)));
+  print(
+    table(
+      ['stage', 'call', 'item', 'what', 'calls', 'R/W', 'units', 'corrected', 'cond.failed'],
+      rows,
+      [4, 6, 7, 8],
+    ),
+  );
+  const all = totals(run.tallies, stages);
+  print('');
+  print(
+    table(
+      ['per accepted send through SES', 'RCU', 'WCU raw', 'WCU corrected', 'target', 'verdict'],
+      [
+        ...stages.map((s) => totalsRow(s, totals(run.tallies, [s]), n)),
+        [
+          ...totalsRow('end to end', all, n),
+          `<= ${TARGET_WCU_PER_SEND} WCU`,
+          (all.wcuCorrected + all.failedBilled) / n <= TARGET_WCU_PER_SEND + 1e-9 ? 'PASS' : 'OVER',
+        ],
+      ],
+      [1, 2, 3],
+    ),
+  );
+  print(
+    "   SES's message id is a live provider id: Record writes it to the provider index (gsi1) and each event " +
+      "finds the message through it; the simulator's test ids name their message.",
+  );
+  return all;
 }
 
 function breakdownRow(x: Tally, per: (n: number) => string): string[] {
