@@ -1,7 +1,7 @@
 /**
  * `npm run bench:bundles` (also the first part of `npm run bench`) — cold starts: every
- * Lambda entry (`functions/**\/*.handler.ts`, found, not listed) bundled as lib/defaults.ts
- * bundles it (esbuild, ESM, node22, minified, nothing external), then:
+ * Lambda entry (`functions/**\/*.handler.ts`, found, not listed) bundled with lib/defaults.ts ›
+ * BUNDLE_BUILD, as the functions are (esbuild, ESM, node22, minified, nothing external), then:
  *   - the bundle's size, and the packages that weigh most in it (esbuild's metafile);
  *   - its module-load time in a fresh Node process (the median of BENCH_LOAD_RUNS, default 5): the
  *     part of a cold start the code controls (the runtime's own init and the network are not here).
@@ -13,7 +13,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_ALIAS, ESM_REQUIRE_BANNER, REPO_ROOT } from '../lib/defaults.ts';
+import { BUNDLE_BUILD, REPO_ROOT } from '../lib/defaults.ts';
 import { machineLine } from './env.ts';
 import { loadTime } from './load-time.ts';
 
@@ -84,16 +84,9 @@ async function main() {
         .replace(/\//g, '_');
       const outfile = join(dir, `${name}.mjs`);
       const result = await build({
+        ...BUNDLE_BUILD,
         entryPoints: [entry],
         outfile,
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: { js: ESM_REQUIRE_BANNER },
-        alias: BUNDLE_ALIAS,
-        minify: true,
         metafile: true,
         logLevel: 'error',
       });

@@ -6,6 +6,7 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { BuildOptions } from 'esbuild';
 
 /** The repository root: handler entries and the lockfile are resolved from here. */
 export const REPO_ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -26,6 +27,21 @@ export const ESM_REQUIRE_BANNER =
 export const BUNDLE_ALIAS: Readonly<Record<string, string>> = {
   libmime: join(REPO_ROOT, 'node_modules/libmime/dist/cjs/libmime.js'),
 };
+
+/**
+ * How every function is bundled, as esbuild options: `PmailFunction` below passes the same to
+ * NodejsFunction, and the bench and the tests that build a function's bundle start from these.
+ */
+export const BUNDLE_BUILD = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  mainFields: ['module', 'main'],
+  banner: { js: ESM_REQUIRE_BANNER },
+  alias: BUNDLE_ALIAS,
+  minify: true,
+} as const satisfies BuildOptions;
 
 /** Every pmail function's memory unless its construct sets another (the bench prices GB-seconds with it). */
 export const LAMBDA_MEMORY_MB = 512;
@@ -110,17 +126,18 @@ export class PmailFunction extends Construct implements IGrantable {
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       bundling: {
         forceDockerBundling: false,
+        // BUNDLE_BUILD in NodejsFunction's terms.
         format: OutputFormat.ESM,
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
+        target: BUNDLE_BUILD.target,
+        mainFields: [...BUNDLE_BUILD.mainFields],
+        banner: BUNDLE_BUILD.banner.js,
+        minify: BUNDLE_BUILD.minify,
         sourceMap: true,
         // Stack traces need file and line mappings only; dropping the sources keeps the zips small.
         sourcesContent: false,
         externalModules: [],
         esbuildArgs: Object.fromEntries(
-          Object.entries(BUNDLE_ALIAS).map(([name, to]) => [`--alias:${name}`, to]),
+          Object.entries(BUNDLE_BUILD.alias).map(([name, to]) => [`--alias:${name}`, to]),
         ),
         ...(props.bundleFiles
           ? {

@@ -5,11 +5,11 @@ import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseInbound } from '../../functions/inbound/parse.ts';
-import { BUNDLE_ALIAS, ESM_REQUIRE_BANNER, REPO_ROOT } from '../../lib/defaults.ts';
+import { BUNDLE_BUILD, REPO_ROOT } from '../../lib/defaults.ts';
 
 /**
  * A Lambda runs its bundle, not the sources the rest of the suite imports. Mail parsing is where
- * the two could part: the bundles resolve libmime to one build (lib/defaults.ts › BUNDLE_ALIAS),
+ * the two could part: the bundles resolve libmime to one build (lib/defaults.ts › BUNDLE_ALIAS, in BUNDLE_BUILD),
  * which mailparser imports and mailsplit requires. Here the inbound parser is bundled as the
  * functions are and parses a message whose headers and body need libmime's charsets (ISO-2022-JP
  * through encoding-japanese, Shift_JIS and windows-1252 through iconv-lite), and its answer is the
@@ -51,15 +51,8 @@ beforeAll(async () => {
       resolveDir: REPO_ROOT,
       loader: 'ts',
     },
+    ...BUNDLE_BUILD,
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node22',
-    mainFields: ['module', 'main'],
-    banner: { js: ESM_REQUIRE_BANNER },
-    alias: BUNDLE_ALIAS,
-    minify: true,
     metafile: true,
     logLevel: 'error',
   });
