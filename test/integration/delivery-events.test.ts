@@ -177,7 +177,6 @@ describe('SES notifications through the consumer on DynamoDB Local', () => {
 
   it('routes events of a retired address (no status filter)', async () => {
     const m = await sesMessage(s);
-    const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
     await s.deps.db.update({
       TableName: s.deps.db.table,
       Key: { pk: `A#${s.agent.address}`, sk: 'A' },

@@ -197,7 +197,7 @@ describe('4. Record is idempotent per claim', () => {
     await s.settle();
     const [original] = await s.mailbox(s.peer.id, 'inbound');
     let failed = 0;
-    hooksOf(s.deps.db).aroundCall(async (operation, given, next) => {
+    hooksOf(s.deps.db).aroundCall(async (_operation, given, next) => {
       const input = given as { UpdateExpression?: string };
       if (input.UpdateExpression === 'REMOVE lock_owner, lock_until' && failed === 0) {
         failed++;

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import type { Identity, Tenant } from '../../functions/core/model.ts';
-import { hooksOf } from '../../functions/store/dynamodb.ts';
 import { keys } from '../../functions/store/table-keys.ts';
 import { faults, writes } from '../support/faults.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';

@@ -101,7 +101,7 @@ describe('sends racing for the last blocks', () => {
   it('a large cap is leased in blocks: one tenant write for many sends of an identity', async () => {
     const s = await stack({ seed: { policy: { daily_send_cap: 10_000 } } });
     const tenantWrites: string[] = [];
-    hooksOf(s.deps.db).aroundCall(async (operation, given, next) => {
+    hooksOf(s.deps.db).aroundCall(async (_operation, given, next) => {
       const input = given as { Key?: { pk?: string; sk?: string }; UpdateExpression?: string };
       if (input.Key?.pk?.startsWith('T#') && input.Key.sk?.startsWith('Q#'))
         tenantWrites.push(String(input.UpdateExpression));
@@ -154,7 +154,7 @@ describe('giving a send back', () => {
 describe('a block leased ahead (the first read found the lease used up)', () => {
   const tenantLeaseWrites = (s: TestStack) => {
     const seen: string[] = [];
-    hooksOf(s.deps.db).aroundCall(async (operation, given, next) => {
+    hooksOf(s.deps.db).aroundCall(async (_operation, given, next) => {
       const input = given as { Key?: { pk?: string; sk?: string }; UpdateExpression?: string };
       if (input.Key?.pk?.startsWith('T#') && input.Key.sk?.startsWith('Q#'))
         seen.push(String(input.UpdateExpression));

@@ -404,7 +404,6 @@ describe('duplicate executions', () => {
     const s = await testStack({ dispatcher: { start: async () => undefined } });
     try {
       const sent = await s.send({ to: [s.peer.address], subject: 'x', text: 'x' });
-      const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
       await s.deps.db.update({
         TableName: s.deps.db.table,
         Key: { pk: `I#${s.agent.id}`, sk: 'I' },

@@ -16,7 +16,7 @@ import { webhookReceiver } from '../support/webhook-receiver.ts';
 let s: TestStack;
 let base = '';
 const receiver = webhookReceiver();
-const { received, script } = receiver;
+const { script } = receiver;
 
 beforeAll(async () => {
   base = await receiver.listen();

@@ -16,7 +16,6 @@ import {
 import { type SeededTenant, seedTestTenant } from '../../functions/local/seed.ts';
 import { adminClient, type TableAt } from '../../functions/local/table.ts';
 import { silentLogger } from '../../functions/log.ts';
-import type { Db } from '../../functions/store/db.ts';
 import { createDb, type DynamoDb } from '../../functions/store/dynamodb.ts';
 import { getMessage, listMessages, mutateMessage } from '../../functions/store/messages.store.ts';
 
