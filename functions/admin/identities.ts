@@ -108,7 +108,7 @@ export async function createIdentity(
         actor: actorId(actor),
         target_type: 'identity',
         target_id: identity.id,
-        details: { username, domain },
+        details: { username, domain, send_policy: identity.send_policy ?? null },
         request_id: opts.requestId,
         created_at: now,
       }),
@@ -204,7 +204,13 @@ export async function changeIdentity(
       actor: actorId(actor),
       target_type: 'identity',
       target_id: identity.id,
-      details: { fields: [...Object.keys(set), ...remove].sort() },
+      details: {
+        fields: [...Object.keys(set), ...remove].sort(),
+        // A guardrail's change is audited with what it was and what it became.
+        ...(change.send_policy !== undefined
+          ? { send_policy: { from: identity.send_policy ?? null, to: change.send_policy } }
+          : {}),
+      },
       request_id: requestId,
       created_at: now,
     }),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { identityNotFound, keptChanging, keyNotFound, PmailError, tenantNotFound } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
+import { mintRefusal } from '../core/guardrails.ts';
 import {
   checkKeyAccess,
   checkPermissionsForLevel,
@@ -108,8 +109,9 @@ function checkMintInput(input: MintInput, now: number): void {
 }
 
 /**
- * The new key lies within the caller's own (403 key_scope_exceeded), checked before anything is
- * read, so another tenant's ids and missing ones answer alike.
+ * The new key lies within the caller's own (403 key_scope_exceeded) and keeps the caller's
+ * guardrails (core/guardrails.ts › mintRefusal), checked before anything is read, so another
+ * tenant's ids and missing ones answer alike.
  */
 function checkMintScope(actor: Actor, input: MintInput): void {
   if (!('key' in actor)) return;
@@ -129,6 +131,8 @@ function checkMintScope(actor: Actor, input: MintInput): void {
     throw new PmailError('key_scope_exceeded', 'The new key would be wider than the calling key.', {
       details: { level: input.level },
     });
+  const refusal = mintRefusal(c, input);
+  if (refusal) throw refusal;
 }
 
 /** The tenant a new key belongs to (an identity key's from its identity) and that tenant's mode. */

@@ -1,4 +1,4 @@
-import { identityNotFound, PmailError } from '../core/errors.ts';
+import { identityNotFound, PmailError, permissionDenied } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { isId } from '../core/ids.ts';
 import {
@@ -72,11 +72,7 @@ export async function admitCaller(
 }
 
 export function requirePermission(key: ApiKeyRecord, permission: Permission): void {
-  if (!key.scopes.includes(permission)) {
-    throw new PmailError('permission_denied', `This key lacks the ${permission} permission.`, {
-      details: { required: permission },
-    });
-  }
+  if (!key.scopes.includes(permission)) throw permissionDenied(permission);
 }
 
 /**

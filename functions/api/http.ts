@@ -71,6 +71,11 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'Use a key of a wider level (details.required_level); an identity key cannot do this.',
   },
+  guardrail_locked: {
+    status: 403,
+    retryable: false,
+    fix: 'Ask a person with a key of details.required_level to make this change: an identity key never changes the guardrails of its identity (docs/security.md).',
+  },
   route_not_found: { status: 404, retryable: false, fix: 'Check the method and path against openapi.yaml.' },
   method_not_allowed: { status: 405, retryable: false, fix: 'Use one of the methods in the Allow header.' },
   identity_not_found: {

@@ -1,7 +1,7 @@
-import { PmailError } from '../core/errors.ts';
+import { authorizeChanges } from '../core/guardrails.ts';
 import type { DepsFor } from '../lambda-ports.ts';
 import type { Db } from '../store/db.ts';
-import { type Caller, requirePermission } from './auth.ts';
+import type { Caller } from './auth.ts';
 import { operationGroup, type TenantRoute } from './operation.ts';
 import { tenantInReach } from './scope.ts';
 import { createSuppressionRoute } from './tenants/create-suppression.ts';
@@ -36,15 +36,10 @@ export function tenantsApi(deps: DepsFor<'api-tenants'>) {
 
 /**
  * suppressions:manage, on a tenant-level key for the key's own tenant or a platform key for any
- * tenant. An identity-scoped key is refused (403); another tenant's id answers as a missing tenant
- * does (404).
+ * tenant (core/guardrails.ts › tenant.lists). An identity key is refused (403 guardrail_locked);
+ * another tenant's id answers as a missing tenant does (404).
  */
 async function tenantInScope(db: Db, key: Caller, tenantId: string): Promise<string> {
-  requirePermission(key, 'suppressions:manage');
-  if (key.identity_ids) {
-    throw new PmailError('permission_denied', 'Suppressions and lists need a tenant-level key.', {
-      details: { required: 'suppressions:manage', reason: 'tenant_key_required' },
-    });
-  }
+  authorizeChanges(key.scope, ['tenant.lists']);
   return (await tenantInReach(db, key, tenantId)).id;
 }

@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'domain_unavailable'
   | 'permission_denied'
   | 'scope_denied'
+  | 'guardrail_locked'
   | 'route_not_found'
   | 'method_not_allowed'
   | 'identity_not_found'
@@ -167,10 +168,33 @@ export const policyVersionConflict = (policyVersion: number) =>
     details: { policy_version: policyVersion },
   });
 
-/** A paused identity that only a tenant-level key may resume. */
-export const resumeScopeDenied = (pauseReason: unknown) =>
-  new PmailError('scope_denied', 'Only a tenant-level key can resume this identity.', {
-    details: { required_level: 'tenant', pause_reason: pauseReason },
+/** The key lacks the permission a route or a change needs (`details.required`). */
+export const permissionDenied = (permission: string) =>
+  new PmailError('permission_denied', `This key lacks the ${permission} permission.`, {
+    details: { required: permission },
+  });
+
+/**
+ * A change the calling key's level may not make (functions/core/guardrails.ts): `change` names it,
+ * `what` says it in words, `required_level` is the narrowest level that may.
+ */
+export const guardrailLocked = (change: string, what: string, requiredLevel: string, keyLevel: string) =>
+  new PmailError(
+    'guardrail_locked',
+    `${keyLevel === 'identity' ? 'An' : 'A'} ${keyLevel} key cannot ${what}; that needs a ${requiredLevel}-level key or wider.`,
+    { details: { change, required_level: requiredLevel, key_level: keyLevel } },
+  );
+
+/** A key below platform level setting an identity's `send_policy.daily_cap` above the tenant's ceiling. */
+export const identityCapAboveCeiling = (ceiling: number) =>
+  new PmailError('scope_denied', 'Only a platform key can set a daily cap above the tenant’s.', {
+    details: { field: 'send_policy.daily_cap', ceiling, required_level: 'platform' },
+  });
+
+/** A new key that would outlive the identity key minting it. */
+export const keyOutlivesCaller = (expiresAt: number) =>
+  new PmailError('key_scope_exceeded', 'The new key would outlive the calling key.', {
+    details: { reason: 'expires_after_caller', max_expires_at: new Date(expiresAt).toISOString() },
   });
 
 /** This deployment has no store for SMTP relay credentials. */

@@ -19,12 +19,3 @@ export function toIdentityView(i: Identity) {
     updated_at: i.updated_at === undefined ? null : new Date(i.updated_at).toISOString(),
   };
 }
-
-/**
- * Who may set `status: "active"` on a paused identity: an identity paused by the abuse threshold
- * needs a tenant-level key, so an agent cannot undo the pause its own complaints caused (public
- * design › PATCH /v1/identities/{identity_id}); a manual pause may be lifted by the identity's key.
- */
-export function resumeNeedsTenantKey(i: Pick<Identity, 'pause_reason'>): boolean {
-  return i.pause_reason !== undefined && i.pause_reason !== 'manual';
-}

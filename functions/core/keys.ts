@@ -19,7 +19,7 @@ export const PERMISSION_LEVELS = {
   'audit:read': PLATFORM_TENANT,
   'suppressions:manage': PLATFORM_TENANT,
   'identities:read': ALL,
-  'identities:write': ALL,
+  'identities:write': PLATFORM_TENANT,
   'messages:send': ALL,
   'messages:read': ALL,
   'messages:write': ALL,
@@ -67,6 +67,8 @@ export interface KeyScope {
   tenant_id?: string;
   identity_id?: string;
   scopes: readonly string[];
+  /** Epoch ms; a key an identity key mints expires no later (core/guardrails.ts › mintRefusal). */
+  expires_at?: number;
 }
 
 /** The level of a stored key; keys minted before levels existed are tenant or identity keys. */
@@ -79,7 +81,14 @@ export function scopeOf(k: ApiKeyRecord | ApiKeyDefinition): KeyScope {
   const identity =
     k.identity_id ??
     ((k as ApiKeyRecord).identity_ids?.length === 1 ? (k as ApiKeyRecord).identity_ids![0] : undefined);
-  return { key_id: k.key_id, level, tenant_id: k.tenant_id, identity_id: identity, scopes: k.scopes };
+  return {
+    key_id: k.key_id,
+    level,
+    tenant_id: k.tenant_id,
+    identity_id: identity,
+    scopes: k.scopes,
+    ...(k.expires_at !== undefined ? { expires_at: k.expires_at } : {}),
+  };
 }
 
 /** Why a presented secret does not authenticate, or undefined when it does. */

@@ -44,8 +44,8 @@ describe('PATCH /v1/identities/{identity_id}', () => {
     });
     expect(denied.status).toBe(403);
     expect(denied.body.error).toMatchObject({
-      code: 'scope_denied',
-      details: { required_level: 'tenant', pause_reason: 'abuse_threshold' },
+      code: 'guardrail_locked',
+      details: { change: 'identity.resume', required_level: 'tenant', key_level: 'identity' },
     });
     expect((await getIdentity(s.deps.db, s.agent.id))!.status).toBe('paused');
     expect(await eventsOf(s, 'identity.resumed')).toEqual([]);
@@ -64,7 +64,7 @@ describe('PATCH /v1/identities/{identity_id}', () => {
     expect(next.status).toBe(202);
   });
 
-  it('pauses by hand with an identity key, refuses sends, and lets the same key resume', async () => {
+  it('pauses by hand with an identity key, refuses sends, and resumes only with a tenant key', async () => {
     const s = await stack();
     const own = await identityKey(s, s.agent.id);
     const paused = await s.call('PATCH', `/v1/identities/${s.agent.id}`, {
@@ -85,10 +85,14 @@ describe('PATCH /v1/identities/{identity_id}', () => {
     expect(again.status).toBe(200);
     expect(await eventsOf(s, 'identity.paused')).toHaveLength(1);
 
-    const resumed = await s.call('PATCH', `/v1/identities/${s.agent.id}`, {
+    // A manual pause may be a person's: the identity's own key never lifts it.
+    const lifted = await s.call('PATCH', `/v1/identities/${s.agent.id}`, {
       key: own,
       body: { status: 'active' },
     });
+    expect([lifted.status, lifted.body.error.code]).toEqual([403, 'guardrail_locked']);
+    expect((await getIdentity(s.deps.db, s.agent.id))!.status).toBe('paused');
+    const resumed = await s.call('PATCH', `/v1/identities/${s.agent.id}`, { body: { status: 'active' } });
     expect(resumed.status).toBe(200);
     expect((await s.send({ to: ['delivered@simulator.invalid'], subject: 'Hi', text: 'x' })).status).toBe(
       202,

@@ -265,7 +265,7 @@ describe('PUT/GET/DELETE /v1/tenants/{tenant_id}/lists/send/{kind}/{entry}', () 
 });
 
 describe('who may manage suppressions and lists', () => {
-  it('refuses a key limited to identities with 403 permission_denied, though it holds the permission', async () => {
+  it('refuses a key limited to identities with 403 guardrail_locked, though it holds the permission', async () => {
     const key = await keyWith({ scopes: ['suppressions:manage'], identity_ids: [s.agent.id] });
     for (const [method, path] of [
       ['GET', `${base()}/suppressions`],
@@ -273,7 +273,10 @@ describe('who may manage suppressions and lists', () => {
     ]) {
       const res = await s.call(method, path, { key });
       expect(res.status).toBe(403);
-      expect(res.body.error.code).toBe('permission_denied');
+      expect(res.body.error).toMatchObject({
+        code: 'guardrail_locked',
+        details: { change: 'tenant.lists', required_level: 'tenant' },
+      });
     }
   });
 

@@ -1,12 +1,13 @@
 import * as z from 'zod';
 import { createIdentity } from '../../admin/identities.ts';
+import { authorizeChanges } from '../../core/guardrails.ts';
 import { toIdentityView } from '../../core/identity-view.ts';
 import { idempotentControl } from '../control.ts';
 import { bodyOf, json } from '../http.ts';
 import { checkIdentityCap, identityFieldSchemas } from '../identities/fields.ts';
 import type { KeyedRoute } from '../operation.ts';
 import { parseBody } from '../parse.ts';
-import { requireLevel, tenantInReach } from '../scope.ts';
+import { tenantInReach } from '../scope.ts';
 import { oneLine } from '../send.schema.ts';
 
 /** POST /v1/tenants/{tenant_id}/identities (openapi.yaml IdentityCreateRequest). */
@@ -25,9 +26,8 @@ export const createIdentitySchema = z.strictObject({
  * 201, or 200 with the identity a `client_id` made before.
  */
 export const createIdentityRoute: KeyedRoute = {
-  permission: 'identities:write',
   handle: async (deps, { event, route, key, params, requestId }) => {
-    requireLevel(key, ['platform', 'tenant'], 'Creating an identity');
+    authorizeChanges(key.scope, ['identity.create']);
     const body = parseBody(bodyOf(event), createIdentitySchema);
     const tenant = await tenantInReach(deps.db, key, params.tenant_id);
     checkIdentityCap(key, tenant, body.send_policy?.daily_cap);

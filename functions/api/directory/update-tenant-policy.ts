@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import { patchPolicy } from '../../admin/tenants.ts';
+import { authorizeChanges } from '../../core/guardrails.ts';
 import { bodyOf, json } from '../http.ts';
 import type { KeyedRoute } from '../operation.ts';
 import { parseBody } from '../parse.ts';
 import { tenantInReach } from '../scope.ts';
-import { checkPolicy, policyFields, policyView, requirePolicyLevel } from './settings.ts';
+import { checkPolicy, policyFields, policyView } from './settings.ts';
 
 /** PATCH /v1/tenants/{tenant_id}/policy (openapi.yaml PolicyPatchRequest). */
 export const policyPatchSchema = z.strictObject({
@@ -17,9 +18,8 @@ export const policyPatchSchema = z.strictObject({
  * with `policy_version`, only if the policy is still at that version.
  */
 export const updateTenantPolicyRoute: KeyedRoute = {
-  permission: 'policy:write',
   handle: async (deps, { event, key, params, requestId }) => {
-    requirePolicyLevel(key);
+    authorizeChanges(key.scope, ['tenant.policy']);
     const { policy_version, ...patch } = parseBody(bodyOf(event), policyPatchSchema);
     await tenantInReach(deps.db, key, params.tenant_id);
     const t = await patchPolicy(deps, { key: key.scope }, params.tenant_id, patch, {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PmailError } from '../../core/errors.ts';
+import { dailyCapRefusal } from '../../core/guardrails.ts';
 import type { Tenant } from '../../core/model.ts';
 import type { Caller } from '../auth.ts';
 import { POLICY_DEFAULTS } from '../directory/settings.ts';
@@ -24,15 +24,9 @@ const metadata = z
 
 export const identityFieldSchemas = { owner, sendPolicy, metadata };
 
-/**
- * An identity's own `send_policy.daily_cap` above the tenant's `identity_daily_send_cap` needs a
- * platform key (public design › Identities): a tenant cannot raise its own ceiling this way.
- */
+/** The tenant's ceiling on an identity's own daily cap, checked by core/guardrails.ts › dailyCapRefusal. */
 export function checkIdentityCap(key: Caller, tenant: Tenant, dailyCap: number | undefined): void {
-  if (dailyCap === undefined || key.scope.level === 'platform') return;
   const ceiling = tenant.policy?.identity_daily_send_cap ?? POLICY_DEFAULTS.identity_daily_send_cap;
-  if (dailyCap > ceiling)
-    throw new PmailError('scope_denied', 'Only a platform key can set a daily cap above the tenant’s.', {
-      details: { field: 'send_policy.daily_cap', ceiling, required_level: 'platform' },
-    });
+  const refusal = dailyCapRefusal(key.scope, dailyCap, ceiling);
+  if (refusal) throw refusal;
 }

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { changeIdentity } from '../../admin/identities.ts';
-import { identityNotFound, keptChanging, resumeScopeDenied } from '../../core/errors.ts';
-import { resumeNeedsTenantKey, toIdentityView } from '../../core/identity-view.ts';
+import { identityNotFound, keptChanging } from '../../core/errors.ts';
+import { authorizeChanges, identityChangesOf } from '../../core/guardrails.ts';
+import { toIdentityView } from '../../core/identity-view.ts';
 import type { Identity } from '../../core/model.ts';
 import type { BaseDeps } from '../../deps.ts';
 import { getIdentity } from '../../store/directory.store.ts';
@@ -27,25 +28,17 @@ type IdentityStatusChange = 'active' | 'paused';
 type IdentityFieldsChange = Omit<z.output<typeof updateIdentitySchema>, 'status'>;
 
 /**
- * PATCH /v1/identities/{identity_id}: change the identity's fields, pause it by hand or resume it
- * (resume needs a tenant or platform key). Field changes are applied first, then the status.
+ * PATCH /v1/identities/{identity_id}: change the identity's fields, pause it by hand or resume it.
+ * Who may change which field is core/guardrails.ts's rule (an identity key may pause its identity and
+ * nothing more). Field changes are applied first, then the status.
  */
 export const updateIdentityRoute: KeyedRoute = {
-  permission: 'identities:write',
   handle: async (deps, { event, key, params, requestId }) => {
     const { status, ...fields } = parseBody(bodyOf(event), updateIdentitySchema);
+    authorizeChanges(key.scope, identityChangesOf({ status, ...fields }));
     const found = await identityInScope(deps.db, key, params.identity_id);
     checkIdentityCap(key, found.tenant, fields.send_policy?.daily_cap);
-    const before = found.identity;
-    if (
-      status === 'active' &&
-      before.status === 'paused' &&
-      key.identity_ids &&
-      resumeNeedsTenantKey(before)
-    ) {
-      throw resumeScopeDenied(before.pause_reason);
-    }
-    const identity = await changeFields(deps, key, before, fields, requestId);
+    const identity = await changeFields(deps, key, found.identity, fields, requestId);
     if (status === undefined || identity.status === status)
       return json(200, toIdentityView(identity), requestId);
     return json(200, toIdentityView(await changeStatus(deps, key, identity, status)), requestId);
@@ -85,9 +78,6 @@ async function changeStatus(
 ): Promise<Identity> {
   if (identity.status !== 'active' && identity.status !== 'paused') {
     throw identityNotFound();
-  }
-  if (status === 'active' && key.identity_ids && resumeNeedsTenantKey(identity)) {
-    throw resumeScopeDenied(identity.pause_reason);
   }
   const now = deps.clock();
   const resuming = status === 'active';

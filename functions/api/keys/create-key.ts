@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { mintKey } from '../../admin/keys.ts';
 import { toKeyView } from '../../core/admin-views.ts';
+import { authorizeChanges } from '../../core/guardrails.ts';
 import { ID_PATTERNS } from '../../core/ids.ts';
 import { KEY_LEVELS, PERMISSIONS } from '../../core/keys.ts';
 import { idempotentControl } from '../control.ts';
@@ -26,8 +27,8 @@ export const createKeySchema = z.strictObject({
  * 201 only (a replay of the Idempotency-Key answers `secret_replayed: false`).
  */
 export const createKeyRoute: KeyedRoute = {
-  permission: 'keys:manage',
   handle: async (deps, { event, route, key, requestId }) => {
+    authorizeChanges(key.scope, ['key.mint']);
     const now = deps.clock();
     const body = parseBody(bodyOf(event), createKeySchema);
     return idempotentControl(deps, key, event, route.operation, body, requestId, async (finish) => {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { rotateKey } from '../../admin/keys.ts';
 import { toKeyView } from '../../core/admin-views.ts';
+import { authorizeChanges } from '../../core/guardrails.ts';
 import { MAX_OVERLAP_HOURS } from '../../core/keys.ts';
 import { idempotentControl } from '../control.ts';
 import { bodyOf, json } from '../http.ts';
@@ -17,8 +18,8 @@ export const rotateKeySchema = z.strictObject({
  * `overlap_hours`. The new secret is in this answer only.
  */
 export const rotateKeyRoute: KeyedRoute = {
-  permission: 'keys:manage',
   handle: async (deps, { event, route, key, params, requestId }) => {
+    authorizeChanges(key.scope, ['key.rotate']);
     const now = deps.clock();
     const body = parseBody(bodyOf(event), rotateKeySchema, true);
     return idempotentControl(deps, key, event, route.operation, body, requestId, async (finish) => {

@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'domain_unavailable',
   'permission_denied',
   'scope_denied',
+  'guardrail_locked',
   'route_not_found',
   'method_not_allowed',
   'identity_not_found',

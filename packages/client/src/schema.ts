@@ -37,9 +37,13 @@ export interface paths {
          *     are canceled at claim time); `status: "active"` resumes it. A change emits
          *     `identity.paused` (reason `manual`) or `identity.resumed` and writes an audit entry, in
          *     one write with the status; setting the status the identity already has changes and emits
-         *     nothing. An identity paused by the abuse threshold can only be resumed with a
-         *     tenant-level key, so an agent cannot undo a pause its own complaints caused; its outcome
-         *     window is kept, so further complaints pause it again. Needs `identities:write`.
+         *     nothing. Who may change what (docs/security.md): `display_name`, `owner`, `send_policy`,
+         *     `metadata` and `status: "active"` need `identities:write` on a platform or tenant key;
+         *     `status: "paused"` alone is allowed to any key of the identity holding `identities:write`
+         *     or `messages:send`. An identity key, whatever it holds, never changes its identity's
+         *     guardrails and never resumes it, so an agent cannot lift a pause a person or its own
+         *     complaints caused; an identity paused by the abuse threshold keeps its outcome window, so
+         *     further complaints pause it again.
          */
         patch: operations["updateIdentity"];
         trace?: never;
@@ -816,7 +820,7 @@ export interface paths {
          * @description The tenant's suppressed recipients, one page at a time, each shown by its masked
          *     `address_hint` only: pmail keeps an HMAC of the address, never the address. Pass
          *     `address` to ask about one address. Order is stable but not by time. Needs the
-         *     `suppressions:manage` permission on a tenant-level key (not one limited to identities).
+         *     `suppressions:manage` permission on a tenant-level or platform key (an identity key is refused, whatever it holds).
          */
         get: operations["listSuppressions"];
         put?: never;
@@ -963,7 +967,7 @@ export interface paths {
         put?: never;
         /**
          * Mint an API key
-         * @description Mints a `platform`, `tenant` or `identity` key with explicit `permissions` (no wildcards; each permission only at the levels that may hold it: `tenants:manage` platform only; `policy:write`, `audit:read`, `suppressions:manage`, `webhooks:manage` platform and tenant). The new key must lie within the caller: its level, tenant, identity and permissions (else `403 key_scope_exceeded`). A tenant or identity key takes its tenant's mode (`pm_test_…` / `pm_live_…`); platform keys are live. An identity key names `identity_id` (its tenant follows). The answer carries `secret`, **shown only here**; the table stores its SHA-256. Writes the audit item `key.create`. Needs `keys:manage`.
+         * @description Mints a `platform`, `tenant` or `identity` key with explicit `permissions` (no wildcards; each permission only at the levels that may hold it: `tenants:manage` platform only; `policy:write`, `audit:read`, `suppressions:manage`, `webhooks:manage`, `identities:write` platform and tenant). The new key must lie within the caller: its level, tenant, identity and permissions (else `403 key_scope_exceeded`); a key minted by an identity key expires no later than that key (`403 key_scope_exceeded`, `details.reason = "expires_after_caller"`), and only a platform or tenant key mints a key holding `messages:approve` (`403 guardrail_locked`). A tenant or identity key takes its tenant's mode (`pm_test_…` / `pm_live_…`); platform keys are live. An identity key names `identity_id` (its tenant follows). The answer carries `secret`, **shown only here**; the table stores its SHA-256. Writes the audit item `key.create`. Needs `keys:manage`.
          */
         post: operations["createKey"];
         delete?: never;
@@ -1147,7 +1151,7 @@ export interface paths {
         head?: never;
         /**
          * Change the tenant policy
-         * @description A deep merge over the stored policy: a value replaces, `null` resets the field to its default. With `policy_version` the write happens only if the policy is still at that version (else `409 policy_version_conflict`); without it concurrent writes are retried on each other, never lost (`503` after three lost attempts). `identity_daily_send_cap` may not exceed `daily_send_cap`. Writes `tenant.policy_update`. Needs `policy:write`.
+         * @description A deep merge over the stored policy: a value replaces, `null` resets the field to its default. With `policy_version` the write happens only if the policy is still at that version (else `409 policy_version_conflict`); without it concurrent writes are retried on each other, never lost (`503` after three lost attempts). `identity_daily_send_cap` may not exceed `daily_send_cap`. Writes `tenant.policy_update` with the patch. Needs `policy:write` on a platform or tenant key: an identity key, whatever it holds, never changes the policy (docs/security.md).
          */
         patch: operations["updateTenantPolicy"];
         trace?: never;
@@ -3301,7 +3305,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             /**
              * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
-             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             *     - `guardrail_locked`: an identity key (`details.required_level`).
              */
             403: {
                 headers: {
@@ -3375,9 +3379,10 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             /**
-             * @description - `permission_denied`: the key lacks `identities:write` (`details.required`).
-             *     - `scope_denied`: an identity key tried to resume an identity paused by the abuse
-             *       threshold (`details.required_level = "tenant"`).
+             * @description - `permission_denied`: the key lacks `identities:write` (`details.required`; a pause
+             *       alone also passes with `messages:send`).
+             *     - `guardrail_locked`: an identity key tried a change other than a pause
+             *       (`details.change`, `details.required_level = "tenant"`); nothing was changed.
              *     - `scope_denied`: a key below platform level set `send_policy.daily_cap` above the
              *       tenant's `identity_daily_send_cap` (`details.field`, `details.ceiling`).
              */
@@ -4821,8 +4826,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             /**
-             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
-             *       limited to identities (`details.reason = "tenant_key_required"`).
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`).
+             *     - `guardrail_locked`: an identity key, whatever it holds: the tenant's suppressions
+             *       and lists need a tenant or platform key (`details.required_level`).
              */
             403: {
                 headers: {
@@ -4905,8 +4911,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             /**
-             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
-             *       limited to identities (`details.reason = "tenant_key_required"`).
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`).
+             *     - `guardrail_locked`: an identity key, whatever it holds: the tenant's suppressions
+             *       and lists need a tenant or platform key (`details.required_level`).
              */
             403: {
                 headers: {
@@ -4969,8 +4976,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             /**
-             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
-             *       limited to identities (`details.reason = "tenant_key_required"`).
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`).
+             *     - `guardrail_locked`: an identity key, whatever it holds: the tenant's suppressions
+             *       and lists need a tenant or platform key (`details.required_level`).
              */
             403: {
                 headers: {
@@ -5051,8 +5059,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             /**
-             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
-             *       limited to identities (`details.reason = "tenant_key_required"`).
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`).
+             *     - `guardrail_locked`: an identity key, whatever it holds: the tenant's suppressions
+             *       and lists need a tenant or platform key (`details.required_level`).
              */
             403: {
                 headers: {
@@ -5127,8 +5136,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             /**
-             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
-             *       limited to identities (`details.reason = "tenant_key_required"`).
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`).
+             *     - `guardrail_locked`: an identity key, whatever it holds: the tenant's suppressions
+             *       and lists need a tenant or platform key (`details.required_level`).
              */
             403: {
                 headers: {
@@ -5216,8 +5226,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             /**
-             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
-             *       limited to identities (`details.reason = "tenant_key_required"`).
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`).
+             *     - `guardrail_locked`: an identity key, whatever it holds: the tenant's suppressions
+             *       and lists need a tenant or platform key (`details.required_level`).
              */
             403: {
                 headers: {
@@ -5291,8 +5302,9 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             /**
-             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`), or is
-             *       limited to identities (`details.reason = "tenant_key_required"`).
+             * @description - `permission_denied`: the key lacks `suppressions:manage` (`details.required`).
+             *     - `guardrail_locked`: an identity key, whatever it holds: the tenant's suppressions
+             *       and lists need a tenant or platform key (`details.required_level`).
              */
             403: {
                 headers: {
@@ -5426,7 +5438,8 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             /**
              * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
-             *     - `key_scope_exceeded`: the key named, or the key asked for, is wider than the calling key: a higher level or a permission the caller lacks.
+             *     - `key_scope_exceeded`: the key named, or the key asked for, is wider than the calling key: a higher level or a permission the caller lacks, or (from an identity key) a later `expires_at` than the caller's.
+             *     - `guardrail_locked`: an identity key asked for a key holding `messages:approve`.
              */
             403: {
                 headers: {
@@ -6129,7 +6142,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             /**
              * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
-             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             *     - `guardrail_locked`: an identity key (`details.required_level`).
              */
             403: {
                 headers: {
@@ -6302,7 +6315,9 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             /**
              * @description - `permission_denied`: the key lacks the permission this operation needs (`details.required`).
-             *     - `scope_denied`: the key's level cannot do this (`details.required_level`).
+             *     - `guardrail_locked`: an identity key (`details.required_level`).
+             *     - `scope_denied`: a key below platform level set `send_policy.daily_cap` above the
+             *       tenant's `identity_daily_send_cap` (`details.field`, `details.ceiling`).
              */
             403: {
                 headers: {
