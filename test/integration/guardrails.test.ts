@@ -223,27 +223,24 @@ function patchless(method: string) {
 }
 
 describe('who may change what, through the HTTP API', () => {
-  it.each(CALLERS.map((c, i) => [c, i] as const))(
-    'every guarded change, %s',
-    async (caller, column) => {
-      const s = await stack({ seed: { identity: GATED } });
-      const key = await callerKey(s, caller);
-      const sibling = (await mint(s, ['messages:read'])).id;
-      for (const row of ROWS) {
-        const before = await snapshot(s);
-        const [method, path, body] = row.request(s, sibling);
-        const res = await s.call(method, path, { key, body });
-        const want = row.expect[column];
-        const got = res.status === 403 ? res.body.error.code : res.status;
-        expect(got, `${caller}: ${row.name}: ${JSON.stringify(res.body)}`).toBe(want);
-        if (typeof want === 'string') {
-          expect(await snapshot(s), `${caller}: ${row.name} changed something`).toEqual(before);
-        } else {
-          row.changed?.(await snapshot(s), s);
-        }
+  it.each(CALLERS.map((c, i) => [c, i] as const))('every guarded change, %s', async (caller, column) => {
+    const s = await stack({ seed: { identity: GATED } });
+    const key = await callerKey(s, caller);
+    const sibling = (await mint(s, ['messages:read'])).id;
+    for (const row of ROWS) {
+      const before = await snapshot(s);
+      const [method, path, body] = row.request(s, sibling);
+      const res = await s.call(method, path, { key, body });
+      const want = row.expect[column];
+      const got = res.status === 403 ? res.body.error.code : res.status;
+      expect(got, `${caller}: ${row.name}: ${JSON.stringify(res.body)}`).toBe(want);
+      if (typeof want === 'string') {
+        expect(await snapshot(s), `${caller}: ${row.name} changed something`).toEqual(before);
+      } else {
+        row.changed?.(await snapshot(s), s);
       }
-    },
-  );
+    }
+  });
 
   it('refuses an agent’s own key switching off its approval gate, and its next send to a stranger waits', async () => {
     const s = await stack({ seed: { identity: { send_policy: { require_approval: true } } } });
