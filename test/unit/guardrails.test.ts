@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   CHANGE_RULES,
@@ -81,6 +82,25 @@ describe('who may change what', () => {
     expect(
       changeRefusal({ level: 'tenant', scopes: ['identities:write'] }, 'identity.pause'),
     ).toBeUndefined();
+  });
+
+  it('is the table docs/security.md shows', () => {
+    const doc = readFileSync(new URL('../../docs/security.md', import.meta.url), 'utf8');
+    const rows = doc.split('\n').filter((l) => l.startsWith('| `'));
+    for (const change of CHANGES) {
+      const row = rows.find((r) => r.split('|')[1].includes(`\`${change}\``));
+      expect(row, `${change} has a row`).toBeDefined();
+      const [platform, tenant, identity] = row!
+        .split('|')
+        .slice(2, 5)
+        .map((c) => c.trim() === 'yes');
+      const levels = CHANGE_RULES[change].levels as readonly string[];
+      expect({ platform, tenant, identity }, change).toEqual({
+        platform: levels.includes('platform'),
+        tenant: levels.includes('tenant'),
+        identity: levels.includes('identity'),
+      });
+    }
   });
 
   it('reads the changes a PATCH body makes, status by its direction', () => {

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { PERMISSION_LEVELS } from '../../../functions/core/keys.ts';
+import { grantablePermissions } from '../../../functions/core/guardrails.ts';
 import { api, type Page } from '../api.ts';
 import {
   ConfirmButton,
@@ -124,10 +124,8 @@ function CreateKey({
   const [chosen, setChosen] = useState<string[]>([]);
   const [secret, setSecret] = useState<string>();
   const [error, setError] = useState<unknown>();
-  // Only what this key holds and the level may hold: a wider key is refused by the API.
-  const offered = me.permissions.filter((p) =>
-    ((PERMISSION_LEVELS as Record<string, readonly string[]>)[p] ?? []).includes(level),
-  );
+  // Only what this key may grant at the level (core/guardrails.ts): the API refuses anything else.
+  const offered: string[] = grantablePermissions({ level: me.level, scopes: me.permissions }, level);
   return (
     <Section title="Create a key">
       <form
