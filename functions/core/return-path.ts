@@ -30,7 +30,13 @@ export interface ReturnPathClaim {
   mac: string;
 }
 
-function returnPathMac(hashKey: string, identityId: string, messageId: string, index: number, recipient: string) {
+function returnPathMac(
+  hashKey: string,
+  identityId: string,
+  messageId: string,
+  index: number,
+  recipient: string,
+) {
   const digest = createHmac('sha256', hashKey)
     .update(`return-path:${identityId}:${messageId}:${index}:${canonicalAddress(recipient)}`)
     .digest();
@@ -90,12 +96,22 @@ export const isNullReversePath = (source: string | undefined): boolean => {
  */
 export function returnPathsOf(
   hashKey: string,
-  m: { identity_id: string; id: string; from: { address: string }; deliveries?: readonly { address: string; status: string }[] },
+  m: {
+    identity_id: string;
+    id: string;
+    from: { address: string };
+    deliveries?: readonly { address: string; status: string }[];
+  },
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [index, d] of (m.deliveries ?? []).entries()) {
     if (d.status !== 'queued') continue;
-    const path = returnPathFor(hashKey, { identityId: m.identity_id, messageId: m.id, from: m.from.address }, index, d.address);
+    const path = returnPathFor(
+      hashKey,
+      { identityId: m.identity_id, messageId: m.id, from: m.from.address },
+      index,
+      d.address,
+    );
     if (path) out[canonicalAddress(d.address)] = path;
   }
   return out;

@@ -264,11 +264,7 @@ async function consumeOne(deps: BaseDeps, event: DeliveryEvent): Promise<Consume
 }
 
 /** A Cloudflare REST send learns Cloudflare's messageId from its first event (core/reconcile.ts). */
-async function tryAdopt(
-  deps: BaseDeps,
-  address: AddressRecord,
-  event: DeliveryEvent,
-): Promise<Applying> {
+async function tryAdopt(deps: BaseDeps, address: AddressRecord, event: DeliveryEvent): Promise<Applying> {
   if (event.source !== 'cloudflare') return 'not_found';
   const candidates = adoptCandidates(await listCfPending(deps.db, address.identity_id), event);
   if (candidates.length !== 1) {
@@ -285,11 +281,7 @@ async function tryAdopt(
 }
 
 /** Reconciliation of uncertain sends: exactly one candidate, else nothing changes. */
-async function tryReconcile(
-  deps: BaseDeps,
-  address: AddressRecord,
-  event: DeliveryEvent,
-): Promise<Applying> {
+async function tryReconcile(deps: BaseDeps, address: AddressRecord, event: DeliveryEvent): Promise<Applying> {
   // A report names its message by its signed return path: it never reconciles one.
   if (
     event.source === 'dsn' ||

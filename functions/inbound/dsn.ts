@@ -97,6 +97,10 @@ export async function routeDsn(
   if (unknown_recipients === dsn.recipients.length) return kept('the report names another recipient');
   deps.metrics.add('dsn_routed');
   if (events.length > 0) await deps.events.publish(events, 0);
-  deps.log.info('DSN routed', { message_id: message.id, events: events.length, other_recipients: unknown_recipients });
+  deps.log.info('DSN routed', {
+    message_id: message.id,
+    events: events.length,
+    other_recipients: unknown_recipients,
+  });
   return 'routed';
 }

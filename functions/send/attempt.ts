@@ -92,7 +92,8 @@ export async function claim(
   if (checked.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
   const choice = await chooseClaimTransport(deps, checked);
   // Only the relay's envelope is pmail's own: SES and Cloudflare send with their own return paths.
-  const paths = choice.provider === 'smtp' ? { return_paths: returnPathsOf(deps.config.hashKey, checked) } : {};
+  const paths =
+    choice.provider === 'smtp' ? { return_paths: returnPathsOf(deps.config.hashKey, checked) } : {};
   return { outcome: 'claimed', token, ...choice, ...paths };
 }
 

@@ -7,9 +7,9 @@ import {
   classifySmtp,
   classifySmtpEnvelopes,
   SMTP_TIMEOUTS,
-  type SmtpEnvelopeEnd,
   type SmtpDomainIssue,
   type SmtpEnd,
+  type SmtpEnvelopeEnd,
   type SmtpRcptReply,
   type SmtpStage,
   smtpDomainIssue,
@@ -129,7 +129,10 @@ export function smtpTransport(ports: SmtpPorts, settings: SmtpSettings = {}): Tr
         };
       }
       const raw = await req.mime.load();
-      const envelopes = req.recipients.map((r) => ({ from: r.return_path ?? req.envelope_from, to: r.address }));
+      const envelopes = req.recipients.map((r) => ({
+        from: r.return_path ?? req.envelope_from,
+        to: r.address,
+      }));
       const report = await runSession(ports, settings, req.domain, target, req.signal, { raw, envelopes });
       const which = { host: target.host, rfc_message_id: req.rfc_message_id };
       const result =
@@ -378,7 +381,14 @@ async function sendEnvelopes(
     const untried = message.envelopes.slice(i + 1).map((x) => x.to);
     if (sent.end.type === 'no_answer') return { envelopes, untried };
     const taken = sent.end.type === 'dot_reply' && sent.end.code >= 200 && sent.end.code < 300;
-    if (!taken && untried.length > 0 && !(await session.reset().then(() => true, () => false)))
+    if (
+      !taken &&
+      untried.length > 0 &&
+      !(await session.reset().then(
+        () => true,
+        () => false,
+      ))
+    )
       return { envelopes, untried };
   }
   session.quit();
@@ -398,7 +408,10 @@ async function sendPhase(
       rcpt: rcptReplies(info.rejectedErrors as SmtpErrorLike[] | undefined),
     };
   } catch (err) {
-    return { end: sendEnd(err, session.state, noAnswer), rcpt: rcptReplies((err as SmtpErrorLike).rejectedErrors) };
+    return {
+      end: sendEnd(err, session.state, noAnswer),
+      rcpt: rcptReplies((err as SmtpErrorLike).rejectedErrors),
+    };
   }
 }
 

@@ -8,6 +8,7 @@ import { ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX, type SesReceivedNotification } from '../../functions/inbound/notification.ts';
 import { mutateMessage } from '../../functions/store/messages.store.ts';
 import { getSuppression } from '../../functions/store/suppressions.store.ts';
+import { dsnReport, type ReportedRecipient } from '../support/dsn-report.ts';
 import { stackPerTest, type TestStack, tenantItems } from '../support/local.ts';
 
 const stack = stackPerTest();
@@ -48,48 +49,15 @@ async function relaySent(s: TestStack, count = 1) {
   return { id: res.body.id as string, rfcId: sent.message.rfc_message_id, to, paths };
 }
 
-type Report = { recipient: string; action: string; status: string; diagnostic?: string };
-
-/** A Postfix-shaped DSN (test/fixtures/dsn/postfix-user-unknown.eml) about `rfcId`. */
-function dsnFor(s: TestStack, rfcId: string, reports: Report[], reportId = `<${++n}.dsn@mx.example.net>`) {
-  return [
-    'Return-Path: <>',
-    'From: MAILER-DAEMON@mx.example.net (Mail Delivery System)',
-    `To: ${s.agent.address}`,
-    'Subject: Undelivered Mail Returned to Sender',
-    'Auto-Submitted: auto-replied',
-    `Message-Id: ${reportId}`,
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/report; report-type=delivery-status; boundary="B0UND"',
-    '',
-    '--B0UND',
-    'Content-Type: text/plain; charset=us-ascii',
-    '',
-    'This is the mail system at host mx.example.net.',
-    '',
-    '--B0UND',
-    'Content-Type: message/delivery-status',
-    '',
-    'Reporting-MTA: dns; mx.example.net',
-    '',
-    ...reports.flatMap((r) => [
-      `Final-Recipient: rfc822; ${r.recipient}`,
-      `Action: ${r.action}`,
-      `Status: ${r.status}`,
-      ...(r.diagnostic ? [`Diagnostic-Code: smtp; ${r.diagnostic}`] : []),
-      '',
-    ]),
-    '--B0UND',
-    'Content-Type: text/rfc822-headers',
-    '',
-    `Message-ID: ${rfcId}`,
-    `From: ${s.agent.address}`,
-    'Subject: Order',
-    '',
-    '--B0UND--',
-    '',
-  ].join('\r\n');
-}
+/** A report about `rfcId` of the agent's message (test/support/dsn-report.ts). */
+const dsnFor = (s: TestStack, rfcId: string, reports: ReportedRecipient[], reportId?: string) =>
+  dsnReport({
+    to: s.agent.address,
+    sender: s.agent.address,
+    rfcId,
+    reports,
+    ...(reportId ? { reportId } : {}),
+  });
 
 /**
  * The way in every received message takes: the raw object where SES's S3 action puts it, then
@@ -157,7 +125,11 @@ describe('DSNs through ingest', () => {
 
   it('a 4.x.x report defers (delayed) or soft-bounces (failed), suppressing nothing', async () => {
     const m = await relaySent(s, 2);
-    await receive(s, dsnFor(s, m.rfcId, [{ recipient: m.to[0], action: 'delayed', status: '4.4.1' }]), m.paths[0]);
+    await receive(
+      s,
+      dsnFor(s, m.rfcId, [{ recipient: m.to[0], action: 'delayed', status: '4.4.1' }]),
+      m.paths[0],
+    );
     await receive(
       s,
       dsnFor(s, m.rfcId, [

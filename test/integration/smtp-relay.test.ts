@@ -260,7 +260,9 @@ describe('SMTP relay transport against smtp-server', () => {
 
   it('a relay that stalls after the final dot → unknown (transport_timeout), exactly one copy received', async () => {
     const r = await relay({ afterDot: 'stall' });
-    const result = await transport(r, { dotReplyTimeoutMs: 300 }).send(request(domainFor(r), ['ann@dest.example']));
+    const result = await transport(r, { dotReplyTimeoutMs: 300 }).send(
+      request(domainFor(r), ['ann@dest.example']),
+    );
     expect(result).toMatchObject({ type: 'unknown', reason: 'transport_timeout' });
     expect(r.messages).toHaveLength(1);
   });

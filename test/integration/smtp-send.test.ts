@@ -1,19 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SmtpDomainSettings } from '../../functions/core/model.ts';
 import { returnPathClaim, returnPathVerifies } from '../../functions/core/return-path.ts';
-import { LOCAL_SECRET_PREFIX } from '../../functions/local/transports.ts';
 import { getDomain } from '../../functions/store/directory.store.ts';
-import { writeSmtpSecret } from '../../functions/store/relay-secrets.store.ts';
 import type { SmtpSettings } from '../../functions/transports/smtp.transport.ts';
-import { makeLive } from '../support/live-domain.ts';
-import { stackPerTest, type TestStack } from '../support/local.ts';
-import {
-  RELAY_PASSWORD,
-  RELAY_USER,
-  type Relay,
-  type RelayScript,
-  startRelay,
-} from '../support/smtp-relay.ts';
+import { liveRelayStack } from '../support/live-domain.ts';
+import { stackPerTest } from '../support/local.ts';
+import { RELAY_PASSWORD, type Relay, type RelayScript } from '../support/smtp-relay.ts';
 
 /**
  * End to end through the local send-attempt machine: a live tenant whose sending domain uses
@@ -26,30 +17,8 @@ afterEach(async () => {
 });
 
 const stackFor = stackPerTest();
-
-async function liveSmtpStack(
-  script: RelayScript = {},
-  password = RELAY_PASSWORD,
-  settings: SmtpSettings = {},
-): Promise<{ s: TestStack; relay: Relay }> {
-  const relay = await startRelay(script);
-  relays.push(relay);
-  // The Standard machine's back-off waits take no real time.
-  const s = await stackFor({
-    smtp: { tlsCa: [relay.cert], ...settings },
-    waitTimeOverrides: { Backoff: 0, WaitUntilSendAt: 0 },
-  });
-  const domain = s.agent.address.split('@')[1]!;
-  const secretRef = await writeSmtpSecret(s.secrets, LOCAL_SECRET_PREFIX, domain, { password });
-  const smtp: SmtpDomainSettings = {
-    host: 'localhost',
-    port: relay.port,
-    username: RELAY_USER,
-    secret_ref: secretRef,
-  };
-  await makeLive(s, { transport: 'smtp', smtp });
-  return { s, relay };
-}
+const liveSmtpStack = (script: RelayScript = {}, password = RELAY_PASSWORD, settings: SmtpSettings = {}) =>
+  liveRelayStack(stackFor, relays, { script, password, settings });
 
 describe('a live tenant sending through its SMTP relay (local state machine)', () => {
   it('submits the message through the relay once, one envelope per recipient from its own signed return path, Bcc only in the envelope', async () => {
@@ -102,7 +71,11 @@ describe('a live tenant sending through its SMTP relay (local state machine)', (
     expect(m).toMatchObject({ status: 'uncertain', status_reason: 'transport_timeout', provider: 'smtp' });
     // Ann's and Bob's envelopes went once; Carl's was never started on the first connection and went
     // on the retry; nobody got a second copy.
-    expect(relay.messages.map((c) => c.to[0])).toEqual(['ann@dest.example', 'bob@dest.example', 'carl@dest.example']);
+    expect(relay.messages.map((c) => c.to[0])).toEqual([
+      'ann@dest.example',
+      'bob@dest.example',
+      'carl@dest.example',
+    ]);
     // The same Idempotency-Key again answers the same message and sends nothing more.
     const again = await s.send(body, 'second-envelope-lost');
     expect(again.body.id).toBe(res.body.id);

@@ -195,10 +195,24 @@ describe('claim and record (docs/architecture.md › The send machines)', () => 
     expect(first.message.deliveries!.map((d) => d.status)).toEqual(['uncertain', 'delivered', 'queued']);
     expect(first.message.status).toBe('queued');
     // The retry sends only the untried recipient; then the message is uncertain, with the first reason.
-    const retry: TransportResult = { type: 'accepted', provider: 'smtp', provider_message_id: 'p1', refused: [], deferred: [] };
-    const second = recordOutcome({ ...first.message, claim: { token: 't2', at: 2, sending: true } }, retry, 3);
+    const retry: TransportResult = {
+      type: 'accepted',
+      provider: 'smtp',
+      provider_message_id: 'p1',
+      refused: [],
+      deferred: [],
+    };
+    const second = recordOutcome(
+      { ...first.message, claim: { token: 't2', at: 2, sending: true } },
+      retry,
+      3,
+    );
     expect(second.message.deliveries!.map((d) => d.status)).toEqual(['uncertain', 'delivered', 'submitted']);
-    expect(second.message).toMatchObject({ status: 'uncertain', status_reason: 'transport_timeout', status_detail: 'no reply' });
+    expect(second.message).toMatchObject({
+      status: 'uncertain',
+      status_reason: 'transport_timeout',
+      status_detail: 'no reply',
+    });
   });
 
   it('computes back-off per class', () => {

@@ -360,12 +360,18 @@ describe('the delivery events of a report (core/dsn.ts › dsnDeliveryEvents)', 
   it('a Diagnostic-Code is kept as one bounded line of data: no control or direction characters, markup as text', () => {
     const hostile = `smtp; 550 <img src=x onerror=alert(1)>\u001b[31m\u202e gone\r\n\tInjected: yes ${'x'.repeat(5000)}`;
     const [event] = dsnDeliveryEvents(
-      { recipients: [{ final_recipient: 'bob@example.org', action: 'failed', status: '5.1.1', diagnostic_code: hostile }] },
+      {
+        recipients: [
+          { final_recipient: 'bob@example.org', action: 'failed', status: '5.1.1', diagnostic_code: hostile },
+        ],
+      },
       target,
       { dsnKey: 'k', occurredAt: 1 },
     ).events;
     expect(event.smtp_response).toHaveLength(MAX_DIAGNOSTIC_CHARS);
-    expect(event.smtp_response).toMatch(/^smtp; 550 <img src=x onerror=alert\(1\)> \[31m gone Injected: yes x+$/);
+    expect(event.smtp_response).toMatch(
+      /^smtp; 550 <img src=x onerror=alert\(1\)> \[31m gone Injected: yes x+$/,
+    );
     expect(event.smtp_code).toBe('550');
   });
 });

@@ -34,9 +34,13 @@ describe('core/return-path.ts', () => {
     expect(returnPathVerifies(KEY, message.identityId, claim, 'ann@dest.example')).toBe(false);
     expect(returnPathVerifies(KEY, 'idn_01jf0000000000000000000002', claim, 'bob@dest.example')).toBe(false);
     expect(returnPathVerifies('another-key', message.identityId, claim, 'bob@dest.example')).toBe(false);
-    expect(returnPathVerifies(KEY, message.identityId, { ...claim, index: 0 }, 'bob@dest.example')).toBe(false);
+    expect(returnPathVerifies(KEY, message.identityId, { ...claim, index: 0 }, 'bob@dest.example')).toBe(
+      false,
+    );
     const flipped = claim.mac.replace(/^./, (c) => (c === '0' ? '1' : '0'));
-    expect(returnPathVerifies(KEY, message.identityId, { ...claim, mac: flipped }, 'bob@dest.example')).toBe(false);
+    expect(returnPathVerifies(KEY, message.identityId, { ...claim, mac: flipped }, 'bob@dest.example')).toBe(
+      false,
+    );
   });
 
   it.each([
@@ -53,7 +57,9 @@ describe('core/return-path.ts', () => {
   });
 
   it('mints none where the address cannot carry one: a + already there, or past 64 octets', () => {
-    expect(returnPathFor(KEY, { ...message, from: 'agent+x@acme.example' }, 0, 'a@b.example')).toBeUndefined();
+    expect(
+      returnPathFor(KEY, { ...message, from: 'agent+x@acme.example' }, 0, 'a@b.example'),
+    ).toBeUndefined();
     const from = (n: number) => ({ ...message, from: `${'a'.repeat(n)}@acme.example` });
     expect(returnPathFor(KEY, from(23), 0, 'a@b.example')).toBeDefined();
     expect(returnPathFor(KEY, from(24), 0, 'a@b.example')).toBeUndefined();

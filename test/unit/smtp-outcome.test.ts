@@ -215,18 +215,32 @@ describe('classifySmtp: docs/reference/provider-answers.md › SMTP relay', () =
 
 describe('classifySmtpEnvelopes: one envelope per recipient, folded per recipient', () => {
   const ok: SmtpEnd = { type: 'dot_reply', code: 250, text: 'ok' };
-  const env = (address: string, end: SmtpEnd, rcpt?: SmtpRcptReply) => ({ address, end, ...(rcpt ? { rcpt } : {}) });
+  const env = (address: string, end: SmtpEnd, rcpt?: SmtpRcptReply) => ({
+    address,
+    end,
+    ...(rcpt ? { rcpt } : {}),
+  });
   const fold = (envelopes: ReturnType<typeof env>[], untried: string[] = []) =>
     classifySmtpEnvelopes({ host: 'relay.example', rfc_message_id: 'id@acme.example', envelopes, untried });
   const pid = 'smtp:relay.example:id@acme.example';
 
   it.each<[string, ReturnType<typeof env>[], string[], Record<string, unknown>]>([
-    ['every envelope taken', [env('a', ok), env('b', ok)], [], { type: 'accepted', provider_message_id: pid, refused: [], deferred: [] }],
+    [
+      'every envelope taken',
+      [env('a', ok), env('b', ok)],
+      [],
+      { type: 'accepted', provider_message_id: pid, refused: [], deferred: [] },
+    ],
     [
       'taken, then no answer after the dot, then untried',
       [env('a', ok), env('b', afterDot(true))],
       ['c'],
-      { type: 'accepted', refused: [], deferred: ['c'], uncertain: [{ address: 'b', reason: 'transport_timeout' }] },
+      {
+        type: 'accepted',
+        refused: [],
+        deferred: ['c'],
+        uncertain: [{ address: 'b', reason: 'transport_timeout' }],
+      },
     ],
     [
       'taken, a 550 to RCPT, a 451 to the dot',
@@ -242,9 +256,18 @@ describe('classifySmtpEnvelopes: one envelope per recipient, folded per recipien
       'the first answer lost, the rest untried: that one uncertain, the rest queued',
       [env('a', afterDot(false))],
       ['b'],
-      { type: 'accepted', deferred: ['b'], uncertain: [{ address: 'a', reason: 'transport_connection_lost' }] },
+      {
+        type: 'accepted',
+        deferred: ['b'],
+        uncertain: [{ address: 'a', reason: 'transport_connection_lost' }],
+      },
     ],
-    ['the only answer lost → unknown, as one send', [env('a', afterDot(true))], [], { type: 'unknown', reason: 'transport_timeout' }],
+    [
+      'the only answer lost → unknown, as one send',
+      [env('a', afterDot(true))],
+      [],
+      { type: 'unknown', reason: 'transport_timeout' },
+    ],
     [
       'nothing reached the relay: a drop before the first dot → retry later',
       [env('a', beforeDot(false))],
@@ -262,7 +285,10 @@ describe('classifySmtpEnvelopes: one envelope per recipient, folded per recipien
     ],
     [
       'one refused, one 4xx → retry later keeps the refusal',
-      [env('a', { type: 'no_recipient' }, { address: 'a', code: 550, text: 'no' }), env('b', { type: 'dot_reply', code: 421, text: 'later' })],
+      [
+        env('a', { type: 'no_recipient' }, { address: 'a', code: 550, text: 'no' }),
+        env('b', { type: 'dot_reply', code: 421, text: 'later' }),
+      ],
       [],
       { type: 'retry_later', refused: [{ address: 'a', code: '550' }] },
     ],
