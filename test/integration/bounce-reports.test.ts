@@ -54,7 +54,8 @@ async function sent(s: TestStack, relay: Relay, to: string[], key?: string) {
   expect(res.status).toBe(202);
   await s.settle();
   const m = (await s.message(s.agent.id, res.body.id))!;
-  const paths = Object.fromEntries(relay.messages.map((c) => [c.to[0], c.from]));
+  // The MAIL FROM of the copy each recipient got.
+  const paths = Object.fromEntries(to.map((r) => [r, relay.messages.find((c) => c.to.includes(r))?.from]));
   return { id: res.body.id as string, m, paths };
 }
 
@@ -108,17 +109,22 @@ describe('bounce reports through the local MX', () => {
     const { s, relay } = await liveStack();
     const { id, m, paths } = await sent(s, relay, [ANN, BOB]);
     // Bob knows the Message-ID (it is in his copy) and his own return path.
-    const fake: ReportedRecipient[] = [{ recipient: ANN, action: 'failed', status: '5.1.1' }];
-    await report(s, m, { from: BOB, to: s.agent.address }, fake);
+    const untouched = [
+      [ANN, 'submitted', undefined],
+      [BOB, 'submitted', undefined],
+    ];
+    await report(s, m, { from: BOB, to: s.agent.address }, [
+      { recipient: ANN, action: 'failed', status: '5.1.1' },
+    ]);
+    await s.settle();
+    expect(await statuses(s, id)).toEqual(untouched);
+    expect(await suppressed(s, ANN)).toBeUndefined();
+    // Not even to a genuine return path: a report comes with the null reverse-path.
     await report(s, m, { from: 'mailer-daemon@dest.example', to: paths[BOB]! }, [
       { recipient: BOB, action: 'failed', status: '5.1.1' },
     ]);
     await s.settle();
-    expect(await statuses(s, id)).toEqual([
-      [ANN, 'submitted', undefined],
-      [BOB, 'submitted', undefined],
-    ]);
-    expect(await suppressed(s, ANN)).toBeUndefined();
+    expect(await statuses(s, id)).toEqual(untouched);
     expect(await suppressed(s, BOB)).toBeUndefined();
     expect((await outbox(s, id)).filter((e) => e.type === 'message.bounced')).toEqual([]);
     const kept = await keptReports(s);
@@ -136,8 +142,14 @@ describe('bounce reports through the local MX', () => {
     const bobs = paths[BOB]!;
     const ulid = id.slice(4);
     const annFailed: ReportedRecipient[] = [{ recipient: ANN, action: 'failed', status: '5.1.1' }];
+    const untouched = [
+      [ANN, 'submitted', undefined],
+      [BOB, 'submitted', undefined],
+    ];
     // Bob's own return path, naming Ann.
     await report(s, m, { from: '', to: bobs }, annFailed);
+    await s.settle();
+    expect(await statuses(s, id)).toEqual(untouched);
     // Bob's return path with Ann's index (his MAC).
     await report(s, m, { from: '', to: bobs.replace(`b${ulid}1`, `b${ulid}0`) }, annFailed);
     // A made-up MAC, naming Bob.
@@ -145,10 +157,7 @@ describe('bounce reports through the local MX', () => {
     expect(forged).not.toBe(bobs);
     await report(s, m, { from: '', to: forged }, [{ recipient: BOB, action: 'failed', status: '5.1.1' }]);
     await s.settle();
-    expect(await statuses(s, id)).toEqual([
-      [ANN, 'submitted', undefined],
-      [BOB, 'submitted', undefined],
-    ]);
+    expect(await statuses(s, id)).toEqual(untouched);
     expect(await suppressed(s, ANN)).toBeUndefined();
     expect(await suppressed(s, BOB)).toBeUndefined();
     expect(await keptReports(s)).toHaveLength(3);
