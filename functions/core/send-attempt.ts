@@ -410,7 +410,7 @@ function applyResult(
  * stays queued when the provider deferred it (SMTP): then the message backs off (Relay) and
  * retries only those, with the same Message-ID. A recipient whose own envelope's answer was lost
  * (SMTP) becomes `uncertain` and is never resent; once nothing is queued, a message with an
- * uncertain delivery is `uncertain` (docs/guides/sending.md › One envelope per recipient).
+ * uncertain delivery is `uncertain` (docs/guides/domains.md › SMTP relay).
  */
 function applyAccepted(
   message: MessageRecord,

@@ -253,8 +253,8 @@ export interface SmtpEnvelopesInput {
 }
 
 /**
- * A message sent as one envelope per recipient (docs/guides/sending.md › One envelope per
- * recipient): each envelope is classified on its own (`classifySmtp`), then folded into one result
+ * A message sent as one envelope per recipient (docs/guides/domains.md › SMTP relay): each
+ * envelope is classified on its own (`classifySmtp`), then folded into one result
  * that keeps each recipient's outcome. Taken → submitted; refused (5xx) → that recipient rejected;
  * 4xx, or never tried → that recipient stays queued for a retry; no answer after its final dot →
  * that recipient uncertain, never resent. Only when no envelope may have reached the relay is the
