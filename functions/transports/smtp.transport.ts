@@ -33,7 +33,7 @@ import type { Transport, TransportDomain, TransportRequest } from './transport.t
  * defaults, and the external contract written down here.
  *
  * Contract with the relay (RFC 5321, RFC 3207 STARTTLS, RFC 4954 AUTH, RFC 1870 SIZE):
- * - One TCP connection per message, no pooling, no pipelining, no retries (the send machine alone
+ * - One TCP connection per attempt, no pooling, no pipelining, no retries (the send machine alone
  *   retries). The adapter resolves the host itself, refuses any address or port the SSRF rules of
  *   core/relay-address.ts refuse, and connects to the checked IP; TLS verifies the certificate
  *   against the configured host name (`servername`), never the IP.
