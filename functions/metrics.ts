@@ -73,8 +73,8 @@ export const METRICS = {
   cloudflare_forward_failed: count('Cloudflare events SQS refused (they come back after their lease)'),
   cloudflare_api_failed: count('failed calls to the Cloudflare Queues API, by action', 'action'),
   // Received delivery status notifications (functions/inbound/dsn.ts).
-  dsn_routed: count('received DSNs of an outbound message, turned into delivery events'),
-  dsn_unmatched: count('received DSNs that named no outbound message of their identity (kept as mail)'),
+  dsn_routed: count('received DSNs proven to answer an outbound copy, turned into delivery events'),
+  dsn_unmatched: count('received DSNs that proved nothing (kept as mail, flagged dsn, changing nothing)'),
 } as const satisfies Record<string, MetricDef>;
 
 export type MetricName = keyof typeof METRICS;

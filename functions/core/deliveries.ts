@@ -31,6 +31,12 @@ export interface DeliveryEvent {
   /** trimmed to 512 characters */
   smtp_response?: string;
   occurred_at: number;
+  /**
+   * `dsn` only: the message and its identity that the report's signed return path names
+   * (core/return-path.ts). The consumer applies the event to that message, not by provider id.
+   */
+  identity_id?: string;
+  message_id?: string;
 }
 
 type Step = DeliveryStatus | 'ignored' | 'update';

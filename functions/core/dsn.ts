@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DeliveryEvent, DeliveryEventKind } from './deliveries.ts';
+import type { MessageRecord } from './model.ts';
 
 /**
  * Delivery status notifications (RFC 3464): the `message/delivery-status` part of a
@@ -227,14 +228,51 @@ export function dsnOutcome(
   }
 }
 
-/** The outbound message a report names, as far as its events need it. */
+/**
+ * The outbound message and recipient a report answers, as far as its events need them: the ones
+ * the signed return path it was delivered to names (core/return-path.ts).
+ */
 export interface DsnTarget {
+  identity_id: string;
+  message_id: string;
   provider_message_id?: string;
   /** The sending address: the consumer routes an event by it. */
   sender: string;
   subject?: string;
-  /** The addresses the message was sent to (its deliveries). */
+  /** The recipients the report may speak of: the one its return path names. */
   recipients: readonly string[];
+}
+
+/** How much of a report's `Diagnostic-Code` is kept (the remote server's words, untrusted). */
+export const MAX_DIAGNOSTIC_CHARS = 512;
+
+/**
+ * A remote server's text as data: control characters (line breaks, escapes, bidirectional
+ * overrides) become spaces, runs of white space one space, and it is cut to `max` characters
+ * (never inside a surrogate pair). Markup is left as it is: it is text, shown as text.
+ */
+export function untrustedLine(text: string, max = MAX_DIAGNOSTIC_CHARS): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters on purpose
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, ' ');
+  const one = flat.replace(/\s+/g, ' ').trim();
+  return [...one].slice(0, max).join('');
+}
+
+/**
+ * How long a report about a recipient still `queued` waits for its Record. A report that answers a
+ * signed return path proves the provider call happened; until Record has written that call's
+ * outcome the recipient's delivery is still queued, and the report is retried (as a provider event
+ * that overtook its Record is: functions/events/consume.ts). Record comes within the attempt
+ * machine's 290 s, and an attempt that died leaves its claim to the sweeper, which makes the
+ * message uncertain once the claim is 5 minutes old (it runs every minute): 8 minutes covers both,
+ * within the events queue's 20 receives at 30 s.
+ */
+export const DSN_HOLD_MS = 8 * 60_000;
+
+/** Whether a report must wait: its recipient's delivery is still queued (its Record not yet written). */
+export function dsnAwaitsRecord(message: Pick<MessageRecord, 'deliveries'>, recipient: string): boolean {
+  const r = recipient.toLowerCase();
+  return (message.deliveries ?? []).some((d) => d.address.toLowerCase() === r && d.status === 'queued');
 }
 
 /**
@@ -265,10 +303,16 @@ export function dsnDeliveryEvents(
     const code = r.diagnostic_code
       ? /(?:^|;\s*|\s)([245]\d\d)(?:[\s-]|$)/.exec(r.diagnostic_code)?.[1]
       : undefined;
-    const response = r.diagnostic_code ?? (r.status ? `dsn: ${r.action ?? 'status'} ${r.status}` : undefined);
+    const response = r.diagnostic_code
+      ? untrustedLine(r.diagnostic_code)
+      : r.status
+        ? `dsn: ${r.action ?? 'status'} ${r.status}`
+        : undefined;
     events.push({
       source: 'dsn',
       event_id: `dsn:${digest(`${opts.dsnKey}\n${recipient}`)}`,
+      identity_id: target.identity_id,
+      message_id: target.message_id,
       ...(target.provider_message_id ? { provider_message_id: target.provider_message_id } : {}),
       sender: target.sender.toLowerCase(),
       recipient,
@@ -277,7 +321,7 @@ export function dsnDeliveryEvents(
       ...(outcome.bounce_type ? { bounce_type: outcome.bounce_type } : {}),
       ...(code ? { smtp_code: code } : {}),
       ...(r.status ? { enhanced_code: r.status } : {}),
-      ...(response ? { smtp_response: response.slice(0, 512) } : {}),
+      ...(response ? { smtp_response: response } : {}),
       occurred_at: opts.occurredAt,
     });
   }

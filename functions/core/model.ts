@@ -236,7 +236,7 @@ export interface InboundFields {
   verdicts: { spf?: string; dkim?: string; dmarc?: string; spam?: string; virus?: string };
   /** Why it counts as automatic mail (flag `auto_reply`). */
   auto?: 'auto_submitted' | 'precedence' | 'list' | 'autoresponder' | 'null_sender';
-  /** A delivery status notification that matched none of this identity's outbound messages. */
+  /** A delivery status report kept as mail: it proved nothing (docs/guides/receiving.md › Which reports count). */
   dsn_unmatched?: boolean;
 }
 

@@ -3,7 +3,7 @@ import { executionName } from './dispatch.ts';
 import { consentKindOf } from './job-kind.ts';
 import type { Delivery, MessageRecord, RecordedClaim } from './model.ts';
 import { canonicalAddress, type Suppression, suppressedResponse, suppressionBlocks } from './suppressions.ts';
-import type { RetryClass, TransportResult } from './transport-result.ts';
+import type { RecipientUncertain, RetryClass, TransportResult } from './transport-result.ts';
 
 /** A claim older than this belongs to a dead attempt. */
 export const CLAIM_STALE_MS = 5 * 60 * 1000;
@@ -408,7 +408,9 @@ function applyResult(
 /**
  * Accepted: each queued recipient is `submitted`, or `rejected` when the provider refused it, or
  * stays queued when the provider deferred it (SMTP): then the message backs off (Relay) and
- * retries only those, with the same Message-ID.
+ * retries only those, with the same Message-ID. A recipient whose own envelope's answer was lost
+ * (SMTP) becomes `uncertain` and is never resent; once nothing is queued, a message with an
+ * uncertain delivery is `uncertain` (docs/guides/domains.md › SMTP relay).
  */
 function applyAccepted(
   message: MessageRecord,
@@ -419,9 +421,12 @@ function applyAccepted(
 ): Omit<RecordedOutcome, 'releaseLock'> {
   const refused = new Map(result.refused.map((r) => [canonicalAddress(r.address), r]));
   const deferred = new Set(result.deferred.map((a) => canonicalAddress(a)));
+  const uncertain = new Map((result.uncertain ?? []).map((u) => [canonicalAddress(u.address), u]));
   const next = (message.deliveries ?? []).map((d): Delivery => {
     if (d.status !== 'queued') return d;
     const key = canonicalAddress(d.address);
+    const lost = uncertain.get(key);
+    if (lost) return { ...d, status: 'uncertain', smtp_response: uncertainLine(lost), updated_at: now };
     const refusal = refused.get(key);
     if (refusal) {
       return {
@@ -443,8 +448,29 @@ function applyAccepted(
     rfc_message_id: result.rfc_message_id ?? message.rfc_message_id,
   };
   if (next.some((d) => d.status === 'queued')) return backOff(message, sent, 'Relay', now, jitter);
-  const status = rollUp(message.status === 'queued' ? 'submitted' : message.status, next);
-  return { message: { ...sent, status }, next: { type: 'done' } };
+  const lost = next.find((d) => d.status === 'uncertain');
+  if (!lost) {
+    const status = rollUp(message.status === 'queued' ? 'submitted' : message.status, next);
+    return { message: { ...sent, status }, next: { type: 'done' } };
+  }
+  // The reason of the first lost envelope, this attempt's or (after a retry of the untried) an earlier one's.
+  const why = result.uncertain?.[0] ?? uncertainOf(lost.smtp_response);
+  return {
+    message: {
+      ...sent,
+      status: 'uncertain',
+      ...(why ? { status_reason: why.reason, status_detail: why.detail.slice(0, 512) } : {}),
+    },
+    next: { type: 'done' },
+  };
+}
+
+/** An uncertain delivery's `smtp_response`: `{reason}: {detail}`. */
+const uncertainLine = (u: RecipientUncertain) => `${u.reason}: ${u.detail}`.slice(0, 512);
+
+function uncertainOf(line: string | undefined): RecipientUncertain | undefined {
+  const m = /^(transport_timeout|transport_connection_lost): (.*)$/s.exec(line ?? '');
+  return m ? { address: '', reason: m[1] as RecipientUncertain['reason'], detail: m[2] } : undefined;
 }
 
 /** Rejected: the queued recipients take the rejection's status; with no recipient left, `suppressed`. */

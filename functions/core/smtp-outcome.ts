@@ -1,4 +1,4 @@
-import type { RecipientRefusal, TransportResult } from './transport-result.ts';
+import type { RecipientRefusal, RecipientUncertain, TransportResult } from './transport-result.ts';
 
 /**
  * The SMTP relay's outcome table (RFC 5321
@@ -229,5 +229,99 @@ function noAnswer(end: EndOf<'no_answer'>, seen: RcptSeen): TransportResult {
     provider: SMTP,
     reason: end.timed_out ? 'transport_timeout' : 'transport_connection_lost',
     detail: `no reply to the end of the message: ${end.detail}`.slice(0, 512),
+  };
+}
+
+/**
+ * One recipient's envelope (the relay transport sends one per recipient, each with that
+ * recipient's own signed return path: core/return-path.ts): its RCPT reply when it was not 2xx,
+ * and what ended it.
+ */
+export interface SmtpEnvelopeEnd {
+  address: string;
+  rcpt?: SmtpRcptReply;
+  end: SmtpEnd;
+}
+
+export interface SmtpEnvelopesInput {
+  host: string;
+  rfc_message_id: string;
+  /** The envelopes tried, in order; the session stops after one that ends with no answer. */
+  envelopes: SmtpEnvelopeEnd[];
+  /** Recipients never tried: an earlier envelope lost the connection, or the deadline came. */
+  untried: string[];
+}
+
+/**
+ * A message sent as one envelope per recipient (docs/guides/domains.md › SMTP relay): each
+ * envelope is classified on its own (`classifySmtp`), then folded into one result
+ * that keeps each recipient's outcome. Taken → submitted; refused (5xx) → that recipient rejected;
+ * 4xx, or never tried → that recipient stays queued for a retry; no answer after its final dot →
+ * that recipient uncertain, never resent. Only when no envelope may have reached the relay is the
+ * result a whole-message refusal or back-off; only when every recipient's answer was lost is it
+ * `unknown` as a single send's would be.
+ */
+export function classifySmtpEnvelopes(input: SmtpEnvelopesInput): TransportResult {
+  const taken: string[] = [];
+  const refused: RecipientRefusal[] = [];
+  const deferred: string[] = [...input.untried];
+  const uncertain: RecipientUncertain[] = [];
+  const results: TransportResult[] = [];
+  for (const e of input.envelopes) {
+    const r = classifySmtp({
+      host: input.host,
+      rfc_message_id: input.rfc_message_id,
+      rcpt: e.rcpt ? [e.rcpt] : [],
+      end: e.end,
+    });
+    results.push(r);
+    // One recipient per envelope: its outcome is the envelope's.
+    if (r.type === 'accepted') taken.push(e.address);
+    else if (r.type === 'rejected')
+      refused.push({ address: e.address, code: r.code.replace(/^smtp_/, ''), detail: r.detail });
+    else if (r.type === 'retry_later') deferred.push(e.address);
+    else uncertain.push({ address: e.address, reason: r.reason, detail: r.detail });
+  }
+  if (taken.length === 0 && uncertain.length === 0) return nothingTaken(results, refused, deferred);
+  if (taken.length === 0 && refused.length === 0 && deferred.length === 0)
+    return results.find((r) => r.type === 'unknown')!;
+  return {
+    type: 'accepted',
+    provider: SMTP,
+    provider_message_id: smtpProviderMessageId(input.host, input.rfc_message_id),
+    rfc_message_id: input.rfc_message_id,
+    refused,
+    deferred,
+    ...(uncertain.length > 0 ? { uncertain } : {}),
+  };
+}
+
+/** No envelope reached the relay: a back-off when any recipient may be retried, else a refusal. */
+function nothingTaken(
+  results: TransportResult[],
+  refused: RecipientRefusal[],
+  deferred: string[],
+): TransportResult {
+  if (deferred.length > 0) {
+    const first = results.find((r) => r.type === 'retry_later');
+    return {
+      type: 'retry_later',
+      provider: SMTP,
+      class: 'Relay',
+      code: first?.type === 'retry_later' ? first.code : 'smtp_connection',
+      refused,
+    };
+  }
+  const first = results.find((r) => r.type === 'rejected');
+  return {
+    type: 'rejected',
+    provider: SMTP,
+    reason: 'provider_validation',
+    code: first?.type === 'rejected' ? first.code : 'smtp_550',
+    detail:
+      refused
+        .map((r) => `${r.address}: ${r.detail}`)
+        .join('; ')
+        .slice(0, 512) || 'every recipient was refused',
   };
 }

@@ -24,6 +24,17 @@ export type RetryClass = 'RateLimit' | 'Quota' | 'Paused' | 'Relay';
 export type UncertainReason = 'transport_timeout' | 'transport_connection_lost';
 
 /**
+ * A recipient whose own provider call's answer was lost (the SMTP relay sends one envelope per
+ * recipient): Record makes that delivery `uncertain` and never resends it; the call's other
+ * recipients take their own outcomes.
+ */
+export interface RecipientUncertain {
+  address: string;
+  reason: UncertainReason;
+  detail: string;
+}
+
+/**
  * A recipient the provider refused to send to
  * because it is on the provider's own suppression list. The transport only reports it; Record marks
  * the delivery `suppressed` and adds pmail's suppression with reason `provider`.
@@ -46,8 +57,13 @@ type TransportOutcome =
       provider_message_id: string;
       rfc_message_id?: string;
       refused: RecipientRefusal[];
-      /** SMTP only: recipients answered 4xx to RCPT TO; they stay queued for a retry. */
+      /**
+       * SMTP only: recipients answered 4xx (to RCPT TO, or to their own envelope's final dot), or
+       * never tried after an earlier envelope lost the connection; they stay queued for a retry.
+       */
       deferred: string[];
+      /** SMTP only: recipients whose own envelope's answer was lost after its final dot. */
+      uncertain?: RecipientUncertain[];
       /** Loopback only: the inbound copies to deliver (written by Record, never by the transport). */
       loopback?: LoopbackCopy[];
     }

@@ -6,6 +6,7 @@ import {
   isDeliveryEventKind,
 } from '../core/deliveries.ts';
 import { deliveryEvents, type PendingEvent, reconciledEvent } from '../core/delivery-outbox.ts';
+import { DSN_HOLD_MS, dsnAwaitsRecord } from '../core/dsn.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { isJournalAddress } from '../core/journal.ts';
 import type { AddressRecord, MessageRecord } from '../core/model.ts';
@@ -96,18 +97,29 @@ function unknownType(deps: BaseDeps, type: string): ConsumeOutcome {
   return 'unknown_type';
 }
 
-/** The message an event names: test ids name it directly, live provider ids go through gsi1. */
+/**
+ * The message an event names: a proven report (`dsn`) names it by its signed return path, test ids
+ * name it directly, live provider ids go through gsi1.
+ */
 async function locate(
   deps: BaseDeps,
   address: AddressRecord,
   event: DeliveryEvent,
 ): Promise<ProviderIdMatch> {
+  if (event.source === 'dsn' && event.message_id && event.identity_id) {
+    // The sender routes it: a report names a message of the identity it came back to.
+    if (event.identity_id !== address.identity_id) return { type: 'none' };
+    return { type: 'one', identity_id: event.identity_id, message_id: event.message_id };
+  }
   const pid = event.provider_message_id;
   if (!pid) return { type: 'none' };
   if (pid.startsWith('test-'))
     return { type: 'one', identity_id: address.identity_id, message_id: `msg_${pid.slice(5)}` };
   return findByProviderId(deps.db, pid);
 }
+
+/** What applying an event came to; `held`: a proven report waits for its recipient's Record. */
+type Applying = Applied | 'not_found' | 'not_candidate' | 'held';
 
 type Applied = {
   result: 'applied' | 'duplicate' | 'ignored' | 'reconciled';
@@ -132,7 +144,7 @@ async function applyTo(
   messageId: string,
   event: DeliveryEvent,
   opts: { reconcile?: boolean; adopt?: boolean } = {},
-): Promise<Applied | 'not_found' | 'not_candidate'> {
+): Promise<Applying> {
   let sent: Omit<Applied, 'message'> | undefined;
   try {
     return await applyOnce(deps, identityId, messageId, event, opts, (s) => {
@@ -154,11 +166,13 @@ async function applyOnce(
   opts: { reconcile?: boolean; adopt?: boolean },
   /** Told what each write about to be sent applies (the last one is the write whose answer counts). */
   sending: (s: Omit<Applied, 'message'>) => void,
-): Promise<Applied | 'not_found' | 'not_candidate'> {
+): Promise<Applying> {
   const now = deps.clock();
   let extra: { outcome?: AbuseOutcome; suppress: boolean } = { suppress: false };
   const out = await mutateMessage(deps.db, identityId, messageId, (m) => {
     if (m.direction !== 'outbound') return { result: 'ignored' as const };
+    // A proven report may overtake the Record of its provider call: it waits for it.
+    if (event.source === 'dsn' && dsnAwaitsRecord(m, event.recipient)) return { result: 'held' as const };
     let base = m;
     if (opts.reconcile) {
       // Re-checked under the version condition: another event may have reconciled it meanwhile.
@@ -200,7 +214,7 @@ async function applyOnce(
     };
   });
   if (!out.found) return 'not_found';
-  if (out.result === 'not_candidate') return 'not_candidate';
+  if (out.result === 'not_candidate' || out.result === 'held') return out.result;
   return { result: out.result, ...extra, message: out.message };
 }
 
@@ -238,6 +252,7 @@ async function consumeOne(deps: BaseDeps, event: DeliveryEvent): Promise<Consume
   if (target.type === 'none' && reconcilable(event, deps.clock()))
     applied = await tryReconcile(deps, address, event);
   if (applied === 'not_found' || applied === 'not_candidate') applied = await tryAdopt(deps, address, event);
+  if (applied === 'held') return notFound(deps, event, DSN_HOLD_MS);
   if (applied === 'not_found' || applied === 'not_candidate') {
     return notFound(deps, event);
   }
@@ -249,11 +264,7 @@ async function consumeOne(deps: BaseDeps, event: DeliveryEvent): Promise<Consume
 }
 
 /** A Cloudflare REST send learns Cloudflare's messageId from its first event (core/reconcile.ts). */
-async function tryAdopt(
-  deps: BaseDeps,
-  address: AddressRecord,
-  event: DeliveryEvent,
-): Promise<Applied | 'not_found' | 'not_candidate'> {
+async function tryAdopt(deps: BaseDeps, address: AddressRecord, event: DeliveryEvent): Promise<Applying> {
   if (event.source !== 'cloudflare') return 'not_found';
   const candidates = adoptCandidates(await listCfPending(deps.db, address.identity_id), event);
   if (candidates.length !== 1) {
@@ -270,12 +281,10 @@ async function tryAdopt(
 }
 
 /** Reconciliation of uncertain sends: exactly one candidate, else nothing changes. */
-async function tryReconcile(
-  deps: BaseDeps,
-  address: AddressRecord,
-  event: DeliveryEvent,
-): Promise<Applied | 'not_found' | 'not_candidate'> {
+async function tryReconcile(deps: BaseDeps, address: AddressRecord, event: DeliveryEvent): Promise<Applying> {
+  // A report names its message by its signed return path: it never reconciles one.
   if (
+    event.source === 'dsn' ||
     event.subject === undefined ||
     !event.provider_message_id ||
     event.provider_message_id.startsWith('test-')
@@ -304,8 +313,9 @@ async function tryReconcile(
 function notFound(
   deps: BaseDeps,
   event: Pick<DeliveryEvent, 'event_id' | 'provider_message_id' | 'occurred_at'>,
+  retryFor = ORPHAN_AGE_MS,
 ): ConsumeOutcome {
-  if (deps.clock() - event.occurred_at < ORPHAN_AGE_MS) return 'retry';
+  if (deps.clock() - event.occurred_at < retryFor) return 'retry';
   deps.metrics.add('delivery_orphaned');
   deps.log.warn('orphaned delivery event', {
     event: hashed(event.event_id),

@@ -1,7 +1,8 @@
 import type { ParsedMail } from 'mailparser';
 import { type DsnInput, dsnDeliveryEvents, dsnKey, parseDsn } from '../core/dsn.ts';
+import { isNullReversePath, returnPathClaim, returnPathVerifies } from '../core/return-path.ts';
 import type { BaseDeps, Deps } from '../deps.ts';
-import { findOutboundByRfcId } from '../store/inbound.store.ts';
+import { getMessage } from '../store/messages.store.ts';
 
 /** The parts of a received message DSN routing reads (mailparser's ParsedMail has them). */
 export type DsnMail = Pick<ParsedMail, 'headers' | 'attachments' | 'text' | 'messageId'>;
@@ -38,56 +39,68 @@ export function dsnParts(parsed: DsnMail): DsnInput | undefined {
 }
 
 /**
- * DSN routing (docs/guides/receiving.md › Bounces that come back as mail): a report of one of this
- * identity's outbound messages, matched by the returned Message-ID, becomes one delivery event per
- * recipient it reports, published to the delivery-events queue, whose consumer applies it as it
- * applies SES's (a hard bounce suppresses). `routed`: not stored as inbox mail. `unmatched`: a
- * report of no message of this identity (or one that cannot be read): the caller stores it as
- * ordinary inbound mail. `not_dsn`: no report at all.
+ * DSN routing (docs/guides/receiving.md › Bounces that come back as mail): a report changes a
+ * delivery only when it proves it answers pmail's own envelope (› Which reports count): it came
+ * with the null reverse-path (MAIL FROM:<>), to a signed return path pmail minted for one recipient
+ * of one of this identity's messages (core/return-path.ts), and it names that recipient. Then its
+ * block about that recipient becomes one delivery event, published to the delivery-events queue,
+ * whose consumer applies it to that message (a hard bounce suppresses), once the recipient's
+ * attempt is recorded. `routed`: not stored as inbox mail. `kept`: a report without that proof (or
+ * one that cannot be read): the caller stores it as ordinary inbound mail, flagged `dsn`, and it
+ * changes nothing. `not_dsn`: no report at all.
  *
  * Writes nothing itself. The events' ids come from the report (its Message-ID and status text),
  * so a report received again, or routed again after a failure, is a duplicate in the consumer.
  */
 export async function routeDsn(
   deps: BaseDeps & Pick<Deps, 'events'>,
-  input: { identityId: string; tenantId: string; parsed: DsnMail; receivedAt: number },
-): Promise<'routed' | 'unmatched' | 'not_dsn'> {
+  input: {
+    identityId: string;
+    tenantId: string;
+    parsed: DsnMail;
+    receivedAt: number;
+    /** The envelope sender (SES's `mail.source`): empty for MAIL FROM:<>. */
+    envelopeFrom: string;
+    /** The envelope recipient's `+detail`: a signed return path's token, if it is one. */
+    detail?: string;
+  },
+): Promise<'routed' | 'kept' | 'not_dsn'> {
   const parts = dsnParts(input.parsed);
   if (!parts) return 'not_dsn';
-  const unmatched = (why: string) => {
+  const kept = (why: string) => {
     deps.metrics.add('dsn_unmatched');
     deps.log.info('DSN kept as inbound mail', { identity_id: input.identityId, why });
-    return 'unmatched' as const;
+    return 'kept' as const;
   };
+  if (!isNullReversePath(input.envelopeFrom)) return kept('not sent with the null reverse-path');
+  const claim = returnPathClaim(input.detail);
+  if (!claim) return kept('not delivered to a signed return path');
   const dsn = parseDsn(parts);
-  if (!dsn) return unmatched('no recipient in the report');
-  if (!dsn.original_message_id) return unmatched('no original Message-ID');
-  const message = await findOutboundByRfcId(deps.db, input.identityId, dsn.original_message_id);
-  if (!message || message.tenant_id !== input.tenantId) return unmatched('no outbound message');
+  if (!dsn) return kept('no recipient in the report');
+  const message = await getMessage(deps.db, input.identityId, claim.messageId, true);
+  const delivery = message?.direction === 'outbound' ? message.deliveries?.[claim.index] : undefined;
+  if (!message || !delivery || message.tenant_id !== input.tenantId) return kept('no such recipient');
+  if (!returnPathVerifies(deps.config.hashKey, input.identityId, claim, delivery.address))
+    return kept('the return path is not one pmail signed');
   const { events, unknown_recipients } = dsnDeliveryEvents(
     dsn,
     {
+      identity_id: message.identity_id,
+      message_id: message.id,
       ...(message.provider_message_id ? { provider_message_id: message.provider_message_id } : {}),
       sender: message.from.address,
       subject: message.subject,
-      recipients: (message.deliveries ?? []).map((d) => d.address),
+      recipients: [delivery.address],
     },
     { dsnKey: dsnKey(input.parsed.messageId, parts.deliveryStatus), occurredAt: input.receivedAt },
   );
+  if (unknown_recipients === dsn.recipients.length) return kept('the report names another recipient');
   deps.metrics.add('dsn_routed');
-  if (!message.provider_message_id) {
-    // The consumer finds a message by its provider id; one never accepted by a provider has none.
-    deps.log.warn('DSN of a message without a provider id: no event', {
-      message_id: message.id,
-      reported: dsn.recipients.length,
-    });
-    return 'routed';
-  }
   if (events.length > 0) await deps.events.publish(events, 0);
   deps.log.info('DSN routed', {
     message_id: message.id,
     events: events.length,
-    unknown_recipients,
+    other_recipients: unknown_recipients,
   });
   return 'routed';
 }

@@ -43,7 +43,7 @@ export interface IngestReport {
   duplicates: number;
   /** Envelope recipients that are no identity's address: counted and dropped. */
   unknown_recipients: number;
-  /** Recipients for whom the message was a DSN of their own outbound mail, routed as delivery events. */
+  /** Recipients for whom the message was a DSN proven to answer their own outbound mail, routed as delivery events. */
   dsn_routed: number;
 }
 
@@ -95,8 +95,8 @@ export async function ingestNotification(
 type Outcome = { type: 'stored'; id: string } | { type: 'duplicate' } | { type: 'dsn_routed' };
 
 /**
- * One recipient's copy, phase by phase: a DSN of its own outbound mail is routed as delivery
- * events; otherwise the copy is placed (id, thread), its raw bytes copied, its record built
+ * One recipient's copy, phase by phase: a DSN proven to answer its own outbound mail is routed as
+ * delivery events (functions/inbound/dsn.ts); otherwise the copy is placed (id, thread), its raw bytes copied, its record built
  * (functions/inbound/inbound-record.ts) and stored once.
  */
 async function ingestOne(deps: IngestDeps, args: RecipientCopy): Promise<Outcome> {
@@ -108,9 +108,11 @@ async function ingestOne(deps: IngestDeps, args: RecipientCopy): Promise<Outcome
       tenantId: address.tenant_id,
       parsed: parsed.mail,
       receivedAt,
+      envelopeFrom: args.n.mail.source,
+      detail: args.routed.detail,
     });
     if (routedDsn === 'routed') return { type: 'dsn_routed' };
-    dsnUnmatched = routedDsn === 'unmatched';
+    dsnUnmatched = routedDsn === 'kept';
   }
   const placement = await place(deps, args);
   await copyRaw(deps, args, placement);

@@ -1,6 +1,7 @@
 import { NotCancelableError } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import type { MessageRecord, RecordedClaim } from '../core/model.ts';
+import { returnPathsOf } from '../core/return-path.ts';
 import {
   type ClaimDecision,
   deadAttemptOutcome,
@@ -33,7 +34,12 @@ import { deliverLoopback } from './loopback-delivery.ts';
  */
 
 export type ClaimOutput =
-  | ({ outcome: 'claimed'; token: string } & TransportChoice)
+  | ({
+      outcome: 'claimed';
+      token: string;
+      /** The relay's transport only: each queued recipient's signed return path (core/return-path.ts). */
+      return_paths?: Record<string, string>;
+    } & TransportChoice)
   | {
       outcome: 'stop';
       reason: Exclude<ClaimDecision['type'], 'claim'> | 'not_found' | 'canceled' | 'suppressed';
@@ -84,7 +90,11 @@ export async function claim(
   if (checked.status === 'suppressed') return { outcome: 'stop', reason: 'suppressed' };
   // The attempt holding a thread lock refreshes the lease to now + 60 s.
   if (checked.holds_lock) await refreshThreadLock(deps.db, m.identity_id, m.thread_id, m.id, now + 60_000);
-  return { outcome: 'claimed', token, ...(await chooseClaimTransport(deps, checked)) };
+  const choice = await chooseClaimTransport(deps, checked);
+  // Only the relay's envelope is pmail's own: SES and Cloudflare send with their own return paths.
+  const paths =
+    choice.provider === 'smtp' ? { return_paths: returnPathsOf(deps.config.hashKey, checked) } : {};
+  return { outcome: 'claimed', token, ...choice, ...paths };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { MessageRecord } from '../core/model.ts';
-import { domainOf } from '../core/recipients.ts';
+import { canonicalAddress, domainOf } from '../core/recipients.ts';
 import { sendingRefusal } from '../core/send-attempt.ts';
 import type { TransportTaskResult } from '../core/transport-result.ts';
 import type { Deps } from '../deps.ts';
@@ -14,7 +14,9 @@ import type { SendAttemptInput } from './dispatcher.ts';
 /** What a transport task reads and writes: the message (its claim), its domain and its stored copy. */
 export type TransportTaskDeps = Pick<Deps, 'db' | 'blobs' | 'clock' | 'log'>;
 
-export type TransportTaskInput = SendAttemptInput & { claim: { token: string } };
+export type TransportTaskInput = SendAttemptInput & {
+  claim: { token: string; return_paths?: Record<string, string> };
+};
 
 /**
  * One transport task of the send-attempt machine (one Lambda per provider). Claim only read and
@@ -54,7 +56,7 @@ export async function runTransport(
   const timer = setTimeout(() => controller.abort(new Error('transport deadline')), budget);
   try {
     const result = await transport.send(
-      transportRequest(deps, message, token, domain, {
+      transportRequest(deps, message, input.claim, domain, {
         deadline: deps.clock() + budget,
         signal: controller.signal,
       }),
@@ -102,7 +104,7 @@ function claimRefused(
 function transportRequest(
   deps: Pick<Deps, 'blobs'>,
   message: MessageRecord,
-  token: string,
+  claim: TransportTaskInput['claim'],
   domain: TransportDomain,
   limit: Pick<TransportRequest, 'deadline' | 'signal'>,
 ): TransportRequest {
@@ -110,7 +112,7 @@ function transportRequest(
     tenant_id: message.tenant_id,
     identity_id: message.identity_id,
     message_id: message.id,
-    claim_token: token,
+    claim_token: claim.token,
     attempt: (message.backoff?.n ?? 0) + 1,
     mime: {
       key: message.raw_key,
@@ -128,7 +130,10 @@ function transportRequest(
     envelope_from: message.from.address,
     recipients: (message.deliveries ?? [])
       .filter((d) => d.status === 'queued')
-      .map((d) => ({ address: d.address, field: d.field })),
+      .map((d) => {
+        const returnPath = claim.return_paths?.[canonicalAddress(d.address)];
+        return { address: d.address, field: d.field, ...(returnPath ? { return_path: returnPath } : {}) };
+      }),
     domain,
     ...limit,
   };

@@ -132,8 +132,12 @@ export class SmtpSession {
     return this.step<void>((done) => this.connection().login(auth, (err?: Error | null) => done(err)));
   }
 
-  /** MAIL FROM (SIZE= when offered), RCPT TO each, DATA, the message unchanged, the final dot. */
+  /**
+   * MAIL FROM (SIZE= when offered), RCPT TO each, DATA, the message unchanged, the final dot. Once
+   * per envelope: `dotWritten` is this envelope's.
+   */
   async send(message: SessionMessage): Promise<SMTPConnection.SentMessageInfo> {
+    this.state.dotWritten = false;
     const body = new PassThrough();
     body.once('end', () => {
       // The whole message is in nodemailer's dot-stuffing stream; the dot follows at once.
@@ -149,6 +153,11 @@ export class SmtpSession {
     } finally {
       this.disarm();
     }
+  }
+
+  /** RSET: the next envelope starts clean after one the relay refused (RFC 5321 § 4.1.1.5). */
+  reset(): Promise<void> {
+    return this.step<void>((done) => this.connection().reset((err) => done(err)));
   }
 
   /** Writes QUIT (a session that ended cleanly). */

@@ -5,9 +5,11 @@ import type { SmtpDomainSettings, SmtpSecret } from '../core/model.ts';
 import { relayTargetAllowed } from '../core/relay-address.ts';
 import {
   classifySmtp,
+  classifySmtpEnvelopes,
   SMTP_TIMEOUTS,
   type SmtpDomainIssue,
   type SmtpEnd,
+  type SmtpEnvelopeEnd,
   type SmtpRcptReply,
   type SmtpStage,
   smtpDomainIssue,
@@ -31,7 +33,7 @@ import type { Transport, TransportDomain, TransportRequest } from './transport.t
  * defaults, and the external contract written down here.
  *
  * Contract with the relay (RFC 5321, RFC 3207 STARTTLS, RFC 4954 AUTH, RFC 1870 SIZE):
- * - One TCP connection per message, no pooling, no pipelining, no retries (the send machine alone
+ * - One TCP connection per attempt, no pooling, no pipelining, no retries (the send machine alone
  *   retries). The adapter resolves the host itself, refuses any address or port the SSRF rules of
  *   core/relay-address.ts refuse, and connects to the checked IP; TLS verifies the certificate
  *   against the configured host name (`servername`), never the IP.
@@ -41,9 +43,13 @@ import type { Transport, TransportDomain, TransportRequest } from './transport.t
  * - AUTH PLAIN or LOGIN (whichever the server offers first) with the username and the secret's
  *   password, or XOAUTH2 with the secret's access token (`auth: 'xoauth2'`); no AUTH when the domain
  *   names no username.
- * - MAIL FROM with SIZE= when the server advertises SIZE (a message above its limit is refused
- *   before DATA), one RCPT TO per queued recipient (Bcc only here, never in the stored copy), DATA,
- *   the stored .eml unchanged (its Message-ID kept), the final dot, QUIT.
+ * - One envelope per queued recipient, in order over the one connection: MAIL FROM that
+ *   recipient's signed return path (core/return-path.ts; the From address when none could be
+ *   minted) with SIZE= when the server advertises SIZE (a message above its limit is refused before
+ *   DATA), RCPT TO the recipient (Bcc only here, never in the stored copy), DATA, the stored .eml
+ *   unchanged (its Message-ID kept), the final dot; RSET after an envelope the relay refused; QUIT.
+ *   Each envelope has its own outcome (core/smtp-outcome.ts › classifySmtpEnvelopes): one whose
+ *   answer is lost after its dot leaves that recipient uncertain and the recipients after it untried.
  * - Timeouts: 10 s to connect, 30 s for each reply, 60 s for the reply to the
  *   final dot, and the request's deadline (4 minutes for this task) over all of it.
  * - Where it was: nodemailer reports socket errors as command `CONN` whatever the phase, so the
@@ -94,10 +100,18 @@ export interface SmtpSettings {
 /** The relay a session talks to: the domain's `smtp` settings. */
 export type SmtpTarget = Pick<SmtpDomainSettings, 'host' | 'port' | 'username' | 'auth' | 'tls'>;
 
-interface SessionReport {
-  end: SmtpEnd;
-  rcpt: SmtpRcptReply[];
-  accepted: string[];
+/**
+ * What one session did: ended before the first envelope (`setup`: the relay's address, TLS, AUTH,
+ * or the probe's answer), or the envelopes it sent, one per recipient, and those it never tried.
+ */
+type SessionReport =
+  | { type: 'setup'; end: SmtpEnd }
+  | { type: 'sent'; envelopes: SmtpEnvelopeEnd[]; untried: string[] };
+
+/** The message and its envelopes: one per recipient, each with that recipient's return path. */
+interface SessionMessages {
+  raw: Uint8Array;
+  envelopes: { from: string; to: string }[];
 }
 
 export function smtpTransport(ports: SmtpPorts, settings: SmtpSettings = {}): Transport {
@@ -115,25 +129,25 @@ export function smtpTransport(ports: SmtpPorts, settings: SmtpSettings = {}): Tr
         };
       }
       const raw = await req.mime.load();
-      const report = await runSession(ports, settings, req.domain, target, req.signal, {
-        from: req.envelope_from,
-        to: req.recipients.map((r) => r.address),
-        raw,
-      });
-      const result = classifySmtp({
-        host: target.host,
-        rfc_message_id: req.rfc_message_id,
-        rcpt: report.rcpt,
-        end: report.end,
-      });
+      const envelopes = req.recipients.map((r) => ({
+        from: r.return_path ?? req.envelope_from,
+        to: r.address,
+      }));
+      const report = await runSession(ports, settings, req.domain, target, req.signal, { raw, envelopes });
+      const which = { host: target.host, rfc_message_id: req.rfc_message_id };
+      const result =
+        report.type === 'setup'
+          ? classifySmtp({ ...which, rcpt: [], end: report.end })
+          : classifySmtpEnvelopes({ ...which, envelopes: report.envelopes, untried: report.untried });
       ports.log.info('smtp relay answered', {
         message_id: req.message_id,
         result: result.type,
         code: 'code' in result ? result.code : undefined,
-        end: report.end.type,
+        end: report.type === 'setup' ? report.end.type : 'envelopes',
         recipients: req.recipients.length,
-        refused: report.rcpt.length,
-        issue: smtpDomainIssue(report.end),
+        refused: 'refused' in result ? result.refused.length : 0,
+        uncertain: result.type === 'accepted' ? (result.uncertain?.length ?? 0) : 0,
+        issue: report.type === 'setup' ? smtpDomainIssue(report.end) : undefined,
       });
       return result;
     },
@@ -159,7 +173,9 @@ export async function probeSmtpRelay(
   if (!target?.host || !target.port) {
     return { ok: false, issue: 'smtp_unreachable', detail: 'the domain has no relay host and port' };
   }
-  const { end } = await runSession(ports, settings, domain, target, signal, undefined);
+  const report = await runSession(ports, settings, domain, target, signal, undefined);
+  if (report.type !== 'setup') return { ok: true };
+  const end = report.end;
   if (end.type === 'dot_reply') return { ok: true };
   if (end.type === 'target_refused')
     return { ok: false, issue: 'smtp_relay_address_refused', detail: end.detail };
@@ -188,10 +204,9 @@ async function runSession(
   domain: TransportDomain,
   target: SmtpTarget,
   signal: AbortSignal,
-  message: SessionMessage | undefined,
+  message: SessionMessages | undefined,
 ): Promise<SessionReport> {
-  const rcpt: SmtpRcptReply[] = [];
-  const report = (end: SmtpEnd, accepted: string[] = []): SessionReport => ({ end, rcpt, accepted });
+  const report = (end: SmtpEnd): SessionReport => ({ type: 'setup', end });
   const relay = await prepareRelay(ports, settings, domain, target);
   if (ended(relay)) return report(relay.end);
   const timeouts = sessionTimeouts(settings);
@@ -223,9 +238,7 @@ async function runSession(
       session.quit();
       return report({ type: 'dot_reply', code: 250, text: 'probe passed' });
     }
-    const sent = await sendPhase(session, message, noAnswer);
-    rcpt.push(...sent.rcpt);
-    return report(sent.end, sent.accepted);
+    return { type: 'sent', ...(await sendEnvelopes(session, message, noAnswer)) };
   } catch (err) {
     return report(noAnswer(err));
   } finally {
@@ -350,24 +363,55 @@ function noAnswerEnd(state: SessionState, timeouts: SessionTimeouts, err: unknow
   };
 }
 
-/** The envelope, DATA and the final dot; QUIT after any answer (a session without one is closed). */
+/**
+ * One envelope per recipient over the one connection, in order (docs/guides/sending.md › One
+ * envelope per recipient). After an envelope the relay refused, RSET before the next; after one
+ * with no answer the connection is gone, and the recipients after it are never tried (they stay
+ * queued). QUIT after the last answer (a session without one is closed).
+ */
+async function sendEnvelopes(
+  session: SmtpSession,
+  message: SessionMessages,
+  noAnswer: (err: unknown) => SmtpEnd,
+): Promise<{ envelopes: SmtpEnvelopeEnd[]; untried: string[] }> {
+  const envelopes: SmtpEnvelopeEnd[] = [];
+  for (const [i, e] of message.envelopes.entries()) {
+    const sent = await sendPhase(session, { from: e.from, to: [e.to], raw: message.raw }, noAnswer);
+    envelopes.push({ address: e.to, end: sent.end, ...(sent.rcpt[0] ? { rcpt: sent.rcpt[0] } : {}) });
+    const untried = message.envelopes.slice(i + 1).map((x) => x.to);
+    if (sent.end.type === 'no_answer') return { envelopes, untried };
+    const taken = sent.end.type === 'dot_reply' && sent.end.code >= 200 && sent.end.code < 300;
+    if (
+      !taken &&
+      untried.length > 0 &&
+      !(await session.reset().then(
+        () => true,
+        () => false,
+      ))
+    )
+      return { envelopes, untried };
+  }
+  session.quit();
+  return { envelopes, untried: [] };
+}
+
+/** One envelope, DATA and the final dot. */
 async function sendPhase(
   session: SmtpSession,
   message: SessionMessage,
   noAnswer: (err: unknown) => SmtpEnd,
-): Promise<SessionReport> {
+): Promise<{ end: SmtpEnd; rcpt: SmtpRcptReply[] }> {
   try {
     const info = await session.send(message);
-    session.quit();
     return {
       end: { type: 'dot_reply', code: responseCodeOf(info.response), text: info.response ?? '' },
       rcpt: rcptReplies(info.rejectedErrors as SmtpErrorLike[] | undefined),
-      accepted: info.accepted,
     };
   } catch (err) {
-    const end = sendEnd(err, session.state, noAnswer);
-    if (end.type !== 'no_answer') session.quit();
-    return { end, rcpt: rcptReplies((err as SmtpErrorLike).rejectedErrors), accepted: [] };
+    return {
+      end: sendEnd(err, session.state, noAnswer),
+      rcpt: rcptReplies((err as SmtpErrorLike).rejectedErrors),
+    };
   }
 }
 

@@ -20,6 +20,8 @@ export interface TransportRecipient {
   address: string;
   /** Bcc recipients travel only in the envelope (never as a header: the stored .eml has none). */
   field: RecipientField;
+  /** The SMTP relay only: this recipient's envelope sender, a signed return path (core/return-path.ts). */
+  return_path?: string;
 }
 
 /** The composed MIME as stored (`t/{ten}/i/{idn}/out/{msg}.eml`): its key, size and a reader. */

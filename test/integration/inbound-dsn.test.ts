@@ -1,11 +1,14 @@
 import { simpleParser } from 'mailparser';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { normaliseRecipient } from '../../functions/core/inbound.ts';
+import { returnPathFor } from '../../functions/core/return-path.ts';
 import { addressHash } from '../../functions/core/suppressions.ts';
 import { routeDsn } from '../../functions/inbound/dsn.ts';
 import { ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX, type SesReceivedNotification } from '../../functions/inbound/notification.ts';
 import { mutateMessage } from '../../functions/store/messages.store.ts';
 import { getSuppression } from '../../functions/store/suppressions.store.ts';
+import { dsnReport, type ReportedRecipient } from '../support/dsn-report.ts';
 import { stackPerTest, type TestStack, tenantItems } from '../support/local.ts';
 
 const stack = stackPerTest();
@@ -33,63 +36,43 @@ async function relaySent(s: TestStack, count = 1) {
     result: undefined,
   }));
   if (!sent.found) throw new Error('the sent message is missing');
-  return { id: res.body.id as string, rfcId: sent.message.rfc_message_id, to };
+  // Each recipient's signed return path, as Claim mints it for the relay (core/return-path.ts).
+  const paths = to.map(
+    (address, i) =>
+      returnPathFor(
+        s.deps.config.hashKey,
+        { identityId: s.agent.id, messageId: res.body.id, from: sent.message.from.address },
+        i,
+        address,
+      )!,
+  );
+  return { id: res.body.id as string, rfcId: sent.message.rfc_message_id, to, paths };
 }
 
-type Report = { recipient: string; action: string; status: string; diagnostic?: string };
+/** A report about `rfcId` of the agent's message (test/support/dsn-report.ts). */
+const dsnFor = (s: TestStack, rfcId: string, reports: ReportedRecipient[], reportId?: string) =>
+  dsnReport({
+    to: s.agent.address,
+    sender: s.agent.address,
+    rfcId,
+    reports,
+    ...(reportId ? { reportId } : {}),
+  });
 
-/** A Postfix-shaped DSN (test/fixtures/dsn/postfix-user-unknown.eml) about `rfcId`. */
-function dsnFor(s: TestStack, rfcId: string, reports: Report[], reportId = `<${++n}.dsn@mx.example.net>`) {
-  return [
-    'Return-Path: <>',
-    'From: MAILER-DAEMON@mx.example.net (Mail Delivery System)',
-    `To: ${s.agent.address}`,
-    'Subject: Undelivered Mail Returned to Sender',
-    'Auto-Submitted: auto-replied',
-    `Message-Id: ${reportId}`,
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/report; report-type=delivery-status; boundary="B0UND"',
-    '',
-    '--B0UND',
-    'Content-Type: text/plain; charset=us-ascii',
-    '',
-    'This is the mail system at host mx.example.net.',
-    '',
-    '--B0UND',
-    'Content-Type: message/delivery-status',
-    '',
-    'Reporting-MTA: dns; mx.example.net',
-    '',
-    ...reports.flatMap((r) => [
-      `Final-Recipient: rfc822; ${r.recipient}`,
-      `Action: ${r.action}`,
-      `Status: ${r.status}`,
-      ...(r.diagnostic ? [`Diagnostic-Code: smtp; ${r.diagnostic}`] : []),
-      '',
-    ]),
-    '--B0UND',
-    'Content-Type: text/rfc822-headers',
-    '',
-    `Message-ID: ${rfcId}`,
-    `From: ${s.agent.address}`,
-    'Subject: Order',
-    '',
-    '--B0UND--',
-    '',
-  ].join('\r\n');
-}
-
-/** The way in every received message takes: the raw object where SES's S3 action puts it, then ingest. */
-async function receive(s: TestStack, raw: string, sesId = `ses-${++n}`) {
+/**
+ * The way in every received message takes: the raw object where SES's S3 action puts it, then
+ * ingest; from the null sender to `to` (a recipient's return path) unless told otherwise.
+ */
+async function receive(s: TestStack, raw: string, to: string, sesId = `ses-${++n}`) {
   const key = `${INBOUND_RAW_PREFIX}${sesId}`;
   await s.deps.blobs.put(key, new TextEncoder().encode(raw), {});
   const at = new Date(s.deps.clock()).toISOString();
   const notification: SesReceivedNotification = {
     notificationType: 'Received',
-    mail: { timestamp: at, source: '', messageId: sesId, destination: [s.agent.address] },
+    mail: { timestamp: at, source: '', messageId: sesId, destination: [to] },
     receipt: {
       timestamp: at,
-      recipients: [s.agent.address],
+      recipients: [to],
       spfVerdict: { status: 'PASS' },
       dkimVerdict: { status: 'PASS' },
       spamVerdict: { status: 'PASS' },
@@ -125,6 +108,7 @@ describe('DSNs through ingest', () => {
       dsnFor(s, m.rfcId, [
         { recipient: m.to[0], action: 'failed', status: '5.1.1', diagnostic: '550 5.1.1 unknown' },
       ]),
+      m.paths[0],
     );
     expect(report).toMatchObject({ stored: [], dsn_routed: 1 });
     const after = (await s.message(s.agent.id, m.id))!;
@@ -143,10 +127,15 @@ describe('DSNs through ingest', () => {
     const m = await relaySent(s, 2);
     await receive(
       s,
+      dsnFor(s, m.rfcId, [{ recipient: m.to[0], action: 'delayed', status: '4.4.1' }]),
+      m.paths[0],
+    );
+    await receive(
+      s,
       dsnFor(s, m.rfcId, [
-        { recipient: m.to[0], action: 'delayed', status: '4.4.1' },
         { recipient: m.to[1], action: 'failed', status: '4.4.7', diagnostic: '421 4.4.7 expired' },
       ]),
+      m.paths[1],
     );
     const after = (await s.message(s.agent.id, m.id))!;
     expect(after.deliveries!.map((d) => [d.status, d.bounce_type])).toEqual([
@@ -157,13 +146,14 @@ describe('DSNs through ingest', () => {
     expect(await suppressed(s, m.to[1])).toBeUndefined();
   });
 
-  it('a report that matches none of the identity’s messages is counted and kept as inbound mail', async () => {
+  it('a report that proves nothing (to the plain address, of no message) is counted and kept as inbound mail, flagged dsn', async () => {
     const unmatchedBefore = s.metrics.get('dsn_unmatched');
     const report = await receive(
       s,
       dsnFor(s, '<01jf0000000000000000000000@elsewhere.example>', [
         { recipient: 'someone@elsewhere.example', action: 'failed', status: '5.1.1' },
       ]),
+      s.agent.address,
     );
     expect(report.dsn_routed).toBe(0);
     expect(report.stored).toHaveLength(1);
@@ -174,19 +164,22 @@ describe('DSNs through ingest', () => {
       subject: 'Undelivered Mail Returned to Sender',
       inbound: { dsn_unmatched: true },
     });
+    expect(kept.flags).toContain('dsn');
   });
 
   it('the same report received twice makes one event', async () => {
     const m = await relaySent(s);
     const raw = dsnFor(s, m.rfcId, [{ recipient: m.to[0], action: 'failed', status: '5.1.1' }]);
-    await receive(s, raw, `ses-twice-${n}`);
+    await receive(s, raw, m.paths[0], `ses-twice-${n}`);
     // Another receipt of the same bytes (SES's retry or a second MX); and ingest's routing once more.
-    await receive(s, raw, `ses-twice-again-${n}`);
+    await receive(s, raw, m.paths[0], `ses-twice-again-${n}`);
     await routeDsn(s.deps, {
       identityId: s.agent.id,
       tenantId: s.tenantId,
       parsed: await simpleParser(raw),
       receivedAt: s.deps.clock(),
+      envelopeFrom: '',
+      detail: normaliseRecipient(m.paths[0])?.detail,
     });
     await s.settle();
     const after = (await s.message(s.agent.id, m.id))!;
@@ -201,12 +194,14 @@ describe('DSN routing (functions/inbound/dsn.ts › routeDsn)', () => {
   beforeAll(async () => {
     s = await stack();
   });
-  const route = async (raw: string, identityId = s.agent.id) => {
+  const route = async (raw: string, returnPath: string, identityId = s.agent.id) => {
     const out = await routeDsn(s.deps, {
       identityId,
       tenantId: s.tenantId,
       parsed: await simpleParser(raw),
       receivedAt: s.deps.clock(),
+      envelopeFrom: '',
+      detail: normaliseRecipient(returnPath)?.detail,
     });
     await s.settle();
     return out;
@@ -215,10 +210,10 @@ describe('DSN routing (functions/inbound/dsn.ts › routeDsn)', () => {
   it('routes a report of the identity’s own message and only of it', async () => {
     const m = await relaySent(s);
     const raw = dsnFor(s, m.rfcId, [{ recipient: m.to[0], action: 'failed', status: '5.2.1' }]);
-    // Through another identity of the same tenant the Message-ID names nothing.
-    expect(await route(raw, s.peer.id)).toBe('unmatched');
+    // Through another identity of the same tenant the return path's signature does not verify.
+    expect(await route(raw, m.paths[0], s.peer.id)).toBe('kept');
     expect((await s.message(s.agent.id, m.id))!.deliveries![0].status).toBe('submitted');
-    expect(await route(raw)).toBe('routed');
+    expect(await route(raw, m.paths[0])).toBe('routed');
     expect((await s.message(s.agent.id, m.id))!.deliveries![0]).toMatchObject({
       status: 'bounced',
       bounce_type: 'hard',
@@ -227,10 +222,10 @@ describe('DSN routing (functions/inbound/dsn.ts › routeDsn)', () => {
 
   it('tells a message that is no report, and a report it cannot read', async () => {
     const plain = `From: a@outside.example\r\nTo: ${s.agent.address}\r\nSubject: hi\r\n\r\nAction: failed\r\n`;
-    expect(await route(plain)).toBe('not_dsn');
+    expect(await route(plain, s.agent.address)).toBe('not_dsn');
     const m = await relaySent(s);
     const unreadable = dsnFor(s, m.rfcId, []).replace('Reporting-MTA: dns; mx.example.net', 'no fields here');
-    expect(await route(unreadable)).toBe('unmatched');
+    expect(await route(unreadable, m.paths[0])).toBe('kept');
     expect((await s.message(s.agent.id, m.id))!.deliveries![0].status).toBe('submitted');
   });
 });

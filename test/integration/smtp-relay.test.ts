@@ -80,7 +80,12 @@ function request(
     kind: 'transactional',
     from: 'agent@acme.example',
     envelope_from: 'agent@acme.example',
-    recipients: recipients.map((address) => ({ address, field: address.startsWith('bcc') ? 'bcc' : 'to' })),
+    // Each recipient's own return path, as Claim hands them over (core/return-path.ts).
+    recipients: recipients.map((address) => ({
+      address,
+      field: address.startsWith('bcc') ? 'bcc' : 'to',
+      return_path: `agent+b01jbz0000000000000000000aa${recipients.indexOf(address)}.rp@acme.example`,
+    })),
     domain,
     deadline: Date.now() + 60_000,
     signal: controller.signal,
@@ -100,7 +105,7 @@ function transport(r: Relay, settings: SmtpSettings = {}, s?: SmtpSecret) {
 }
 
 describe('SMTP relay transport against smtp-server', () => {
-  it('STARTTLS on a submission port, AUTH, one RCPT each: accepted with smtp:{host}:{Message-ID}, the stored copy unchanged', async () => {
+  it('STARTTLS on a submission port, AUTH, one envelope per recipient from its own return path: accepted with smtp:{host}:{Message-ID}, the stored copy unchanged', async () => {
     const r = await relay();
     const result = await transport(r).send(
       request(domainFor(r), ['ann@dest.example', 'bcc-carl@dest.example']),
@@ -113,13 +118,18 @@ describe('SMTP relay transport against smtp-server', () => {
       refused: [],
       deferred: [],
     });
-    expect(r.messages).toHaveLength(1);
-    expect(r.messages[0]?.to).toEqual(['ann@dest.example', 'bcc-carl@dest.example']);
-    expect(r.messages[0]?.from).toBe('agent@acme.example');
-    // Dot-stuffing undone by the server: the body arrives as stored, Message-ID kept, no Bcc header.
-    expect(r.messages[0]?.raw).toContain('Message-ID: <01jbz0000000000000000000aa@acme.example>');
-    expect(r.messages[0]?.raw).toContain('\r\n.a line that starts with a dot\r\n');
-    expect(r.messages[0]?.raw).not.toMatch(/^bcc:/im);
+    // One connection, one AUTH, one envelope per recipient: every recipient sees only its own return path.
+    expect(r.connections).toBe(1);
+    expect(r.messages.map((m) => [m.from, m.to])).toEqual([
+      ['agent+b01jbz0000000000000000000aa0.rp@acme.example', ['ann@dest.example']],
+      ['agent+b01jbz0000000000000000000aa1.rp@acme.example', ['bcc-carl@dest.example']],
+    ]);
+    for (const m of r.messages) {
+      // Dot-stuffing undone by the server: the body arrives as stored, Message-ID kept, no Bcc header.
+      expect(m.raw).toContain('Message-ID: <01jbz0000000000000000000aa@acme.example>');
+      expect(m.raw).toContain('\r\n.a line that starts with a dot\r\n');
+      expect(m.raw).not.toMatch(/^bcc:/im);
+    }
     expect(r.auths.map((a) => a.user)).toEqual([RELAY_USER]);
   });
 
@@ -127,7 +137,7 @@ describe('SMTP relay transport against smtp-server', () => {
     const r = await relay({ mode: 'implicit' });
     const result = await transport(r).send(request(domainFor(r, { tls: 'implicit' })));
     expect(result.type).toBe('accepted');
-    expect(r.messages).toHaveLength(1);
+    expect(r.messages).toHaveLength(2);
     // Speaking STARTTLS to an implicit-TLS server fails before anything is sent.
     const r2 = await relay({ mode: 'implicit' });
     expect(await transport(r2, { commandTimeoutMs: 300 }).send(request(domainFor(r2)))).toMatchObject({
@@ -189,7 +199,7 @@ describe('SMTP relay transport against smtp-server', () => {
     );
     expect(result.type).toBe('accepted');
     expect(r.auths).toEqual([{ method: 'XOAUTH2', user: RELAY_USER }]);
-    expect(r.messages).toHaveLength(1);
+    expect(r.messages).toHaveLength(2);
   });
 
   it('XOAUTH2 with a refused token is smtp_auth_failed', async () => {
@@ -201,7 +211,7 @@ describe('SMTP relay transport against smtp-server', () => {
     expect(r.messages).toHaveLength(0);
   });
 
-  it('550 to one RCPT refuses that delivery, 450 to another defers it; DATA goes to the rest', async () => {
+  it('550 to one RCPT refuses that delivery, 450 to another defers it (RSET after each); DATA goes to the rest', async () => {
     const r = await relay({ rcpt: { 'gone@dest.example': 550, 'busy@dest.example': 450 } });
     const result = await transport(r).send(
       request(domainFor(r), ['ann@dest.example', 'gone@dest.example', 'busy@dest.example']),
@@ -212,6 +222,13 @@ describe('SMTP relay transport against smtp-server', () => {
       deferred: ['busy@dest.example'],
     });
     expect(r.messages.map((m) => m.to)).toEqual([['ann@dest.example']]);
+    // After a refused envelope the next one follows on the same connection.
+    const again = await relay({ rcpt: { 'gone@dest.example': 550 } });
+    expect(
+      await transport(again).send(request(domainFor(again), ['gone@dest.example', 'ann@dest.example'])),
+    ).toMatchObject({ type: 'accepted', refused: [{ address: 'gone@dest.example' }], deferred: [] });
+    expect(again.messages.map((m) => m.to)).toEqual([['ann@dest.example']]);
+    expect(again.connections).toBe(1);
   });
 
   it('every RCPT 5xx → rejected; every RCPT 4xx → retry later (Relay); no DATA either way', async () => {
@@ -243,15 +260,45 @@ describe('SMTP relay transport against smtp-server', () => {
 
   it('a relay that stalls after the final dot → unknown (transport_timeout), exactly one copy received', async () => {
     const r = await relay({ afterDot: 'stall' });
-    const result = await transport(r, { dotReplyTimeoutMs: 300 }).send(request(domainFor(r)));
+    const result = await transport(r, { dotReplyTimeoutMs: 300 }).send(
+      request(domainFor(r), ['ann@dest.example']),
+    );
     expect(result).toMatchObject({ type: 'unknown', reason: 'transport_timeout' });
     expect(r.messages).toHaveLength(1);
   });
 
   it('a relay that drops the connection after the final dot → unknown (connection lost), exactly one copy', async () => {
     const r = await relay({ afterDot: 'drop' });
-    const result = await transport(r).send(request(domainFor(r)));
+    const result = await transport(r).send(request(domainFor(r), ['ann@dest.example']));
     expect(result).toMatchObject({ type: 'unknown', reason: 'transport_connection_lost' });
+    expect(r.messages).toHaveLength(1);
+  });
+
+  it('the first envelope taken, the second stalls after its dot: per recipient, submitted / uncertain / untried (queued)', async () => {
+    const r = await relay({ afterDot: ['ok', 'stall'] });
+    const result = await transport(r, { dotReplyTimeoutMs: 300 }).send(
+      request(domainFor(r), ['ann@dest.example', 'bob@dest.example', 'carl@dest.example']),
+    );
+    expect(result).toMatchObject({
+      type: 'accepted',
+      provider_message_id: 'smtp:localhost:01jbz0000000000000000000aa@acme.example',
+      refused: [],
+      deferred: ['carl@dest.example'],
+      uncertain: [{ address: 'bob@dest.example', reason: 'transport_timeout' }],
+    });
+    // The relay holds Ann's and (maybe) Bob's copy; Carl's envelope was never started.
+    expect(r.messages.map((m) => m.to)).toEqual([['ann@dest.example'], ['bob@dest.example']]);
+  });
+
+  it('the first envelope’s answer lost, nothing taken: that recipient uncertain, the rest untried', async () => {
+    const r = await relay({ afterDot: 'drop' });
+    const result = await transport(r).send(request(domainFor(r)));
+    expect(result).toMatchObject({
+      type: 'accepted',
+      refused: [],
+      deferred: ['bob@dest.example'],
+      uncertain: [{ address: 'ann@dest.example', reason: 'transport_connection_lost' }],
+    });
     expect(r.messages).toHaveLength(1);
   });
 
@@ -263,7 +310,7 @@ describe('SMTP relay transport against smtp-server', () => {
     expect(r.messages).toHaveLength(0);
     const retry = await t.send(request(domainFor(r)));
     expect(retry.type).toBe('accepted');
-    expect(r.messages).toHaveLength(1);
+    expect(r.messages.map((m) => m.to)).toEqual([['ann@dest.example'], ['bob@dest.example']]);
   });
 
   it('the 4-minute deadline (the request signal) before the dot → retry later, nothing sent', async () => {

@@ -1,17 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SmtpDomainSettings } from '../../functions/core/model.ts';
-import { LOCAL_SECRET_PREFIX } from '../../functions/local/transports.ts';
+import { returnPathClaim, returnPathVerifies } from '../../functions/core/return-path.ts';
 import { getDomain } from '../../functions/store/directory.store.ts';
-import { writeSmtpSecret } from '../../functions/store/relay-secrets.store.ts';
-import { makeLive } from '../support/live-domain.ts';
-import { stackPerTest, type TestStack } from '../support/local.ts';
-import {
-  RELAY_PASSWORD,
-  RELAY_USER,
-  type Relay,
-  type RelayScript,
-  startRelay,
-} from '../support/smtp-relay.ts';
+import type { SmtpSettings } from '../../functions/transports/smtp.transport.ts';
+import { liveRelayStack } from '../support/live-domain.ts';
+import { stackPerTest } from '../support/local.ts';
+import { RELAY_PASSWORD, type Relay, type RelayScript } from '../support/smtp-relay.ts';
 
 /**
  * End to end through the local send-attempt machine: a live tenant whose sending domain uses
@@ -24,32 +17,11 @@ afterEach(async () => {
 });
 
 const stackFor = stackPerTest();
-
-async function liveSmtpStack(
-  script: RelayScript = {},
-  password = RELAY_PASSWORD,
-): Promise<{ s: TestStack; relay: Relay }> {
-  const relay = await startRelay(script);
-  relays.push(relay);
-  // The Standard machine's back-off waits take no real time.
-  const s = await stackFor({
-    smtp: { tlsCa: [relay.cert] },
-    waitTimeOverrides: { Backoff: 0, WaitUntilSendAt: 0 },
-  });
-  const domain = s.agent.address.split('@')[1]!;
-  const secretRef = await writeSmtpSecret(s.secrets, LOCAL_SECRET_PREFIX, domain, { password });
-  const smtp: SmtpDomainSettings = {
-    host: 'localhost',
-    port: relay.port,
-    username: RELAY_USER,
-    secret_ref: secretRef,
-  };
-  await makeLive(s, { transport: 'smtp', smtp });
-  return { s, relay };
-}
+const liveSmtpStack = (script: RelayScript = {}, password = RELAY_PASSWORD, settings: SmtpSettings = {}) =>
+  liveRelayStack(stackFor, relays, { script, password, settings });
 
 describe('a live tenant sending through its SMTP relay (local state machine)', () => {
-  it('submits the message through the relay once, with its Message-ID, Bcc only in the envelope', async () => {
+  it('submits the message through the relay once, one envelope per recipient from its own signed return path, Bcc only in the envelope', async () => {
     const { s, relay } = await liveSmtpStack();
     const res = await s.send({
       to: ['ann@dest.example'],
@@ -65,10 +37,50 @@ describe('a live tenant sending through its SMTP relay (local state machine)', (
     const bare = m?.rfc_message_id.replace(/^<|>$/g, '');
     expect(m?.provider_message_id).toBe(`smtp:localhost:${bare}`);
     expect(m?.deliveries?.map((d) => d.status)).toEqual(['submitted', 'submitted']);
-    expect(relay.messages).toHaveLength(1);
-    expect(relay.messages[0]?.to).toEqual(['ann@dest.example', 'hidden@dest.example']);
-    expect(relay.messages[0]?.raw).toContain(`Message-ID: <${bare}>`);
-    expect(relay.messages[0]?.raw).not.toMatch(/^bcc:/im);
+    expect(relay.messages.map((c) => c.to)).toEqual([['ann@dest.example'], ['hidden@dest.example']]);
+    // Each copy's MAIL FROM is the return path Claim minted for that recipient of this message.
+    const [local, domain] = s.agent.address.split('@');
+    relay.messages.forEach((copy, index) => {
+      const detail = new RegExp(`^${local}\\+(.+)@${domain}$`).exec(copy.from)?.[1];
+      const claim = returnPathClaim(detail);
+      expect(claim).toMatchObject({ messageId: res.body.id, index });
+      expect(returnPathVerifies(s.deps.config.hashKey, s.agent.id, claim!, copy.to[0]!)).toBe(true);
+      expect(copy.raw).toContain(`Message-ID: <${bare}>`);
+      expect(copy.raw).not.toMatch(/^bcc:/im);
+    });
+  });
+
+  it('one envelope taken, the next one times out after its dot: per-recipient status, the taken one never resent, the untried one sent by the retry', async () => {
+    const { s, relay } = await liveSmtpStack({ afterDot: ['ok', 'stall', 'ok'] }, RELAY_PASSWORD, {
+      dotReplyTimeoutMs: 300,
+    });
+    const body = {
+      to: ['ann@dest.example', 'bob@dest.example', 'carl@dest.example'],
+      subject: 'Second envelope lost',
+      text: 'x',
+    };
+    const res = await s.send(body, 'second-envelope-lost');
+    expect(res.status).toBe(202);
+    await s.settle();
+    const m = await s.message(s.agent.id, res.body.id);
+    expect(m?.deliveries?.map((d) => [d.address, d.status])).toEqual([
+      ['ann@dest.example', 'submitted'],
+      ['bob@dest.example', 'uncertain'],
+      ['carl@dest.example', 'submitted'],
+    ]);
+    expect(m).toMatchObject({ status: 'uncertain', status_reason: 'transport_timeout', provider: 'smtp' });
+    // Ann's and Bob's envelopes went once; Carl's was never started on the first connection and went
+    // on the retry; nobody got a second copy.
+    expect(relay.messages.map((c) => c.to[0])).toEqual([
+      'ann@dest.example',
+      'bob@dest.example',
+      'carl@dest.example',
+    ]);
+    // The same Idempotency-Key again answers the same message and sends nothing more.
+    const again = await s.send(body, 'second-envelope-lost');
+    expect(again.body.id).toBe(res.body.id);
+    await s.settle();
+    expect(relay.messages).toHaveLength(3);
   });
 
   it('a relay that drops the connection after the final dot leaves the message uncertain, one copy, no retry', async () => {

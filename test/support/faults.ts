@@ -63,6 +63,11 @@ export const attemptWrites = {
     c.command === 'UpdateItem' &&
     c.sk.startsWith('M#') &&
     String(c.input.UpdateExpression).includes('#claim = :claim'),
+  /** Record's versioned put of the message with its `recorded` answer (send/attempt.ts › writeRecord). */
+  record: (c: Call) =>
+    c.command === 'PutItem' &&
+    c.sk.startsWith('M#') &&
+    (c.input.Item as Record<string, unknown> | undefined)?.recorded !== undefined,
 };
 
 const killed = () => Object.assign(new Error('the Lambda was killed'), { name: 'Sandbox.Timedout' });

@@ -180,6 +180,41 @@ describe('claim and record (docs/architecture.md › The send machines)', () => 
     expect(out.message.provider_message_id).toBe('p1');
   });
 
+  it('records a lost envelope per recipient: that one uncertain, never queued again; the message uncertain once nothing is queued', () => {
+    const m = queued();
+    m.deliveries!.push({ address: 'z@example.net', field: 'to', status: 'queued', updated_at: 0 });
+    const partial: TransportResult = {
+      type: 'accepted',
+      provider: 'smtp',
+      provider_message_id: 'p1',
+      refused: [],
+      deferred: ['z@example.net'],
+      uncertain: [{ address: 'x@example.net', reason: 'transport_timeout', detail: 'no reply' }],
+    };
+    const first = recordOutcome(m, partial, 1);
+    expect(first.message.deliveries!.map((d) => d.status)).toEqual(['uncertain', 'delivered', 'queued']);
+    expect(first.message.status).toBe('queued');
+    // The retry sends only the untried recipient; then the message is uncertain, with the first reason.
+    const retry: TransportResult = {
+      type: 'accepted',
+      provider: 'smtp',
+      provider_message_id: 'p1',
+      refused: [],
+      deferred: [],
+    };
+    const second = recordOutcome(
+      { ...first.message, claim: { token: 't2', at: 2, sending: true } },
+      retry,
+      3,
+    );
+    expect(second.message.deliveries!.map((d) => d.status)).toEqual(['uncertain', 'delivered', 'submitted']);
+    expect(second.message).toMatchObject({
+      status: 'uncertain',
+      status_reason: 'transport_timeout',
+      status_detail: 'no reply',
+    });
+  });
+
   it('computes back-off per class', () => {
     expect([1, 2, 6, 7].map((n) => backoffSeconds('RateLimit', n))).toEqual([10, 20, 60, 60]);
     expect([1, 2, 3, 7, 8].map((n) => backoffSeconds('Quota', n))).toEqual([60, 120, 240, 3600, 3600]);

@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
-import { dsnDeliveryEvents, dsnKey, dsnOutcome, type ParsedDsn, parseDsn } from '../../functions/core/dsn.ts';
+import {
+  dsnAwaitsRecord,
+  dsnDeliveryEvents,
+  dsnKey,
+  dsnOutcome,
+  MAX_DIAGNOSTIC_CHARS,
+  type ParsedDsn,
+  parseDsn,
+  untrustedLine,
+} from '../../functions/core/dsn.ts';
 import { dsnParts } from '../../functions/inbound/dsn.ts';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/dsn');
@@ -293,6 +302,8 @@ describe('the delivery events of a report (core/dsn.ts › dsnDeliveryEvents)', 
     ],
   };
   const target = {
+    identity_id: 'idn_01jf0000000000000000000001',
+    message_id: 'msg_01jf0000000000000000000001',
     provider_message_id: 'smtp:relay.example:x@acme.example',
     sender: 'Agent@Acme.example',
     subject: 'Hi',
@@ -305,6 +316,8 @@ describe('the delivery events of a report (core/dsn.ts › dsnDeliveryEvents)', 
     expect(events).toHaveLength(2);
     expect(events[0]).toMatchObject({
       source: 'dsn',
+      identity_id: target.identity_id,
+      message_id: target.message_id,
       provider_message_id: target.provider_message_id,
       sender: 'agent@acme.example',
       recipient: 'bob@example.org',
@@ -342,5 +355,53 @@ describe('the delivery events of a report (core/dsn.ts › dsnDeliveryEvents)', 
     expect(again).toEqual(a);
     expect(new Set(a).size).toBe(2);
     expect(other.map((e) => e.event_id).some((id) => a.includes(id))).toBe(false);
+  });
+
+  it('a Diagnostic-Code is kept as one bounded line of data: no control or direction characters, markup as text', () => {
+    const hostile = `smtp; 550 <img src=x onerror=alert(1)>\u001b[31m\u202e gone\r\n\tInjected: yes ${'x'.repeat(5000)}`;
+    const [event] = dsnDeliveryEvents(
+      {
+        recipients: [
+          { final_recipient: 'bob@example.org', action: 'failed', status: '5.1.1', diagnostic_code: hostile },
+        ],
+      },
+      target,
+      { dsnKey: 'k', occurredAt: 1 },
+    ).events;
+    expect(event.smtp_response).toHaveLength(MAX_DIAGNOSTIC_CHARS);
+    expect(event.smtp_response).toMatch(
+      /^smtp; 550 <img src=x onerror=alert\(1\)> \[31m gone Injected: yes x+$/,
+    );
+    expect(event.smtp_code).toBe('550');
+  });
+});
+
+describe('untrusted text (core/dsn.ts › untrustedLine)', () => {
+  it.each([
+    ['plain', 'plain'],
+    ['two\r\nlines', 'two lines'],
+    ['tab\tand  spaces ', 'tab and spaces'],
+    ['nul\u0000bell\u0007del\u007fc1\u0085', 'nul bell del c1'],
+    ['\u202eevil\u2066x\u2069\u200f', 'evil x'],
+    ['<b>bold</b> &amp;', '<b>bold</b> &amp;'],
+  ])('%j → %j', (input, out) => {
+    expect(untrustedLine(input)).toBe(out);
+  });
+
+  it('cuts by characters, never inside a surrogate pair', () => {
+    expect(untrustedLine('😀'.repeat(10), 3)).toBe('😀😀😀');
+  });
+});
+
+describe('a report waits for its Record (core/dsn.ts › dsnAwaitsRecord)', () => {
+  const m = (status: string) => ({ deliveries: [{ address: 'Bob@example.org', status }] }) as never;
+  it.each([
+    ['queued', true],
+    ['submitted', false],
+    ['uncertain', false],
+    ['delivered', false],
+  ])('a delivery %s → waits: %s', (status, waits) => {
+    expect(dsnAwaitsRecord(m(status), 'bob@example.org')).toBe(waits);
+    expect(dsnAwaitsRecord(m(status), 'other@example.org')).toBe(false);
   });
 });

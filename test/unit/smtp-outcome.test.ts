@@ -3,6 +3,7 @@ import { relayRefusalAtSend } from '../../functions/core/domains.ts';
 import { relayAddressAllowed, relayTargetAllowed } from '../../functions/core/relay-address.ts';
 import {
   classifySmtp,
+  classifySmtpEnvelopes,
   type SmtpEnd,
   type SmtpRcptReply,
   smtpDomainIssue,
@@ -209,6 +210,90 @@ describe('classifySmtp: docs/reference/provider-answers.md › SMTP relay', () =
   it('uses implicit TLS on 465 only, unless the domain says otherwise', () => {
     expect([465, 587, 25, 2525].map((p) => smtpImplicitTls(p))).toEqual([true, false, false, false]);
     expect(smtpImplicitTls(2525, 'implicit')).toBe(true);
+  });
+});
+
+describe('classifySmtpEnvelopes: one envelope per recipient, folded per recipient', () => {
+  const ok: SmtpEnd = { type: 'dot_reply', code: 250, text: 'ok' };
+  const env = (address: string, end: SmtpEnd, rcpt?: SmtpRcptReply) => ({
+    address,
+    end,
+    ...(rcpt ? { rcpt } : {}),
+  });
+  const fold = (envelopes: ReturnType<typeof env>[], untried: string[] = []) =>
+    classifySmtpEnvelopes({ host: 'relay.example', rfc_message_id: 'id@acme.example', envelopes, untried });
+  const pid = 'smtp:relay.example:id@acme.example';
+
+  it.each<[string, ReturnType<typeof env>[], string[], Record<string, unknown>]>([
+    [
+      'every envelope taken',
+      [env('a', ok), env('b', ok)],
+      [],
+      { type: 'accepted', provider_message_id: pid, refused: [], deferred: [] },
+    ],
+    [
+      'taken, then no answer after the dot, then untried',
+      [env('a', ok), env('b', afterDot(true))],
+      ['c'],
+      {
+        type: 'accepted',
+        refused: [],
+        deferred: ['c'],
+        uncertain: [{ address: 'b', reason: 'transport_timeout' }],
+      },
+    ],
+    [
+      'taken, a 550 to RCPT, a 451 to the dot',
+      [
+        env('a', ok),
+        env('b', { type: 'no_recipient' }, { address: 'b', code: 550, text: 'no such user' }),
+        env('c', { type: 'dot_reply', code: 451, text: 'later' }),
+      ],
+      [],
+      { type: 'accepted', refused: [{ address: 'b', code: '550' }], deferred: ['c'] },
+    ],
+    [
+      'the first answer lost, the rest untried: that one uncertain, the rest queued',
+      [env('a', afterDot(false))],
+      ['b'],
+      {
+        type: 'accepted',
+        deferred: ['b'],
+        uncertain: [{ address: 'a', reason: 'transport_connection_lost' }],
+      },
+    ],
+    [
+      'the only answer lost → unknown, as one send',
+      [env('a', afterDot(true))],
+      [],
+      { type: 'unknown', reason: 'transport_timeout' },
+    ],
+    [
+      'nothing reached the relay: a drop before the first dot → retry later',
+      [env('a', beforeDot(false))],
+      ['b'],
+      { type: 'retry_later', class: 'Relay', refused: [] },
+    ],
+    [
+      'every recipient refused → rejected',
+      [
+        env('a', { type: 'no_recipient' }, { address: 'a', code: 550, text: 'no' }),
+        env('b', { type: 'dot_reply', code: 554, text: 'spam' }),
+      ],
+      [],
+      { type: 'rejected', reason: 'provider_validation', code: 'smtp_550' },
+    ],
+    [
+      'one refused, one 4xx → retry later keeps the refusal',
+      [
+        env('a', { type: 'no_recipient' }, { address: 'a', code: 550, text: 'no' }),
+        env('b', { type: 'dot_reply', code: 421, text: 'later' }),
+      ],
+      [],
+      { type: 'retry_later', refused: [{ address: 'a', code: '550' }] },
+    ],
+  ])('%s', (_name, envelopes, untried, expected) => {
+    expect(fold(envelopes, untried)).toMatchObject(expected);
   });
 });
 

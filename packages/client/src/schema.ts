@@ -2004,7 +2004,13 @@ export interface components {
              */
             consent_kind: "transactional" | "elective" | null;
             labels: string[];
-            /** @description Markers such as `sent_via_fallback`, `reconciled`, `loopback`. */
+            /**
+             * @description Markers such as `sent_via_fallback`, `reconciled`, `loopback`. On received mail:
+             *     `quarantined`, `spam`, `auto_reply`, `oversize`, `unparsed`, `risky_attachment`, and `dsn`
+             *     for a delivery status report kept as ordinary mail because it does not prove it answers
+             *     pmail's own envelope (null sender, to a signed return path, naming its recipient): it
+             *     changed no delivery and suppressed nothing (docs/guides/receiving.md › Which reports count).
+             */
             flags: string[];
             metadata: {
                 [key: string]: string;
@@ -2072,6 +2078,11 @@ export interface components {
             smtp_code: string | null;
             /** @example 2.0.0 */
             enhanced_code: string | null;
+            /**
+             * @description The provider's or the remote server's answer for this recipient (a bounce report's
+             *     Diagnostic-Code): untrusted text from outside, one line of at most 512 characters with
+             *     control characters removed. Show it as text, never as markup.
+             */
             smtp_response: string | null;
             /** @enum {string|null} */
             bounce_type: "hard" | "soft" | null;
@@ -2147,7 +2158,10 @@ export interface components {
             };
             /** @description Why it counts as automatic mail (flag `auto_reply`); null for a person's mail. */
             auto: string | null;
-            /** @description A delivery status notification that matched none of this identity's sent messages. */
+            /**
+             * @description A delivery status report kept as ordinary mail (flag `dsn`): it did not prove it answers
+             *     one of this identity's messages, so it changed no delivery and suppressed nothing.
+             */
             dsn_unmatched: boolean;
             /** @description The id SES (or the local MX) gave the received message. */
             ses_message_id: string | null;
