@@ -15,7 +15,8 @@ import {
   verifiedThreadToken,
 } from '../../functions/core/inbound.ts';
 import { threadTokenReplyTo } from '../../functions/core/submit-pipeline.ts';
-import { parseInbound, sanitise } from '../../functions/inbound/parse.ts';
+import { sanitise } from '../../functions/inbound/html.ts';
+import { parseInbound } from '../../functions/inbound/parse.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const small = { ...INBOUND_CAPS, maxParts: 5, maxDepth: 3, maxHeaderBytes: 200, maxBytes: 4000 };
