@@ -1,10 +1,9 @@
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiEvent, matchRoute } from '../../functions/api/http.ts';
 import { INBOUND_RAW_PREFIX } from '../../functions/inbound/notification.ts';
 import { contactKey } from '../../functions/store/contacts.store.ts';
 import { mailOfShape } from '../fixtures/mail-shapes.ts';
-import { type TestStack, testStack } from '../support/local.ts';
+import { getBytes, type TestStack, testStack } from '../support/local.ts';
 import { sesReceived, sesTrace } from '../support/ses-fixtures.ts';
 
 /**
@@ -69,20 +68,6 @@ async function receivedEvents(messageId: string) {
   );
 }
 
-/** A GET whose answer is bytes (base64 in the API's event), through the route's handler. */
-async function rawGet(path: string) {
-  const { route } = matchRoute('GET', path);
-  return s.groups[route.group]({
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: path,
-    rawQueryString: '',
-    headers: { authorization: `Bearer ${s.apiKey}` },
-    requestContext: { http: { method: 'GET', path } },
-    isBase64Encoded: false,
-  } as unknown as ApiEvent);
-}
-
 /** What a send to `to` does to it under require_known_recipient: `queued` or `suppressed`. */
 async function sendTo(to: string) {
   const res = await s.send({ to: [to], subject: 'Hello', text: 'Following up.' });
@@ -143,9 +128,9 @@ describe('ingest time is linear in the size, whatever the shape', () => {
     ].join('\r\n');
     expect(await smtpSend(raw, 'sender@simulator.invalid')).toMatch(/^250 /);
     const [m] = await received(subject);
-    const att = await rawGet(`/v1/identities/${s.agent.id}/messages/${m.id}/attachments/att_1`);
-    expect(att.statusCode).toBe(200);
-    expect(Buffer.from(String(att.body), 'base64')).toEqual(file);
+    const att = await getBytes(s, `/v1/identities/${s.agent.id}/messages/${m.id}/attachments/att_1`);
+    expect(att.status).toBe(200);
+    expect(att.body).toEqual(file);
   });
 });
 
