@@ -234,7 +234,7 @@ export interface InboundFields {
   headers: { name: string; value: string }[];
   attachments: InboundAttachment[];
   verdicts: { spf?: string; dkim?: string; dmarc?: string; spam?: string; virus?: string };
-  /** How well it proves its From (core/inbound.ts › senderAuth); absent on copies stored before it was read. */
+  /** How well it proves its From (core/inbound.ts › senderAuth); absent on a copy stored without it. */
   sender_auth?: 'authenticated' | 'unverified' | 'failed';
   /**
    * An earlier message of the identity has its Message-ID, and this copy is no plain duplicate of

@@ -153,7 +153,7 @@ describe('a received message makes its sender known only when it proves its From
     );
   });
 
-  it('an address counted as a sender before authenticated receipts were counted apart is not known', async () => {
+  it('an address with received-mail counts only (inbound_count, however high) is not known', async () => {
     const old = `counted-${fresh()}@simulator.invalid`;
     await s.deps.db.update({
       TableName: s.deps.db.table,
