@@ -144,13 +144,13 @@ describe('a received message makes its sender known only when it proves its From
     );
     expect(await smtpSend(raw, 'attacker@simulator.invalid')).toMatch(/^250 /);
     const [m] = await received(subject);
+    expect(await sendTo(victim)).toEqual(
+      expect.objectContaining({ status: 'suppressed', smtp_response: 'policy: unknown_recipient' }),
+    );
     expect((await message(m.id)).inbound).toMatchObject({
       verdicts: { dmarc: 'GRAY', dkim: 'GRAY' },
       sender_auth: 'unverified',
     });
-    expect(await sendTo(victim)).toEqual(
-      expect.objectContaining({ status: 'suppressed', smtp_response: 'policy: unknown_recipient' }),
-    );
   });
 
   it('an address with received-mail counts only (inbound_count, however high) is not known', async () => {
@@ -251,10 +251,10 @@ describe('duplicates by Message-ID', () => {
     await smtpSend(copy({ ...h, from: forger, date: 'Mon, 07 Dec 2026 10:01:00 +0000' }), forger);
     const [first, later] = await received(h.subject);
     const [a, b] = [await message(first.id), await message(later.id)];
-    expect(a.flags).not.toContain('possible_duplicate');
-    expect(a.inbound.possible_duplicate).toBeNull();
     expect(b).toMatchObject({ thread_id: a.thread_id, from: { address: forger } });
     expect(b.flags).toContain('possible_duplicate');
+    expect(a.flags).not.toContain('possible_duplicate');
+    expect(a.inbound.possible_duplicate).toBeNull();
     expect(b.inbound).toMatchObject({
       possible_duplicate: { of: a.id, reason: 'other_sender' },
       threaded_by: 'duplicate',
