@@ -1,9 +1,9 @@
 import { laterCopy } from '../core/inbound.ts';
 import { canonicalAddress } from '../core/recipients.ts';
+import type { BaseDeps } from '../deps.ts';
 import { getMessageIdMarker, type MessageIdMarker, recordDuplicate } from '../store/inbound.store.ts';
 import type { RecipientCopy } from './inbound-record.ts';
 import { senderOf } from './inbound-record.ts';
-import type { IngestDeps } from './ingest.ts';
 
 /**
  * Duplicates by Message-ID (docs/guides/receiving.md › Duplicates): a copy whose Message-ID the
@@ -12,10 +12,13 @@ import type { IngestDeps } from './ingest.ts';
  * thread). The marker that remembers the first is written with it (functions/store/inbound.store.ts).
  */
 
+/** The ports these steps use. */
+type Ports = Pick<BaseDeps, 'db' | 'clock' | 'metrics' | 'log'>;
+
 /** What an earlier message with the copy's Message-ID makes of it; undefined when there is none. */
 export type EarlierCopy = { marker: MessageIdMarker } & ReturnType<typeof laterCopy>;
 
-export async function earlierCopy(deps: IngestDeps, args: RecipientCopy): Promise<EarlierCopy | undefined> {
+export async function earlierCopy(deps: Ports, args: RecipientCopy): Promise<EarlierCopy | undefined> {
   const rfcMessageId = args.parsed.rfcMessageId;
   if (!rfcMessageId) return undefined;
   const marker = await getMessageIdMarker(deps.db, args.address.identity_id, rfcMessageId, deps.clock());
@@ -31,7 +34,7 @@ export async function earlierCopy(deps: IngestDeps, args: RecipientCopy): Promis
  * that message, and the marker counts it.
  */
 export async function recordAsDuplicate(
-  deps: IngestDeps,
+  deps: Ports,
   args: RecipientCopy,
   key: string,
   marker: MessageIdMarker,
