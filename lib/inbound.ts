@@ -16,7 +16,18 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
 import { INBOUND_RAW_PREFIX } from '../functions/inbound/notification.ts';
-import { PmailFunction } from './defaults.ts';
+import { LAMBDA_MEMORY_MB, PmailFunction } from './defaults.ts';
+
+/**
+ * The ingest function's timeout and memory. A received message may be 40 MB, and the queue hands the
+ * function batches of up to INGEST_BATCH_SIZE, ingested one after another (functions/inbound/ingest.ts
+ * › ingestBatch). bench/ingest-shapes.ts shows a 40 MB message of the costliest shape ingesting in
+ * at most a quarter of the timeout at this memory (and the CPU share it buys), its parse peaking at
+ * about 400 MB: twice the functions' usual memory keeps half of it free.
+ */
+export const INGEST_TIMEOUT_SECONDS = 60;
+export const INGEST_MEMORY_MB = 2 * LAMBDA_MEMORY_MB;
+export const INGEST_BATCH_SIZE = 5;
 
 /** The context keys of receiving (docs/guides/receiving.md › Receiving on AWS). */
 export const RECEIVING_CONTEXT = {
@@ -233,13 +244,13 @@ export class InboundReceiving extends Construct {
     this.ingest = new PmailFunction(this, 'Ingest', {
       entry: 'functions/inbound/ingest.handler.ts',
       description: 'pmail inbound ingest',
-      // A received message may be 40 MB: time to parse a few of them, one after another, per batch.
-      timeout: Duration.seconds(60),
+      timeout: Duration.seconds(INGEST_TIMEOUT_SECONDS),
+      memorySize: INGEST_MEMORY_MB,
       environment: props.environment,
       logRetention: props.logRetention,
     });
     this.ingest.fn.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 5, reportBatchItemFailures: true }),
+      new SqsEventSource(this.queue, { batchSize: INGEST_BATCH_SIZE, reportBatchItemFailures: true }),
     );
 
     this.rule = new ReceiptRule(this, 'Rule', {

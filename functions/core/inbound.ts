@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { canonicalAddress } from './recipients.ts';
+import { canonicalAddress, domainOf } from './recipients.ts';
 
 /**
  * The rules of receiving mail (docs/guides/receiving.md), pure: the caps a message is parsed under,
@@ -29,6 +29,15 @@ export const INBOUND_CAPS: InboundCaps = {
 /** What the stored record keeps of the parsed body at most (the item stays far below DynamoDB's 400 KB). */
 export const MAX_STORED_TEXT_BYTES = 96 * 1024;
 export const MAX_STORED_HTML_BYTES = 160 * 1024;
+/**
+ * How much of a received HTML body is made into text and sanitised (functions/inbound/html.ts):
+ * the first MAX_HTML_READ_CHARS characters, and no further than the first element nested deeper
+ * than MAX_HTML_NESTING (browsers flatten deeper markup; the HTML parser's cost per element grows
+ * with the depth). A fixed cost whatever the body; more than the record keeps of either for all but
+ * the most markup-heavy mail, and a body read short is flagged `body_truncated`.
+ */
+export const MAX_HTML_READ_CHARS = 512 * 1024;
+export const MAX_HTML_NESTING = 512;
 /** The headers that matter, at most this many, each value cut to MAX_HEADER_VALUE characters. */
 export const MAX_KEPT_HEADERS = 40;
 export const MAX_HEADER_VALUE = 998;
@@ -358,7 +367,7 @@ export function messageIds(value: string): string[] {
   return [...value.matchAll(/<[^<>\s]+>/g)].map((m) => m[0]);
 }
 
-export type ThreadedBy = 'token' | 'in_reply_to' | 'new';
+export type ThreadedBy = 'token' | 'in_reply_to' | 'new' | 'duplicate';
 
 /**
  * The thread a received message joins: the verified token's thread (if the thread exists), else
@@ -386,6 +395,76 @@ export interface InboundVerdicts {
 /** Flags a received message's verdicts give it: a virus FAIL quarantines, a spam FAIL marks it. */
 export function verdictFlags(v: InboundVerdicts): string[] {
   return [...(v.virus === 'FAIL' ? ['quarantined'] : []), ...(v.spam === 'FAIL' ? ['spam'] : [])];
+}
+
+/**
+ * How well a received message proves its From (docs/guides/receiving.md › Who sent it): `authenticated`
+ * when SES's DMARC verdict is PASS, or its DKIM verdict is PASS for a signature of the From's domain
+ * (or a parent of it) as SES's own Authentication-Results names it; `failed` when DMARC failed;
+ * `unverified` otherwise (no verdict, as on the local MX, or SPF and DKIM for other domains).
+ * Only an authenticated message makes its sender a known recipient.
+ */
+export type SenderAuth = 'authenticated' | 'unverified' | 'failed';
+
+export function senderAuth(
+  v: InboundVerdicts,
+  fromAddress: string | undefined,
+  authenticationResults: string | undefined,
+): SenderAuth {
+  if (v.dmarc === 'PASS') return 'authenticated';
+  const domain = fromAddress ? domainOf(canonicalAddress(fromAddress)) : '';
+  if (
+    v.dkim === 'PASS' &&
+    domain &&
+    sesDkimPasses(authenticationResults).some((d) => domain === d || domain.endsWith(`.${d}`))
+  )
+    return 'authenticated';
+  return v.dmarc === 'FAIL' ? 'failed' : 'unverified';
+}
+
+/**
+ * The domains whose DKIM signatures passed, from the Authentication-Results header SES receiving
+ * puts on top of every message (authserv-id `amazonses.com`): `dkim=pass header.i=@domain` or
+ * `header.d=domain`. Any other header (a sender's own, further down, or another verifier's) gives
+ * none. Comments are dropped first, so text inside one is never read as a result.
+ */
+export function sesDkimPasses(header: string | undefined): string[] {
+  if (!header) return [];
+  const [authserv, ...results] = header.replace(/\([^()]*\)/g, ' ').split(';');
+  if (authserv.trim().split(/\s+/)[0]?.toLowerCase() !== 'amazonses.com') return [];
+  return results.flatMap((r) => {
+    const pass = /^\s*dkim\s*=\s*pass\b(.*)$/is.exec(r);
+    const d = pass && /\bheader\.(?:d\s*=\s*|i\s*=\s*[^@\s;]*@)([a-z0-9.-]+)/i.exec(pass[1]);
+    return d ? [d[1].toLowerCase().replace(/\.$/, '')] : [];
+  });
+}
+
+/** How long a received Message-ID is remembered for its duplicates (docs/guides/receiving.md › Duplicates). */
+export const MESSAGE_ID_WINDOW_MS = 30 * 24 * 3600 * 1000;
+
+const AUTH_RANK: Readonly<Record<SenderAuth, number>> = { failed: 0, unverified: 1, authenticated: 2 };
+
+/** Why a copy with an earlier message's Message-ID is kept beside it. */
+export type PossibleDuplicateReason = 'other_sender' | 'authentication_differs';
+
+/**
+ * A received copy whose Message-ID an earlier message of the identity has (within
+ * MESSAGE_ID_WINDOW_MS): a duplicate of it (not stored again) when it has the same canonical From
+ * and is authenticated no worse, except that a copy that proves its sender never disappears behind
+ * one that did not; otherwise a possible duplicate, kept and flagged, for the reason given. So a
+ * copy forged by someone who learnt the Message-ID (any other recipient) cannot hide the genuine one.
+ */
+export function laterCopy(
+  first: { from: string; auth: SenderAuth },
+  later: { from: string; auth: SenderAuth },
+): { type: 'duplicate' } | { type: 'possible_duplicate'; reason: PossibleDuplicateReason } {
+  if (canonicalAddress(first.from) !== canonicalAddress(later.from))
+    return { type: 'possible_duplicate', reason: 'other_sender' };
+  const worse = AUTH_RANK[later.auth] < AUTH_RANK[first.auth];
+  const provesWhatFirstDidNot = later.auth === 'authenticated' && first.auth !== 'authenticated';
+  return worse || provesWhatFirstDidNot
+    ? { type: 'possible_duplicate', reason: 'authentication_differs' }
+    : { type: 'duplicate' };
 }
 
 /** A short plain-text snippet: whitespace collapsed, cut at a code point, SNIPPET_CHARS at most. */

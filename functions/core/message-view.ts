@@ -75,6 +75,10 @@ function toApiInbound(m: MessageRecord, bodies: boolean, extracted: boolean) {
       spam: v.spam ?? null,
       virus: v.virus ?? null,
     },
+    sender_auth: i.sender_auth ?? null,
+    possible_duplicate: i.possible_duplicate
+      ? { of: i.possible_duplicate.of, reason: i.possible_duplicate.reason }
+      : null,
     auto: i.auto ?? null,
     dsn_unmatched: i.dsn_unmatched ?? false,
     ses_message_id: i.ses_message_id ?? null,

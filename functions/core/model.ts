@@ -218,7 +218,7 @@ export interface InboundFields {
   parse: 'parsed' | 'oversize' | 'unparsed' | 'quarantined';
   /** The cap passed (`oversize`). */
   cap?: 'size' | 'parts' | 'depth' | 'header';
-  threaded_by: 'token' | 'in_reply_to' | 'new';
+  threaded_by: 'token' | 'in_reply_to' | 'new' | 'duplicate';
   /** Plain text (derived from the HTML when only HTML came), cut to core/inbound.ts's bound. */
   text?: string;
   /** The HTML, sanitised (scripts, event handlers, remote forms and frames removed), cut likewise. */
@@ -234,6 +234,13 @@ export interface InboundFields {
   headers: { name: string; value: string }[];
   attachments: InboundAttachment[];
   verdicts: { spf?: string; dkim?: string; dmarc?: string; spam?: string; virus?: string };
+  /** How well it proves its From (core/inbound.ts › senderAuth); absent on a copy stored without it. */
+  sender_auth?: 'authenticated' | 'unverified' | 'failed';
+  /**
+   * An earlier message of the identity has its Message-ID, and this copy is no plain duplicate of
+   * it (core/inbound.ts › laterCopy): kept in that message's thread, flagged `possible_duplicate`.
+   */
+  possible_duplicate?: { of: string; reason: 'other_sender' | 'authentication_differs' };
   /** Why it counts as automatic mail (flag `auto_reply`). */
   auto?: 'auto_submitted' | 'precedence' | 'list' | 'autoresponder' | 'null_sender';
   /** A delivery status report kept as mail: it proved nothing (docs/guides/receiving.md › Which reports count). */

@@ -39,9 +39,23 @@ export interface ListEntry {
   created_at: number;
 }
 
+/**
+ * An identity's counts for one address: messages received from it (any that were not spam or
+ * quarantined), those of them that proved their sender (core/inbound.ts › senderAuth), and sends
+ * that queued a delivery to it.
+ */
 export interface ContactCounts {
   inbound_count: number;
+  authenticated_inbound_count: number;
   outbound_count: number;
+}
+
+/**
+ * A known recipient (`send_policy.require_known_recipient`): the identity sent to it, or received
+ * mail from it that proved its sender. Mail that did not (a From anyone can write) makes no one known.
+ */
+export function isKnownRecipient(c: ContactCounts | undefined): boolean {
+  return !!c && (c.outbound_count > 0 || c.authenticated_inbound_count > 0);
 }
 
 export { canonicalAddress };
@@ -170,8 +184,7 @@ export function filterRecipient(address: string, ctx: RecipientFilterContext): F
   if (ctx.allowlistOnly && !ctx.sendAllow.has(key) && !ctx.sendAllow.has(domain))
     return suppressed('not_on_allowlist', 'policy: not_on_allowlist');
   if (ctx.requireKnownRecipient) {
-    const c = ctx.contacts.get(key);
-    if (!c || (c.inbound_count <= 0 && c.outbound_count <= 0))
+    if (!isKnownRecipient(ctx.contacts.get(key)))
       return suppressed('unknown_recipient', 'policy: unknown_recipient');
   }
   return { status: 'queued' };

@@ -4,7 +4,9 @@ import {
   autoReplyReason,
   type InboundVerdicts,
   messageIds,
+  type PossibleDuplicateReason,
   type RoutedRecipient,
+  type SenderAuth,
   snippetOf,
   type ThreadedBy,
   verdictFlags,
@@ -33,6 +35,8 @@ export interface RecipientCopy {
   raw: Uint8Array;
   parsed: ParsedInbound;
   verdicts: InboundVerdicts;
+  /** How well the message proves its From (core/inbound.ts › senderAuth). */
+  auth: SenderAuth;
   receivedAt: number;
   rcpt: string;
   routed: RoutedRecipient;
@@ -40,7 +44,10 @@ export interface RecipientCopy {
   opts: IngestOptions;
 }
 
-/** Where the copy goes: its dedupe key, its id (and the ULID in it), its thread, its raw object. */
+/**
+ * Where the copy goes: its dedupe key, its id (and the ULID in it), its thread, its raw object;
+ * for a possible duplicate, the earlier message whose thread it joins.
+ */
 export interface Placement {
   key: string;
   ulid: string;
@@ -48,11 +55,18 @@ export interface Placement {
   threadId: string;
   by: ThreadedBy;
   rawKey: string;
+  possibleDuplicate?: { of: string; reason: PossibleDuplicateReason };
+}
+
+/** The copy's From: the header's, else the envelope sender's. */
+export function senderOf(args: Pick<RecipientCopy, 'parsed' | 'n'>): { address: string; name?: string } {
+  return args.parsed.from ?? { address: args.n.mail.source || 'unknown@invalid' };
 }
 
 /** The copy's flags; `automated` is what the auto-reply rule reads (core/submit-pipeline.ts, step 10). */
 export function inboundFlags(
   args: RecipientCopy,
+  placement: Placement,
   auto: AutoReason | undefined,
   dsnUnmatched: boolean,
 ): string[] {
@@ -65,6 +79,7 @@ export function inboundFlags(
     ...(auto ? ['auto_reply', 'automated'] : []),
     ...(parsed.attachments.some((a) => a.risky) ? ['risky_attachment'] : []),
     ...(dsnUnmatched ? ['dsn'] : []),
+    ...(placement.possibleDuplicate ? ['possible_duplicate'] : []),
   ];
 }
 
@@ -100,6 +115,8 @@ export function inboundFields(
     headers: parsed.kept,
     attachments: parsed.attachments,
     verdicts: args.verdicts,
+    sender_auth: args.auth,
+    ...(placement.possibleDuplicate ? { possible_duplicate: placement.possibleDuplicate } : {}),
     ...(auto ? { auto } : {}),
     ...(dsnUnmatched ? { dsn_unmatched: true } : {}),
   };
@@ -113,8 +130,8 @@ export function inboundMessage(
 ): MessageRecord {
   const { n, raw, parsed, routed, address, opts } = args;
   const auto = autoReplyReason(parsed.headerMap, n.mail.source);
-  const flags = inboundFlags(args, auto, at.dsnUnmatched);
-  const from = parsed.from ?? { address: n.mail.source || 'unknown@invalid' };
+  const flags = inboundFlags(args, placement, auto, at.dsnUnmatched);
+  const from = senderOf(args);
   const hop = Number.parseInt(parsed.headerMap.get('x-pmail-hop') ?? '', 10);
   return {
     id: placement.id,

@@ -7,11 +7,12 @@ import {
   normaliseRecipient,
   type RoutedRecipient,
   replyCandidates,
+  senderAuth,
   snippetOf,
   threadDecision,
   verifiedThreadToken,
 } from '../core/inbound.ts';
-import type { AddressRecord, MessageRecord } from '../core/model.ts';
+import type { AddressRecord } from '../core/model.ts';
 import type { BaseDeps, Deps } from '../deps.ts';
 import type { QueueConsumer } from '../local/queue.ts';
 import { errorFields } from '../log.ts';
@@ -27,6 +28,7 @@ import {
   type RecipientCopy,
   receivedEvent,
 } from './inbound-record.ts';
+import { type EarlierCopy, earlierCopy, recordAsDuplicate } from './message-id.ts';
 import type { SesReceivedNotification } from './notification.ts';
 import { type ParsedInbound, parseInbound } from './parse.ts';
 
@@ -82,9 +84,12 @@ export async function ingestNotification(
   if (!raw) throw new Error(`the received message ${n.mail.messageId} is not in the blob store`);
   const verdicts = verdictsOf(n);
   const parsed = await parseInbound(raw.body, { quarantined: verdicts.virus === 'FAIL' });
+  // SES puts its Authentication-Results on top: the first one is SES's (core/inbound.ts › sesDkimPasses).
+  const auth = senderAuth(verdicts, parsed.from?.address, parsed.headerMap.get('authentication-results'));
 
   for (const route of routes) {
-    const outcome = await ingestOne(deps, { n, raw: raw.body, parsed, verdicts, receivedAt, ...route, opts });
+    const copy = { n, raw: raw.body, parsed, verdicts, auth, receivedAt, ...route, opts };
+    const outcome = await ingestOne(deps, copy);
     if (outcome.type === 'stored') report.stored.push(outcome.id);
     else if (outcome.type === 'duplicate') report.duplicates++;
     else report.dsn_routed++;
@@ -94,50 +99,87 @@ export async function ingestNotification(
 
 type Outcome = { type: 'stored'; id: string } | { type: 'duplicate' } | { type: 'dsn_routed' };
 
+/** How often a copy that met another copy of its message at the store is decided again. */
+const MAX_DECISIONS = 3;
+
 /**
  * One recipient's copy, phase by phase: a DSN proven to answer its own outbound mail is routed as
- * delivery events (functions/inbound/dsn.ts); otherwise the copy is placed (id, thread), its raw bytes copied, its record built
- * (functions/inbound/inbound-record.ts) and stored once.
+ * delivery events (functions/inbound/dsn.ts); a duplicate by Message-ID of an earlier message is
+ * recorded (functions/inbound/message-id.ts); otherwise the copy is placed (id, thread), its raw bytes copied, its record built
+ * (functions/inbound/inbound-record.ts) and stored once. A copy whose store met another copy of its
+ * message (its marker written meanwhile, or the two transactions at once) is decided again, under
+ * the same id; after MAX_DECISIONS the error goes up and the queue brings the copy back.
  */
 async function ingestOne(deps: IngestDeps, args: RecipientCopy): Promise<Outcome> {
-  const { parsed, receivedAt, address } = args;
-  let dsnUnmatched = false;
-  if (parsed.isDsn) {
-    const routedDsn = await routeDsn(deps, {
-      identityId: address.identity_id,
-      tenantId: address.tenant_id,
-      parsed: parsed.mail,
-      receivedAt,
-      envelopeFrom: args.n.mail.source,
-      detail: args.routed.detail,
-    });
-    if (routedDsn === 'routed') return { type: 'dsn_routed' };
-    dsnUnmatched = routedDsn === 'kept';
+  const dsn = args.parsed.isDsn ? await routeOwnDsn(deps, args) : undefined;
+  if (dsn === 'routed') return { type: 'dsn_routed' };
+  const dsnUnmatched = dsn === 'kept';
+  const key = dedupeKey(args.raw, args.routed.address);
+  let placed: Placement | undefined;
+  for (let decision = 1; decision <= MAX_DECISIONS; decision++) {
+    const earlier = await earlierCopy(deps, args);
+    if (earlier?.type === 'duplicate') {
+      if (placed) await dropRawCopy(deps, args, placed);
+      await recordAsDuplicate(deps, args, key, earlier.marker);
+      return { type: 'duplicate' };
+    }
+    if (!placed) {
+      placed = await place(deps, args, key, earlier);
+      await copyRaw(deps, args, placed);
+    } else if (earlier) placed = joining(placed, earlier);
+    const stored = await storeCopy(deps, args, placed, { dsnUnmatched, first: !earlier });
+    if (stored.type !== 'raced') return stored;
   }
-  const placement = await place(deps, args);
-  await copyRaw(deps, args, placement);
-  const now = deps.clock();
-  const message = inboundMessage(args, placement, { dsnUnmatched, now });
-  return storeCopy(deps, args, placement, message, now);
+  throw new Error('the copy met another copy of its message at every store: the queue brings it back');
+}
+
+/** A DSN routed to the identity's own outbound mail (`routed`), or one that matched none of it. */
+async function routeOwnDsn(deps: IngestDeps, args: RecipientCopy) {
+  return routeDsn(deps, {
+    identityId: args.address.identity_id,
+    tenantId: args.address.tenant_id,
+    parsed: args.parsed.mail,
+    receivedAt: args.receivedAt,
+    envelopeFrom: args.n.mail.source,
+    detail: args.routed.detail,
+  });
+}
+
+type PossibleDuplicate = Extract<EarlierCopy, { type: 'possible_duplicate' }>;
+
+/** A possible duplicate goes into the earlier message's thread. */
+function joining(placement: Omit<Placement, 'threadId' | 'by'>, earlier: PossibleDuplicate): Placement {
+  return {
+    ...placement,
+    threadId: earlier.marker.thread_id,
+    by: 'duplicate',
+    possibleDuplicate: { of: earlier.marker.message_id, reason: earlier.reason },
+  };
 }
 
 /**
  * The copy's id and thread. The id takes its time from the write, not the receipt (a loopback
  * copy is received when its message was composed, a redelivered notification minutes late):
  * readers that follow the mailbox read on in id order (core/follow.ts) and must find a late
- * message after what they read.
+ * message after what they read. A possible duplicate joins the earlier message's thread.
  */
-async function place(deps: IngestDeps, args: RecipientCopy): Promise<Placement> {
-  const { raw, parsed, routed, address } = args;
-  const key = dedupeKey(raw, routed.address);
+async function place(
+  deps: IngestDeps,
+  args: RecipientCopy,
+  key: string,
+  earlier: PossibleDuplicate | undefined,
+): Promise<Placement> {
+  const { parsed, routed, address } = args;
   const ulid = derivedUlid(ulidTime(deps.clock()), key);
   const id = `msg_${ulid}`;
+  const rawKey = inboundKey(address.tenant_id, address.identity_id, id);
+  if (earlier) return joining({ key, ulid, id, rawKey }, earlier);
   const { threadId, by } = threadDecision({
     tokenThread: await tokenThread(deps, address.identity_id, routed.detail),
     repliedThread: await repliedThread(deps, address.identity_id, parsed),
     messageUlid: ulid,
   });
-  return { key, ulid, id, threadId, by, rawKey: inboundKey(address.tenant_id, address.identity_id, id) };
+  return { key, ulid, id, threadId, by, rawKey };
 }
 
 /**
@@ -154,33 +196,44 @@ async function copyRaw(deps: IngestDeps, args: RecipientCopy, placement: Placeme
   });
 }
 
-/** Store the record with its `message.received` event, once; a repeat drops the raw copy it made. */
+/**
+ * Store the record with its `message.received` event, once (with the Message-ID's marker when it is
+ * the `first` message with it); a repeat drops the raw copy it made.
+ */
 async function storeCopy(
   deps: IngestDeps,
   args: RecipientCopy,
   placement: Placement,
-  message: MessageRecord,
-  now: number,
-): Promise<Outcome> {
+  at: { dsnUnmatched: boolean; first: boolean },
+): Promise<Outcome | { type: 'raced' }> {
   const { parsed, address } = args;
+  const now = deps.clock();
+  const message = inboundMessage(args, placement, { dsnUnmatched: at.dsnUnmatched, now });
   const { id, identity_id: identityId, thread_id: threadId, flags } = message;
   const stored = await storeInbound(deps.db, {
     message,
     dedupeKey: placement.key,
     event: receivedEvent(message, parsed, now),
-    // Quarantined and spam mail makes nobody a known sender.
+    // Quarantined and spam mail makes nobody a known sender; only authenticated mail counts for it.
     ...(flags.includes('quarantined') || flags.includes('spam') || !parsed.from
       ? {}
-      : { countSender: parsed.from.address }),
+      : { countSender: parsed.from.address, senderAuthenticated: args.auth === 'authenticated' }),
+    ...(at.first && parsed.rfcMessageId
+      ? {
+          firstWithMessageId: {
+            rfcMessageId: parsed.rfcMessageId,
+            from: message.inbound!.canonical.from,
+            auth: args.auth,
+          },
+        }
+      : {}),
     routedTo: address.address,
     snippet: snippetOf(parsed.extractedText || parsed.text),
     now,
   });
-  if (!stored) {
-    // A repeat: the copy written under this call's id belongs to no message, unless a concurrent
-    // repeat of the same millisecond took the same id and stored it.
-    if (parsed.parse !== 'quarantined' && !(await getMessage(deps.db, identityId, id, true)))
-      await deps.blobs.delete(placement.rawKey);
+  if (stored === 'raced') return { type: 'raced' };
+  if (stored === 'repeat') {
+    await dropRawCopy(deps, args, placement);
     deps.metrics.add('inbound_duplicates');
     return { type: 'duplicate' };
   }
@@ -192,6 +245,16 @@ async function storeCopy(
     threaded_by: placement.by,
   });
   return { type: 'stored', id };
+}
+
+/**
+ * The raw copy written under this call's id belongs to no message (a repeat, or a duplicate by
+ * Message-ID), unless a concurrent repeat of the same millisecond took the same id and stored it.
+ */
+async function dropRawCopy(deps: IngestDeps, args: RecipientCopy, placement: Placement): Promise<void> {
+  if (args.parsed.parse === 'quarantined') return;
+  if (!(await getMessage(deps.db, args.address.identity_id, placement.id, true)))
+    await deps.blobs.delete(placement.rawKey);
 }
 
 /** The thread a verified token names, if that thread exists for the identity (a stale token names none). */
@@ -240,16 +303,16 @@ export function ingestConsumer(deps: IngestDeps): QueueConsumer {
 
 export async function ingestBatch(deps: IngestDeps, event: SQSEvent): Promise<SQSBatchResponse> {
   const failures: { itemIdentifier: string }[] = [];
-  await Promise.all(
-    event.Records.map(async (r) => {
-      try {
-        await ingestNotification(deps, parseNotification(r.body));
-      } catch (err) {
-        deps.log.error('inbound ingest failed', { ...errorFields(err) });
-        failures.push({ itemIdentifier: r.messageId });
-      }
-    }),
-  );
+  // One record at a time: each may be a 40 MB message, and the function's memory is sized for one
+  // (lib/inbound.ts › INGEST_MEMORY_MB); the parse is CPU-bound, so overlapping gains nothing.
+  for (const r of event.Records) {
+    try {
+      await ingestNotification(deps, parseNotification(r.body));
+    } catch (err) {
+      deps.log.error('inbound ingest failed', { ...errorFields(err) });
+      failures.push({ itemIdentifier: r.messageId });
+    }
+  }
   return { batchItemFailures: failures };
 }
 

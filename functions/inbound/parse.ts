@@ -1,5 +1,4 @@
 import type { AddressObject, HeaderValue, ParsedMail } from 'mailparser';
-import sanitizeHtml from 'sanitize-html';
 import {
   type CapExceeded,
   capExceeded,
@@ -18,6 +17,7 @@ import {
 } from '../core/inbound.ts';
 import type { InboundAttachment, Mailbox } from '../core/model.ts';
 import { extractNewText } from './extract.ts';
+import { htmlText, readableHtml, sanitise } from './html.ts';
 
 /**
  * A received message as ingest stores it. Parsed with mailparser under the caps of core/inbound.ts:
@@ -77,8 +77,9 @@ export const parserOptions = {
   skipImageLinks: true,
   skipTextLinks: true,
   skipTextToHtml: true,
-  // Text is derived from HTML when only HTML came (mailparser's own html-to-text).
-  skipHtmlToText: false,
+  // Text is derived from the HTML here (`bodies`), from a bounded part of it: mailparser's own
+  // conversion reads all of it, with word wrapping, in time quadratic in a long run of inline elements.
+  skipHtmlToText: true,
 } as const;
 
 /** The top header block, at most `max` bytes (cut at a line), with the empty line that ends it. */
@@ -114,11 +115,7 @@ function shaped(
   const isDsn =
     contentType?.value?.toLowerCase() === 'multipart/report' &&
     contentType.params?.['report-type']?.toLowerCase() === 'delivery-status';
-  const text = withBody && mail.text ? cutUtf8(mail.text, MAX_STORED_TEXT_BYTES) : undefined;
-  const html =
-    withBody && typeof mail.html === 'string' && mail.html
-      ? cutUtf8(sanitise(mail.html), MAX_STORED_HTML_BYTES)
-      : undefined;
+  const { text, html } = withBody ? bodies(mail) : {};
   const from = mailboxes(mail.from)[0];
   return {
     parse,
@@ -172,24 +169,26 @@ function mailboxes(value: AddressObject | AddressObject[] | HeaderValue | undefi
   return out.slice(0, 100);
 }
 
+type Cut = { value: string; cut: boolean };
+
 /**
- * HTML as a mail client may show it: formatting, tables, links and images kept; scripts, styles
- * sheets, event handlers, forms, frames and `javascript:` links removed (sanitize-html's allow-list).
+ * The text and the sanitised HTML as the record keeps them, each cut to fit it. HTML is read only
+ * as far as `readableHtml` reads it (`cut` when it stopped short); the text is the message's own
+ * text parts, or, when they say nothing, the text of the HTML.
  */
-export function sanitise(html: string): string {
-  return sanitizeHtml(html, {
-    allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'font', 'center', 'span', 'h1', 'h2'],
-    allowedAttributes: {
-      a: ['href', 'name', 'title'],
-      img: ['src', 'alt', 'title', 'width', 'height'],
-      font: ['color', 'size', 'face'],
-      td: ['colspan', 'rowspan', 'align', 'valign', 'width', 'bgcolor'],
-      th: ['colspan', 'rowspan', 'align', 'valign', 'width', 'bgcolor'],
-      table: ['width', 'align', 'border', 'cellpadding', 'cellspacing', 'bgcolor'],
-      '*': ['dir', 'lang'],
-    },
-    allowedSchemes: ['http', 'https', 'mailto'],
-    allowedSchemesByTag: { img: ['http', 'https', 'cid', 'data'] },
-    allowProtocolRelative: false,
-  });
+function bodies(mail: ParsedMail): { text?: Cut; html?: Cut } {
+  const source = typeof mail.html === 'string' && mail.html ? readableHtml(mail.html) : undefined;
+  const stored = (value: string, max: number, cut: boolean): Cut => {
+    const c = cutUtf8(value, max);
+    return { value: c.value, cut: c.cut || cut };
+  };
+  const text = mail.text?.trim()
+    ? stored(mail.text, MAX_STORED_TEXT_BYTES, false)
+    : source
+      ? stored(htmlText(source.value), MAX_STORED_TEXT_BYTES, source.cut)
+      : undefined;
+  return {
+    ...(text?.value ? { text } : {}),
+    ...(source ? { html: stored(sanitise(source.value), MAX_STORED_HTML_BYTES, source.cut) } : {}),
+  };
 }

@@ -4,8 +4,9 @@ import type { Db, TransactItem } from './db.ts';
 import { batchGetItems } from './suppressions.store.ts';
 
 /**
- * Contacts: `I#{idn}` / `C#{address}` with `inbound_count` and `outbound_count`, read by
- * require_known_recipient and reply targeting, which only ask whether a count is above zero.
+ * Contacts: `I#{idn}` / `C#{address}` with `inbound_count`, `authenticated_inbound_count` and
+ * `outbound_count` (core/suppressions.ts › ContactCounts), read by require_known_recipient and reply
+ * targeting, which only ask whether a count is above zero.
  * Submit writes `outbound_count` only while it is zero (the send reads the contact anyway), so a
  * known recipient costs no write. Only counters and one time: the
  * item stays well under one write unit.
@@ -15,9 +16,11 @@ export const contactKey = (identityId: string, address: string) => ({
   sk: `C#${canonicalAddress(address)}`,
 });
 
+export type ContactCount = keyof ContactCounts;
+
 /**
- * One Update per distinct address for the submit transaction: `ADD outbound_count :1` (or
- * inbound_count), creating the contact when absent. A transaction may not touch one item twice,
+ * One Update per distinct address for the submit transaction: `ADD outbound_count :1` (or the
+ * counts named), creating the contact when absent. A transaction may not touch one item twice,
  * so addresses are deduplicated case-insensitively here.
  */
 export function contactCountUpdates(
@@ -25,18 +28,16 @@ export function contactCountUpdates(
   identityId: string,
   addresses: string[],
   now: number,
-  direction: 'outbound' | 'inbound' = 'outbound',
+  counts: readonly ContactCount[] = ['outbound_count'],
 ): TransactItem[] {
   const unique = [...new Set(addresses.map(canonicalAddress))];
+  const names = Object.fromEntries(counts.map((c, i) => [`#c${i}`, c]));
   return unique.map((address) => ({
     Update: {
       TableName: db.table,
       Key: contactKey(identityId, address),
-      UpdateExpression: 'SET #type = :type, last_at = :now ADD #count :one',
-      ExpressionAttributeNames: {
-        '#type': 'type',
-        '#count': direction === 'outbound' ? 'outbound_count' : 'inbound_count',
-      },
+      UpdateExpression: `SET #type = :type, last_at = :now ADD ${counts.map((_, i) => `#c${i} :one`).join(', ')}`,
+      ExpressionAttributeNames: { '#type': 'type', ...names },
       ExpressionAttributeValues: { ':type': 'contact', ':now': now, ':one': 1 },
     },
   }));
@@ -71,7 +72,11 @@ export async function getContacts(
   return new Map(
     items.map((i) => [
       (i.sk as string).slice(2),
-      { inbound_count: Number(i.inbound_count ?? 0), outbound_count: Number(i.outbound_count ?? 0) },
+      {
+        inbound_count: Number(i.inbound_count ?? 0),
+        authenticated_inbound_count: Number(i.authenticated_inbound_count ?? 0),
+        outbound_count: Number(i.outbound_count ?? 0),
+      },
     ]),
   );
 }

@@ -1,6 +1,8 @@
+import { sha256Hex } from '../core/fingerprint.ts';
+import { MESSAGE_ID_WINDOW_MS, type SenderAuth } from '../core/inbound.ts';
 import type { MessageRecord } from '../core/model.ts';
-import { contactCountUpdates } from './contacts.store.ts';
-import { type Db, type TransactItem, transactGuarded } from './db.ts';
+import { type ContactCount, contactCountUpdates } from './contacts.store.ts';
+import { type Db, failedConditions, isTransactionCanceled, type TransactItem } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
 import { findByProviderId, getMessage, messagePutItem } from './messages.store.ts';
 import { threadNoteItem } from './thread-list.store.ts';
@@ -72,17 +74,60 @@ export async function threadExists(db: Db, identityId: string, threadId: string)
 }
 
 /**
+ * The identity's first message with a Message-ID, kept MESSAGE_ID_WINDOW_MS
+ * (docs/guides/receiving.md › Duplicates): `I#{identity}` / `MID#{sha256(Message-ID)}`, written in
+ * the transaction that stores that message, with the canonical From and how well it was
+ * authenticated, and how many later copies were its duplicates.
+ */
+export interface MessageIdMarker {
+  message_id: string;
+  thread_id: string;
+  from: string;
+  auth: SenderAuth;
+  duplicates?: number;
+  ttl: number;
+}
+
+const messageIdKey = (identityId: string, rfcMessageId: string) => ({
+  pk: `I#${identityId}`,
+  sk: `MID#${sha256Hex(rfcMessageId)}`,
+});
+
+/** The marker of an earlier message with this Message-ID, if one is within the window at `now`. */
+export async function getMessageIdMarker(
+  db: Db,
+  identityId: string,
+  rfcMessageId: string,
+  now: number,
+): Promise<MessageIdMarker | undefined> {
+  const out = await db.get({
+    TableName: db.table,
+    Key: messageIdKey(identityId, rfcMessageId),
+    ConsistentRead: true,
+  });
+  const item = out.Item as MessageIdMarker | undefined;
+  // DynamoDB deletes an expired item some time after its ttl: until then it is read as gone.
+  return item && item.ttl * 1000 > now ? item : undefined;
+}
+
+/** What `storeInbound` did: stored; found the copy stored already; or found another message's marker. */
+export type StoreOutcome = 'stored' | 'repeat' | 'raced';
+
+/**
  * Store one received message for one recipient, once: in one transaction, the dedupe key's item
- * (the guard: it must not exist), the message, its `message.received` event, the sender's
- * `inbound_count` and the thread's item: the thread list's summary (functions/store/thread-list.store.ts)
- * and what a reply through the API reads from the thread (the identity's address it was written
- * to, as the thread's From when it has none yet). False when the key is stored
- * already: a repeat of the same message to the same recipient, nothing written.
+ * (the guard: it must not exist), the Message-ID's marker when this is the identity's first message
+ * with it (it must not exist, or be expired), the message, its `message.received` event, the
+ * sender's contact counts and the thread's item: the thread list's summary
+ * (functions/store/thread-list.store.ts) and what a reply through the API reads from the thread (the
+ * identity's address it was written to, as the thread's From when it has none yet). `repeat` when
+ * the key is stored already (a repeat of the same message to the same recipient), `raced` when
+ * another copy's marker is there (written since the caller read none) or another transaction wrote
+ * one of its items at the same moment: nothing written, the caller decides again.
  *
  * A transaction (docs/lost-answers.md): the table's client resends it after a lost answer with the same
- * ClientRequestToken and DynamoDB answers the resend as the first send, so the guard never refuses
- * this call's own write; a later repeat (a queue redelivery, another SMTP transaction of the same
- * bytes) is a new transaction and finds the key.
+ * ClientRequestToken and DynamoDB answers the resend as the first send, so neither condition ever
+ * refuses this call's own write; a later repeat (a queue redelivery, another SMTP transaction of the
+ * same bytes) is a new transaction and finds the key, and a later copy finds the marker.
  */
 export async function storeInbound(
   db: Db,
@@ -92,14 +137,23 @@ export async function storeInbound(
     event: OutboxEvent;
     /** The sender whose `inbound_count` goes up (none: not counted). */
     countSender?: string;
+    /** The sender proved who it is: its `authenticated_inbound_count` goes up too. */
+    senderAuthenticated?: boolean;
+    /** The first message of the identity with this Message-ID: its marker is written. */
+    firstWithMessageId?: { rfcMessageId: string; from: string; auth: SenderAuth };
     /** The identity's address the message was routed to. */
     routedTo: string;
     /** The thread summary's snippet (functions/store/thread-list.store.ts). */
     snippet: string;
     now: number;
   },
-): Promise<boolean> {
+): Promise<StoreOutcome> {
   const { message, now } = args;
+  const counts: ContactCount[] = [
+    'inbound_count',
+    ...(args.senderAuthenticated ? ['authenticated_inbound_count' as const] : []),
+  ];
+  const marker = args.firstWithMessageId;
   const items: TransactItem[] = [
     {
       Put: {
@@ -113,6 +167,7 @@ export async function storeInbound(
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
+    ...(marker ? [messageIdMarkerPut(db, message, marker, now)] : []),
     {
       Put: {
         TableName: db.table,
@@ -123,8 +178,106 @@ export async function storeInbound(
     eventPutItem(db, args.event),
     threadNoteItem(db, message, { now, snippet: args.snippet, fromAddress: args.routedTo }),
     ...(args.countSender
-      ? contactCountUpdates(db, message.identity_id, [args.countSender], now, 'inbound')
+      ? contactCountUpdates(db, message.identity_id, [args.countSender], now, counts)
       : []),
   ];
-  return transactGuarded(db, items);
+  return guardedBy(db, items, marker ? ['guard', 'marker'] : ['guard'], { conflictIsRace: true });
+}
+
+/** The marker's Put: it must not exist, or be expired (DynamoDB deletes expired items late). */
+function messageIdMarkerPut(
+  db: Db,
+  message: MessageRecord,
+  first: { rfcMessageId: string; from: string; auth: SenderAuth },
+  now: number,
+): TransactItem {
+  const item: MessageIdMarker & { type: string } = {
+    type: 'inbound_message_id',
+    message_id: message.id,
+    thread_id: message.thread_id,
+    from: first.from,
+    auth: first.auth,
+    ttl: Math.ceil((now + MESSAGE_ID_WINDOW_MS) / 1000),
+  };
+  return {
+    Put: {
+      TableName: db.table,
+      Item: { ...messageIdKey(message.identity_id, first.rfcMessageId), ...item },
+      ConditionExpression: 'attribute_not_exists(pk) OR #ttl <= :now',
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':now': Math.floor(now / 1000) },
+    },
+  };
+}
+
+/**
+ * Run a transaction whose first items carry the conditions `names` name (the dedupe key's guard
+ * first): `stored`, or the outcome the failed condition means. With `conflictIsRace`, a transaction
+ * DynamoDB cancelled because another one was writing one of its items at the same moment (two
+ * copies of one message, its marker) is `raced` too: the caller decides again. Any other failure
+ * is thrown.
+ */
+async function guardedBy(
+  db: Db,
+  items: TransactItem[],
+  names: readonly ('guard' | 'marker')[],
+  opts: { conflictIsRace?: boolean } = {},
+): Promise<StoreOutcome> {
+  try {
+    await db.transact({ TransactItems: items });
+    return 'stored';
+  } catch (err) {
+    const failed = failedConditions(err, names);
+    if (failed.has('guard')) return 'repeat';
+    if (failed.has('marker')) return 'raced';
+    const conflict =
+      isTransactionCanceled(err) &&
+      (err.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+    if (opts.conflictIsRace && conflict) return 'raced';
+    throw err;
+  }
+}
+
+/**
+ * A later copy recorded as a duplicate of the identity's first message with its Message-ID
+ * (docs/guides/receiving.md › Duplicates), in one transaction: its dedupe key's item, naming the
+ * message it duplicates (the guard: a repeat of this copy is counted once), and the marker's
+ * `duplicates` count, on the condition that the marker still names that message. `repeat` when the
+ * copy was recorded already; a marker gone or replaced since it was read throws (the queue brings
+ * the copy back, and it is decided again). A transaction: resent with its ClientRequestToken, never
+ * refused by its own earlier send (docs/lost-answers.md).
+ */
+export async function recordDuplicate(
+  db: Db,
+  args: { identityId: string; dedupeKey: string; rfcMessageId: string; of: string; now: number },
+): Promise<'recorded' | 'repeat'> {
+  const outcome = await guardedBy(
+    db,
+    [
+      {
+        Put: {
+          TableName: db.table,
+          Item: {
+            ...dedupeItemKey(args.identityId, args.dedupeKey),
+            type: 'inbound_dedupe',
+            message_id: args.of,
+            duplicate_of: args.of,
+            ttl: Math.ceil((args.now + DEDUPE_KEEP_MS) / 1000),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Update: {
+          TableName: db.table,
+          Key: messageIdKey(args.identityId, args.rfcMessageId),
+          UpdateExpression: 'ADD duplicates :one',
+          ConditionExpression: 'message_id = :of',
+          ExpressionAttributeValues: { ':one': 1, ':of': args.of },
+        },
+      },
+    ],
+    ['guard'],
+  );
+  return outcome === 'stored' ? 'recorded' : 'repeat';
 }

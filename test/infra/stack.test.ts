@@ -9,7 +9,8 @@ import { WAIT_MAX_SECONDS } from '../../functions/core/follow.ts';
 import { TRANSPORT_TASKS } from '../../functions/transports/tasks.ts';
 import { OUTBOX_INSERT_FILTER } from '../../functions/webhooks/fan-out.ts';
 import { createPmailApp } from '../../lib/app.ts';
-import { ESM_REQUIRE_BANNER, type PmailFunction } from '../../lib/defaults.ts';
+import { ESM_REQUIRE_BANNER, LAMBDA_MEMORY_MB, type PmailFunction } from '../../lib/defaults.ts';
+import { INGEST_MEMORY_MB } from '../../lib/inbound.ts';
 import type { PmailStack } from '../../lib/pmail-stack.ts';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: string | string[] };
@@ -408,12 +409,14 @@ describe('functions', () => {
     expect(functions.map(([id]) => id).sort()).toEqual(
       [...all(), ...apart()].map((f) => logicalId(f.fn)).sort(),
     );
-    for (const [, fn] of functions) {
+    // The ingest is sized for a 40 MB message (lib/inbound.ts › INGEST_MEMORY_MB).
+    const ingest = stack.inbound ? logicalId(stack.inbound.ingest.fn) : undefined;
+    for (const [id, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
-        MemorySize: 512,
+        MemorySize: id === ingest ? INGEST_MEMORY_MB : LAMBDA_MEMORY_MB,
         Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
       });
     }

@@ -46,7 +46,9 @@ describe('batchedReads', () => {
     expect([...addresses.keys()].sort()).toEqual([s.agent.address, s.peer.address].sort());
     expect(domain?.domain).toBe(s.agent.address.split('@')[1]);
     expect(missing).toBeUndefined();
-    expect(contacts).toEqual(new Map([['x@peer.org', { inbound_count: 0, outbound_count: 2 }]]));
+    expect(contacts).toEqual(
+      new Map([['x@peer.org', { inbound_count: 0, authenticated_inbound_count: 0, outbound_count: 2 }]]),
+    );
     expect(consistent.Item?.id).toBe(s.agent.id);
     expect(other.Responses?.[table]).toEqual([{ pk: `I#${s.agent.id}` }]);
   });

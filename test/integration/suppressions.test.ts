@@ -353,7 +353,11 @@ describe('stores for the submit path', () => {
       getSendListMatches(s.deps.db, s.tenantId, addresses),
       getContacts(s.deps.db, s.agent.id, addresses),
     ]);
-    expect(contacts.get(known)).toEqual({ inbound_count: 0, outbound_count: 1 });
+    expect(contacts.get(known)).toEqual({
+      inbound_count: 0,
+      authenticated_inbound_count: 0,
+      outbound_count: 1,
+    });
     const out = filterRecipients(
       addresses.map((address) => ({ address })),
       {

@@ -3,12 +3,11 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiEvent } from '../../functions/api/http.ts';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
 import { silentLogger } from '../../functions/log.ts';
 import { REPLY_SHAPES } from '../fixtures/replies/shapes.ts';
-import { type TestStack, testStack } from '../support/local.ts';
+import { getBytes, type TestStack, testStack } from '../support/local.ts';
 
 /**
  * Conversations on the local stack with the MX on (docs/guides/receiving.md › Threads, › The new
@@ -69,20 +68,8 @@ const thread = (threadId: string, identityId = s.agent.id, key?: string) =>
   s.call('GET', `/v1/identities/${identityId}/threads/${threadId}`, { key });
 
 /** GET …/attachments/{id} through the threads group: the answer is bytes. */
-async function download(messageId: string, attachmentId: string) {
-  const path = `/v1/identities/${s.agent.id}/messages/${messageId}/attachments/${attachmentId}`;
-  const res = await s.groups.threads({
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: path,
-    rawQueryString: '',
-    headers: { authorization: `Bearer ${s.apiKey}` },
-    requestContext: { http: { method: 'GET', path } },
-    isBase64Encoded: false,
-  } as unknown as ApiEvent);
-  const body = res.isBase64Encoded ? Buffer.from(res.body ?? '', 'base64') : Buffer.from(res.body ?? '');
-  return { status: res.statusCode, headers: res.headers ?? {}, body };
-}
+const download = (messageId: string, attachmentId: string) =>
+  getBytes(s, `/v1/identities/${s.agent.id}/messages/${messageId}/attachments/${attachmentId}`);
 
 async function mcpClient(): Promise<Client> {
   const http = await startHttpServer(s.groups, { port: 0, log: silentLogger });

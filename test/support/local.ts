@@ -119,6 +119,25 @@ export async function testStack(
 }
 
 /**
+ * A GET whose answer is bytes (an attachment, a raw message), through its route group's handler
+ * with the stack's key: the status, the headers and the body decoded from the API's base64.
+ */
+export async function getBytes(s: TestStack, path: string) {
+  const { route } = matchRoute('GET', path);
+  const res = await s.groups[route.group]({
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: path,
+    rawQueryString: '',
+    headers: { authorization: `Bearer ${s.apiKey}` },
+    requestContext: { http: { method: 'GET', path } },
+    isBase64Encoded: false,
+  } as unknown as ApiEvent);
+  const body = res.isBase64Encoded ? Buffer.from(res.body ?? '', 'base64') : Buffer.from(res.body ?? '');
+  return { status: res.statusCode, headers: res.headers ?? {}, body };
+}
+
+/**
  * A message as a live provider's send leaves it: submitted, every delivery submitted, the
  * provider's message id recorded (what Record writes when the provider accepts). The recipients
  * are simulator `timeout` addresses, which produce no simulator events of their own.

@@ -134,6 +134,76 @@ export const ses = {
   },
 };
 
+/** What SES receiving knew of one received message. */
+export interface ReceivedFacts {
+  messageId: string;
+  /** The envelope sender (MAIL FROM). */
+  source: string;
+  recipients: string[];
+  at: number;
+  /** Where the receipt rule's S3 action stored the message (its key ends with `messageId`). */
+  objectKey: string;
+  verdicts?: Partial<Record<'spam' | 'virus' | 'spf' | 'dkim' | 'dmarc', 'PASS' | 'FAIL' | 'GRAY'>>;
+}
+
+/**
+ * SES receiving's notification of a message its S3 action stored, field for field on AWS's
+ * "Notification examples for Amazon SES email receiving" and "Contents of notifications for Amazon
+ * SES email receiving" (docs.aws.amazon.com/ses/latest/dg/, read 2026-12-07): the verdicts in
+ * `receipt`, `dmarcPolicy` only when DMARC failed, the S3 action's bucket and key. With raw message
+ * delivery (lib/inbound.ts) this object is the SQS message's body.
+ */
+export function sesReceived(f: ReceivedFacts) {
+  const v = (k: 'spam' | 'virus' | 'spf' | 'dkim' | 'dmarc') => ({ status: f.verdicts?.[k] ?? 'GRAY' });
+  return {
+    notificationType: 'Received',
+    mail: {
+      timestamp: iso(f.at),
+      source: f.source,
+      messageId: f.messageId,
+      destination: f.recipients,
+      headersTruncated: false,
+      headers: [{ name: 'Return-Path', value: `<${f.source}>` }],
+      commonHeaders: { returnPath: f.source, messageId: `<${f.messageId}@example.org>` },
+    },
+    receipt: {
+      timestamp: iso(f.at),
+      processingTimeMillis: 222,
+      recipients: f.recipients,
+      spamVerdict: v('spam'),
+      virusVerdict: v('virus'),
+      spfVerdict: v('spf'),
+      dkimVerdict: v('dkim'),
+      dmarcVerdict: v('dmarc'),
+      ...(f.verdicts?.dmarc === 'FAIL' ? { dmarcPolicy: 'reject' } : {}),
+      action: {
+        type: 'S3',
+        topicArn: 'arn:aws:sns:us-east-1:123456789012:pmail-inbound',
+        bucketName: 'pmail-blobs-123456789012',
+        objectKeyPrefix: 'inbound/raw/',
+        objectKey: f.objectKey,
+      },
+    },
+  };
+}
+
+/**
+ * The headers SES receiving puts on top of a message it stores (as AWS's examples of stored
+ * messages show them): its Received line, the spam and virus verdicts, Received-SPF and its own
+ * Authentication-Results (authserv-id `amazonses.com`).
+ */
+export function sesTrace(f: { source: string; recipient: string; results: string }): string {
+  return [
+    `Return-Path: <${f.source}>`,
+    `Received: from mail.example.net (mail.example.net [192.0.2.25]) by inbound-smtp.us-east-1.amazonaws.com with SMTP id 3k2bqd0l7v2esc6l; for ${f.recipient}; Mon, 07 Dec 2026 10:00:00 +0000 (UTC)`,
+    'X-SES-Spam-Verdict: PASS',
+    'X-SES-Virus-Verdict: PASS',
+    `Received-SPF: pass (spfCheck: domain of example.net designates 192.0.2.25 as permitted sender) client-ip=192.0.2.25; envelope-from=${f.source};`,
+    `Authentication-Results: amazonses.com;\r\n ${f.results}`,
+    '',
+  ].join('\r\n');
+}
+
 let sns = 0;
 /** The SNS notification around a record, as SQS receives it without raw message delivery. */
 export function envelope(

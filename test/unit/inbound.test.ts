@@ -5,17 +5,23 @@ import {
   cutUtf8,
   dedupeKey,
   INBOUND_CAPS,
+  laterCopy,
+  MAX_HTML_NESTING,
+  MAX_HTML_READ_CHARS,
   mimeShape,
   normaliseRecipient,
   replyCandidates,
   riskyAttachment,
+  senderAuth,
+  sesDkimPasses,
   snippetOf,
   threadDecision,
   verdictFlags,
   verifiedThreadToken,
 } from '../../functions/core/inbound.ts';
 import { threadTokenReplyTo } from '../../functions/core/submit-pipeline.ts';
-import { parseInbound, sanitise } from '../../functions/inbound/parse.ts';
+import { htmlText, readableHtml, sanitise } from '../../functions/inbound/html.ts';
+import { parseInbound } from '../../functions/inbound/parse.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const small = { ...INBOUND_CAPS, maxParts: 5, maxDepth: 3, maxHeaderBytes: 200, maxBytes: 4000 };
@@ -257,6 +263,164 @@ describe('inbound/parse.ts › parseInbound', () => {
   it('keeps mail clients’ formatting through the sanitiser', () => {
     expect(sanitise('<table width="100"><tr><td bgcolor="#fff">x</td></tr></table><img src="cid:a">')).toBe(
       '<table width="100"><tr><td bgcolor="#fff">x</td></tr></table><img src="cid:a" />',
+    );
+  });
+});
+
+describe('inbound/html.ts › readableHtml: what the text and the sanitiser read', () => {
+  it.each([
+    [
+      'a short body, all of it',
+      '<p>Hello <b>there</b></p>',
+      { value: '<p>Hello <b>there</b></p>', cut: false },
+    ],
+    [
+      'a long one, up to the last tag that starts within the bound',
+      `<p>${'<b>x</b>'.repeat(100_000)}</p>`,
+      { cut: true },
+    ],
+    [
+      'one nested deeper than the bound, up to the element too deep',
+      `${'<div>'.repeat(2000)}deep`,
+      { cut: true },
+    ],
+    [
+      'unclosed cells and paragraphs do not nest',
+      `<table><tr>${'<td>x'.repeat(5000)}</table>${'<p>x'.repeat(5000)}`,
+      { cut: false },
+    ],
+  ])('%s', (_name, html, expected) => {
+    const r = readableHtml(html);
+    expect(r).toMatchObject(expected);
+    expect(html.startsWith(r.value)).toBe(true);
+    expect(r.value.length).toBeLessThanOrEqual(MAX_HTML_READ_CHARS);
+  });
+
+  it('stops before the first element opened deeper than MAX_HTML_NESTING', () => {
+    const r = readableHtml(`${'<div>'.repeat(MAX_HTML_NESTING + 10)}deep`);
+    expect(r.value).toBe('<div>'.repeat(MAX_HTML_NESTING));
+  });
+
+  it('a long run of inline elements becomes one line of text, unwrapped', () => {
+    expect(htmlText(`<p>${'<b>x</b><i>y</i>'.repeat(50)}</p>`)).toBe('xy'.repeat(50));
+  });
+});
+
+describe('core/inbound.ts › senderAuth: whether a received message proves its From', () => {
+  const ses = (results: string) => `amazonses.com;\r\n ${results}`;
+  it.each([
+    ["SES's DMARC PASS", { dmarc: 'PASS' }, 'a@example.org', undefined, 'authenticated'],
+    [
+      'DKIM PASS for the From’s domain',
+      { dkim: 'PASS' },
+      'a@example.org',
+      ses('dkim=pass header.i=@example.org'),
+      'authenticated',
+    ],
+    [
+      'DKIM PASS (header.d) for a parent of it',
+      { dkim: 'PASS' },
+      'a@mail.example.org',
+      ses('dkim=pass header.d=example.org'),
+      'authenticated',
+    ],
+    [
+      'DKIM PASS for a subdomain of it only',
+      { dkim: 'PASS' },
+      'a@example.org',
+      ses('dkim=pass header.i=@mail.example.org'),
+      'unverified',
+    ],
+    [
+      'DKIM PASS for another domain',
+      { dkim: 'PASS' },
+      'a@example.org',
+      ses('dkim=pass header.i=@attacker.example'),
+      'unverified',
+    ],
+    [
+      'DKIM PASS whose signature failed for the From’s domain',
+      { dkim: 'PASS' },
+      'a@example.org',
+      ses('dkim=fail header.i=@example.org; dkim=pass header.i=@attacker.example'),
+      'unverified',
+    ],
+    [
+      'a results header the sender wrote (not SES’s)',
+      { dkim: 'PASS' },
+      'a@example.org',
+      'mx.example.org; dkim=pass header.i=@example.org',
+      'unverified',
+    ],
+    [
+      'the domain only inside a comment',
+      { dkim: 'PASS' },
+      'a@example.org',
+      ses('dkim=pass (header.i=@example.org) header.i=@attacker.example'),
+      'unverified',
+    ],
+    [
+      'the header without SES’s DKIM verdict (the local MX: every verdict GRAY)',
+      { dkim: 'GRAY', dmarc: 'GRAY' },
+      'a@example.org',
+      ses('dkim=pass header.i=@example.org'),
+      'unverified',
+    ],
+    ['DMARC FAIL', { dmarc: 'FAIL', dkim: 'FAIL' }, 'a@example.org', undefined, 'failed'],
+    ['no verdicts at all', {}, 'a@example.org', undefined, 'unverified'],
+  ] as const)('%s', (_name, verdicts, from, header, expected) => {
+    expect(senderAuth(verdicts, from, header)).toBe(expected);
+  });
+
+  it('reads the passing DKIM domains of SES’s header only', () => {
+    expect(
+      sesDkimPasses(
+        ses(
+          'spf=pass (spfCheck: x) smtp.mailfrom=a@b.example; dkim=pass header.i=@Gmail.com; dkim=pass header.i=@amazonses.com; dmarc=pass header.from=gmail.com',
+        ),
+      ),
+    ).toEqual(['gmail.com', 'amazonses.com']);
+    expect(sesDkimPasses('example.net; dkim=pass header.i=@gmail.com')).toEqual([]);
+    expect(sesDkimPasses(undefined)).toEqual([]);
+  });
+});
+
+describe('core/inbound.ts › laterCopy: a copy with a Message-ID the identity received', () => {
+  it.each([
+    ['same From, same authentication', 'unverified', 'unverified', 'a@x.org', { type: 'duplicate' }],
+    ['same From, both authenticated', 'authenticated', 'authenticated', 'a@x.org', { type: 'duplicate' }],
+    ['same From in other case', 'unverified', 'unverified', 'A@X.ORG', { type: 'duplicate' }],
+    [
+      'same From, the first failed DMARC, the later has no verdict',
+      'failed',
+      'unverified',
+      'a@x.org',
+      { type: 'duplicate' },
+    ],
+    [
+      'another From',
+      'unverified',
+      'unverified',
+      'b@x.org',
+      { type: 'possible_duplicate', reason: 'other_sender' },
+    ],
+    [
+      'same From, authenticated worse',
+      'authenticated',
+      'unverified',
+      'a@x.org',
+      { type: 'possible_duplicate', reason: 'authentication_differs' },
+    ],
+    [
+      'same From, the later proves what the first did not',
+      'unverified',
+      'authenticated',
+      'a@x.org',
+      { type: 'possible_duplicate', reason: 'authentication_differs' },
+    ],
+  ] as const)('%s', (_name, firstAuth, laterAuth, laterFrom, expected) => {
+    expect(laterCopy({ from: 'a@x.org', auth: firstAuth }, { from: laterFrom, auth: laterAuth })).toEqual(
+      expected,
     );
   });
 });

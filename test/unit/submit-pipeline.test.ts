@@ -334,7 +334,9 @@ describe('decideSubmit: what it decides', () => {
         body: { kind: 'transactional', to: ['bob@peer.org', 'eve@bad.org', 'ann@peer.org'], text: 'x' },
         contacts: {
           read: new Set(['bob@peer.org', 'eve@bad.org', 'ann@peer.org']),
-          found: new Map([['ann@peer.org', { inbound_count: 0, outbound_count: 3 }]]),
+          found: new Map([
+            ['ann@peer.org', { inbound_count: 0, authenticated_inbound_count: 0, outbound_count: 3 }],
+          ]),
         },
         filters: {
           ...loads.filters,

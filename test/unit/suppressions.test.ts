@@ -10,6 +10,7 @@ import { listSuppressionsQuerySchema } from '../../functions/api/tenants/list-su
 import {
   addressHash,
   addressHint,
+  type ContactCounts,
   type FilterDecision,
   filterRecipient,
   filterRecipients,
@@ -105,6 +106,9 @@ function ctx(over: Partial<RecipientFilterContext> = {}): RecipientFilterContext
     ...over,
   };
 }
+/** R's contact with these counts (the others zero). */
+const counts = (c: Partial<ContactCounts>) =>
+  new Map([[R, { inbound_count: 0, authenticated_inbound_count: 0, outbound_count: 0, ...c }]]);
 const suppressedBy = (
   reason: Extract<FilterDecision, { status: 'suppressed' }>['reason'],
   smtp: string,
@@ -173,17 +177,22 @@ describe('filterRecipient (policy step 16)', () => {
     ],
     [
       'require-known-recipient and a contact with zero counts',
-      { requireKnownRecipient: true, contacts: new Map([[R, { inbound_count: 0, outbound_count: 0 }]]) },
+      { requireKnownRecipient: true, contacts: counts({}) },
       suppressedBy('unknown_recipient', 'policy: unknown_recipient'),
     ],
     [
-      'require-known-recipient and a contact that wrote to us',
-      { requireKnownRecipient: true, contacts: new Map([[R, { inbound_count: 1, outbound_count: 0 }]]) },
+      'require-known-recipient and a contact whose mail did not prove its sender',
+      { requireKnownRecipient: true, contacts: counts({ inbound_count: 4 }) },
+      suppressedBy('unknown_recipient', 'policy: unknown_recipient'),
+    ],
+    [
+      'require-known-recipient and a contact whose mail proved its sender',
+      { requireKnownRecipient: true, contacts: counts({ inbound_count: 1, authenticated_inbound_count: 1 }) },
       { status: 'queued' },
     ],
     [
       'require-known-recipient and a contact we wrote to',
-      { requireKnownRecipient: true, contacts: new Map([[R, { inbound_count: 0, outbound_count: 3 }]]) },
+      { requireKnownRecipient: true, contacts: counts({ outbound_count: 3 }) },
       { status: 'queued' },
     ],
   ])('%s', (_name, over, expected) => {

@@ -2006,7 +2006,8 @@ export interface components {
             labels: string[];
             /**
              * @description Markers such as `sent_via_fallback`, `reconciled`, `loopback`. On received mail:
-             *     `quarantined`, `spam`, `auto_reply`, `oversize`, `unparsed`, `risky_attachment`, and `dsn`
+             *     `quarantined`, `spam`, `auto_reply`, `oversize`, `unparsed`, `risky_attachment`,
+             *     `possible_duplicate` (an earlier message has its Message-ID), and `dsn`
              *     for a delivery status report kept as ordinary mail because it does not prove it answers
              *     pmail's own envelope (null sender, to a signed return path, naming its recipient): it
              *     changed no delivery and suppressed nothing (docs/guides/receiving.md › Which reports count).
@@ -2115,7 +2116,10 @@ export interface components {
             parse: "parsed" | "oversize" | "unparsed" | "quarantined" | null;
             /** @description The cap an `oversize` message passed (`size`, `parts`, `depth`, `header`). */
             cap: string | null;
-            /** @description `token` (the thread token of the sub-address), `in_reply_to`, or `new`. */
+            /**
+             * @description `token` (the thread token of the sub-address), `in_reply_to`, `new`, or `duplicate` (a
+             *     possible duplicate, in the thread of the earlier message with its Message-ID).
+             */
             threaded_by: string | null;
             /** @description The start of the text, whitespace collapsed (at most 200 characters). */
             snippet: string | null;
@@ -2156,6 +2160,26 @@ export interface components {
                 spam: string | null;
                 virus: string | null;
             };
+            /**
+             * @description Whether the message proves its From (docs/guides/receiving.md › Who sent it):
+             *     `authenticated` (SES's DMARC PASS, or a DKIM PASS of the From's domain), `failed` (DMARC
+             *     FAIL), `unverified` otherwise (every message of the local MX). Only `authenticated` mail
+             *     makes its sender a known recipient.
+             * @enum {string|null}
+             */
+            sender_auth: "authenticated" | "unverified" | "failed" | null;
+            /**
+             * @description An earlier message of the identity has this Message-ID and this copy was kept beside it
+             *     (flag `possible_duplicate`, in that message's thread): another From (`other_sender`), or
+             *     another authentication result (`authentication_differs`). Null otherwise; a plain
+             *     duplicate is never stored (docs/guides/receiving.md › Duplicates).
+             */
+            possible_duplicate: {
+                /** @description The earlier message's id. */
+                of: string;
+                /** @enum {string} */
+                reason: "other_sender" | "authentication_differs";
+            } | null;
             /** @description Why it counts as automatic mail (flag `auto_reply`); null for a person's mail. */
             auto: string | null;
             /**
