@@ -1,5 +1,6 @@
 import { type Db, transactGuarded } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
+import { transactAt } from './feed.store.ts';
 import { keys } from './table-keys.ts';
 
 /**
@@ -45,7 +46,7 @@ export async function changeIdentityStatus(db: Db, c: IdentityStatusChange): Pro
         },
       },
     },
-    eventPutItem(db, { ...c.event, tenant_id: c.tenantId, created_at: c.now }),
+    eventPutItem(db, { ...c.event, tenant_id: c.tenantId, created_at: c.now }, c.now),
     {
       Put: {
         TableName: db.table,
@@ -61,5 +62,5 @@ export async function changeIdentityStatus(db: Db, c: IdentityStatusChange): Pro
         },
       },
     },
-  ]);
+  ], (items) => transactAt(db, items));
 }

@@ -2,7 +2,8 @@ import type { MessageRecord } from '../core/model.ts';
 import { contactCountUpdates } from './contacts.store.ts';
 import { type Db, type TransactItem, transactGuarded } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
-import { findByProviderId, getMessage, messagePutItem } from './messages.store.ts';
+import { onFeed, transactAt } from './feed.store.ts';
+import { findByProviderId, getMessage, messageFeedEntry, messagePutItem } from './messages.store.ts';
 import { threadNoteItem } from './thread-list.store.ts';
 import { getThread } from './threads.store.ts';
 
@@ -76,8 +77,10 @@ export async function threadExists(db: Db, identityId: string, threadId: string)
  * (the guard: it must not exist), the message, its `message.received` event, the sender's
  * `inbound_count` and the thread's item: the thread list's summary (functions/store/thread-list.store.ts)
  * and what a reply through the API reads from the thread (the identity's address it was written
- * to, as the thread's From when it has none yet). False when the key is stored
- * already: a repeat of the same message to the same recipient, nothing written.
+ * to, as the thread's From when it has none yet). The message and its event are positioned in
+ * their feeds as the transaction commits (store/feed.store.ts › transactAt: `now` is the clock at
+ * the commit, after the raw copy's write). False when the key is stored already: a repeat of the
+ * same message to the same recipient, nothing written.
  *
  * A transaction (docs/lost-answers.md): the table's client resends it after a lost answer with the same
  * ClientRequestToken and DynamoDB answers the resend as the first send, so the guard never refuses
@@ -113,18 +116,21 @@ export async function storeInbound(
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    {
-      Put: {
-        TableName: db.table,
-        Item: messagePutItem(db, message, 0).Put.Item,
-        ConditionExpression: 'attribute_not_exists(pk)',
+    onFeed(
+      {
+        Put: {
+          TableName: db.table,
+          Item: messagePutItem(db, message, 0).Put.Item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
       },
-    },
-    eventPutItem(db, args.event),
+      messageFeedEntry(message, now),
+    ),
+    eventPutItem(db, args.event, now),
     threadNoteItem(db, message, { now, snippet: args.snippet, fromAddress: args.routedTo }),
     ...(args.countSender
       ? contactCountUpdates(db, message.identity_id, [args.countSender], now, 'inbound')
       : []),
   ];
-  return transactGuarded(db, items);
+  return transactGuarded(db, items, (all) => transactAt(db, all));
 }

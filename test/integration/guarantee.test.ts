@@ -5,7 +5,7 @@ import { localTransports } from '../../functions/local/transports.ts';
 import { claim, claimToken, record } from '../../functions/send/attempt.ts';
 import { sendAttemptTasks } from '../../functions/send/tasks.ts';
 import { hooksOf } from '../../functions/store/dynamodb.ts';
-import { listEvents } from '../../functions/store/events.store.ts';
+import { listEvents } from '../support/feeds.ts';
 import { claimSending } from '../../functions/store/messages.store.ts';
 import { readDailyCounts } from '../../functions/store/quota.store.ts';
 import { transportTask } from '../../functions/transports/tasks.ts';
