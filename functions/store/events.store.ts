@@ -101,7 +101,9 @@ export async function listEventsAfter(
 ): Promise<{ data: { position: number; event: OutboxEvent }[]; position: number; more: boolean }> {
   const page = await readFeed(db, tenantFeed(tenantId), opts);
   const reads = batchedReads(db);
-  const events = await Promise.all(page.slots.map((s) => getEvent(reads, tenantId, String(s.names.event_id))));
+  const events = await Promise.all(
+    page.slots.map((s) => getEvent(reads, tenantId, String(s.names.event_id))),
+  );
   const data = page.slots.flatMap((s, i) => (events[i] ? [{ position: s.n, event: events[i] }] : []));
   return { data, position: page.position, more: page.more };
 }

@@ -1,5 +1,11 @@
 import { FEED_SEAL_BATCH, FEED_WRITE_TRIES, gapDecision, numbersOf } from '../core/feed.ts';
-import { type Db, isConditionFailed, isOutcomeUnknown, isTransactionCanceled, type TransactItem } from './db.ts';
+import {
+  type Db,
+  isConditionFailed,
+  isOutcomeUnknown,
+  isTransactionCanceled,
+  type TransactItem,
+} from './db.ts';
 
 /**
  * The ordered feeds (docs/design/ordering.md): an identity's messages and a tenant's events, read
@@ -63,19 +69,21 @@ export function onFeed<T extends TransactItem>(item: T, entry: FeedEntry): T {
  *
  * A transaction (docs/lost-answers.md): resent by the table's client with its ClientRequestToken.
  * Cancelled on a slot alone (a reader sealed the number: the writer was slower than
- * FEED_SEAL_AFTER_MS), it takes new numbers and commits again. Any other failure seals this
+ * FEED_SEAL_AFTER_MS), it takes new numbers, at the time the sealer saw at the latest, and
+ * commits again. Any other failure seals this
  * attempt's numbers at once (best effort: the reader behind them need not wait) and goes up as it
  * came; after a lost answer the seal also settles the outcome (a slot there is the commit; a
  * tombstone means the transaction never applies), and the caller re-reads as it does today.
  */
 export async function transactAt(db: Db, items: TransactItem[]): Promise<void> {
-  const entries = items.map((item) => (item as Marked)[ENTRY]);
-  const unpositioned = items.find((item, i) => !entries[i] && item.Put?.Item?.type === 'event');
+  const given = items.map((item) => (item as Marked)[ENTRY]);
+  const unpositioned = items.find((item, i) => !given[i] && item.Put?.Item?.type === 'event');
   if (unpositioned) throw new Error('an outbox event is written without its position (events.store.ts)');
-  if (!entries.some(Boolean)) {
+  if (!given.some(Boolean)) {
     await db.transact({ TransactItems: items });
     return;
   }
+  let entries = given;
   for (let attempt = 1; ; attempt++) {
     const numbers = await takeNumbers(db, entries);
     const slots = entries.flatMap((e, i) => (e ? [slotPut(db, e, numbers[i]!)] : []));
@@ -90,8 +98,10 @@ export async function transactAt(db: Db, items: TransactItem[]): Promise<void> {
       await Promise.all(
         entries.map((e, i) => (e ? sealPosition(db, e.feed, numbers[i]!, e.now).catch(() => {}) : undefined)),
       );
-      if (attempt < FEED_WRITE_TRIES && refusedOnSlotsAlone(err, items.length)) continue;
-      throw err;
+      const sealedAt = sealedUnder(err, items.length);
+      if (attempt >= FEED_WRITE_TRIES || sealedAt === undefined) throw err;
+      // Taken again no earlier than the reader that sealed it saw the time: this writer is late.
+      entries = entries.map((e) => e && { ...e, now: Math.max(e.now, sealedAt) });
     }
   }
 }
@@ -102,21 +112,35 @@ function slotPut(db: Db, e: FeedEntry, n: number): TransactItem {
   return {
     Put: {
       TableName: db.table,
-      Item: { pk: e.feed.pk, sk: slotSk(e.feed, n), type: SLOT, n, at: e.now, ...names, ...ttlOf(e.feed, e.now) },
+      Item: {
+        pk: e.feed.pk,
+        sk: slotSk(e.feed, n),
+        type: SLOT,
+        n,
+        at: e.now,
+        ...names,
+        ...ttlOf(e.feed, e.now),
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   };
 }
 
-/** Cancelled only because a slot's number was sealed: every item of the caller's passed. */
-function refusedOnSlotsAlone(err: unknown, callerItems: number): boolean {
-  if (!isTransactionCanceled(err)) return false;
+/**
+ * Cancelled only because a reader sealed a slot's number (every item of the caller's passed): the
+ * latest time a sealer wrote on them; undefined for any other failure.
+ */
+function sealedUnder(err: unknown, callerItems: number): number | undefined {
+  if (!isTransactionCanceled(err)) return undefined;
   const reasons = err.CancellationReasons ?? [];
   const passed = (r: { Code?: string } | undefined) => !r?.Code || r.Code === 'None';
-  return (
-    reasons.slice(0, callerItems).every(passed) &&
-    reasons.slice(callerItems).some((r) => r.Code === 'ConditionalCheckFailed')
-  );
+  // A conflict on a slot is a reader's seal of that number in flight.
+  const sealed = reasons
+    .slice(callerItems)
+    .filter((r) => r.Code === 'ConditionalCheckFailed' || r.Code === 'TransactionConflict');
+  if (!reasons.slice(0, callerItems).every(passed) || sealed.length === 0) return undefined;
+  return Math.max(...sealed.map((r) => Number(r.Item?.at ?? 0)));
 }
 
 /** The numbers of the entries (undefined where none): one `ADD` per feed, all feeds at once. */
@@ -221,7 +245,11 @@ export async function readFeed(
     const page = await db.query({
       TableName: db.table,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: { ':pk': feed.pk, ':from': slotSk(feed, position + 1), ':to': counterSk(feed) },
+      ExpressionAttributeValues: {
+        ':pk': feed.pk,
+        ':from': slotSk(feed, position + 1),
+        ':to': counterSk(feed),
+      },
       ConsistentRead: true,
       Limit: QUERY_PAGE,
     });

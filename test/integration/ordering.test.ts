@@ -52,7 +52,9 @@ function eventReader(s: TestStack) {
     seen,
     async read() {
       for (;;) {
-        const res = await s.call('GET', '/v1/events', { query: { limit: '100', ...(after ? { after } : {}) } });
+        const res = await s.call('GET', '/v1/events', {
+          query: { limit: '100', ...(after ? { after } : {}) },
+        });
         expect(res.status).toBe(200);
         seen.push(...res.body.data);
         after = seen.at(-1)?.id ?? after;
@@ -162,8 +164,7 @@ describe('an event committed late is read once', () => {
     const s = await stack({ clock: () => now });
     const reader = eventReader(s);
     await reader.read();
-    const pause = (id: string) =>
-      s.call('PATCH', `/v1/identities/${id}`, { body: { status: 'paused' } });
+    const pause = (id: string) => s.call('PATCH', `/v1/identities/${id}`, { body: { status: 'paused' } });
 
     // The agent's pause has its event's id, and its write is held; the peer's commits meanwhile.
     const held = faults(s.deps.db).pauseBefore(

@@ -8,10 +8,10 @@ import { ensureTable } from '../../functions/local/table.ts';
 import { silentLogger } from '../../functions/log.ts';
 import { putApiKey } from '../../functions/store/directory.store.ts';
 import { appendEvent } from '../../functions/store/events.store.ts';
-import { listEvents } from '../support/feeds.ts';
 import { deliverJob } from '../../functions/webhooks/deliver.ts';
 import { fanOut, outboxInsert } from '../../functions/webhooks/fan-out.ts';
 import { httpPoster } from '../../functions/webhooks/http-client.ts';
+import { listEvents } from '../support/feeds.ts';
 import {
   createOldTable,
   describeTable,

@@ -24,8 +24,9 @@ function describeCall(operation: string, input: Record<string, unknown>): Call {
 function creates(c: Call, prefix: string): boolean {
   if (c.command === 'PutItem') return c.sk.startsWith(prefix);
   if (c.command !== 'TransactWriteItems') return false;
-  const put = (c.input.TransactItems as { Put?: { Item?: { sk?: unknown }; ConditionExpression?: string } }[])[0]
-    ?.Put;
+  const put = (
+    c.input.TransactItems as { Put?: { Item?: { sk?: unknown }; ConditionExpression?: string } }[]
+  )[0]?.Put;
   return text(put?.Item?.sk).startsWith(prefix) && put?.ConditionExpression === 'attribute_not_exists(pk)';
 }
 

@@ -15,7 +15,11 @@ export async function listEvents(
   tenantId: string,
   opts: { limit: number },
 ): Promise<{ data: OutboxEvent[]; more: boolean }> {
-  const page = await listEventsAfter(db, tenantId, { after: 0, limit: opts.limit, now: Number.MAX_SAFE_INTEGER });
+  const page = await listEventsAfter(db, tenantId, {
+    after: 0,
+    limit: opts.limit,
+    now: Number.MAX_SAFE_INTEGER,
+  });
   return { data: page.data.map((e) => e.event), more: page.more };
 }
 

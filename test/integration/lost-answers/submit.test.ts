@@ -3,7 +3,6 @@ import { sha256Hex } from '../../../functions/core/fingerprint.ts';
 import { localDay } from '../../../functions/core/quota.ts';
 import { isOutcomeUnknown, isTransient } from '../../../functions/store/db.ts';
 import { appendEvent } from '../../../functions/store/events.store.ts';
-import { listEvents } from '../../support/feeds.ts';
 import { LEASE_MS } from '../../../functions/store/idempotency.store.ts';
 import { mutateMessage } from '../../../functions/store/messages.store.ts';
 import { readDailyCounts } from '../../../functions/store/quota.store.ts';
@@ -16,6 +15,7 @@ import {
   takeThreadForSend,
 } from '../../../functions/store/threads.store.ts';
 import { type Call, faults, writes } from '../../support/faults.ts';
+import { listEvents } from '../../support/feeds.ts';
 import { stackPerTest, type TestStack } from '../../support/local.ts';
 
 /**
