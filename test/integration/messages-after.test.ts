@@ -1,10 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { MessageRecord } from '../../functions/core/model.ts';
 import { ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX } from '../../functions/inbound/notification.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
 import { faults } from '../support/faults.ts';
-import { storeMessage } from '../support/feeds.ts';
+import { receivedRecord, storeMessage } from '../support/feeds.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
 /**
@@ -126,7 +125,17 @@ describe('GET …/messages?after=', () => {
     const held = faults(s.deps.db).pauseBefore(
       (c) => c.command === 'TransactWriteItems' && JSON.stringify(c.input).includes(slowId),
     );
-    const slow = storeMessage(s.deps.db, behind(slowId, 'race-1'), s.deps.clock());
+    const slow = storeMessage(
+      s.deps.db,
+      receivedRecord({
+        id: slowId,
+        tenantId: s.tenantId,
+        identityId: s.peer.id,
+        subject: 'race-1',
+        at: s.deps.clock(),
+      }),
+      s.deps.clock(),
+    );
     await held.reached;
     await receive('race-2');
     const waiting = await readAll(position);
@@ -202,31 +211,3 @@ describe('GET …/messages?after=', () => {
     expect(noThread.body.error.code).toBe('thread_not_found');
   });
 });
-
-/** An inbound message as ingest stores it, under a given id (for a write whose commit is held). */
-function behind(id: string, subject: string): MessageRecord {
-  const now = s.deps.clock();
-  return {
-    id,
-    tenant_id: s.tenantId,
-    identity_id: s.peer.id,
-    thread_id: `thr_${id.slice(4)}`,
-    direction: 'inbound',
-    status: 'received',
-    from: { address: 'customer@outside.example' },
-    to: [{ address: s.peer.address }],
-    cc: [],
-    bcc: [],
-    reply_to: [],
-    subject,
-    kind: 'transactional',
-    labels: [],
-    flags: [],
-    rfc_message_id: `<${id}@outside.example>`,
-    raw_key: '',
-    raw_size: 0,
-    created_at: now,
-    updated_at: now,
-    version: 1,
-  };
-}

@@ -8,7 +8,7 @@ import { createDb, type DynamoDb, hooksOf } from '../../functions/store/dynamodb
 import { feedHead, identityFeed } from '../../functions/store/feed.store.ts';
 import { getMessage, listMessagesAfter } from '../../functions/store/messages.store.ts';
 import { faults } from '../support/faults.ts';
-import { storeMessage } from '../support/feeds.ts';
+import { receivedRecord, storeMessage } from '../support/feeds.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
 /**
@@ -181,29 +181,7 @@ async function run(writers: WriterSpec[], followers: FollowerSpec[]) {
 
 function message(identityId: string, i: number): MessageRecord {
   const id = `msg_${s.deps.newId()}`;
-  return {
-    id,
-    tenant_id: s.tenantId,
-    identity_id: identityId,
-    thread_id: `thr_${id.slice(4)}`,
-    direction: 'inbound',
-    status: 'received',
-    from: { address: 'customer@outside.example' },
-    to: [{ address: 'agent@example.test' }],
-    cc: [],
-    bcc: [],
-    reply_to: [],
-    subject: `w${i}`,
-    kind: 'transactional',
-    labels: [],
-    flags: [],
-    rfc_message_id: `<${id}@outside.example>`,
-    raw_key: '',
-    raw_size: 0,
-    created_at: T,
-    updated_at: T,
-    version: 1,
-  };
+  return receivedRecord({ id, tenantId: s.tenantId, identityId, subject: `w${i}`, at: T });
 }
 
 async function check(db: Db, r: Awaited<ReturnType<typeof run>>) {

@@ -33,3 +33,36 @@ export async function storeMessage(db: Db, m: MessageRecord, now: number): Promi
     ),
   ]);
 }
+
+/** An inbound message as ingest stores it, without its raw copy: what a feed positions. */
+export function receivedRecord(m: {
+  id: string;
+  tenantId: string;
+  identityId: string;
+  subject: string;
+  at: number;
+}): MessageRecord {
+  return {
+    id: m.id,
+    tenant_id: m.tenantId,
+    identity_id: m.identityId,
+    thread_id: `thr_${m.id.slice(4)}`,
+    direction: 'inbound',
+    status: 'received',
+    from: { address: 'customer@outside.example' },
+    to: [{ address: 'agent@example.test' }],
+    cc: [],
+    bcc: [],
+    reply_to: [],
+    subject: m.subject,
+    kind: 'transactional',
+    labels: [],
+    flags: [],
+    rfc_message_id: `<${m.id}@outside.example>`,
+    raw_key: '',
+    raw_size: 0,
+    created_at: m.at,
+    updated_at: m.at,
+    version: 1,
+  };
+}

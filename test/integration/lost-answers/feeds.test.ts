@@ -3,7 +3,7 @@ import { FEED_SEAL_AFTER_MS } from '../../../functions/core/feed.ts';
 import type { MessageRecord } from '../../../functions/core/model.ts';
 import { getMessage, listMessagesAfter } from '../../../functions/store/messages.store.ts';
 import { type Call, faults } from '../../support/faults.ts';
-import { storeMessage } from '../../support/feeds.ts';
+import { receivedRecord, storeMessage } from '../../support/feeds.ts';
 import { stackPerTest, type TestStack } from '../../support/local.ts';
 
 /**
@@ -27,32 +27,8 @@ const LATE = T + FEED_SEAL_AFTER_MS + 1;
 /** A fresh feed: an identity id no other test uses, and its messages. */
 function feed() {
   const identityId = `idn_${s.deps.newId()}`;
-  const message = (subject: string): MessageRecord => {
-    const id = `msg_${s.deps.newId()}`;
-    return {
-      id,
-      tenant_id: s.tenantId,
-      identity_id: identityId,
-      thread_id: `thr_${id.slice(4)}`,
-      direction: 'inbound',
-      status: 'received',
-      from: { address: 'customer@outside.example' },
-      to: [{ address: 'agent@example.test' }],
-      cc: [],
-      bcc: [],
-      reply_to: [],
-      subject,
-      kind: 'transactional',
-      labels: [],
-      flags: [],
-      rfc_message_id: `<${id}@outside.example>`,
-      raw_key: '',
-      raw_size: 0,
-      created_at: T,
-      updated_at: T,
-      version: 1,
-    };
-  };
+  const message = (subject: string): MessageRecord =>
+    receivedRecord({ id: `msg_${s.deps.newId()}`, tenantId: s.tenantId, identityId, subject, at: T });
   /** The subjects a reader from the beginning is given at `now`, and where it stopped. */
   const read = async (now: number, after = 0) => {
     const page = await listMessagesAfter(s.deps.db, identityId, { after, limit: 100, now });
