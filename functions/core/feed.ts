@@ -24,16 +24,23 @@ export const FEED_SEAL_BATCH = 25;
 export const FEED_WRITE_TRIES = 5;
 
 /**
- * What a reader does about numbers `from`…`to` that have no slot, given `boundAt`: the time the
- * first number after the gap was taken (a later slot's, or the counter's), which no number in the
- * gap was taken after.
+ * Past this age a gap is history: no writer holds a number this long (it takes its number in the
+ * call before its commit, inside one invocation of at most 15 minutes), so a reader passes over it
+ * without writing. Where a feed's slots expire (events, after EVENT_KEEP_MS), the numbers below
+ * the oldest slot left are such gaps, and a reader from the beginning writes nothing for them.
+ */
+export const FEED_HISTORY_AFTER_MS = 3_600_000;
+
+/**
+ * What a reader does about numbers without a slot, given `boundAt`: the time the first number
+ * after the gap was taken (a later slot's, or the counter's), which no number in the gap was taken
+ * after.
  * - `wait`: the gap is young; its writers may still commit. The read ends before it.
  * - `seal`: older than FEED_SEAL_AFTER_MS: tombstones go in, and the read goes on.
- * - `expired`: older than the feed's retention (`keepMs`): its slots expired with what they
- *   positioned; the read passes over it without writing.
+ * - `history`: older than FEED_HISTORY_AFTER_MS: passed over without writing.
  */
-export function gapDecision(boundAt: number, now: number, keepMs?: number): 'wait' | 'seal' | 'expired' {
-  if (keepMs !== undefined && boundAt < now - keepMs) return 'expired';
+export function gapDecision(boundAt: number, now: number): 'wait' | 'seal' | 'history' {
+  if (now - boundAt > FEED_HISTORY_AFTER_MS) return 'history';
   return now - boundAt > FEED_SEAL_AFTER_MS ? 'seal' : 'wait';
 }
 

@@ -69,11 +69,11 @@ export function onFeed<T extends TransactItem>(item: T, entry: FeedEntry): T {
  *
  * A transaction (docs/lost-answers.md): resent by the table's client with its ClientRequestToken.
  * Cancelled on a slot alone (a reader sealed the number: the writer was slower than
- * FEED_SEAL_AFTER_MS), it takes new numbers, at the time the sealer saw at the latest, and
- * commits again. Any other failure seals this
- * attempt's numbers at once (best effort: the reader behind them need not wait) and goes up as it
- * came; after a lost answer the seal also settles the outcome (a slot there is the commit; a
- * tombstone means the transaction never applies), and the caller re-reads as it does today.
+ * FEED_SEAL_AFTER_MS), it takes new numbers, no earlier than the time the sealer wrote, and
+ * commits again. Any other failure seals this attempt's numbers at once (best effort: the readers
+ * behind them need not wait) and goes up as it came. After a lost answer the seal also settles the
+ * outcome (a slot there is the commit; a tombstone means the transaction never applies), and the
+ * caller re-reads to recognise its own commit.
  */
 export async function transactAt(db: Db, items: TransactItem[]): Promise<void> {
   const given = items.map((item) => (item as Marked)[ENTRY]);
@@ -232,7 +232,7 @@ const READ_ROUNDS = 8;
  * The slots of the feed after number `after`, in order, at most `limit` that `match` accepts,
  * stopping before the first number that has no slot yet. Strongly consistent. A gap older than
  * FEED_SEAL_AFTER_MS (by the time the next number was taken) is sealed and the read goes on; one
- * older than the feed's retention is history, passed over.
+ * older than FEED_HISTORY_AFTER_MS is history, passed over (core/feed.ts › gapDecision).
  */
 export async function readFeed(
   db: Db,
@@ -259,7 +259,7 @@ export async function readFeed(
       const n = Number(item.n);
       const next = counter ? n : n - 1;
       if (next > position) {
-        const decision = gapDecision(Number(counter ? item.t : item.at), opts.now, feed.keepMs);
+        const decision = gapDecision(Number(counter ? item.t : item.at), opts.now);
         if (decision === 'wait') return { slots, position, more: false };
         if (decision === 'seal') {
           await sealGap(db, feed, position + 1, next, opts.now);

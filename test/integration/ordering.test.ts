@@ -4,6 +4,8 @@ import nodemailer from 'nodemailer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { silentLogger } from '../../functions/log.ts';
+import { queryPrefix } from '../../functions/store/db.ts';
+import { hooksOf } from '../../functions/store/dynamodb.ts';
 import { faults, writes } from '../support/faults.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
@@ -183,5 +185,32 @@ describe('an event committed late is read once', () => {
       .filter((e) => e.type === 'identity.paused')
       .map((e) => (e.data as { identity_id: string }).identity_id);
     expect(paused.sort()).toEqual([s.agent.id, s.peer.id].sort());
+  });
+
+  it('reads from the beginning past numbers whose slots expired with their events, writing nothing', async () => {
+    let now = Date.now();
+    const s = await stack({ clock: () => now });
+    for (const status of ['paused', 'active', 'paused', 'active'])
+      expect((await s.call('PATCH', `/v1/identities/${s.agent.id}`, { body: { status } })).status).toBe(200);
+    // A month on, the table's TTL has deleted the first two events' slots.
+    const slots = await queryPrefix(s.deps.db, `T#${s.tenantId}`, 'EF#0');
+    expect(slots).toHaveLength(4);
+    for (const slot of slots.slice(0, 2))
+      await s.deps.db.delete({ TableName: s.deps.db.table, Key: { pk: slot.pk, sk: slot.sk } });
+    now += 31 * 24 * 3600_000;
+    // What the read writes in the feed (the key's last use is bookkept apart).
+    const written: string[] = [];
+    const remove = hooksOf(s.deps.db).aroundCall(async (operation, input, next) => {
+      const sk = String((input.Item as { sk?: unknown } | undefined)?.sk ?? '');
+      if (operation === 'PutItem' && sk.startsWith('EF#')) written.push(sk);
+      return next(input);
+    });
+    const read = await s.call('GET', '/v1/events', { query: { limit: '100' } });
+    remove();
+    expect(read.body.data.map((e: { type: string }) => e.type)).toEqual([
+      'identity.paused',
+      'identity.resumed',
+    ]);
+    expect(written).toEqual([]);
   });
 });

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ulidTime } from '../../functions/core/delivery-outbox.ts';
-import { EVENT_KEEP_MS, FEED_SEAL_AFTER_MS, gapDecision, numbersOf } from '../../functions/core/feed.ts';
+import {
+  EVENT_KEEP_MS,
+  FEED_HISTORY_AFTER_MS,
+  FEED_SEAL_AFTER_MS,
+  gapDecision,
+  numbersOf,
+} from '../../functions/core/feed.ts';
 import {
   decodeFollowCursor,
   encodeFollowCursor,
@@ -15,17 +21,17 @@ const thread = `thr_${ulidTime(T)}${'t'.repeat(16)}`;
 const b64 = (doc: unknown) => Buffer.from(JSON.stringify(doc)).toString('base64url');
 
 describe('core/feed.ts › gapDecision', () => {
-  const cases: [string, number, number, number | undefined, ReturnType<typeof gapDecision>][] = [
-    ['a number taken just now: its writer may still commit', T, T, undefined, 'wait'],
-    ['exactly the seal delay: still waits', T - FEED_SEAL_AFTER_MS, T, undefined, 'wait'],
-    ['past the seal delay: sealed', T - FEED_SEAL_AFTER_MS - 1, T, undefined, 'seal'],
-    ['an hour old in a feed kept for ever: sealed', T - 3_600_000, T, undefined, 'seal'],
-    ['older than the retention: history, passed over', T - EVENT_KEEP_MS - 1, T, EVENT_KEEP_MS, 'expired'],
-    ['within the retention: sealed', T - EVENT_KEEP_MS + 1, T, EVENT_KEEP_MS, 'seal'],
-    ['young in a feed with a retention: waits', T - 10, T, EVENT_KEEP_MS, 'wait'],
+  const cases: [string, number, ReturnType<typeof gapDecision>][] = [
+    ['a number taken just now: its writer may still commit', 0, 'wait'],
+    ['exactly the seal delay: still waits', FEED_SEAL_AFTER_MS, 'wait'],
+    ['past the seal delay: sealed', FEED_SEAL_AFTER_MS + 1, 'seal'],
+    ['ten minutes (a stalled writer): sealed', 600_000, 'seal'],
+    ['exactly an hour: sealed', FEED_HISTORY_AFTER_MS, 'seal'],
+    ['past an hour: history, passed over without a write', FEED_HISTORY_AFTER_MS + 1, 'history'],
+    ['older than the events’ retention (their slots expired): history', EVENT_KEEP_MS + 1, 'history'],
   ];
-  it.each(cases)('%s', (_, boundAt, now, keep, want) => {
-    expect(gapDecision(boundAt, now, keep)).toBe(want);
+  it.each(cases)('%s', (_, age, want) => {
+    expect(gapDecision(T - age, T)).toBe(want);
   });
 });
 
@@ -34,7 +40,7 @@ describe('core/feed.ts › numbersOf', () => {
     [1, 1, [1]],
     [7, 3, [5, 6, 7]],
     [2, 2, [1, 2]],
-  ])('an ADD of %i answering… takes the block ending at it', (last, count, want) => {
+  ])('an ADD answering %i after taking %i took %j', (last, count, want) => {
     expect(numbersOf(last, count)).toEqual(want);
   });
 });
