@@ -43,13 +43,6 @@ export interface Config {
   /** Lifetime of a signed link. */
   linkTtlHours: number;
   /**
-   * How old an event must be before `GET /v1/events` returns it. Outbox ids are taken just before
-   * their write commits, so two writers can commit a few milliseconds out of id order; a reader
-   * at the head of the outbox would pass over the later-committing one for good. Events settle
-   * first, and a cursor never moves past an event that can still appear.
-   */
-  eventsSettleMs: number;
-  /**
    * PM_PLATFORM_DOMAIN: the domain of the journal copies (core/journal.ts); delivery
    * events for `journal+…@{platformDomain}` are acked and ignored. Local default `pmail.invalid`.
    */
@@ -73,7 +66,6 @@ export const defaultConfig: Config = {
   linkKeys: [{ kid: 'k1', secret: 'local-development-link-key' }],
   apiBaseUrl: 'http://127.0.0.1:8787',
   linkTtlHours: 168,
-  eventsSettleMs: 2000,
   platformDomain: 'pmail.invalid',
 };
 

@@ -131,7 +131,6 @@ async function baseDeps(service: string): Promise<BaseDeps> {
       // Only the API's functions build signed links; the others never read it.
       apiBaseUrl: (process.env.PM_API_BASE_URL ?? '').replace(/\/+$/, ''),
       linkTtlHours: Number(process.env.PM_LINK_TTL_HOURS ?? defaultConfig.linkTtlHours),
-      eventsSettleMs: defaultConfig.eventsSettleMs,
       platformDomain: (process.env.PM_PLATFORM_DOMAIN || defaultConfig.platformDomain).toLowerCase(),
       ...(process.env.PM_TEST_DOMAIN ? { testDomain: process.env.PM_TEST_DOMAIN.toLowerCase() } : {}),
     },

@@ -91,8 +91,8 @@ const inboundLine = (m: Row) =>
   `${m.received_at}  ${clip(safe(m.from?.address), 40)}  ${clip(safe(m.subject), 60)}  ${m.id}`;
 
 /**
- * `pmail watch`: the identity's inbound messages written after `--after` (default: its newest at
- * start), oldest first, read on with the answer's `after` every `--interval` seconds until Ctrl-C
+ * `pmail watch`: the identity's inbound messages committed after `--after` (default: its newest at
+ * start), in commit order, read on with the answer's `after` every `--interval` seconds until Ctrl-C
  * (exit 130). `--json`: one message per line.
  */
 export async function watchCommand(ctx: Ctx): Promise<number> {

@@ -1,9 +1,8 @@
 import * as z from 'zod';
-import { ulidTime } from '../core/delivery-outbox.ts';
 import { PmailError, routeNotFound } from '../core/errors.ts';
 import { ID_PATTERNS } from '../core/ids.ts';
 import type { DepsFor } from '../lambda-ports.ts';
-import { listEvents, type OutboxEvent } from '../store/events.store.ts';
+import { eventPosition, listEventsAfter, type OutboxEvent } from '../store/events.store.ts';
 import { authenticate, requirePermission } from './auth.ts';
 import { header, json, routeGroup } from './http.ts';
 import { parseQuery } from './parse.ts';
@@ -20,8 +19,9 @@ export function toEventView(e: OutboxEvent) {
 }
 
 /**
- * The `events` route group: the tenant's events outbox, oldest first, read with a cursor (the id
- * of the last event seen). Permission `events:read` on a tenant-level key.
+ * The `events` route group: the tenant's events outbox in the order they were committed (the
+ * tenant's feed: docs/design/ordering.md), read on after an event id (the last event seen).
+ * Permission `events:read` on a tenant-level key.
  */
 export function eventsApi(deps: DepsFor<'api-events'>) {
   return routeGroup(deps, async ({ event, route, requestId }) => {
@@ -35,12 +35,9 @@ export function eventsApi(deps: DepsFor<'api-events'>) {
     const tenantId = ownTenant(key, 'The event feed');
     if (route.operation !== 'listEvents') throw routeNotFound();
     const query = parseQuery(event, listEventsQuerySchema);
-    const settled = deps.clock() - deps.config.eventsSettleMs;
-    const out = await listEvents(deps.db, tenantId, {
-      ...query,
-      before: `evt_${ulidTime(settled + 1)}`,
-    });
-    const data = out.data.map(toEventView);
-    return json(200, { data, next_cursor: out.more ? data[data.length - 1].id : null }, requestId);
+    const after = query.after ? await eventPosition(deps.db, tenantId, query.after) : 0;
+    const out = await listEventsAfter(deps.db, tenantId, { after, limit: query.limit, now: deps.clock() });
+    const data = out.data.map((e) => toEventView(e.event));
+    return json(200, { data, next_cursor: out.more ? (data.at(-1)?.id ?? null) : null }, requestId);
   });
 }

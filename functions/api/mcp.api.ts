@@ -5,7 +5,7 @@ import * as z from 'zod';
 import { PmailError } from '../core/errors.ts';
 import {
   encodeFollowCursor,
-  followStart,
+  FOLLOW_HEAD,
   WAIT_DEFAULT_SECONDS,
   WAIT_MAX_SECONDS,
   waitBackoffMs,
@@ -435,7 +435,7 @@ function waitForMessageTool(): ToolSpec {
   return {
     permission: 'messages:read',
     outside: MESSAGES,
-    description: `Wait for new inbound email of an identity (optionally of one thread): answers as soon as a message arrives after 'after', or with an empty 'data' at the timeout (default ${WAIT_DEFAULT_SECONDS} s, at most ${WAIT_MAX_SECONDS} s). Pass the answer's 'after' to the next call so no message is missed or given twice; without 'after', mail from about two seconds before the call on counts as new.`,
+    description: `Wait for new inbound email of an identity (optionally of one thread): answers as soon as a message arrives after 'after', or with an empty 'data' at the timeout (default ${WAIT_DEFAULT_SECONDS} s, at most ${WAIT_MAX_SECONDS} s). Pass the answer's 'after' to the next call so no message is missed or given twice; without 'after', mail stored from the call on counts as new.`,
     input: {
       identity_id: identityId,
       thread_id: z.string().optional().describe('Only messages of this thread (thr_…).'),
@@ -460,7 +460,7 @@ async function waitForMessage(
 ): Promise<InvokeResult> {
   const deadline = wait.clock() + (a.timeout_seconds ?? WAIT_DEFAULT_SECONDS) * 1000;
   const path = `/v1/identities/${enc(identity)}/messages`;
-  let after: string = a.after ?? encodeFollowCursor(followStart(wait.clock()));
+  let after: string = a.after ?? encodeFollowCursor(FOLLOW_HEAD);
   for (let n = 0; ; n++) {
     const query = { direction: 'inbound', after, limit: String(WAIT_MESSAGES), ...pick(a, ['thread_id']) };
     const page = await invoke({ method: 'GET', path, query: query as Record<string, string> });

@@ -151,6 +151,11 @@ export interface MessageRecord {
   created_at: number;
   updated_at: number;
   version: number;
+  /**
+   * Its number in the identity's message feed (docs/design/ordering.md), taken by the write that
+   * committed it; none for a message committed before the feed had numbers.
+   */
+  pos?: number;
   deliveries?: Delivery[];
   dispatch?: Dispatch;
   /** The `n` of the last dispatch named on the message, kept when it leaves queued (retry names n + 1). */

@@ -208,8 +208,8 @@ async function applyOnce(
       alsoWrite: pending.map((p) => {
         // The message's version condition commits this application once: a redelivered provider
         // event is then a Duplicate and writes nothing, so the events need no condition of their own.
-        const { Put } = eventPutItem(deps.db, { ...p, tenant_id: m.tenant_id });
-        return { Put: { TableName: Put.TableName, Item: Put.Item } };
+        const put = eventPutItem(deps.db, { ...p, tenant_id: m.tenant_id }, at);
+        return { ...put, Put: { TableName: put.Put.TableName, Item: put.Put.Item } };
       }),
     };
   });

@@ -158,10 +158,11 @@ function joining(placement: Omit<Placement, 'threadId' | 'by'>, earlier: Possibl
 }
 
 /**
- * The copy's id and thread. The id takes its time from the write, not the receipt (a loopback
- * copy is received when its message was composed, a redelivered notification minutes late):
- * readers that follow the mailbox read on in id order (core/follow.ts) and must find a late
- * message after what they read. A possible duplicate joins the earlier message's thread.
+ * The copy's id and thread. The id takes its time from the placement, not the receipt (a loopback
+ * copy is received when its message was composed, a redelivered notification minutes late), so the
+ * newest-first list shows it where it arrived. Readers that follow the mailbox read in commit order
+ * whatever the id (docs/design/ordering.md): the number is taken at the store, after the raw copy.
+ * A possible duplicate joins the earlier message's thread.
  */
 async function place(
   deps: IngestDeps,

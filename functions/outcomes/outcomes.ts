@@ -42,18 +42,22 @@ export async function addSuppression(
     deps.clock(),
   );
   if (suppression.source_message_id !== message.id) return;
-  const created = await appendEvent(deps.db, {
-    id: suppressionEventId(deps.config.hashKey, message.tenant_id, hash, suppression.created_at),
-    type: 'suppression.created',
-    tenant_id: message.tenant_id,
-    created_at: suppression.created_at,
-    data: {
-      address_hint: suppression.address_hint,
-      reason: suppression.reason,
-      source_message_id: message.id,
-      expires_at: null,
+  const created = await appendEvent(
+    deps.db,
+    {
+      id: suppressionEventId(deps.config.hashKey, message.tenant_id, hash, suppression.created_at),
+      type: 'suppression.created',
+      tenant_id: message.tenant_id,
+      created_at: suppression.created_at,
+      data: {
+        address_hint: suppression.address_hint,
+        reason: suppression.reason,
+        source_message_id: message.id,
+        expires_at: null,
+      },
     },
-  });
+    deps.clock(),
+  );
   if (created) deps.metrics.add('suppressions_created', { reason });
 }
 
@@ -95,10 +99,13 @@ export async function recordAbuseOutcome(
  * derived from the message (core/delivery-outbox.ts › attemptEndEvent): appending it again is a
  * no-op, so every path that may have ended the message calls this after its write.
  */
-export async function emitAttemptEnd(deps: Pick<Deps, 'db' | 'metrics'>, m: MessageRecord): Promise<void> {
+export async function emitAttemptEnd(
+  deps: Pick<Deps, 'db' | 'clock' | 'metrics'>,
+  m: MessageRecord,
+): Promise<void> {
   const e = attemptEndEvent(m);
   // The event's id is per message, so only its first append counts the message as uncertain.
-  const appended = e ? await appendEvent(deps.db, { ...e, tenant_id: m.tenant_id }) : false;
+  const appended = e ? await appendEvent(deps.db, { ...e, tenant_id: m.tenant_id }, deps.clock()) : false;
   if (appended && m.status === 'uncertain')
     deps.metrics.add('uncertain_created', { reason: m.status_reason ?? 'unknown' });
 }

@@ -67,13 +67,17 @@ export async function cancelSend(
     args.messageId,
     (m, now) => cancelMessage(m, now),
     (m, _after, now) => [
-      eventPutItem(deps.db, {
-        id: `evt_${deps.newId()}`,
-        type: 'message.canceled',
-        tenant_id: m.tenant_id,
-        created_at: now,
-        data: { message_id: m.id, identity_id: m.identity_id, ...reason },
-      }),
+      eventPutItem(
+        deps.db,
+        {
+          id: `evt_${deps.newId()}`,
+          type: 'message.canceled',
+          tenant_id: m.tenant_id,
+          created_at: now,
+          data: { message_id: m.id, identity_id: m.identity_id, ...reason },
+        },
+        now,
+      ),
       actionAudit(deps, m, { action: 'message.cancel', actor: args.actor, details: reason, at: now }),
     ],
   );
@@ -170,15 +174,19 @@ function resolveItems(
 ): unknown[] {
   const sent = args.outcome === 'sent';
   return [
-    eventPutItem(deps.db, {
-      id: `evt_${deps.newId()}`,
-      type: sent ? 'message.sent' : 'message.failed',
-      tenant_id: m.tenant_id,
-      created_at: now,
-      data: sent
-        ? { message_id: m.id, identity_id: m.identity_id, provider_message_id: null, resolved: true }
-        : { message_id: m.id, identity_id: m.identity_id, reason: 'resolved_not_sent' },
-    }),
+    eventPutItem(
+      deps.db,
+      {
+        id: `evt_${deps.newId()}`,
+        type: sent ? 'message.sent' : 'message.failed',
+        tenant_id: m.tenant_id,
+        created_at: now,
+        data: sent
+          ? { message_id: m.id, identity_id: m.identity_id, provider_message_id: null, resolved: true }
+          : { message_id: m.id, identity_id: m.identity_id, reason: 'resolved_not_sent' },
+      },
+      now,
+    ),
     actionAudit(deps, m, {
       action: 'message.resolve',
       actor: args.actor,

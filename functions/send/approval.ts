@@ -80,13 +80,17 @@ function decisionItems(
   now: number,
 ) {
   return [
-    eventPutItem(deps.db, {
-      id: decisionEventId(m, now, 0),
-      type,
-      tenant_id: m.tenant_id,
-      created_at: now,
-      data: { message_id: m.id, identity_id: m.identity_id, ...data },
-    }),
+    eventPutItem(
+      deps.db,
+      {
+        id: decisionEventId(m, now, 0),
+        type,
+        tenant_id: m.tenant_id,
+        created_at: now,
+        data: { message_id: m.id, identity_id: m.identity_id, ...data },
+      },
+      now,
+    ),
     auditPut(deps.db, {
       id: deps.newId(),
       tenant_id: m.tenant_id,
@@ -104,13 +108,17 @@ function suppressedItems(deps: Pick<Deps, 'db'>, next: MessageRecord, now: numbe
   if (next.status !== 'suppressed') return [];
   const recipients = (next.deliveries ?? []).map((x) => ({ address: x.address, reason: x.smtp_response }));
   return [
-    eventPutItem(deps.db, {
-      id: decisionEventId(next, now, 1),
-      type: 'message.suppressed',
-      tenant_id: next.tenant_id,
-      created_at: now,
-      data: { message_id: next.id, identity_id: next.identity_id, recipients },
-    }),
+    eventPutItem(
+      deps.db,
+      {
+        id: decisionEventId(next, now, 1),
+        type: 'message.suppressed',
+        tenant_id: next.tenant_id,
+        created_at: now,
+        data: { message_id: next.id, identity_id: next.identity_id, recipients },
+      },
+      now,
+    ),
   ];
 }
 

@@ -105,7 +105,7 @@ export async function claim(
  * message is gone.
  */
 async function endDeadClaim(
-  deps: Pick<Deps, 'db' | 'metrics'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'metrics'>,
   read: MessageRecord,
   token: string,
   now: number,
@@ -136,7 +136,7 @@ async function endDeadClaim(
  * ends `suppressed` here, and no transport is called.
  */
 async function recheckSuppressions(
-  deps: Pick<Deps, 'db' | 'config' | 'metrics' | 'log'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'config' | 'metrics' | 'log'>,
   m: MessageRecord,
   token: string,
   now: number,

@@ -355,8 +355,8 @@ async function adoptWritten(
   held: KeyRef & { messageId: string },
   m: MessageRecord,
 ): Promise<string> {
-  if (m.status === 'suppressed') await appendEvent(deps.db, suppressedEvent(m));
-  if (m.status === 'pending_approval') await appendEvent(deps.db, pendingApprovalEvent(m));
+  if (m.status === 'suppressed') await appendEvent(deps.db, suppressedEvent(m), deps.clock());
+  if (m.status === 'pending_approval') await appendEvent(deps.db, pendingApprovalEvent(m), deps.clock());
   const answer = await completeKey(deps, held, JSON.stringify(toApiMessage(m)));
   if (m.status === 'queued' && !m.claim) await startDispatch(deps, m);
   return answer;
@@ -648,12 +648,14 @@ async function commit(
     operation: args.operation,
   });
   plan.taken.putSent = true;
-  const put = await putAcceptedMessage(deps.db, message);
+  // The message's place in the identity's feed is taken here, at the commit, after any wait for
+  // the thread's lock (docs/design/ordering.md).
+  const put = await putAcceptedMessage(deps.db, message, deps.clock());
   // An earlier owner of the key wrote it: that is the send.
   if (!put.written) return { type: 'found', existing: put.existing };
   plan.taken.written = message;
-  if (t.suppressedAll) await appendEvent(deps.db, suppressedEvent(message));
-  if (t.pending) await appendEvent(deps.db, pendingApprovalEvent(message));
+  if (t.suppressedAll) await appendEvent(deps.db, suppressedEvent(message), deps.clock());
+  if (t.pending) await appendEvent(deps.db, pendingApprovalEvent(message), deps.clock());
   const response = JSON.stringify(toApiMessage(message));
   // The thread list's summary beside the key's completion, one round trip for both: unconditional
   // and idempotent (store/thread-list.store.ts); a failure is logged and never undoes the send.
@@ -709,7 +711,7 @@ type AfterCommitArgs = {
  * scope, threshold and day. None of these can undo the accepted send.
  */
 async function afterCommit(
-  deps: Pick<Deps, 'db' | 'dispatcher' | 'log' | 'newId'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'dispatcher' | 'log' | 'newId'>,
   args: AfterCommitArgs,
 ): Promise<void> {
   const { identity, message, prepared } = args;
@@ -735,7 +737,7 @@ async function afterCommit(
 
 /** A `quota.warning` for each threshold this send's count crossed, once per scope, threshold and day. */
 function quotaWarnings(
-  deps: Pick<Deps, 'db' | 'newId'>,
+  deps: Pick<Deps, 'db' | 'clock' | 'newId'>,
   args: AfterCommitArgs,
   counts: QuotaCounts,
 ): Promise<unknown>[] {
@@ -757,20 +759,24 @@ function quotaWarnings(
     crossedThresholds(from, to, cap).map((threshold) =>
       markWarned(deps.db, { tenantId: tenant.id, day, scope, threshold, expiresAt }).then((first) =>
         first
-          ? appendEvent(deps.db, {
-              id: `evt_${deps.newId()}`,
-              type: 'quota.warning',
-              tenant_id: tenant.id,
-              created_at: message.created_at,
-              data: {
-                scope: scope.split(':')[0],
-                identity_id: scope.startsWith('identity') ? identity.id : null,
-                metric: 'sends',
-                threshold,
-                cap,
-                day,
+          ? appendEvent(
+              deps.db,
+              {
+                id: `evt_${deps.newId()}`,
+                type: 'quota.warning',
+                tenant_id: tenant.id,
+                created_at: message.created_at,
+                data: {
+                  scope: scope.split(':')[0],
+                  identity_id: scope.startsWith('identity') ? identity.id : null,
+                  metric: 'sends',
+                  threshold,
+                  cap,
+                  day,
+                },
               },
-            })
+              deps.clock(),
+            )
           : false,
       ),
     ),

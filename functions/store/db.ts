@@ -150,10 +150,15 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
  * failure (another item's condition included) is thrown. A lost answer is the table client's to resend, with
  * the same ClientRequestToken (docs/lost-answers.md › transaction): DynamoDB answers the resend as
  * the first send, so a guard this transaction passed never reads as failed by its own write.
+ * `send` runs the transaction (store/feed.store.ts › transactAt for one that positions items).
  */
-export async function transactGuarded(db: Db, items: TransactItem[]): Promise<boolean> {
+export async function transactGuarded(
+  db: Db,
+  items: TransactItem[],
+  send: (items: TransactItem[]) => Promise<unknown> = (TransactItems) => db.transact({ TransactItems }),
+): Promise<boolean> {
   try {
-    await db.transact({ TransactItems: items });
+    await send(items);
     return true;
   } catch (err) {
     if (failedConditions(err, ['guard'] as const).has('guard')) return false;

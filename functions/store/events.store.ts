@@ -1,10 +1,14 @@
-import type { Db } from './db.ts';
-import { putOnce } from './db.ts';
+import { EVENT_KEEP_MS } from '../core/feed.ts';
+import { batchedReads } from './batch-reads.ts';
+import { type Db, transactGuarded } from './db.ts';
+import { type Feed, onFeed, readFeed, transactAt } from './feed.store.ts';
 
 /**
- * The tenant's events outbox (`T#{ten}` / `E#{ulid}`): every event pmail emits, in
- * order. Webhook delivery and `GET /v1/events` read it. Ids are ULIDs (`evt_…`), or
- * deterministic where one writer may run twice, so a retried writer never emits twice.
+ * The tenant's events outbox (`T#{ten}` / `E#{evt}`): every event pmail emits. Webhook delivery,
+ * `GET /v1/events` and MCP `list_events` read it. Ids are ULIDs (`evt_…`), or deterministic where
+ * one writer may run twice, so a retried writer never emits twice. The order readers get is the
+ * order the events were committed: each event is positioned on its tenant's feed in the write
+ * that commits it (store/feed.store.ts, docs/design/ordering.md), and keeps its number (`pos`).
  */
 export interface OutboxEvent {
   id: string;
@@ -14,67 +18,92 @@ export interface OutboxEvent {
   data: Record<string, unknown>;
 }
 
-const KEEP_MS = 30 * 24 * 3600 * 1000;
+/** A tenant's events in commit order. */
+export const tenantFeed = (tenantId: string): Feed => ({
+  pk: `T#${tenantId}`,
+  prefix: 'EF#',
+  keepMs: EVENT_KEEP_MS,
+});
+
+const eventKey = (tenantId: string, eventId: string) => ({ pk: `T#${tenantId}`, sk: `E#${eventId}` });
 
 function item(e: OutboxEvent) {
   return {
-    pk: `T#${e.tenant_id}`,
-    sk: `E#${e.id}`,
+    ...eventKey(e.tenant_id, e.id),
     type: 'event',
     event: e,
-    ttl: Math.ceil((e.created_at + KEEP_MS) / 1000),
+    ttl: Math.ceil((e.created_at + EVENT_KEEP_MS) / 1000),
   };
 }
 
 /**
- * A TransactWriteItem that appends the event (idempotent: it must not exist yet). A transaction
- * (docs/lost-answers.md): the table's client resends it with its ClientRequestToken, and DynamoDB applies it
- * once.
+ * A TransactWriteItem that appends the event (idempotent: it must not exist yet), positioned on
+ * its tenant's feed: the transaction goes through `transactAt`, which takes its number at `now`
+ * (the clock at the commit) and writes its slot. A transaction (docs/lost-answers.md): the table's
+ * client resends it with its ClientRequestToken, and DynamoDB applies it once.
  */
-export function eventPutItem(db: Db, e: OutboxEvent) {
-  return { Put: { TableName: db.table, Item: item(e), ConditionExpression: 'attribute_not_exists(pk)' } };
-}
-
-/**
- * Append one event outside a transaction; false if that id was already emitted. A create
- * (docs/lost-answers.md): `putOnce`, so a resend after a lost answer finds this call's token and
- * answers true, and an id another writer emitted answers false.
- */
-export async function appendEvent(db: Db, e: OutboxEvent): Promise<boolean> {
-  return (await putOnce(db, { Item: item(e) })).written;
-}
-
-/**
- * The tenant's events in id order, strictly after `after` (an event id) and below `before` (an id
- * prefix: `evt_` + a ULID time part), at most `limit`. Ids are ULIDs, so the order is time order;
- * `more` tells whether another settled event followed the page.
- */
-export async function listEvents(
-  db: Db,
-  tenantId: string,
-  opts: { after?: string; limit: number; before?: string },
-): Promise<{ data: OutboxEvent[]; more: boolean }> {
-  const out = await db.query({
-    TableName: db.table,
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: {
-      ':pk': `T#${tenantId}`,
-      ':from': opts.after ? `E#${opts.after}\u0000` : 'E#',
-      // Only settled events: ids below `before` (an id prefix), which later writes cannot take.
-      ':to': opts.before ? `E#${opts.before}` : 'E#\uffff',
+export function eventPutItem(db: Db, e: OutboxEvent, now: number) {
+  const identityId = e.data.identity_id;
+  return onFeed(
+    { Put: { TableName: db.table, Item: item(e), ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      feed: tenantFeed(e.tenant_id),
+      now,
+      names: {
+        event_id: e.id,
+        event_type: e.type,
+        identity_id: typeof identityId === 'string' ? identityId : undefined,
+      },
     },
-    Limit: opts.limit + 1,
-  });
-  const events = (out.Items ?? []).map((i) => i.event as OutboxEvent);
-  return { data: events.slice(0, opts.limit), more: events.length > opts.limit };
+  );
+}
+
+/**
+ * Append one event with its position (`now`: the clock at the commit); false if that id was
+ * already emitted. A transaction (docs/lost-answers.md): the event and its slot, resent by the
+ * table's client with its ClientRequestToken, so a resend after a lost answer is answered as the
+ * first send (true), and an id another writer emitted answers false.
+ */
+export async function appendEvent(db: Db, e: OutboxEvent, now: number): Promise<boolean> {
+  return transactGuarded(db, [eventPutItem(db, e, now)], (items) => transactAt(db, items));
 }
 
 /** One event of the tenant's outbox by id (consistent read), or undefined once it has expired. */
 export async function getEvent(db: Db, tenantId: string, eventId: string): Promise<OutboxEvent | undefined> {
-  const out = await db.get({
-    TableName: db.table,
-    Key: { pk: `T#${tenantId}`, sk: `E#${eventId}` },
-    ConsistentRead: true,
-  });
-  return out.Item?.event as OutboxEvent | undefined;
+  return (await storedEvent(db, tenantId, eventId))?.event as OutboxEvent | undefined;
+}
+
+async function storedEvent(db: Db, tenantId: string, eventId: string) {
+  const out = await db.get({ TableName: db.table, Key: eventKey(tenantId, eventId), ConsistentRead: true });
+  return out.Item;
+}
+
+/**
+ * Where reading on after an event starts: its number in the feed. An event written before events
+ * had numbers, an unknown id and an expired one all start at 0, the feed's beginning: every event
+ * with a number was committed after them (docs/guides/events.md).
+ */
+export async function eventPosition(db: Db, tenantId: string, eventId: string): Promise<number> {
+  const stored = await storedEvent(db, tenantId, eventId);
+  return typeof stored?.pos === 'number' ? stored.pos : 0;
+}
+
+/**
+ * The tenant's events after feed position `after`, in commit order, at most `limit`
+ * (store/feed.store.ts › readFeed; `now` seals gaps older than FEED_SEAL_AFTER_MS). `position` is
+ * where the next read starts; `more`: another event follows the page. Events that expired
+ * under their slot are left out.
+ */
+export async function listEventsAfter(
+  db: Db,
+  tenantId: string,
+  opts: { after: number; limit: number; now: number },
+): Promise<{ data: { position: number; event: OutboxEvent }[]; position: number; more: boolean }> {
+  const page = await readFeed(db, tenantFeed(tenantId), opts);
+  const reads = batchedReads(db);
+  const events = await Promise.all(
+    page.slots.map((s) => getEvent(reads, tenantId, String(s.names.event_id))),
+  );
+  const data = page.slots.flatMap((s, i) => (events[i] ? [{ position: s.n, event: events[i] }] : []));
+  return { data, position: page.position, more: page.more };
 }

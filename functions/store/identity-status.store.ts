@@ -1,5 +1,6 @@
 import { type Db, transactGuarded } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
+import { transactAt } from './feed.store.ts';
 import { keys } from './table-keys.ts';
 
 /**
@@ -27,39 +28,43 @@ export interface IdentityStatusChange {
 /** Whether this call changed the status (false: the identity was not in `from`). */
 export async function changeIdentityStatus(db: Db, c: IdentityStatusChange): Promise<boolean> {
   const pausing = c.to === 'paused';
-  return transactGuarded(db, [
-    {
-      Update: {
-        TableName: db.table,
-        Key: keys.identity(c.identityId),
-        UpdateExpression: pausing
-          ? 'SET #status = :to, pause_reason = :reason, updated_at = :now'
-          : 'SET #status = :to, updated_at = :now REMOVE pause_reason',
-        ConditionExpression: '#status = :from',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':to': c.to,
-          ':from': c.from,
-          ':now': c.now,
-          ...(pausing ? { ':reason': c.reason ?? 'manual' } : {}),
+  return transactGuarded(
+    db,
+    [
+      {
+        Update: {
+          TableName: db.table,
+          Key: keys.identity(c.identityId),
+          UpdateExpression: pausing
+            ? 'SET #status = :to, pause_reason = :reason, updated_at = :now'
+            : 'SET #status = :to, updated_at = :now REMOVE pause_reason',
+          ConditionExpression: '#status = :from',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':to': c.to,
+            ':from': c.from,
+            ':now': c.now,
+            ...(pausing ? { ':reason': c.reason ?? 'manual' } : {}),
+          },
         },
       },
-    },
-    eventPutItem(db, { ...c.event, tenant_id: c.tenantId, created_at: c.now }),
-    {
-      Put: {
-        TableName: db.table,
-        Item: {
-          pk: `T#${c.tenantId}`,
-          sk: `AU#${c.audit.id}`,
-          type: 'audit',
-          action: c.audit.action,
-          actor: c.audit.actor,
-          identity_id: c.identityId,
-          created_at: c.now,
-          details: c.audit.details,
+      eventPutItem(db, { ...c.event, tenant_id: c.tenantId, created_at: c.now }, c.now),
+      {
+        Put: {
+          TableName: db.table,
+          Item: {
+            pk: `T#${c.tenantId}`,
+            sk: `AU#${c.audit.id}`,
+            type: 'audit',
+            action: c.audit.action,
+            actor: c.audit.actor,
+            identity_id: c.identityId,
+            created_at: c.now,
+            details: c.audit.details,
+          },
         },
       },
-    },
-  ]);
+    ],
+    (items) => transactAt(db, items),
+  );
 }

@@ -4,7 +4,8 @@ import type { MessageRecord } from '../core/model.ts';
 import { type ContactCount, contactCountUpdates } from './contacts.store.ts';
 import { type Db, failedConditions, isTransactionCanceled, type TransactItem } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
-import { findByProviderId, getMessage, messagePutItem } from './messages.store.ts';
+import { onFeed, transactAt } from './feed.store.ts';
+import { findByProviderId, getMessage, messageFeedEntry, messagePutItem } from './messages.store.ts';
 import { threadNoteItem } from './thread-list.store.ts';
 import { getThread } from './threads.store.ts';
 
@@ -122,7 +123,9 @@ export type StoreOutcome = 'stored' | 'repeat' | 'raced';
  * identity's address it was written to, as the thread's From when it has none yet). `repeat` when
  * the key is stored already (a repeat of the same message to the same recipient), `raced` when
  * another copy's marker is there (written since the caller read none) or another transaction wrote
- * one of its items at the same moment: nothing written, the caller decides again.
+ * one of its items at the same moment: nothing written, the caller decides again. The message and
+ * its event are positioned in their feeds as the transaction commits (store/feed.store.ts ›
+ * transactAt: `now` is the clock at the commit, after the raw copy's write).
  *
  * A transaction (docs/lost-answers.md): the table's client resends it after a lost answer with the same
  * ClientRequestToken and DynamoDB answers the resend as the first send, so neither condition ever
@@ -168,20 +171,26 @@ export async function storeInbound(
       },
     },
     ...(marker ? [messageIdMarkerPut(db, message, marker, now)] : []),
-    {
-      Put: {
-        TableName: db.table,
-        Item: messagePutItem(db, message, 0).Put.Item,
-        ConditionExpression: 'attribute_not_exists(pk)',
+    onFeed(
+      {
+        Put: {
+          TableName: db.table,
+          Item: messagePutItem(db, message, 0).Put.Item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
       },
-    },
-    eventPutItem(db, args.event),
+      messageFeedEntry(message, now),
+    ),
+    eventPutItem(db, args.event, now),
     threadNoteItem(db, message, { now, snippet: args.snippet, fromAddress: args.routedTo }),
     ...(args.countSender
       ? contactCountUpdates(db, message.identity_id, [args.countSender], now, counts)
       : []),
   ];
-  return guardedBy(db, items, marker ? ['guard', 'marker'] : ['guard'], { conflictIsRace: true });
+  return guardedBy(db, items, marker ? ['guard', 'marker'] : ['guard'], {
+    conflictIsRace: true,
+    send: (all) => transactAt(db, all),
+  });
 }
 
 /** The marker's Put: it must not exist, or be expired (DynamoDB deletes expired items late). */
@@ -221,10 +230,10 @@ async function guardedBy(
   db: Db,
   items: TransactItem[],
   names: readonly ('guard' | 'marker')[],
-  opts: { conflictIsRace?: boolean } = {},
+  opts: { conflictIsRace?: boolean; send?: (items: TransactItem[]) => Promise<void> } = {},
 ): Promise<StoreOutcome> {
   try {
-    await db.transact({ TransactItems: items });
+    await (opts.send ? opts.send(items) : db.transact({ TransactItems: items }));
     return 'stored';
   } catch (err) {
     const failed = failedConditions(err, names);

@@ -4,6 +4,7 @@ import { isId } from '../core/ids.ts';
 import type { MessageRecord, MessageStatus } from '../core/model.ts';
 import { claimWriteSeen } from '../core/send-attempt.ts';
 import { redactPayload } from '../core/template-payload.ts';
+import { batchedReads } from './batch-reads.ts';
 import { inboundKey, outboundKey } from './blobs.ts';
 import type { Db } from './db.ts';
 import {
@@ -14,9 +15,9 @@ import {
   isTransient,
   oldItem,
   outcomeUnknown,
-  putOnce,
   writeToken,
 } from './db.ts';
+import { type FeedEntry, identityFeed, onFeed, readFeed, transactAt } from './feed.store.ts';
 import { keys, MESSAGE_SK_PREFIX } from './table-keys.ts';
 
 /**
@@ -143,7 +144,7 @@ export function messagePutItem(db: Db, next: MessageRecord, version: number) {
  * idempotency record) in one transaction: `messagePutItem`'s condition, first in the transaction.
  * False when that condition failed (a lost race on the version: the caller reads again); any other
  * refusal goes up. A transaction (docs/lost-answers.md): the table's client resends it with its
- * ClientRequestToken, and DynamoDB applies it once.
+ * ClientRequestToken, and DynamoDB applies it once; its events are positioned (store/feed.store.ts).
  */
 export async function putMessageAtVersion(
   db: Db,
@@ -152,7 +153,7 @@ export async function putMessageAtVersion(
   alsoWrite: unknown[],
 ): Promise<boolean> {
   try {
-    await db.transact({ TransactItems: [messagePutItem(db, next, version), ...alsoWrite] as never });
+    await transactAt(db, [messagePutItem(db, next, version), ...alsoWrite] as never);
     return true;
   } catch (err) {
     // [message, ...alsoWrite]: only a lost race on the message's version is answered false.
@@ -160,6 +161,16 @@ export async function putMessageAtVersion(
     return false;
   }
 }
+
+/**
+ * A message's place in its identity's feed (store/feed.store.ts): what `GET …/messages?after=`
+ * and `wait_for_message` read in commit order. `now` is the clock at the commit.
+ */
+export const messageFeedEntry = (m: MessageRecord, now: number): FeedEntry => ({
+  feed: identityFeed(m.identity_id),
+  now,
+  names: { message_id: m.id, direction: m.direction, thread_id: m.thread_id },
+});
 
 /** The outbound message `messageId` names (consistent read); undefined for another id, an inbound message, or none. */
 export async function getOutboundMessage(
@@ -241,56 +252,47 @@ export async function getMessage(
   return fromItem(out.Item);
 }
 
-/** How often a create whose answers keep getting lost is sent before its unknown outcome goes up. */
-const CREATE_SENDS = 3;
-
 /**
  * Storage of an accepted send, the commit point (docs/architecture.md › The submit path): the
- * conditional put of the message under the id its reservation minted. `written: false` with the
- * message as stored when that id is taken already: an earlier owner of the same Idempotency-Key
- * wrote it, and it is the send.
+ * conditional put of the message under the id its reservation minted, with its slot in the
+ * identity's feed (one transaction: store/feed.store.ts › transactAt; `now` is the clock at the
+ * commit). `written: false` with the message as stored when that id is taken already: an earlier
+ * owner of the same Idempotency-Key wrote it, and it is the send.
  *
- * A create that recognises its own earlier send (docs/lost-answers.md): each request of the key
- * writes its own MIME object (`raw_key`, numbered by its reservation's `attempt`, which one request
- * holds), and no later write of the message changes it. An unknown outcome sends the same put again;
- * a refusal whose message names this request's MIME object is this request's own message, whatever
- * was written on it since, so it answers `written: true`. After three lost answers the unknown
- * outcome goes up: the message may be this request's, and nothing may be given back.
+ * A transaction that recognises its own message (docs/lost-answers.md): the table's client resends
+ * it with its ClientRequestToken, and DynamoDB answers the resend as the first send. Each request
+ * of the key writes its own MIME object (`raw_key`, numbered by its reservation's `attempt`, which
+ * one request holds), and no later write of the message changes it, so a refusal whose message
+ * names this request's MIME object is this request's own message, whatever was written on it
+ * since: `written: true`. An answer lost past the client's resends goes up: the message may be this
+ * request's, and nothing may be given back.
  */
 export async function putAcceptedMessage(
   db: Db,
   message: MessageRecord,
+  now: number,
 ): Promise<{ written: true } | { written: false; existing: MessageRecord }> {
-  for (let send = 1; ; send++) {
-    try {
-      await db.put({
-        TableName: db.table,
-        Item: toItem(message),
-        ConditionExpression: 'attribute_not_exists(pk)',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      });
-      return { written: true };
-    } catch (err) {
-      if (isOutcomeUnknown(err) && send < CREATE_SENDS) continue;
-      if (!isConditionFailed(err)) throw err;
-      // Only a put racing a delete could see no item: read it.
-      const existing =
-        fromItem(oldItem<Record<string, unknown>>(err)) ??
-        (await getMessage(db, message.identity_id, message.id, true));
-      if (!existing) throw err;
-      if (existing.raw_key === message.raw_key) return { written: true };
-      return { written: false, existing };
-    }
+  const put = {
+    Put: {
+      TableName: db.table,
+      Item: toItem(message),
+      ConditionExpression: 'attribute_not_exists(pk)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    },
+  };
+  try {
+    await transactAt(db, [onFeed(put, messageFeedEntry(message, now))]);
+    return { written: true };
+  } catch (err) {
+    if (!failedConditions(err, ['message'] as const).has('message') || !isTransactionCanceled(err)) throw err;
+    // Only a put racing a delete could see no item: read it.
+    const existing =
+      fromItem(err.CancellationReasons?.[0]?.Item) ??
+      (await getMessage(db, message.identity_id, message.id, true));
+    if (!existing) throw err;
+    if (existing.raw_key === message.raw_key) return { written: true };
+    return { written: false, existing };
   }
-}
-
-/**
- * Store a message that must not exist yet (loopback's inbound copy). False when it already does.
- * A create (docs/lost-answers.md): `putOnce`, so a resend after a lost answer finds this call's
- * token (`wt`, kept through every later write of the message) and answers true.
- */
-export async function putNewMessage(db: Db, message: MessageRecord): Promise<boolean> {
-  return (await putOnce(db, { Item: toItem(message) })).written;
 }
 
 /** The attribute naming the last `mutateMessage` write of a message (its token, per write). */
@@ -332,7 +334,7 @@ export async function mutateMessage<R>(
     try {
       // Items to write with the message (events of the outbox) go in one transaction with it.
       if (alsoWrite?.length) {
-        await db.transact({ TransactItems: [{ Put: put }, ...alsoWrite] });
+        await transactAt(db, [{ Put: put }, ...alsoWrite]);
       } else {
         await db.put(put);
       }
@@ -492,50 +494,38 @@ export async function listMessages(
 }
 
 /**
- * The identity's messages written after a position (core/follow.ts), oldest first: one Query of
- * the sort keys above `after`, without the ids the reader was given already (`seen`), filtered by
- * direction and thread. `more`: another message follows the page.
+ * The identity's messages after feed position `after` (core/follow.ts), in commit order: the
+ * identity's feed read from there (store/feed.store.ts › readFeed, `now` sealing gaps older than
+ * FEED_SEAL_AFTER_MS), filtered by direction and thread on the slots, then the messages in one
+ * consistent BatchGetItem. `position` is where the next read starts; `more`: another message
+ * follows the page. A slot whose message is gone is passed over.
  */
 export async function listMessagesAfter(
   db: Db,
   identityId: string,
   opts: {
-    after: string;
-    seen: string[];
+    after: number;
     direction?: 'inbound' | 'outbound';
     threadId?: string;
     limit: number;
+    now: number;
   },
-): Promise<{ data: MessageRecord[]; more: boolean }> {
-  const seen = new Set(opts.seen);
-  const filters = [
-    ...(opts.direction ? ['direction = :d'] : []),
-    ...(opts.threadId ? ['thread_id = :t'] : []),
-  ];
-  const data: MessageRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db.query({
-      TableName: db.table,
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-      ExpressionAttributeValues: {
-        ':pk': `I#${identityId}`,
-        ':from': `${MESSAGE_SK_PREFIX}${opts.after}\u0000`,
-        ':to': `${MESSAGE_SK_PREFIX}msg_\uffff`,
-        ...(opts.direction ? { ':d': opts.direction } : {}),
-        ...(opts.threadId ? { ':t': opts.threadId } : {}),
-      },
-      ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
-      Limit: opts.limit + 1 + seen.size,
-      ExclusiveStartKey: startKey,
-    });
-    for (const item of out.Items ?? []) {
-      const m = fromItem(item)!;
-      if (!seen.has(m.id)) data.push(m);
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey && data.length <= opts.limit);
-  return { data: data.slice(0, opts.limit), more: data.length > opts.limit };
+): Promise<{ data: MessageRecord[]; position: number; more: boolean }> {
+  const page = await readFeed(db, identityFeed(identityId), {
+    ...opts,
+    match: (names) =>
+      (!opts.direction || names.direction === opts.direction) &&
+      (!opts.threadId || names.thread_id === opts.threadId),
+  });
+  const reads = batchedReads(db);
+  const found = await Promise.all(
+    page.slots.map((slot) => getMessage(reads, identityId, String(slot.names.message_id), true)),
+  );
+  return {
+    data: found.filter((m): m is MessageRecord => m !== undefined),
+    position: page.position,
+    more: page.more,
+  };
 }
 
 export type ProviderIdMatch =

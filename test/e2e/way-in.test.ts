@@ -66,7 +66,7 @@ describe('the way in after cdk deploy', () => {
       stateDir: mkdtempSync(join(tmpdir(), 'pmail-wayin-')),
       log: silentLogger,
       queueSecondsToMs: 10,
-      config: { simEventDelaySeconds: 0, eventsSettleMs: 0 },
+      config: { simEventDelaySeconds: 0 },
     });
     http = await startHttpServer(runtime.groups, { port: 0, log: silentLogger });
 

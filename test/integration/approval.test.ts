@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { permissionsOf } from '../../functions/core/keys.ts';
 import { localDay } from '../../functions/core/quota.ts';
-import { listEvents } from '../../functions/store/events.store.ts';
 import { readDailyCounts } from '../../functions/store/quota.store.ts';
 import { faults } from '../support/faults.ts';
+import { listEvents } from '../support/feeds.ts';
 import { type TestStack, tenantItems, testStack } from '../support/local.ts';
 
 /**

@@ -5,11 +5,11 @@ import { localTransports } from '../../functions/local/transports.ts';
 import { claim, claimToken, record } from '../../functions/send/attempt.ts';
 import { sendAttemptTasks } from '../../functions/send/tasks.ts';
 import { hooksOf } from '../../functions/store/dynamodb.ts';
-import { listEvents } from '../../functions/store/events.store.ts';
 import { claimSending } from '../../functions/store/messages.store.ts';
 import { readDailyCounts } from '../../functions/store/quota.store.ts';
 import { transportTask } from '../../functions/transports/tasks.ts';
 import { faults, writes } from '../support/faults.ts';
+import { listEvents } from '../support/feeds.ts';
 import { stackPerTest, submittedVia, type TestStack, testStack } from '../support/local.ts';
 import { envelope, type MailFacts, ses } from '../support/ses-fixtures.ts';
 

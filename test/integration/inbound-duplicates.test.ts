@@ -4,9 +4,9 @@ import { ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX } from '../../functions/inbound/notification.ts';
 import { receivedNotification } from '../../functions/inbound/received.ts';
 import { type DepsFor, portsFor } from '../../functions/lambda-ports.ts';
-import { listEvents } from '../../functions/store/events.store.ts';
 import { getMessageIdMarker } from '../../functions/store/inbound.store.ts';
 import { type Call, faults } from '../support/faults.ts';
+import { listEvents } from '../support/feeds.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 /**

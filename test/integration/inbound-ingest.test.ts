@@ -6,9 +6,9 @@ import { INBOUND_RAW_PREFIX, type SesReceivedNotification } from '../../function
 import { type DepsFor, portsFor } from '../../functions/lambda-ports.ts';
 import type { MemoryMetrics } from '../../functions/metrics.ts';
 import { getContacts } from '../../functions/store/contacts.store.ts';
-import { listEvents } from '../../functions/store/events.store.ts';
 import { findOutboundByRfcId } from '../../functions/store/inbound.store.ts';
 import { type Call, faults } from '../support/faults.ts';
+import { listEvents } from '../support/feeds.ts';
 import { submittedVia, type TestStack, testStack } from '../support/local.ts';
 
 /**

@@ -5,7 +5,7 @@ import { ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX } from '../../functions/inbound/notification.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
 import { inboundKey } from '../../functions/store/blobs.ts';
-import { putNewMessage } from '../../functions/store/messages.store.ts';
+import { storeMessage } from '../support/feeds.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
 const stack = stackPerTest();
@@ -90,7 +90,7 @@ async function storeReceived(s: TestStack): Promise<string> {
       auto: 'auto_submitted',
     },
   };
-  expect(await putNewMessage(s.deps.db, record)).toBe(true);
+  await storeMessage(s.deps.db, record, now);
   return id;
 }
 

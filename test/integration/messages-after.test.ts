@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { MessageRecord } from '../../functions/core/model.ts';
 import { ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX } from '../../functions/inbound/notification.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
-import { putNewMessage } from '../../functions/store/messages.store.ts';
+import { faults } from '../support/faults.ts';
+import { receivedRecord, storeMessage } from '../support/feeds.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
 /**
@@ -117,18 +117,34 @@ describe('GET …/messages?after=', () => {
     expect(after).toHaveLength(before);
   });
 
-  it('gives a message that commits behind a newer one once, and does not pass it over', async () => {
+  it('waits at a number taken before a newer message’s until its message commits, then gives both in order', async () => {
     const start = await receive('race-0');
     const position = (await readAll(start)).after;
-    const newer = await receive('race-2');
-    const afterNewer = await readAll(position);
-    expect(afterNewer.subjects).toEqual(['race-2']);
-    // A writer that took its id in the same millisecond as `newer`, just before it, and commits only now.
-    const behindId = `${newer.slice(0, 14)}${'0'.repeat(16)}`;
-    expect(behindId < newer && behindId > start).toBe(true);
-    await putNewMessage(s.deps.db, behind(behindId, 'race-1'));
-    const again = await readAll(afterNewer.after);
-    expect(again.subjects).toEqual(['race-1']);
+    // A writer takes its number, and its commit is held while a newer message commits.
+    const slowId = `msg_${s.deps.newId()}`;
+    const held = faults(s.deps.db).pauseBefore(
+      (c) => c.command === 'TransactWriteItems' && JSON.stringify(c.input).includes(slowId),
+    );
+    const slow = storeMessage(
+      s.deps.db,
+      receivedRecord({
+        id: slowId,
+        tenantId: s.tenantId,
+        identityId: s.peer.id,
+        subject: 'race-1',
+        at: s.deps.clock(),
+      }),
+      s.deps.clock(),
+    );
+    await held.reached;
+    await receive('race-2');
+    const waiting = await readAll(position);
+    expect(waiting.subjects).toEqual([]);
+    expect(waiting.after).toBe(position);
+    held.go();
+    await slow;
+    const again = await readAll(waiting.after);
+    expect(again.subjects).toEqual(['race-1', 'race-2']);
     expect((await readAll(again.after)).subjects).toEqual([]);
   });
 
@@ -195,31 +211,3 @@ describe('GET …/messages?after=', () => {
     expect(noThread.body.error.code).toBe('thread_not_found');
   });
 });
-
-/** An inbound message as ingest stores it, under a given id (for a write that commits late). */
-function behind(id: string, subject: string): MessageRecord {
-  const now = s.deps.clock();
-  return {
-    id,
-    tenant_id: s.tenantId,
-    identity_id: s.peer.id,
-    thread_id: `thr_${id.slice(4)}`,
-    direction: 'inbound',
-    status: 'received',
-    from: { address: 'customer@outside.example' },
-    to: [{ address: s.peer.address }],
-    cc: [],
-    bcc: [],
-    reply_to: [],
-    subject,
-    kind: 'transactional',
-    labels: [],
-    flags: [],
-    rfc_message_id: `<${id}@outside.example>`,
-    raw_key: '',
-    raw_size: 0,
-    created_at: now,
-    updated_at: now,
-    version: 1,
-  };
-}

@@ -50,7 +50,9 @@ async function withFault<T>(
 async function crashedSend(): Promise<string> {
   const before = new Set(await outbound());
   const res = await withFault(
-    (operation, input) => operation === 'PutItem' && String((input.Item as Input)?.sk).startsWith('M#'),
+    (operation, input) =>
+      operation === 'TransactWriteItems' &&
+      String((input.TransactItems as { Put?: { Item?: Input } }[])[0]?.Put?.Item?.sk).startsWith('M#'),
     async () => {
       throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError' });
     },

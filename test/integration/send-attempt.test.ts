@@ -4,11 +4,11 @@ import { localTransports } from '../../functions/local/transports.ts';
 import { claim, claimToken, record } from '../../functions/send/attempt.ts';
 import { sendAttemptTasks } from '../../functions/send/tasks.ts';
 import { runTransport } from '../../functions/send/transport-task.ts';
-import { listEvents } from '../../functions/store/events.store.ts';
 import { claimSending } from '../../functions/store/messages.store.ts';
 import { transportTask } from '../../functions/transports/tasks.ts';
 import type { Transport } from '../../functions/transports/transport.ts';
 import { attemptWrites, faults } from '../support/faults.ts';
+import { listEvents } from '../support/feeds.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 /**

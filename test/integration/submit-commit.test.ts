@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { localDay } from '../../functions/core/quota.ts';
-import { listEvents } from '../../functions/store/events.store.ts';
 import { LEASE_MS } from '../../functions/store/idempotency.store.ts';
 import { readDailyCounts } from '../../functions/store/quota.store.ts';
 import { keys } from '../../functions/store/table-keys.ts';
 import { faults, writes } from '../support/faults.ts';
+import { listEvents } from '../support/feeds.ts';
 import { stackPerTest, type TestStack } from '../support/local.ts';
 
 /**

@@ -104,7 +104,7 @@ describe('POST /v1/identities/{id}/messages', () => {
     }
   });
 
-  it('reads the tenant with the pipeline in one BatchGetItem beside the reservation: a new send is five round trips of seven calls', async () => {
+  it('reads the tenant with the pipeline in one BatchGetItem beside the reservation: a new send is six round trips of eight calls', async () => {
     // Executions are not started here, so no attempt's calls mix with the request's. A known
     // recipient (no contact write after the commit) and a lease with room on today's counter (no
     // block leased ahead): the common case.
@@ -121,13 +121,15 @@ describe('POST /v1/identities/{id}/messages', () => {
       if (!recording) return next();
       const input = given as {
         RequestItems?: Record<string, { Keys: { sk: string }[] }>;
+        TransactItems?: Record<string, { Key?: { sk: string }; Item?: { sk: string } }>[];
         Key?: { sk: string };
         Item?: { sk: string };
       };
       const sks = [
         ...Object.values(input.RequestItems ?? {}).flatMap((x) => x.Keys.map((k) => k.sk)),
-        ...[input.Key?.sk ?? input.Item?.sk].filter((k) => k !== undefined),
-      ];
+        ...(input.TransactItems ?? []).flatMap((t) => Object.values(t).map((w) => w.Key?.sk ?? w.Item?.sk)),
+        ...[input.Key?.sk ?? input.Item?.sk],
+      ].filter((k) => k !== undefined);
       const prefixes = [...new Set(sks.map((k) => k.split('#')[0]))].sort();
       const call = {
         label: `${operation} ${prefixes.join('+')}`,
@@ -167,7 +169,10 @@ describe('POST /v1/identities/{id}/messages', () => {
         ['BatchGetItem I+IK+K+Q'],
         ['BatchGetItem A+C+D+L+S+T', 'PutItem IK'],
         ['UpdateItem Q'],
-        ['PutItem M'],
+        // The message's number in the identity's feed, taken just before its commit
+        // (docs/design/ordering.md), then the message with its slot in one transaction.
+        ['UpdateItem F'],
+        ['TransactWriteItems F+M'],
         // The thread list's summary goes beside the key's completion: no round trip of its own.
         ['UpdateItem IK', 'UpdateItem TH'],
       ]);

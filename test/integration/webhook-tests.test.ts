@@ -3,7 +3,7 @@ import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { verifyWebhook } from '../../functions/core/webhooks.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
 import { putApiKey } from '../../functions/store/directory.store.ts';
-import { listEvents } from '../../functions/store/events.store.ts';
+import { listEvents } from '../support/feeds.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 import { webhookReceiver } from '../support/webhook-receiver.ts';
 

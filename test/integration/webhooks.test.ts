@@ -7,10 +7,11 @@ import { LocalStreamPoller } from '../../functions/local/stream.ts';
 import { ensureTable } from '../../functions/local/table.ts';
 import { silentLogger } from '../../functions/log.ts';
 import { putApiKey } from '../../functions/store/directory.store.ts';
-import { appendEvent, listEvents } from '../../functions/store/events.store.ts';
+import { appendEvent } from '../../functions/store/events.store.ts';
 import { deliverJob } from '../../functions/webhooks/deliver.ts';
 import { fanOut, outboxInsert } from '../../functions/webhooks/fan-out.ts';
 import { httpPoster } from '../../functions/webhooks/http-client.ts';
+import { listEvents } from '../support/feeds.ts';
 import {
   createOldTable,
   describeTable,
@@ -327,9 +328,9 @@ describe('the local table stream', () => {
           created_at: 1,
           data: {},
         };
-        expect(await appendEvent(db, e)).toBe(true);
+        expect(await appendEvent(db, e, Date.now())).toBe(true);
         // A second write of the same id is refused (conditional put): no second insert reaches the stream.
-        expect(await appendEvent(db, e)).toBe(false);
+        expect(await appendEvent(db, e, Date.now())).toBe(false);
         await s
           .eventually(async () => seen.includes(e.id))
           .catch((err) => {
@@ -358,7 +359,7 @@ describe('the deliverer, driven attempt by attempt', () => {
       created_at: 1,
       data: {},
     };
-    expect(await appendEvent(s.deps.db, event)).toBe(true);
+    expect(await appendEvent(s.deps.db, event, Date.now())).toBe(true);
     let now = Date.now();
     const lines: string[] = [];
     const log = {
@@ -489,7 +490,7 @@ describe('endpoint addresses under the production rule (no local http)', () => {
           created_at: 1,
           data: {},
         };
-        expect(await appendEvent(prod.deps.db, event)).toBe(true);
+        expect(await appendEvent(prod.deps.db, event, Date.now())).toBe(true);
         const job = { tenant_id: prod.tenantId, webhook_id: created.body.id, event_id: event.id, attempt: 1 };
         expect(await deliverJob(deps, ports, job), host).toBe('retry');
         expect(warned.at(-1)).toMatchObject({ error: 'address_refused' });

@@ -16,9 +16,23 @@ function describeCall(operation: string, input: Record<string, unknown>): Call {
   return { command: operation, sk: text(item.sk), input };
 }
 
+/**
+ * A create of an item whose sort key starts with `prefix`: a PutItem, or a TransactWriteItems whose
+ * first item puts it on condition it is absent (the item with the slot that positions it in its
+ * feed: store/feed.store.ts › transactAt).
+ */
+function creates(c: Call, prefix: string): boolean {
+  if (c.command === 'PutItem') return c.sk.startsWith(prefix);
+  if (c.command !== 'TransactWriteItems') return false;
+  const put = (
+    c.input.TransactItems as { Put?: { Item?: { sk?: unknown }; ConditionExpression?: string } }[]
+  )[0]?.Put;
+  return text(put?.Item?.sk).startsWith(prefix) && put?.ConditionExpression === 'attribute_not_exists(pk)';
+}
+
 /** The writes of the submit path, by what they write. */
 export const writes = {
-  message: (c: Call) => c.command === 'PutItem' && c.sk.startsWith('M#'),
+  message: (c: Call) => creates(c, 'M#'),
   keyCompletion: (c: Call) =>
     c.command === 'UpdateItem' &&
     c.sk.startsWith('IK#') &&
@@ -53,7 +67,7 @@ export const writes = {
     c.command === 'UpdateItem' &&
     c.sk.startsWith('TH#') &&
     String(c.input.UpdateExpression).includes('ADD message_ids'),
-  event: (c: Call) => c.command === 'PutItem' && c.sk.startsWith('E#'),
+  event: (c: Call) => creates(c, 'E#'),
 };
 
 /** The writes of the send attempt, by what they write. */

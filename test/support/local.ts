@@ -60,8 +60,6 @@ export async function testStack(
     // also fan out the outbox events of test files running beside it.
     ...(opts.webhooks ? { table: `pmail-wh-${randomBytes(4).toString('hex')}` } : {}),
     ...opts,
-    // Tests read the outbox right after writing it; the settle window has its own test.
-    config: { eventsSettleMs: 0, ...opts.config },
   });
   const seeded = await seedTestTenant(runtime.deps, opts.seed);
   const call: TestStack['call'] = async (method, path, o = {}) => {

@@ -1,139 +1,86 @@
 import { describe, expect, it } from 'vitest';
 import { ulidTime } from '../../functions/core/delivery-outbox.ts';
 import {
+  EVENT_KEEP_MS,
+  FEED_HISTORY_AFTER_MS,
+  FEED_SEAL_AFTER_MS,
+  gapDecision,
+  numbersOf,
+} from '../../functions/core/feed.ts';
+import {
   decodeFollowCursor,
   encodeFollowCursor,
-  FOLLOW_SEEN_MAX,
-  FOLLOW_SETTLE_MS,
-  type FollowPosition,
-  followHorizon,
-  nextPosition,
+  FOLLOW_HEAD,
   parseAfter,
   waitBackoffMs,
 } from '../../functions/core/follow.ts';
 
-/** A message id written at `ms` (the random part picks among ids of one millisecond). */
-const id = (ms: number, r = 'a') => `msg_${ulidTime(ms)}${r.repeat(16)}`;
 const T = 1_700_000_000_000;
-const horizon = followHorizon(T + FOLLOW_SETTLE_MS); // = the prefix of time T
+const id = (ms: number, r = 'a') => `msg_${ulidTime(ms)}${r.repeat(16)}`;
+const thread = `thr_${ulidTime(T)}${'t'.repeat(16)}`;
+const b64 = (doc: unknown) => Buffer.from(JSON.stringify(doc)).toString('base64url');
 
-describe('core/follow.ts › nextPosition', () => {
-  const cases: {
-    name: string;
-    pos: FollowPosition;
-    ids: string[];
-    more: boolean;
-    want: FollowPosition;
-  }[] = [
-    {
-      name: 'nothing new: the bound goes up to the horizon',
-      pos: { after: id(T - 5000), seen: [] },
-      ids: [],
-      more: false,
-      want: { after: horizon, seen: [] },
-    },
-    {
-      name: 'settled messages only: the bound is the horizon, nothing carried',
-      pos: { after: id(T - 5000), seen: [] },
-      ids: [id(T - 4000), id(T - 3000)],
-      more: false,
-      want: { after: horizon, seen: [] },
-    },
-    {
-      name: 'a message newer than the horizon is carried in seen, so it is not given again',
-      pos: { after: id(T - 5000), seen: [] },
-      ids: [id(T - 4000), id(T + 500)],
-      more: false,
-      want: { after: horizon, seen: [id(T + 500)] },
-    },
-    {
-      name: 'a message of the horizon’s own millisecond is above the bound (it can still have company)',
-      pos: { after: id(T - 5000), seen: [] },
-      ids: [id(T, 'b')],
-      more: false,
-      want: { after: horizon, seen: [id(T, 'b')] },
-    },
-    {
-      name: 'a full page of settled messages: the bound is its last id',
-      pos: { after: id(T - 9000), seen: [] },
-      ids: [id(T - 8000), id(T - 7000)],
-      more: true,
-      want: { after: id(T - 7000), seen: [] },
-    },
-    {
-      name: 'a full page that reaches past the horizon: the bound stops at the horizon',
-      pos: { after: id(T - 9000), seen: [] },
-      ids: [id(T - 8000), id(T + 100)],
-      more: true,
-      want: { after: horizon, seen: [id(T + 100)] },
-    },
-    {
-      name: 'seen ids the horizon has passed are dropped, newer ones kept',
-      pos: { after: id(T - 3000), seen: [id(T - 2500), id(T + 200)] },
-      ids: [id(T + 300)],
-      more: false,
-      want: { after: horizon, seen: [id(T + 200), id(T + 300)] },
-    },
-    {
-      name: 'a bound newer than the horizon (a caller’s fresh message id) never moves back',
-      pos: { after: id(T + 900), seen: [] },
-      ids: [id(T + 950)],
-      more: false,
-      want: { after: id(T + 900), seen: [id(T + 950)] },
-    },
+describe('core/feed.ts › gapDecision', () => {
+  const cases: [string, number, ReturnType<typeof gapDecision>][] = [
+    ['a number taken just now: its writer may still commit', 0, 'wait'],
+    ['exactly the seal delay: still waits', FEED_SEAL_AFTER_MS, 'wait'],
+    ['past the seal delay: sealed', FEED_SEAL_AFTER_MS + 1, 'seal'],
+    ['ten minutes (a stalled writer): sealed', 600_000, 'seal'],
+    ['exactly an hour: sealed', FEED_HISTORY_AFTER_MS, 'seal'],
+    ['past an hour: history, passed over without a write', FEED_HISTORY_AFTER_MS + 1, 'history'],
+    ['older than the events’ retention (their slots expired): history', EVENT_KEEP_MS + 1, 'history'],
   ];
-  it.each(cases)('$name', ({ pos, ids, more, want }) => {
-    expect(nextPosition(pos, { ids, more }, horizon)).toEqual(want);
+  it.each(cases)('%s', (_, age, want) => {
+    expect(gapDecision(T - age, T)).toBe(want);
   });
+});
 
-  it('keeps a cursor’s seen list at FOLLOW_SEEN_MAX in a burst, the oldest becoming the bound', () => {
-    const burst = Array.from({ length: FOLLOW_SEEN_MAX + 5 }, (_, n) => id(T + 100 + n));
-    const next = nextPosition({ after: id(T - 5000), seen: [] }, { ids: burst, more: false }, horizon);
-    expect(next.seen).toHaveLength(FOLLOW_SEEN_MAX);
-    expect(next.after).toBe(burst[4]);
-    expect(next.seen[0]).toBe(burst[5]);
+describe('core/feed.ts › numbersOf', () => {
+  it.each([
+    [1, 1, [1]],
+    [7, 3, [5, 6, 7]],
+    [2, 2, [1, 2]],
+  ])('an ADD answering %i after taking %i took %j', (last, count, want) => {
+    expect(numbersOf(last, count)).toEqual(want);
   });
 });
 
 describe('core/follow.ts › cursors', () => {
-  it('round-trips a position through its cursor, with the thread it was read for', () => {
-    const pos = { after: horizon, seen: [id(T + 1), id(T + 2)] };
-    expect(decodeFollowCursor(encodeFollowCursor(pos))).toEqual(pos);
-    const threaded = { ...pos, thread: `thr_${ulidTime(T)}${'t'.repeat(16)}` };
-    expect(decodeFollowCursor(encodeFollowCursor(threaded))).toEqual(threaded);
-    expect(decodeFollowCursor(encodeFollowCursor({ ...pos, thread: 'thr_x' }))).toBeUndefined();
+  it('round-trips a position, the head and the thread it was read for', () => {
+    for (const pos of [
+      { position: 0 },
+      { position: 42, thread },
+      FOLLOW_HEAD,
+      { position: 'head' as const, thread },
+    ])
+      expect(decodeFollowCursor(encodeFollowCursor(pos))).toEqual(pos);
+  });
+
+  it('reads a time-ordered cursor (made before messages had numbers) from the beginning, its thread kept', () => {
+    expect(decodeFollowCursor(b64({ a: id(T), s: [], t: thread }))).toEqual({ position: 0, thread });
+    expect(decodeFollowCursor(b64({ a: `msg_${ulidTime(T)}`, s: [id(T + 1)] }))).toEqual({ position: 0 });
   });
 
   const bad: [string, string][] = [
     ['not base64 JSON', 'not-a-cursor'],
-    ['a JSON that is no position', Buffer.from('{"x":1}').toString('base64url')],
-    [
-      'a bound that is no message id or time prefix',
-      Buffer.from('{"a":"msg_x","s":[]}').toString('base64url'),
-    ],
-    ['a seen id below the bound', encodeFollowCursor({ after: id(T), seen: [id(T - 1)] }).replace(/=+$/, '')],
-    [
-      'too many seen ids',
-      encodeFollowCursor({
-        after: horizon,
-        seen: Array.from({ length: FOLLOW_SEEN_MAX + 1 }, (_, n) => id(T + n)),
-      }),
-    ],
+    ['a JSON that is no position', b64({ x: 1 })],
+    ['a negative number', b64({ p: -1 })],
+    ['a number that is no integer', b64({ p: 1.5 })],
+    ['a number as a string', b64({ p: '3' })],
+    ['a thread that is no thread id', b64({ p: 3, t: 'thr_x' })],
+    ['a time-ordered bound that is no message id or time prefix', b64({ a: 'msg_x', s: [] })],
   ];
   it.each(bad)('refuses %s', (_, cursor) => {
     expect(decodeFollowCursor(cursor)).toBeUndefined();
     expect(parseAfter(cursor)).toBeUndefined();
   });
 
-  it('reads a message id as its own position, and a cursor as its position', () => {
-    expect(parseAfter(id(T))).toEqual({ type: 'message', position: { after: id(T), seen: [] } });
-    const pos = { after: horizon, seen: [] };
-    expect(parseAfter(encodeFollowCursor(pos))).toEqual({ type: 'cursor', position: pos });
-  });
-
-  it('orders a time prefix below every id of its millisecond and above every earlier id', () => {
-    expect(id(T - 1, 'z') < horizon).toBe(true);
-    expect(id(T, '0') > horizon).toBe(true);
+  it('reads a message id as a message to look up, and a cursor as its position', () => {
+    expect(parseAfter(id(T))).toEqual({ type: 'message', id: id(T) });
+    expect(parseAfter(encodeFollowCursor({ position: 7 }))).toEqual({
+      type: 'cursor',
+      position: { position: 7 },
+    });
   });
 });
 

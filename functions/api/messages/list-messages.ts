@@ -6,11 +6,12 @@ import {
   PmailError,
   threadNotFound,
 } from '../../core/errors.ts';
-import { encodeFollowCursor, followHorizon, nextPosition, parseAfter } from '../../core/follow.ts';
+import { encodeFollowCursor, type FollowPosition, parseAfter } from '../../core/follow.ts';
 import { ID_PATTERNS, isId } from '../../core/ids.ts';
 import { toApiMessage } from '../../core/message-view.ts';
 import { MESSAGE_STATUSES } from '../../core/model.ts';
 import type { BaseDeps } from '../../deps.ts';
+import { feedHead, identityFeed } from '../../store/feed.store.ts';
 import { threadExists } from '../../store/inbound.store.ts';
 import { getMessage, listMessages, listMessagesAfter } from '../../store/messages.store.ts';
 import { json } from '../http.ts';
@@ -21,7 +22,7 @@ export const listQuerySchema = z.strictObject({
   direction: z.enum(['inbound', 'outbound']).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
   cursor: z.string().max(200).optional(),
-  /** Read on: the messages written after this message id or `after` cursor, oldest first (core/follow.ts). */
+  /** Read on: the messages committed after this message id or `after` cursor, in commit order (core/follow.ts). */
   after: z.string().max(6000).optional(),
   thread_id: z.string().regex(ID_PATTERNS.thread).optional(),
   status: z.enum(MESSAGE_STATUSES).optional(),
@@ -66,11 +67,12 @@ export const listMessagesRoute: ScopedRoute = {
 };
 
 /**
- * `GET …/messages?after=`: the messages written after a message id or a cursor, oldest first
- * (core/follow.ts). `after` is the cursor to read on from next time; `next_cursor` is the same
- * cursor when more messages are waiting now, else null. A message id that is no message of this
- * identity is 404 message_not_found, and a thread that is none of its threads 404 thread_not_found;
- * a cursor made by a read of that thread is not looked up again (the partition scopes it anyway).
+ * `GET …/messages?after=`: the messages committed after a message id or a cursor, in commit order
+ * (core/follow.ts, docs/design/ordering.md). `after` is the cursor to read on from next time;
+ * `next_cursor` is the same cursor when more messages are waiting now, else null. A message id
+ * that is no message of this identity is 404 message_not_found, and a thread that is none of its
+ * threads 404 thread_not_found; a cursor made by a read of that thread is not looked up again (the
+ * partition scopes it anyway).
  */
 async function readOn(deps: BaseDeps, identityId: string, q: ListQuery) {
   const parsed = parseAfter(q.after ?? '');
@@ -83,23 +85,21 @@ async function readOn(deps: BaseDeps, identityId: string, q: ListQuery) {
       },
     });
   }
-  const [m, thread] = await Promise.all([
-    parsed.type === 'message' ? getMessage(deps.db, identityId, parsed.position.after) : true,
-    q.thread_id && parsed.position.thread !== q.thread_id
-      ? threadExists(deps.db, identityId, q.thread_id)
-      : true,
+  const cursorThread = parsed.type === 'cursor' ? parsed.position.thread : undefined;
+  const [start, thread] = await Promise.all([
+    startOf(deps, identityId, parsed.type === 'message' ? parsed.id : parsed.position),
+    q.thread_id && cursorThread !== q.thread_id ? threadExists(deps.db, identityId, q.thread_id) : true,
   ]);
-  if (!m) throw messageNotFound();
   if (!thread) throw threadNotFound();
-  const horizon = followHorizon(deps.clock());
   const page = await listMessagesAfter(deps.db, identityId, {
-    ...parsed.position,
+    after: start,
     direction: q.direction,
     threadId: q.thread_id,
     limit: q.limit,
+    now: deps.clock(),
   });
   const after = encodeFollowCursor({
-    ...nextPosition(parsed.position, { ids: page.data.map((m) => m.id), more: page.more }, horizon),
+    position: page.position,
     ...(q.thread_id ? { thread: q.thread_id } : {}),
   });
   return {
@@ -107,6 +107,20 @@ async function readOn(deps: BaseDeps, identityId: string, q: ListQuery) {
     next_cursor: page.more ? after : null,
     after,
   };
+}
+
+/**
+ * The feed number a read on starts after: a message's own (one committed before messages had
+ * numbers starts at the beginning: every numbered message came after it), a cursor's, or the
+ * feed's head.
+ */
+async function startOf(deps: BaseDeps, identityId: string, from: string | FollowPosition): Promise<number> {
+  if (typeof from === 'string') {
+    const m = await getMessage(deps.db, identityId, from, true);
+    if (!m) throw messageNotFound();
+    return m.pos ?? 0;
+  }
+  return from.position === 'head' ? feedHead(deps.db, identityFeed(identityId)) : from.position;
 }
 
 const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('base64url');

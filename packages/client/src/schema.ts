@@ -69,11 +69,12 @@ export interface paths {
          *     `invalid_request`.
          *
          *     With `after` (a message id, or the `after` of a previous answer) the list reads on
-         *     instead: the messages written after that position, **oldest first**, and `after` in the
-         *     answer is where to read on from next time (docs/guides/receiving.md › Reading on). Passing
-         *     that cursor back gives every message once, including one whose write committed a moment
-         *     behind a newer one; `next_cursor` is the same cursor while more messages are waiting now,
-         *     else null. `thread_id` narrows a read on to one thread.
+         *     instead: the messages committed after that position, **in commit order**, and `after` in
+         *     the answer is where to read on from next time (docs/guides/receiving.md › Reading on).
+         *     Passing that cursor back gives every message once, as soon as it is committed, however
+         *     long after its id was minted (docs/design/ordering.md); `next_cursor` is the same cursor
+         *     while more messages are waiting now, else null. `thread_id` narrows a read on to one
+         *     thread.
          */
         get: operations["listMessages"];
         put?: never;
@@ -629,7 +630,7 @@ export interface paths {
         };
         /**
          * Read the tenant's events
-         * @description The tenant's events outbox, oldest first: `message.delivered`, `message.deferred`,
+         * @description The tenant's events outbox, in the order they were committed: `message.delivered`, `message.deferred`,
          *     `message.bounced`, `message.complained` per recipient, `message.rejected` and
          *     `message.failed` when a message rolls up to them or an attempt ends it (the transport
          *     refused it; the 24-hour end of a back-off), `message.uncertain` (with `reason` and `fix`)
@@ -638,10 +639,11 @@ export interface paths {
          *     a resolve, `message.pending_approval`, `message.approved` and `message.rejected` (a send
          *     waiting for a person's approval, and that person's decision), `suppression.created`, `identity.paused`, `identity.resumed` and
          *     `quota.warning`. Each event has a stable `id`: a provider event applied twice is stored
-         *     once. Pass the `id` of the last event seen as `after` to read on. Ids follow the order in
-         *     which pmail recorded the events, and an event is listed once it is 2 seconds old, so
-         *     reading on from a cursor never skips one; `data.occurred_at` of a delivery event is when
-         *     the provider saw it happen. Needs the `events:read` permission on a tenant-level key.
+         *     once. Pass the `id` of the last event seen as `after` to read on: every event takes the
+         *     next number of the tenant's feed in the write that commits it, so reading on gives every
+         *     event committed after that one, once, as soon as it is committed, however long after its
+         *     id (docs/design/ordering.md); `data.occurred_at` of a delivery event is when the provider
+         *     saw it happen. Needs the `events:read` permission on a tenant-level key.
          */
         get: operations["listEvents"];
         put?: never;
@@ -3454,8 +3456,8 @@ export interface operations {
                 /** @description The opaque `next_cursor` of the previous page. */
                 cursor?: string;
                 /**
-                 * @description Read on: only messages written after this message id (`msg_…`, one of this
-                 *     identity's) or this `after` cursor of a previous answer, oldest first. Not with
+                 * @description Read on: only messages committed after this message id (`msg_…`, one of this
+                 *     identity's) or this `after` cursor of a previous answer, in commit order. Not with
                  *     `cursor` or `status`.
                  */
                 after?: string;
@@ -4479,7 +4481,11 @@ export interface operations {
     listEvents: {
         parameters: {
             query?: {
-                /** @description Only events after this event id. */
+                /**
+                 * @description Only events committed after this event id, in commit order. An id that names no
+                 *     event of the tenant (expired, or written before events had numbers) reads from the
+                 *     beginning.
+                 */
                 after?: string;
                 /** @description The page size. */
                 limit?: number;

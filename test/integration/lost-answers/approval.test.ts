@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { localDay } from '../../../functions/core/quota.ts';
-import { listEvents } from '../../../functions/store/events.store.ts';
 import { readDailyCounts } from '../../../functions/store/quota.store.ts';
 import { type Call, faults } from '../../support/faults.ts';
+import { listEvents } from '../../support/feeds.ts';
 import { stackPerTest, type TestStack } from '../../support/local.ts';
 
 /**

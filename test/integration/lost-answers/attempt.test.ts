@@ -4,12 +4,12 @@ import { claim, claimToken, record } from '../../../functions/send/attempt.ts';
 import { sendAttemptTasks } from '../../../functions/send/tasks.ts';
 import { runTransport } from '../../../functions/send/transport-task.ts';
 import { hooksOf } from '../../../functions/store/dynamodb.ts';
-import { listEvents } from '../../../functions/store/events.store.ts';
 import { claimSending, mutateMessage } from '../../../functions/store/messages.store.ts';
 import { WINDOW_WRITERS } from '../../../functions/store/outcomes.store.ts';
 import { transportTask } from '../../../functions/transports/tasks.ts';
 import type { Transport } from '../../../functions/transports/transport.ts';
 import { attemptWrites, type Call, faults } from '../../support/faults.ts';
+import { listEvents } from '../../support/feeds.ts';
 import { stackPerTest, type TestStack, tenantItems } from '../../support/local.ts';
 
 /**

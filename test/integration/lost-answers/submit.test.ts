@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../functions/core/fingerprint.ts';
 import { localDay } from '../../../functions/core/quota.ts';
 import { isOutcomeUnknown, isTransient } from '../../../functions/store/db.ts';
-import { appendEvent, listEvents } from '../../../functions/store/events.store.ts';
+import { appendEvent } from '../../../functions/store/events.store.ts';
 import { LEASE_MS } from '../../../functions/store/idempotency.store.ts';
-import { mutateMessage, putNewMessage } from '../../../functions/store/messages.store.ts';
+import { mutateMessage } from '../../../functions/store/messages.store.ts';
 import { readDailyCounts } from '../../../functions/store/quota.store.ts';
 import { keys } from '../../../functions/store/table-keys.ts';
 import {
@@ -15,6 +15,7 @@ import {
   takeThreadForSend,
 } from '../../../functions/store/threads.store.ts';
 import { type Call, faults, writes } from '../../support/faults.ts';
+import { listEvents } from '../../support/feeds.ts';
 import { stackPerTest, type TestStack } from '../../support/local.ts';
 
 /**
@@ -409,43 +410,6 @@ describe('messages.store.ts › mutateMessage: a version write recognises its ow
   });
 });
 
-describe('messages.store.ts › putNewMessage: the inbound copy recognises its own token', () => {
-  /** A copy of a delivered inbound message under a new id, as loopback writes one. */
-  async function freshCopy(s: TestStack) {
-    await s.send(body(s), `copy-${Math.random()}`);
-    await s.settle();
-    const [received] = await s.mailbox(s.peer.id, 'inbound');
-    return { ...received, id: `msg_${s.deps.newId()}`, version: 1 };
-  }
-
-  it('its answer lost: sent again, it finds its own copy and answers true; one copy', async () => {
-    const { s, f } = await clocked();
-    const copy = await freshCopy(s);
-    const rule = f.loseAnswerInRetry(on('PutItem', `M#${copy.id}`));
-    expect(await putNewMessage(s.deps.db, copy)).toBe(true);
-    expect(f.sent(rule)).toBe(2);
-    expect((await s.mailbox(s.peer.id, 'inbound')).filter((m) => m.id === copy.id)).toHaveLength(1);
-    // Another writer's copy under that id is not this call's.
-    expect(await putNewMessage(s.deps.db, copy)).toBe(false);
-  });
-
-  it('its answer lost and the copy labelled before the resend: still its own, the label kept', async () => {
-    const { s, f } = await clocked();
-    const copy = await freshCopy(s);
-    f.loseAnswerInRetry(
-      on('PutItem', `M#${copy.id}`),
-      meanwhile(() =>
-        mutateMessage(s.deps.db, s.peer.id, copy.id, (m) => ({
-          next: { ...m, labels: ['read'] },
-          result: undefined,
-        })),
-      ),
-    );
-    expect(await putNewMessage(s.deps.db, copy)).toBe(true);
-    expect(await s.message(s.peer.id, copy.id)).toMatchObject({ labels: ['read'], version: 2 });
-  });
-});
-
 describe('events.store.ts › appendEvent: an appended event recognises its own token', () => {
   const event = (s: TestStack, id = `evt_${s.deps.newId()}`) => ({
     id,
@@ -474,11 +438,11 @@ describe('events.store.ts › appendEvent: an appended event recognises its own 
     const other = event(s);
     f.loseAnswerInRetry(
       writes.event,
-      meanwhile(() => appendEvent(s.deps.db, other)),
+      meanwhile(() => appendEvent(s.deps.db, other, s.deps.clock())),
     );
-    expect(await appendEvent(s.deps.db, mine)).toBe(true);
+    expect(await appendEvent(s.deps.db, mine, s.deps.clock())).toBe(true);
     expect((await events(s, 'test.event')).map((e) => e.id).sort()).toEqual([mine.id, other.id].sort());
-    expect(await appendEvent(s.deps.db, other)).toBe(false);
+    expect(await appendEvent(s.deps.db, other, s.deps.clock())).toBe(false);
   });
 });
 
