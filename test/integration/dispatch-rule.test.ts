@@ -13,7 +13,7 @@ import { stackPerTest, type TestStack } from '../support/local.ts';
  * operator retry, and the sweeper's restart, of a scheduled message whose send_at has passed. The
  * sweeper reads every queued message of its table, so these cases have a table of their own.
  */
-const stack = stackPerTest();
+const stack = stackPerTest({ ownTable: true });
 const NO_WAITS = { Backoff: 0, WaitUntilSendAt: 0 };
 /** Each case leaves its message ended: the next one's sweeper finds nothing of it queued. */
 const table = `pmail-dispatch-${Math.random().toString(36).slice(2)}`;

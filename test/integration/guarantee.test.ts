@@ -10,7 +10,7 @@ import { readDailyCounts } from '../../functions/store/quota.store.ts';
 import { transportTask } from '../../functions/transports/tasks.ts';
 import { faults, writes } from '../support/faults.ts';
 import { listEvents } from '../support/feeds.ts';
-import { stackPerTest, submittedVia, type TestStack, testStack } from '../support/local.ts';
+import { ownTable, stackPerTest, submittedVia, type TestStack, testStack } from '../support/local.ts';
 import { envelope, type MailFacts, ses } from '../support/ses-fixtures.ts';
 
 /**
@@ -37,7 +37,6 @@ const eventsOf = async (s: TestStack, messageId: string) =>
 const overrides = (s: TestStack) =>
   (s.machine as unknown as { overrides: Record<string, unknown> }).overrides;
 /** The sweeper scans every tenant's queued messages: tests that move its clock get a table of their own. */
-const ownTable = () => `pmail-guarantee-${Math.random().toString(36).slice(2)}`;
 
 describe('1. an event that arrives before its Record is never reconciled onto an older uncertain sibling', () => {
   it('retries the early event while the send that owns it is in flight, then routes it to that send alone', async () => {

@@ -8,7 +8,7 @@ import { stackPerTest } from '../support/local.ts';
  * memory, readable here and printed by `npm start` on exit. Each test has its own runtime, so the
  * counts start at zero.
  */
-const stack = stackPerTest();
+const stack = stackPerTest({ ownTable: true });
 
 describe('metrics counted through the local stack', () => {
   it('counts a send, its duplicate, a bounce with its suppression, a refusal and a dry run', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createOldTable,
   describeTable,
+  ownTable,
   type TestStack,
   testStack,
   withOwnDynamoDb,
@@ -285,7 +286,6 @@ describe('resolve', () => {
  * The sweeper reads every tenant's queued messages, and these tests move its clock: each runs on a
  * table of its own, so it never touches what other test files leave queued.
  */
-const ownTable = () => `pmail-sweeper-${Math.random().toString(36).slice(2)}`;
 
 describe('the sweeper', () => {
   it('delivers, exactly once, a send whose dispatch was lost between commit and StartExecution', async () => {

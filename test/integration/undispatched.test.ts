@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DomainRecord } from '../../functions/core/model.ts';
 import { getDomain } from '../../functions/store/directory.store.ts';
 import { saveDomain } from '../../functions/store/domains.store.ts';
-import { type TestStack, testStack } from '../support/local.ts';
+import { ownTable, type TestStack, testStack } from '../support/local.ts';
 import { localSes } from '../support/local-ses.ts';
 
 /**
@@ -17,7 +17,11 @@ let s: TestStack;
 let domain: string;
 beforeAll(async () => {
   ses = await localSes();
-  s = await testStack({ config: { simEventDelaySeconds: 0 }, seed: { mode: 'live', transport: 'test' } });
+  s = await testStack({
+    table: ownTable('undispatched'),
+    config: { simEventDelaySeconds: 0 },
+    seed: { mode: 'live', transport: 'test' },
+  });
   domain = s.agent.address.split('@')[1];
 });
 afterAll(async () => {

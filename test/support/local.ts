@@ -43,6 +43,9 @@ export interface CallOptions {
   query?: Record<string, string>;
 }
 
+/** A table of the test's own on the shared DynamoDB Local (created by the first stack that names it). */
+export const ownTable = (what = 'own'): string => `pmail-${what}-${randomBytes(4).toString('hex')}`;
+
 /**
  * A local runtime on the shared DynamoDB Local with a fresh test tenant (agent, peer). Queue delays
  * and visibility timeouts run at 1/100 of real time so NotFound retries take milliseconds.
@@ -51,15 +54,16 @@ export async function testStack(
   opts: Partial<LocalRuntimeOptions> & { seed?: Parameters<typeof seedTestTenant>[1] } = {},
 ): Promise<TestStack> {
   const stateDir = mkdtempSync(join(tmpdir(), 'pmail-test-'));
+  // A stack that reads the table's stream gets a table of its own: on the shared one it would
+  // also fan out the outbox events of test files running beside it.
+  const table = opts.table ?? (opts.webhooks ? ownTable('wh') : undefined);
   const runtime = await createLocalRuntime({
     endpoint: inject('dynamoEndpoint'),
     stateDir,
     log: silentLogger,
     queueSecondsToMs: 10,
-    // A stack that reads the table's stream gets a table of its own: on the shared one it would
-    // also fan out the outbox events of test files running beside it.
-    ...(opts.webhooks ? { table: `pmail-wh-${randomBytes(4).toString('hex')}` } : {}),
     ...opts,
+    ...(table ? { table } : {}),
   });
   const seeded = await seedTestTenant(runtime.deps, opts.seed);
   const call: TestStack['call'] = async (method, path, o = {}) => {
@@ -87,6 +91,14 @@ export async function testStack(
   const [agent, peer] = seeded.identities;
   const stack: TestStack = {
     ...runtime,
+    // The sweeper reads the whole table: on the shared one it would settle other files' messages
+    // (a claim it finds dead under this stack's clock, a dispatch it finds lost).
+    sweep: table
+      ? runtime.sweep
+      : () =>
+          Promise.reject(
+            new Error('sweep() needs a stack with a table of its own: testStack({ table: ownTable() })'),
+          ),
     stateDir,
     ...seeded,
     agent,
@@ -177,7 +189,9 @@ export async function submittedVia(
  * `stack()` for a test file: a fresh testStack per call (simulator events without delay, unless
  * `opts` says otherwise), all settled and closed after the file.
  */
-export function stackPerTest(): (opts?: Parameters<typeof testStack>[0]) => Promise<TestStack> {
+export function stackPerTest(
+  each: { ownTable?: boolean } = {},
+): (opts?: Parameters<typeof testStack>[0]) => Promise<TestStack> {
   const stacks: TestStack[] = [];
   afterAll(async () => {
     for (const s of stacks) {
@@ -186,7 +200,11 @@ export function stackPerTest(): (opts?: Parameters<typeof testStack>[0]) => Prom
     }
   });
   return async (opts = {}) => {
-    const s = await testStack({ ...opts, config: { simEventDelaySeconds: 0, ...opts.config } });
+    const s = await testStack({
+      ...(each.ownTable ? { table: ownTable('sweeps') } : {}),
+      ...opts,
+      config: { simEventDelaySeconds: 0, ...opts.config },
+    });
     stacks.push(s);
     return s;
   };

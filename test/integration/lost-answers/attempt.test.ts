@@ -19,7 +19,7 @@ import { stackPerTest, type TestStack, tenantItems } from '../../support/local.t
  * error). Each must end as if the answer had come: the provider called exactly once, nothing
  * uncertain that was never sent, no event or count twice.
  */
-const stack = stackPerTest();
+const stack = stackPerTest({ ownTable: true });
 
 const overrides = (s: TestStack) =>
   (s.machine as unknown as { overrides: Record<string, unknown> }).overrides;
