@@ -54,7 +54,15 @@ export interface LocalFile {
   tenantId: string;
   identities: { id: string; name: string; address: string }[];
   platformKey?: string;
-  live?: { apiKey: string; tenantId: string; identity: { id: string; name: string; address: string } };
+  live?: {
+    apiKey: string;
+    tenantId: string;
+    identity: { id: string; name: string; address: string };
+    /** The local SES the live tenant's domain sends through (aws-ses-v2-local). */
+    ses?: string;
+  };
+  /** The local MX (SMTP) that takes mail for the deployment's domains. */
+  inbound?: { host: string; port: number };
   dynamoEndpoint?: string;
   table?: string;
 }
@@ -192,8 +200,16 @@ export function cliErrorOf(e: unknown, api: string): CliError | undefined {
     return new CliError(exitOfStatus(e.status, !foreign), e.message, envelope);
   }
   if (e instanceof TypeError || (e as Error)?.name === 'TimeoutError')
-    return new CliError(EXIT.unavailable, `could not reach ${api}: ${causeOf(e)}`);
+    return new CliError(EXIT.unavailable, `could not reach ${api}: ${causeOf(e)}. ${whatToCheck(api)}`);
   return undefined;
+}
+
+/** What to do about an API that does not answer: start the local stack, or let doctor look. */
+function whatToCheck(api: string): string {
+  const local = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(api);
+  return local
+    ? 'Is the local stack running? Start it with `npm start`; `npx pmail doctor` checks it.'
+    : '`npx pmail doctor` checks the API, your profile and the connection.';
 }
 
 /** fetch's TypeError says only "fetch failed"; the reason (ECONNREFUSED…) is its cause. */

@@ -275,7 +275,7 @@ function mailCommands(program: Command, act: Act): void {
     eventsCommand,
   );
   act(
-    api(program.command('doctor').description('check Java, DynamoDB Local, the API and the local SES'))
+    api(program.command('doctor').description('check Java, DynamoDB Local, the API, the local SES and MX'))
       .option('--aws', 'also check the SES account of your AWS credentials')
       .option('--region <r>', 'AWS Region for --aws (else AWS_REGION)'),
     doctorCommand,
