@@ -20,6 +20,7 @@ export interface StartedStack {
     identities: { id: string; name: string; address: string }[];
     dynamoEndpoint: string;
     inbound: { host: string; port: number };
+    live: { apiKey: string; tenantId: string; ses: string };
   };
   dynamoPort: number;
   /** Everything it printed so far, stdout and stderr. */

@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../support/start.ts';
+
+/**
+ * The CLI on a Node older than it needs, taken from the npm registry's `node` package (`npx -p
+ * node@20`), as a user on an older machine Node runs it: one line saying it needs Node 22 and the
+ * command that runs it, exit 1, never a stack trace; and that command works.
+ */
+function sh(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', command], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('pmail on an older Node', () => {
+  it.each(['20', '16'])(
+    'Node %s: one line with the command that runs it, and exit 1',
+    async (major) => {
+      const r = await sh(
+        `npx -y -p node@${major} -- node bin/pmail.mjs send --to ada@example.com --text "it's me"`,
+      );
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trimEnd().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^pmail needs Node 22 or newer and this is Node ${major}\\.\\d+\\.\\d+; run it without installing Node 22: ` +
+              `npx -y -p node@22 -- node bin/pmail\\.mjs send --to ada@example\\.com --text 'it'\\\\''s me'$`,
+          ),
+        ),
+      ]);
+    },
+    180_000,
+  );
+
+  it('the command it gives runs the CLI', async () => {
+    const told = await sh('npx -y -p node@20 -- node bin/pmail.mjs --help');
+    const command = /: (npx -y -p node@22 -- .+)$/.exec(told.stderr.trim())?.[1];
+    expect(command).toBe('npx -y -p node@22 -- node bin/pmail.mjs --help');
+    const run = await sh(command!);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: pmail \[options\] \[command\]/);
+  }, 180_000);
+
+  it('the start banner’s CLI lines are made for the Node it runs on', async () => {
+    const script =
+      "import('./bin/node22.mjs').then((m) => console.log(m.pmailCommand(['send', '--to', 'peer@mail.pmail.test', '--wait'], process.cwd() + '/bin/pmail.mjs', process.cwd())))";
+    const old = await sh(`npx -y -p node@20 -- node -e "${script}"`);
+    expect(old.stdout.trim()).toBe(
+      'npx -y -p node@22 -- node bin/pmail.mjs send --to peer@mail.pmail.test --wait',
+    );
+    const current = await sh(`"${process.execPath}" -e "${script}"`);
+    expect(current.stdout.trim()).toBe('npx pmail send --to peer@mail.pmail.test --wait');
+  }, 180_000);
+});
