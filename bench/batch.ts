@@ -52,7 +52,7 @@ async function main() {
         ...(key ? { 'idempotency-key': key } : {}),
       },
       body: JSON.stringify(body),
-    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as { data: { status: number }[] } }));
 
   const runs = new Map<Way, Run[]>(WAYS.map((w) => [w, []]));
   try {

@@ -42,7 +42,7 @@ export async function sendBatchCommand(ctx: Ctx): Promise<number> {
   const results: BatchResult[] = [];
   for (const chunk of chunksOf(messages)) results.push(...(await api.messages.sendBatch(identity, chunk)));
   if (o.json) printJson({ data: results.map(jsonOf) });
-  else results.forEach((r, i) => out(lineOf(r, i + 1)));
+  else for (const [i, r] of results.entries()) out(lineOf(r, i + 1));
   const failed = results.find((r) => r.error);
   if (!o.json) out(`${results.length - results.filter((r) => r.error).length} of ${results.length} accepted`);
   return failed ? exitOfStatus(failed.status, true) : EXIT.ok;

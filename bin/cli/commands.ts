@@ -174,7 +174,8 @@ function refuse(json: boolean | undefined, code: string, seed: string, message: 
 }
 
 /** A message the local SES took: submitted through SES, which there reports nothing further. */
-const endsAtLocalSes = (m: any) => m.status === 'submitted' && m.provider === 'ses';
+const endsAtLocalSes = (m: { status: string; provider?: string | null }) =>
+  m.status === 'submitted' && m.provider === 'ses';
 
 /**
  * Poll the message until a final status (or, with `localSes`, until the local SES took it); a
@@ -259,7 +260,7 @@ export async function listCommand(ctx: Ctx): Promise<number> {
   } as never);
   if (o.json) printJson(page);
   else {
-    printTable(page.data as Record<string, any>[], [
+    printTable(page.data as never, [
       ['id', (m) => m.id],
       ['direction', (m) => m.direction],
       ['status', (m) => m.status],
@@ -347,14 +348,14 @@ export async function eventsCommand(ctx: Ctx): Promise<number> {
 }
 
 /** The columns of `pmail events`: when, what, its message, the event's id. */
-const EVENT: [string, (e: Record<string, any>) => unknown][] = [
+const EVENT: Parameters<typeof printTable>[1] = [
   ['created', (e) => e.created_at],
   ['type', (e) => e.type],
   ['message', (e) => e.data?.message_id ?? ''],
   ['id', (e) => e.id],
 ];
 const EVENT_HEADING = { created_at: 'CREATED', type: 'TYPE', data: { message_id: 'MESSAGE' }, id: 'ID' };
-const eventLine = (e: Pick<FeedEvent, 'created_at' | 'type' | 'id'> & { data: any }) =>
+const eventLine = (e: Pick<FeedEvent, 'created_at' | 'type' | 'id'> & { data: { message_id?: string } }) =>
   `${e.created_at.padEnd(24)}  ${e.type.padEnd(22)}  ${String(e.data?.message_id ?? '-').padEnd(30)}  ${e.id}`;
 
 /** Print a CLI error as a human block (or the envelope with `--json`), with the reply-attempt code. */

@@ -505,16 +505,18 @@ async function waitForMessage(
 }
 
 /** A send's result, or one of a batch's, that waits for a person's approval. */
-const pendingApproval = (doc: any): boolean =>
-  doc?.status === 'pending_approval' ||
-  (Array.isArray(doc?.data) && doc.data.some((d: any) => d?.message?.status === 'pending_approval'));
+function pendingApproval(doc: { status?: unknown; data?: unknown } | undefined): boolean {
+  if (doc?.status === 'pending_approval') return true;
+  const items = Array.isArray(doc?.data) ? (doc.data as { message?: { status?: unknown } }[]) : [];
+  return items.some((d) => d?.message?.status === 'pending_approval');
+}
 
 /**
  * The reply-attempt state beside each message's status (`attempt: { status, error_code }`), in a
  * message, a page of them, or a batch's results (`data[].message`).
  */
 function withAttempt(doc: any, operation?: SendOperationName): any {
-  const one = (m: any): any => {
+  const one = (m: any): unknown => {
     if (m && typeof m.status === 'number' && m.message) return { ...m, message: one(m.message) };
     if (!m || typeof m.status !== 'string' || m.direction !== 'outbound') return m;
     const state = attemptStateOf(m.status);

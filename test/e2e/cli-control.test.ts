@@ -262,7 +262,8 @@ describe('pmail send --batch', () => {
     const rerun = await pmail(['send', '--batch', file, '--json'], A);
     expect(rerun.code).toBe(7);
     const again = JSON.parse(rerun.stdout);
-    expect(again.data.map((d: any) => [d.status, d.message?.deduplicated])).toEqual([
+    const items = again.data as { status: number; message?: { deduplicated: boolean } }[];
+    expect(items.map((d) => [d.status, d.message?.deduplicated])).toEqual([
       [202, true],
       [202, true],
       [400, undefined],

@@ -46,6 +46,7 @@ describe('npm start supervises DynamoDB Local', () => {
         PMAIL_STATE_DIR: stateDir,
         PMAIL_PORT: String(await freePort()),
         PMAIL_SES_PORT: String(await freePort()),
+        PMAIL_MX_PORT: String(await freePort()),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -71,7 +72,7 @@ describe('npm start supervises DynamoDB Local', () => {
     expect(await exited).toBe(9);
     expect(out).toContain('pmail: DynamoDB Local exited (killed by SIGKILL)');
     expect(out).toContain('pmail: stopping everything.');
-  });
+  }, 120_000);
 });
 
 const listening = (port: number) =>

@@ -151,7 +151,13 @@ describe('MCP server', () => {
       { idempotency_key: 'mcp-batch-2', to: [s.peer.address], subject: 'Batch two', text: 'Two.' },
       { idempotency_key: 'mcp-batch-3', to: ['not an address'], subject: 'Batch three', text: 'Three.' },
     ];
-    type Results = { data: { status: number; message?: any; error?: any }[] };
+    type Results = {
+      data: {
+        status: number;
+        message?: Record<string, unknown> & { id: string };
+        error?: { code: string };
+      }[];
+    };
     const first = await client.callTool({
       name: 'send_batch',
       arguments: { identity_id: s.agent.id, messages },
@@ -164,14 +170,14 @@ describe('MCP server', () => {
       deduplicated: false,
       attempt: { status: 'pending' },
     });
-    expect(a[2].error.code).toBe('address_invalid');
+    expect(a[2].error?.code).toBe('address_invalid');
     const again = await client.callTool({
       name: 'send_batch',
       arguments: { identity_id: s.agent.id, messages },
     });
     const b = (again.structuredContent as Results).data;
     expect(b.map((d) => d.message?.deduplicated)).toEqual([true, true, undefined]);
-    expect(b[1].message.id).toBe(a[1].message.id);
+    expect(b[1].message?.id).toBe(a[1].message?.id);
     await s.settle();
     expect((await s.mailbox(s.peer.id, 'inbound')).map((m) => m.subject).sort()).toEqual([
       'Batch one',
