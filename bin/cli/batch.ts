@@ -7,7 +7,7 @@ import {
   MAX_BATCH_RECIPIENTS,
 } from '../../functions/core/limits.ts';
 import type { BatchResult, SendBatchMessage } from '../../packages/client/src/index.ts';
-import { CliError, EXIT, exitOfStatus } from './client.ts';
+import { CliError, EXIT, envelopeOf, exitOfStatus } from './client.ts';
 import { apiFor, type Ctx, identityOf, profileOf } from './context.ts';
 import { err, out, printJson, terminalSafe } from './io.ts';
 
@@ -125,22 +125,10 @@ function lineOf(r: BatchResult, n: number): string {
 }
 
 function jsonOf(r: BatchResult) {
-  const e = r.error;
   return {
     idempotency_key: r.idempotencyKey,
     status: r.status,
     ...(r.message ? { message: r.message } : {}),
-    ...(e
-      ? {
-          error: {
-            code: e.code,
-            message: e.message,
-            retryable: e.retryable,
-            fix: e.fix,
-            request_id: e.requestId ?? null,
-            details: e.details,
-          },
-        }
-      : {}),
+    ...(r.error ? envelopeOf(r.error) : {}),
   };
 }

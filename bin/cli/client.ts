@@ -179,25 +179,27 @@ export function apiOf(profile: Profile, opts: ApiOptions = {}): Pmail {
   });
 }
 
+/** A PmailError as the API's error envelope (`--json` prints it as the API answered it). */
+export function envelopeOf(e: PmailError): { error: ApiErrorBody } {
+  return {
+    error: {
+      code: e.code,
+      message: e.message,
+      retryable: e.retryable,
+      fix: e.fix,
+      request_id: e.requestId ?? null,
+      details: e.details,
+    },
+  };
+}
+
 /** The CliError of a failed API call: the envelope and exit code of an answer, or "unreachable". */
 export function cliErrorOf(e: unknown, api: string): CliError | undefined {
   if (e instanceof CliError) return e;
   if (e instanceof PmailError) {
     // The client's stand-in for an answer without pmail's envelope (a proxy, a wrong URL).
     const foreign = e.message === `HTTP ${e.status} without an error body`;
-    const envelope = foreign
-      ? undefined
-      : {
-          error: {
-            code: e.code,
-            message: e.message,
-            retryable: e.retryable,
-            fix: e.fix,
-            request_id: e.requestId ?? null,
-            details: e.details,
-          },
-        };
-    return new CliError(exitOfStatus(e.status, !foreign), e.message, envelope);
+    return new CliError(exitOfStatus(e.status, !foreign), e.message, foreign ? undefined : envelopeOf(e));
   }
   if (e instanceof TypeError || (e as Error)?.name === 'TimeoutError')
     return new CliError(EXIT.unavailable, `could not reach ${api}: ${causeOf(e)}. ${whatToCheck(api)}`);

@@ -1,27 +1,12 @@
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../support/start.ts';
+import { spawnRun } from '../support/cli.ts';
 
 /**
  * The CLI on a Node older than it needs, taken from the npm registry's `node` package (`npx -p
  * node@20`), as a user on an older machine Node runs it: one line saying it needs Node 22 and the
  * command that runs it, exit 1, never a stack trace; and that command works.
  */
-function sh(command: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sh', ['-c', command], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const sh = (command: string) => spawnRun('sh', ['-c', command]);
 
 describe('pmail on an older Node', () => {
   it.each(['20', '16'])(

@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../functions/local/dynamodb-local.ts';
-import { startLocalStack } from '../support/start.ts';
+import { listening, startLocalStack } from '../support/start.ts';
 
 /**
  * `npm start` watches the services it runs: when DynamoDB Local dies under it, the stack says so
@@ -75,16 +74,6 @@ describe('npm start supervises DynamoDB Local', () => {
   }, 120_000);
 });
 
-const listening = (port: number) =>
-  new Promise<boolean>((res) => {
-    const sock = connect(port, '127.0.0.1');
-    sock.once('connect', () => {
-      sock.destroy();
-      res(true);
-    });
-    sock.once('error', () => res(false));
-  });
-
 /** Waits (≤ 15 s) until the process is gone and nothing listens on the port; says which is left. */
 async function gone(pid: number, port: number): Promise<string> {
   const deadline = Date.now() + 15_000;
@@ -110,35 +99,14 @@ describe('npm start killed without a word leaves no DynamoDB Local behind', () =
 
   it('SIGKILL of the process that started it (npm, a shell): the stack stops, its Java with it', async () => {
     // `sh` stands for npm: the stack is its child, and the shell is what dies.
-    const stateDir = mkdtempSync(join(tmpdir(), 'pmail-orphan-'));
-    const port = await freePort();
-    const shell = spawn('sh', ['-c', '"$0" --import tsx bin/pmail-cli.ts start & wait', process.execPath], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PMAIL_STATE_DIR: stateDir,
-        PMAIL_PORT: String(port),
-        PMAIL_SES_PORT: String(await freePort()),
-        PMAIL_MX_PORT: String(await freePort()),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const stack = await startLocalStack({}, { underShell: true });
+    const shell = stack.child;
     children.push(shell);
-    let out = '';
-    shell.stdout!.on('data', (d) => {
-      out += d;
-    });
-    const deadline = Date.now() + 90_000;
-    while (!out.includes('Ctrl-C stops everything')) {
-      if (Date.now() > deadline || shell.exitCode !== null)
-        throw new Error(`pmail start did not come up:\n${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const port = Number(new URL(stack.url).port);
     const [start] = childrenOf(shell.pid!).filter((p) => p.name !== 'java');
     const [java] = childrenOf(start.pid).filter((p) => p.name === 'java');
-    const dynamoPort = Number(/DynamoDB Local on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
     process.kill(shell.pid!, 'SIGKILL');
     expect(await gone(start.pid, port)).toBe('gone');
-    expect(await gone(java.pid, dynamoPort)).toBe('gone');
+    expect(await gone(java.pid, stack.dynamoPort)).toBe('gone');
   }, 120_000);
 });

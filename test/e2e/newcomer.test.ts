@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../functions/local/dynamodb-local.ts';
-import { runCli } from '../support/cli.ts';
-import { ROOT, type StartedStack, startLocalStack } from '../support/start.ts';
+import { runCli, spawnRun } from '../support/cli.ts';
+import { type StartedStack, startLocalStack } from '../support/start.ts';
 
 /**
  * A newcomer's first hour, as they would take it: `npm start`, then the CLI it prints and the
@@ -126,40 +125,23 @@ describe('the CLI beside npm start', () => {
     expect(line).toMatch(
       /^npx pmail send --to peer@mail\.pmail\.test --subject Hello --text 'My first pmail\.' --wait$/,
     );
-    const run = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn('sh', ['-c', line!], { cwd: ROOT, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout.on('data', (d) => {
-        out += d;
-      });
-      child.stderr.on('data', (d) => {
-        out += d;
-      });
-      child.once('exit', (code) => resolve({ code, out }));
-    });
-    expect(run.code, run.out).toBe(0);
-    expect(run.out).toMatch(/status: +delivered/);
+    const run = await spawnRun('sh', ['-c', line!], env());
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/status: +delivered/);
   }, 60_000);
 });
 
 describe('npm run capture-relay', () => {
   it('exits 1 and says so when its port is taken (here by the local MX)', async () => {
-    const r = await new Promise<{ code: number | null; err: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'bin/capture-relay.ts'], {
-        cwd: ROOT,
-        env: env({
-          PMAIL_CAPTURE_PORT: String(stack.local.inbound.port),
-          PMAIL_STATE_DIR: mkdtempSync(join(tmpdir(), 'pmail-capture-')),
-        }),
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let err = '';
-      child.stderr.on('data', (d) => {
-        err += d;
-      });
-      child.once('exit', (code) => resolve({ code, err }));
-    });
+    const r = await spawnRun(
+      process.execPath,
+      ['--import', 'tsx', 'bin/capture-relay.ts'],
+      env({
+        PMAIL_CAPTURE_PORT: String(stack.local.inbound.port),
+        PMAIL_STATE_DIR: mkdtempSync(join(tmpdir(), 'pmail-capture-')),
+      }),
+    );
     expect(r.code).toBe(1);
-    expect(r.err).toContain(`cannot listen on 127.0.0.1:${stack.local.inbound.port} (EADDRINUSE)`);
+    expect(r.stderr).toContain(`cannot listen on 127.0.0.1:${stack.local.inbound.port} (EADDRINUSE)`);
   }, 60_000);
 });

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WEBHOOK_TOLERANCE_S } from '../../packages/client/src/webhooks.ts';
+import { spawnRun } from '../support/cli.ts';
 import { ROOT } from '../support/start.ts';
 
 /**
@@ -14,28 +14,17 @@ import { ROOT } from '../support/start.ts';
 const PYTHON = process.env.PMAIL_PYTHON ?? 'python3';
 const PACKAGE = join(ROOT, 'packages/python');
 
-function pytest(): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rf'], {
-      cwd: PACKAGE,
-      env: { ...process.env, PMAIL_NODE: process.execPath, PYTHONDONTWRITEBYTECODE: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (d) => {
-      output += d;
-    });
-    child.stderr.on('data', (d) => {
-      output += d;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, output }));
-  });
-}
+const pytest = () =>
+  spawnRun(PYTHON, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-rf', 'packages/python'], {
+    ...process.env,
+    PMAIL_NODE: process.execPath,
+    PYTHONDONTWRITEBYTECODE: '1',
+  } as Record<string, string>);
 
 describe('the Python client (packages/python)', () => {
   it('passes its pytest suite against its own npm start', async () => {
-    const { code, output } = await pytest();
+    const { code, stdout, stderr } = await pytest();
+    const output = stdout + stderr;
     if (code === 5) throw new Error(`pytest collected no tests in ${PACKAGE}:\n${output}`);
     expect(code, output.split('\n').slice(-40).join('\n')).toBe(0);
     expect(output).toMatch(/\d+ passed/);

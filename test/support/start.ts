@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../functions/local/dynamodb-local.ts';
@@ -32,16 +33,24 @@ export interface StartedStack {
 /**
  * `npm start` as a user runs it (what the `start` script runs: `pmail start` on the TypeScript
  * source), in a state folder of its own and on free ports (API, local SES, MX), resolved once its
- * banner is printed.
+ * banner is printed. `underShell`: started by a `sh` that waits for it, as npm starts it (`child`
+ * is then that shell).
  */
-export async function startLocalStack(env: Record<string, string> = {}): Promise<StartedStack> {
+export async function startLocalStack(
+  env: Record<string, string> = {},
+  opts: { underShell?: boolean } = {},
+): Promise<StartedStack> {
   const stateDir = mkdtempSync(join(tmpdir(), 'pmail-start-'));
   const ports = {
     PMAIL_PORT: String(await freePort()),
     PMAIL_SES_PORT: String(await freePort()),
     PMAIL_MX_PORT: String(await freePort()),
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/pmail-cli.ts', 'start'], {
+  const start = ['--import', 'tsx', 'bin/pmail-cli.ts', 'start'];
+  const [command, args] = opts.underShell
+    ? ['sh', ['-c', `"$0" ${start.join(' ')} & wait`, process.execPath]]
+    : [process.execPath, start];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, PMAIL_STATE_DIR: stateDir, ...ports, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -79,3 +88,14 @@ export async function startLocalStack(env: Record<string, string> = {}): Promise
     },
   };
 }
+
+/** Whether something listens on the port of 127.0.0.1. */
+export const listening = (port: number) =>
+  new Promise<boolean>((res) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      res(true);
+    });
+    sock.once('error', () => res(false));
+  });
