@@ -212,6 +212,26 @@ describe('each message keeps the whole guarantee of a single send', () => {
     expect(await sentToday(t)).toBe(0);
   });
 
+  it('refuses a stranger where the identity requires known recipients, each message as its single send does', async () => {
+    const t = await stack({ seed: { identity: { send_policy: { require_known_recipient: true } } } });
+    const { idempotency_key, ...body } = mail('stranger-single');
+    const single = await t.send(body, idempotency_key);
+    const counted = await sentToday(t);
+    const res = await batch(t, run('stranger', 2));
+    expect(single.body.deliveries[0]).toMatchObject({
+      status: 'suppressed',
+      smtp_response: 'policy: unknown_recipient',
+    });
+    for (const item of res.body.data) {
+      expect(item.status).toBe(single.status);
+      expect(item.message.deliveries).toEqual([
+        expect.objectContaining({ status: 'suppressed', smtp_response: 'policy: unknown_recipient' }),
+      ]);
+    }
+    // The first message of the batch does not make its stranger known to the second.
+    expect(await sentToday(t)).toBe(counted * 3);
+  });
+
   it('stops at the daily cap: the messages past it are refused with their Retry-After, each counted as one send', async () => {
     const t = await stack({ seed: { identity: { send_policy: { daily_cap: 3 } } } });
     const res = await batch(t, run('cap', 5));
