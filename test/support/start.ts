@@ -17,6 +17,7 @@ export interface StartedStack {
   local: {
     api: string;
     apiKey: string;
+    platformKey: string;
     tenantId: string;
     identities: { id: string; name: string; address: string }[];
     dynamoEndpoint: string;
@@ -34,16 +35,17 @@ export interface StartedStack {
  * `npm start` as a user runs it (what the `start` script runs: `pmail start` on the TypeScript
  * source), in a state folder of its own and on free ports (API, local SES, MX), resolved once its
  * banner is printed. `underShell`: started by a `sh` that waits for it, as npm starts it (`child`
- * is then that shell).
+ * is then that shell). `stateDir`, `port`, `sesPort`: a restart's, to start again on the same data
+ * and the same URLs.
  */
 export async function startLocalStack(
   env: Record<string, string> = {},
-  opts: { underShell?: boolean } = {},
+  opts: { underShell?: boolean; stateDir?: string; port?: number; sesPort?: number } = {},
 ): Promise<StartedStack> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'pmail-start-'));
+  const stateDir = opts.stateDir ?? mkdtempSync(join(tmpdir(), 'pmail-start-'));
   const ports = {
-    PMAIL_PORT: String(await freePort()),
-    PMAIL_SES_PORT: String(await freePort()),
+    PMAIL_PORT: String(opts.port ?? (await freePort())),
+    PMAIL_SES_PORT: String(opts.sesPort ?? (await freePort())),
     PMAIL_MX_PORT: String(await freePort()),
   };
   const start = ['--import', 'tsx', 'bin/pmail-cli.ts', 'start'];
