@@ -1,29 +1,23 @@
 #!/usr/bin/env node
-// `npx pmail …`: the built CLI (dist/cli/pmail.mjs, made by `npm ci` or `npm run build:cli`), or the
-// TypeScript source through tsx in a checkout without that build, or whose CLI source is newer.
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { enableCompileCache } from 'node:module';
-import { join } from 'node:path';
+// `npx pmail …`: on Node 22 or newer, the CLI (bin/pmail-run.mjs); on an older Node, one line that
+// says how to run it and exit 1. This file and bin/node22.mjs load on any Node with ES modules:
+// nothing a newer Node alone has is touched before the version is checked.
+import { NODE_MAJOR, nodeMajor, pmailCommand } from './node22.mjs';
 
-const root = join(import.meta.dirname, '..');
-const built = join(root, 'dist/cli/pmail.mjs');
-const sources = [
-  join(root, 'bin/pmail-cli.ts'),
-  ...['bin/cli', 'packages/client/src', 'functions/core'].flatMap(filesOf),
-];
-
-function filesOf(dir) {
-  const full = join(root, dir);
-  return existsSync(full) ? readdirSync(full).map((f) => join(full, f)) : [];
-}
-
-const builtAt = existsSync(built) ? statSync(built).mtimeMs : -1;
-if (builtAt >= 0 && sources.every((f) => statSync(f).mtimeMs <= builtAt)) {
-  // V8's code cache for the bundle (in the OS temp dir): later starts skip compiling it.
-  enableCompileCache();
-  await import(built);
+if (nodeMajor() < NODE_MAJOR) {
+  const script = decodeURIComponent(new URL(import.meta.url).pathname);
+  process.stderr.write(
+    'pmail needs Node ' +
+      NODE_MAJOR +
+      ' or newer and this is Node ' +
+      process.versions.node +
+      '; run it without installing Node ' +
+      NODE_MAJOR +
+      ': ' +
+      pmailCommand(process.argv.slice(2), script, process.cwd()) +
+      '\n',
+  );
+  process.exit(1);
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import('./pmail-cli.ts');
+  import('./pmail-run.mjs');
 }

@@ -19,6 +19,7 @@ import { parse } from 'yaml';
 import { consoleAssetsFile } from '../console/build.ts';
 import { type RouteGroup, routeGroupEntries, routes } from '../functions/api/routes.ts';
 import { WAIT_MAX_SECONDS } from '../functions/core/follow.ts';
+import { BATCH_FUNCTION_TIMEOUT_SECONDS } from '../functions/core/limits.ts';
 import { PmailFunction, REPO_ROOT } from './defaults.ts';
 
 const packageVersion = () =>
@@ -130,10 +131,16 @@ export class PmailApi extends Construct {
         entry,
         handler,
         description: `pmail api: ${group}`,
-        // The MCP group waits for mail up to WAIT_MAX_SECONDS (wait_for_message) and answers
-        // inside API Gateway's 30-second integration limit.
-        timeout:
-          group === 'mcp' ? Duration.seconds(MCP_TIMEOUT_SECONDS) : (props.timeout ?? Duration.seconds(15)),
+        // The MCP group waits for mail up to WAIT_MAX_SECONDS (wait_for_message), the messages
+        // group runs a batch of sends (core/limits.ts › BATCH_TIME_BUDGET_MS); both answer inside
+        // API Gateway's 30-second integration limit.
+        timeout: Duration.seconds(
+          group === 'mcp'
+            ? MCP_TIMEOUT_SECONDS
+            : group === 'messages'
+              ? BATCH_FUNCTION_TIMEOUT_SECONDS
+              : (props.timeout?.toSeconds() ?? 15),
+        ),
         // Signed links point at this API (PM_API_BASE_URL).
         environment: {
           ...props.environment,

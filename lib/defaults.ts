@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { type IGrantable, type IPrincipal, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { BuildOptions } from 'esbuild';
@@ -80,6 +80,25 @@ export interface PmailFunctionProps {
   readonly bundleFiles?: Record<string, string>;
 }
 
+/** CDK's notice of each asset it bundles, written to stderr whatever the CLI's `--quiet`. */
+const BUNDLING_NOTICE = /^Bundling asset \S+\.\.\.\r?\n$/;
+let quieted = false;
+
+/**
+ * `cdk synth --quiet` prints nothing on success: CDK announces each asset it bundles on stderr
+ * (aws-cdk-lib core/lib/asset-staging.js, one line per function, about forty here) however the CLI
+ * was asked to be quiet, so those lines, and only those, are dropped from this process's stderr.
+ */
+function quietBundlingNotices(): void {
+  if (quieted) return;
+  quieted = true;
+  const write = process.stderr.write.bind(process.stderr) as (...a: unknown[]) => boolean;
+  process.stderr.write = ((chunk: unknown, ...rest: unknown[]) =>
+    typeof chunk === 'string' && BUNDLING_NOTICE.test(chunk)
+      ? true
+      : write(chunk, ...rest)) as typeof process.stderr.write;
+}
+
 /**
  * One Lambda function with pmail's fixed defaults: Node 22 on arm64, ESM bundle built locally by
  * esbuild (no Docker), source maps, X-Ray active tracing, its own log group (one month) and its own
@@ -99,6 +118,7 @@ export class PmailFunction extends Construct implements IGrantable {
 
   constructor(scope: Construct, id: string, props: PmailFunctionProps) {
     super(scope, id);
+    quietBundlingNotices();
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -132,6 +152,8 @@ export class PmailFunction extends Construct implements IGrantable {
         mainFields: [...BUNDLE_BUILD.mainFields],
         banner: BUNDLE_BUILD.banner.js,
         minify: BUNDLE_BUILD.minify,
+        // esbuild's summary of each bundle is noise in `cdk synth --quiet`; its warnings still print.
+        logLevel: LogLevel.WARNING,
         sourceMap: true,
         // Stack traces need file and line mappings only; dropping the sources keeps the zips small.
         sourcesContent: false,

@@ -54,7 +54,15 @@ export interface LocalFile {
   tenantId: string;
   identities: { id: string; name: string; address: string }[];
   platformKey?: string;
-  live?: { apiKey: string; tenantId: string; identity: { id: string; name: string; address: string } };
+  live?: {
+    apiKey: string;
+    tenantId: string;
+    identity: { id: string; name: string; address: string };
+    /** The local SES the live tenant's domain sends through (aws-ses-v2-local). */
+    ses?: string;
+  };
+  /** The local MX (SMTP) that takes mail for the deployment's domains. */
+  inbound?: { host: string; port: number };
   dynamoEndpoint?: string;
   table?: string;
 }
@@ -171,29 +179,39 @@ export function apiOf(profile: Profile, opts: ApiOptions = {}): Pmail {
   });
 }
 
+/** A PmailError as the API's error envelope (`--json` prints it as the API answered it). */
+export function envelopeOf(e: PmailError): { error: ApiErrorBody } {
+  return {
+    error: {
+      code: e.code,
+      message: e.message,
+      retryable: e.retryable,
+      fix: e.fix,
+      request_id: e.requestId ?? null,
+      details: e.details,
+    },
+  };
+}
+
 /** The CliError of a failed API call: the envelope and exit code of an answer, or "unreachable". */
 export function cliErrorOf(e: unknown, api: string): CliError | undefined {
   if (e instanceof CliError) return e;
   if (e instanceof PmailError) {
     // The client's stand-in for an answer without pmail's envelope (a proxy, a wrong URL).
     const foreign = e.message === `HTTP ${e.status} without an error body`;
-    const envelope = foreign
-      ? undefined
-      : {
-          error: {
-            code: e.code,
-            message: e.message,
-            retryable: e.retryable,
-            fix: e.fix,
-            request_id: e.requestId ?? null,
-            details: e.details,
-          },
-        };
-    return new CliError(exitOfStatus(e.status, !foreign), e.message, envelope);
+    return new CliError(exitOfStatus(e.status, !foreign), e.message, foreign ? undefined : envelopeOf(e));
   }
   if (e instanceof TypeError || (e as Error)?.name === 'TimeoutError')
-    return new CliError(EXIT.unavailable, `could not reach ${api}: ${causeOf(e)}`);
+    return new CliError(EXIT.unavailable, `could not reach ${api}: ${causeOf(e)}. ${whatToCheck(api)}`);
   return undefined;
+}
+
+/** What to do about an API that does not answer: start the local stack, or let doctor look. */
+function whatToCheck(api: string): string {
+  const local = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(api);
+  return local
+    ? 'Is the local stack running? Start it with `npm start`; `npx pmail doctor` checks it.'
+    : '`npx pmail doctor` checks the API, your profile and the connection.';
 }
 
 /** fetch's TypeError says only "fetch failed"; the reason (ECONNREFUSED…) is its cause. */

@@ -10,6 +10,7 @@ import {
 import type { Pmail } from '../../packages/client/src/index.ts';
 import { CliError, cliErrorOf, EXIT, type Profile, sleep } from './client.ts';
 import { apiFor, type Ctx, call, identityOf, profileOf } from './context.ts';
+import { printTable } from './control.ts';
 import { err, io, out, printJson, terminalSafe } from './io.ts';
 
 /**
@@ -129,14 +130,23 @@ export function sendCommand(operation: SendOperationName) {
     } catch (e) {
       throw seeded(e, operation, profile, key);
     }
-    if (o.wait) message = await waitFinal(api, identity, message, o.json === true, Number(o.timeout ?? 120));
+    // The local SES takes a send and never reports its delivery: a wait there ends at submitted.
+    const localSes =
+      profile.local?.live?.ses && profile.api === profile.local.api ? profile.local.live.ses : undefined;
+    if (o.wait)
+      message = await waitFinal(api, identity, message, o.json === true, Number(o.timeout ?? 120), localSes);
+    const parked = o.wait && localSes !== undefined && endsAtLocalSes(message);
+    if (parked)
+      err(
+        `submitted: the local SES (${localSes}) accepted it and, unlike SES, sends no delivery events, so it stays submitted here; open ${localSes} to see the mail`,
+      );
     if (o.json) printJson({ ...message, idempotency_key: key });
     else {
       const how = message.deduplicated ? 'replayed (same key: nothing new was sent)' : 'accepted';
       out(`${how}: ${message.id} (${operation.replace('_', '-')})`);
       printMessage(message, operation);
     }
-    if (!o.wait) return EXIT.ok;
+    if (!o.wait || parked) return EXIT.ok;
     if (!FINAL.has(message.status)) return EXIT.timeout;
     return SENT.has(message.status) ? EXIT.ok : EXIT.not_sent;
   };
@@ -163,14 +173,28 @@ function refuse(json: boolean | undefined, code: string, seed: string, message: 
   return EXIT.invalid;
 }
 
-/** Poll the message until a final status; a progress line on stderr when it is a terminal. */
-async function waitFinal(api: Pmail, identity: string, first: any, json: boolean, timeoutSeconds: number) {
+/** A message the local SES took: submitted through SES, which there reports nothing further. */
+const endsAtLocalSes = (m: { status: string; provider?: string | null }) =>
+  m.status === 'submitted' && m.provider === 'ses';
+
+/**
+ * Poll the message until a final status (or, with `localSes`, until the local SES took it); a
+ * progress line on stderr when it is a terminal.
+ */
+async function waitFinal(
+  api: Pmail,
+  identity: string,
+  first: any,
+  json: boolean,
+  timeoutSeconds: number,
+  localSes?: string,
+) {
   const tty = io.stderrTty && !json;
   const frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
   const started = Date.now();
   let message = first;
   let n = 0;
-  while (!FINAL.has(message.status)) {
+  while (!FINAL.has(message.status) && !(localSes && endsAtLocalSes(message))) {
     if (Date.now() - started > timeoutSeconds * 1000) break;
     if (tty) {
       const secs = Math.floor((Date.now() - started) / 1000);
@@ -236,10 +260,13 @@ export async function listCommand(ctx: Ctx): Promise<number> {
   } as never);
   if (o.json) printJson(page);
   else {
-    for (const m of page.data)
-      out(
-        `${m.id}  ${m.direction.padEnd(8)}  ${m.status.padEnd(11)}  ${attemptStateOf(m.status).padEnd(9)}  ${terminalSafe(m.subject).slice(0, 60)}`,
-      );
+    printTable(page.data as never, [
+      ['id', (m) => m.id],
+      ['direction', (m) => m.direction],
+      ['status', (m) => m.status],
+      ['attempt', (m) => attemptStateOf(m.status)],
+      ['subject', (m) => terminalSafe(m.subject).slice(0, 60)],
+    ]);
     if (page.next_cursor) out(`more: --cursor ${page.next_cursor}`);
   }
   return EXIT.ok;
@@ -292,6 +319,7 @@ export async function eventsCommand(ctx: Ctx): Promise<number> {
   const api = apiFor(ctx);
   let after: string | undefined = o.after;
   let interrupted = false;
+  let headed = false;
   process.once('SIGINT', () => {
     interrupted = true;
   });
@@ -304,9 +332,12 @@ export async function eventsCommand(ctx: Ctx): Promise<number> {
     };
     if (!o.follow) {
       if (o.json) printJson(page);
-      else for (const e of page.data) out(eventLine(e));
+      else printTable(page.data, EVENT);
       return EXIT.ok;
     }
+    // Followed, the rows come as they happen: the heading once, the columns at fixed widths.
+    if (!o.json && !headed) out(eventLine(EVENT_HEADING));
+    headed = true;
     for (const e of page.data) out(o.json ? JSON.stringify(e) : eventLine(e));
     if (page.data.length) after = page.data[page.data.length - 1].id;
     if (page.next_cursor) continue;
@@ -316,8 +347,16 @@ export async function eventsCommand(ctx: Ctx): Promise<number> {
   }
 }
 
-const eventLine = (e: FeedEvent) =>
-  `${e.created_at}  ${e.type.padEnd(22)}  ${e.data?.message_id ?? ''}  ${e.id}`;
+/** The columns of `pmail events`: when, what, its message, the event's id. */
+const EVENT: Parameters<typeof printTable>[1] = [
+  ['created', (e) => e.created_at],
+  ['type', (e) => e.type],
+  ['message', (e) => e.data?.message_id ?? ''],
+  ['id', (e) => e.id],
+];
+const EVENT_HEADING = { created_at: 'CREATED', type: 'TYPE', data: { message_id: 'MESSAGE' }, id: 'ID' };
+const eventLine = (e: Pick<FeedEvent, 'created_at' | 'type' | 'id'> & { data: { message_id?: string } }) =>
+  `${e.created_at.padEnd(24)}  ${e.type.padEnd(22)}  ${String(e.data?.message_id ?? '-').padEnd(30)}  ${e.id}`;
 
 /** Print a CLI error as a human block (or the envelope with `--json`), with the reply-attempt code. */
 export function printCliError(e: CliError, json: boolean): void {

@@ -53,7 +53,8 @@ const WEBHOOK: Column[] = [
   ['events', (x) => (x.event_types ?? []).join(',') || 'all'],
 ];
 const SUPPRESSION: Column[] = [
-  ['address', (x) => x.address ?? x.address_hash],
+  // pmail keeps an HMAC of a suppressed address, never the address: the API shows its hint.
+  ['address', (x) => x.address_hint],
   ['reason', col('reason')],
   ['created', col('created_at')],
   ['expires', col('expires_at')],

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { connect } from 'node:net';
 import { Pmail } from '../../packages/client/src/index.ts';
 import { awsHint } from './aws.ts';
 import { EXIT, type LocalFile, type Profile } from './client.ts';
@@ -14,7 +15,7 @@ interface Check {
 /**
  * `pmail doctor`: Java (DynamoDB Local needs 17+), DynamoDB Local and the table of
  * `.pmail/local.json`, the API's /health (the table and the state machines as the API sees them),
- * the local SES; with `--aws` the SES account of the current AWS credentials: sending enabled,
+ * the local SES, the local MX (its SMTP greeting); with `--aws` the SES account of the current AWS credentials: sending enabled,
  * production access and the 24-hour quota (SESv2 GetAccount,
  * https://docs.aws.amazon.com/ses/latest/APIReference-V2/API_GetAccount.html). Exit 12 on any fail.
  */
@@ -29,6 +30,7 @@ export async function doctorCommand(ctx: Ctx): Promise<number> {
   checks.push(...(await dynamoChecks(profile?.local)));
   if (profile) checks.push(...(await apiChecks(profile)));
   if (profile?.local?.live?.apiKey) checks.push(await localSesCheck(profile.local));
+  if (profile?.local?.inbound) checks.push(await localMxCheck(profile.local.inbound));
   if (ctx.opts.aws) checks.push(await sesAccountCheck(ctx.opts.region));
   if (ctx.opts.json) printJson({ checks });
   else for (const c of checks) out(`${c.result.padEnd(4)}  ${c.name.padEnd(22)}  ${c.detail}`);
@@ -110,6 +112,31 @@ async function localSesCheck(local: LocalFile): Promise<Check> {
   } catch (e) {
     return { name, result: 'fail', detail: `${ses}: ${(e as Error).message}` };
   }
+}
+
+/** The local MX of `npm start` (SMTP, SES receiving's stand-in): it greets with 220, and is left with QUIT. */
+function localMxCheck(mx: { host: string; port: number }): Promise<Check> {
+  const name = 'local MX';
+  const at = `${mx.host}:${mx.port}`;
+  return new Promise((resolve) => {
+    const sock = connect(mx.port, mx.host);
+    let greeting = '';
+    const done = (result: Check['result'], detail: string) => {
+      sock.destroy();
+      resolve({ name, result, detail });
+    };
+    sock.setTimeout(5000, () => done('fail', `${at}: no SMTP greeting within 5 s`));
+    sock.on('error', (e: NodeJS.ErrnoException) =>
+      done('fail', `${at}: ${e.code ?? e.message} (is npm start running?)`),
+    );
+    sock.on('data', (d) => {
+      greeting += d;
+      if (!greeting.includes('\n')) return;
+      if (!greeting.startsWith('220')) return done('fail', `${at} answered something other than SMTP`);
+      sock.write('QUIT\r\n');
+      done('pass', `${at} (SMTP, mail for this deployment's domains)`);
+    });
+  });
 }
 
 async function sesAccountCheck(region: string | undefined): Promise<Check> {

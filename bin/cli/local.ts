@@ -9,7 +9,11 @@ import { createLocalRuntime } from '../../functions/local/runtime.ts';
 import { type SeededTenant, seedPlatformKey, seedTestTenant } from '../../functions/local/seed.ts';
 import { describeExit } from '../../functions/local/supervise.ts';
 import { getApiKey, getTenant } from '../../functions/store/directory.store.ts';
+import { pmailCommand } from '../node22.mjs';
 import { EXIT } from './client.ts';
+
+/** bin/pmail.mjs, the script `npx pmail` runs: the banner's CLI lines name it on an older Node. */
+const PMAIL_SCRIPT = join(import.meta.dirname, '../pmail.mjs');
 
 /**
  * `pmail start`: the whole service on this machine on the real engines — DynamoDB Local (data in
@@ -78,7 +82,7 @@ export async function start(): Promise<number> {
       `  -H 'Idempotency-Key: first-email' -H 'Content-Type: application/json' \\`,
       `  -d '{"to":["${peer.address}"],"subject":"Hello","text":"My first pmail."}'`,
       '',
-      `Or from the CLI (it reads .pmail/local.json): npx pmail send --to ${peer.address} --subject Hello --text 'My first pmail.' --wait`,
+      `Or from the CLI (it reads .pmail/local.json): ${cli(['send', '--to', peer.address, '--subject', 'Hello', '--text', 'My first pmail.', '--wait'])}`,
       '',
       `Then read peer's inbox: curl -sS -H 'Authorization: Bearer ${seeded.apiKey}' '${http.url}/v1/identities/${peer.id}/messages?direction=inbound'`,
       '',
@@ -92,6 +96,8 @@ export async function start(): Promise<number> {
       `  -H 'Authorization: Bearer ${live.apiKey}' \\`,
       `  -H 'Idempotency-Key: first-live' -H 'Content-Type: application/json' \\`,
       `  -d '{"to":["someone@example.net"],"subject":"Through SES","text":"Sent through the SES adapter."}'`,
+      '',
+      `When something does not work: ${cli(['doctor'])}`,
       '',
       'Ctrl-C stops everything (DynamoDB Local included).',
       '',
@@ -117,6 +123,14 @@ export async function start(): Promise<number> {
   };
   process.once('SIGINT', () => stop(EXIT.ok));
   process.once('SIGTERM', () => stop(EXIT.ok));
+  // The process that started this one (npm, a shell) killed without a word (SIGKILL): this one is
+  // handed to another parent, and stops rather than live on holding its ports and data.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid === parent || stopping) return;
+    process.stderr.write(`pmail: the process that started it (pid ${parent}) has gone; stopping.\n`);
+    void stop(EXIT.ok);
+  }, 1000).unref();
   // Supervision: the API answers 500 for every call without DynamoDB Local, so when it (or the local
   // SES) ends on its own, say which and how, and stop rather than serve errors.
   void Promise.race([dynamo.died, ses.died]).then((exit) => {
@@ -129,6 +143,9 @@ export async function start(): Promise<number> {
 
 type Seeded = SeededTenant & { platformKey?: string };
 
+/** `pmail ARGS` as a line that runs on the Node this runs on (bin/node22.mjs). */
+const cli = (args: string[]) => pmailCommand(args, PMAIL_SCRIPT, process.cwd());
+
 /** Keep the tenant and keys of an earlier start when the table still has them; else seed anew. */
 async function reuseOrSeed(deps: Parameters<typeof seedTestTenant>[0], localFile: string): Promise<Seeded> {
   if (existsSync(localFile)) {
@@ -140,7 +157,11 @@ async function reuseOrSeed(deps: Parameters<typeof seedTestTenant>[0], localFile
       // unreadable or stale: seed anew
     }
   }
-  const tenant = await seedTestTenant(deps, { names: ['agent', 'peer'], domain: 'mail.pmail.test' });
+  const tenant = await seedTestTenant(deps, {
+    names: ['agent', 'peer'],
+    domain: 'mail.pmail.test',
+    tenant: { slug: 'local-test', name: 'Local test tenant: the simulator and local mailboxes' },
+  });
   const platform = await seedPlatformKey(deps);
   return { ...tenant, platformKey: platform.apiKey };
 }
@@ -170,6 +191,7 @@ async function reuseOrSeedLive(
   }
   return seedTestTenant(deps, {
     names: ['sender'],
+    tenant: { slug: 'local-live', name: 'Local live tenant: SES, to the local SES' },
     domain: LIVE_DOMAIN,
     mode: 'live',
     transport: 'ses',

@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { MESSAGE_STATUSES } from '../../functions/core/model.ts';
 import { awsHint } from './aws.ts';
+import { sendBatchCommand } from './batch.ts';
 import { CliError, cliErrorOf, EXIT } from './client.ts';
 import {
   eventsCommand,
@@ -161,7 +162,13 @@ function sendOptions(c: Command): Command {
 }
 
 function mailCommands(program: Command, act: Act): void {
-  act(sendOptions(program.command('send').description('send an email')), sendCommand('send'));
+  act(
+    sendOptions(program.command('send').description('send an email, or a batch of them (--batch)')).option(
+      '--batch <file.jsonl>',
+      'send each line of a JSONL file (- for stdin), a send body with its idempotency_key',
+    ),
+    (ctx) => (ctx.opts.batch !== undefined ? sendBatchCommand(ctx) : sendCommand('send')(ctx)),
+  );
   act(
     sendOptions(program.command('reply').description('reply to a message').argument('<message-id>')),
     sendCommand('reply'),
@@ -268,7 +275,7 @@ function mailCommands(program: Command, act: Act): void {
     eventsCommand,
   );
   act(
-    api(program.command('doctor').description('check Java, DynamoDB Local, the API and the local SES'))
+    api(program.command('doctor').description('check Java, DynamoDB Local, the API, the local SES and MX'))
       .option('--aws', 'also check the SES account of your AWS credentials')
       .option('--region <r>', 'AWS Region for --aws (else AWS_REGION)'),
     doctorCommand,

@@ -103,7 +103,11 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'Use 1–255 printable ASCII characters (0x20–0x7E) as the Idempotency-Key.',
   },
-  payload_too_large: { status: 413, retryable: false, fix: 'Send a request body of at most 7 MiB.' },
+  payload_too_large: {
+    status: 413,
+    retryable: false,
+    fix: 'Send a request body of at most details.max_bytes (7 MiB; a batch of sends 4 MiB: split it).',
+  },
   invalid_request: {
     status: 400,
     retryable: false,
@@ -286,6 +290,11 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     fix: "Send variables that match the template's variables_schema; details.errors gives each failing instance_path and keyword.",
   },
 
+  not_attempted: {
+    status: 503,
+    retryable: true,
+    fix: 'Send this message again with the same idempotency_key, alone or in a new batch: the batch ran out of time before it.',
+  },
   unavailable: {
     status: 503,
     retryable: true,
@@ -356,14 +365,15 @@ export function header(event: ApiEvent, name: string): string | undefined {
 
 /**
  * The request body as text, at most 7 MiB (MAX_BODY_BYTES) on every route, the send and the
- * control-plane routes alike: a larger one is 413 payload_too_large before it is parsed.
+ * control-plane routes alike, or `maxBytes` (a batch of sends: MAX_BATCH_BODY_BYTES): a larger one
+ * is 413 payload_too_large before it is parsed.
  */
-export function bodyOf(event: ApiEvent): string {
+export function bodyOf(event: ApiEvent, maxBytes = MAX_BODY_BYTES): string {
   if (!event.body) return '';
   const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : undefined;
   const size = raw ? raw.length : Buffer.byteLength(event.body);
-  if (size > MAX_BODY_BYTES) {
-    throw payloadTooLarge(MAX_BODY_BYTES);
+  if (size > maxBytes) {
+    throw payloadTooLarge(maxBytes);
   }
   return raw ? raw.toString('utf8') : event.body;
 }

@@ -10,7 +10,7 @@ import {
   WAIT_MAX_SECONDS,
   waitBackoffMs,
 } from '../core/follow.ts';
-import { IDEMPOTENCY_KEY_PATTERN } from '../core/limits.ts';
+import { IDEMPOTENCY_KEY_PATTERN, MAX_BATCH_MESSAGES } from '../core/limits.ts';
 import {
   attemptStateOf,
   type SendOperationName,
@@ -71,6 +71,29 @@ const body = {
   text: z.string().optional().describe('Plain-text body.'),
   html: z.string().optional().describe('HTML body.'),
 };
+
+/** The fields of a new email (send_email, and each email of send_batch). */
+const newEmail = {
+  to: addresses.optional(),
+  cc: addresses.optional(),
+  bcc: addresses.optional(),
+  subject: z.string().optional(),
+  ...body,
+  template: z
+    .string()
+    .optional()
+    .describe("A tenant template's name: send it with `variables` instead of subject, text and html."),
+  variables: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("The template's variables, checked against its schema (invalid_payload names the paths)."),
+  send_at: z.string().optional().describe('ISO 8601 time to send at (scheduled send).'),
+};
+/** The body of POST …/messages for a new email's fields. */
+const newEmailBody = (a: Record<string, unknown>) =>
+  a.template === undefined
+    ? { subject: '', ...pick(a, ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'send_at']) }
+    : pick(a, ['to', 'cc', 'bcc', 'template', 'variables', 'send_at']);
 
 interface ToolSpec {
   permission: Permission;
@@ -174,32 +197,35 @@ export const TOOLS: Record<string, ToolSpec> = {
     operation: 'send',
     outside: MESSAGE,
     description: `Send a new email from an identity: subject and text/html, or a template with its variables. Returns the Message (status queued at first, or pending_approval). ${RETRY_RULES}`,
-    input: {
-      identity_id: identityId,
-      idempotency_key: idem,
-      to: addresses.optional(),
-      cc: addresses.optional(),
-      bcc: addresses.optional(),
-      subject: z.string().optional(),
-      ...body,
-      template: z
-        .string()
-        .optional()
-        .describe("A tenant template's name: send it with `variables` instead of subject, text and html."),
-      variables: z
-        .record(z.string(), z.unknown())
-        .optional()
-        .describe("The template's variables, checked against its schema (invalid_payload names the paths)."),
-      send_at: z.string().optional().describe('ISO 8601 time to send at (scheduled send).'),
-    },
+    input: { identity_id: identityId, idempotency_key: idem, ...newEmail },
     call: (a, identity) => ({
       method: 'POST',
       path: `/v1/identities/${enc(identity)}/messages`,
-      body:
-        a.template === undefined
-          ? { subject: '', ...pick(a, ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'send_at']) }
-          : pick(a, ['to', 'cc', 'bcc', 'template', 'variables', 'send_at']),
+      body: newEmailBody(a),
       key: a.idempotency_key,
+    }),
+  },
+  send_batch: {
+    permission: 'messages:send',
+    operation: 'send',
+    outside: { in: 'data[].message', fields: OUTSIDE_TEXT.message },
+    description: `Send up to ${MAX_BATCH_MESSAGES} new emails in one call, each with its own idempotency_key and the fields of send_email. Returns data: one result per email, in order: status 202 with its message, or an error status with its error (each email is refused or accepted exactly as send_email would). Retry the emails whose error is retryable (not_attempted: the batch ran out of time before it) with the SAME keys; calling again with the same emails is always safe. ${RETRY_RULES}`,
+    input: {
+      identity_id: identityId,
+      messages: z
+        .array(z.object({ idempotency_key: idem, ...newEmail }))
+        .min(1)
+        .max(MAX_BATCH_MESSAGES),
+    },
+    call: (a, identity) => ({
+      method: 'POST',
+      path: `/v1/identities/${enc(identity)}/messages/batch`,
+      body: {
+        messages: a.messages.map((m: Record<string, unknown>) => ({
+          idempotency_key: m.idempotency_key,
+          ...newEmailBody(m),
+        })),
+      },
     }),
   },
   reply: replyTool(
@@ -387,9 +413,7 @@ async function runTool(
   const result =
     spec.operation || spec.permission === 'messages:read' ? withAttempt(parsed, spec.operation) : parsed;
   const waits =
-    spec.operation && result?.status === 'pending_approval'
-      ? [{ type: 'text' as const, text: PENDING_APPROVAL_NOTE }]
-      : [];
+    spec.operation && pendingApproval(result) ? [{ type: 'text' as const, text: PENDING_APPROVAL_NOTE }] : [];
   return {
     content: [...waits, { type: 'text', text: UNTRUSTED_NOTICE }, { type: 'text', text: fenced(result) }],
     structuredContent: result,
@@ -480,9 +504,20 @@ async function waitForMessage(
   }
 }
 
-/** The reply-attempt state beside each message's status (`attempt: { status, error_code }`). */
+/** A send's result, or one of a batch's, that waits for a person's approval. */
+function pendingApproval(doc: { status?: unknown; data?: unknown } | undefined): boolean {
+  if (doc?.status === 'pending_approval') return true;
+  const items = Array.isArray(doc?.data) ? (doc.data as { message?: { status?: unknown } }[]) : [];
+  return items.some((d) => d?.message?.status === 'pending_approval');
+}
+
+/**
+ * The reply-attempt state beside each message's status (`attempt: { status, error_code }`), in a
+ * message, a page of them, or a batch's results (`data[].message`).
+ */
 function withAttempt(doc: any, operation?: SendOperationName): any {
-  const one = (m: any) => {
+  const one = (m: any): unknown => {
+    if (m && typeof m.status === 'number' && m.message) return { ...m, message: one(m.message) };
     if (!m || typeof m.status !== 'string' || m.direction !== 'outbound') return m;
     const state = attemptStateOf(m.status);
     return {

@@ -14,6 +14,7 @@ import { replyMessageRoute } from './messages/reply.ts';
 import { replyAllMessageRoute } from './messages/reply-all.ts';
 import { resolveMessageRoute } from './messages/resolve.ts';
 import { retryMessageRoute } from './messages/retry.ts';
+import { sendBatchRoute } from './messages/send-batch.ts';
 import { sendMessageRoute } from './messages/send-message.ts';
 
 /**
@@ -37,6 +38,7 @@ const SCOPED: Record<string, ScopedRoute> = {
   retryMessage: retryMessageRoute,
   approveMessage: approveMessageRoute,
   rejectMessage: rejectMessageRoute,
+  sendMessageBatch: sendBatchRoute,
 };
 
 /**

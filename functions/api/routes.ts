@@ -41,6 +41,12 @@ export const routes: readonly Route[] = [
     operation: 'listMessages',
   },
   {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/messages/batch',
+    group: 'messages',
+    operation: 'sendMessageBatch',
+  },
+  {
     method: 'GET',
     path: '/v1/identities/{identity_id}/messages/{message_id}',
     group: 'messages',

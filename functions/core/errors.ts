@@ -65,6 +65,7 @@ export type ErrorCode =
   | 'template_limit_reached'
   | 'invalid_template'
   | 'invalid_payload'
+  | 'not_attempted'
   | 'unavailable'
   | 'internal_error';
 
@@ -147,11 +148,25 @@ export const invalidCursor = () =>
     'The cursor is not valid.',
   );
 
-/** A body above 7 MiB (`core/limits.ts` MAX_BODY_BYTES). */
+/** A body above the route's limit (`core/limits.ts`: MAX_BODY_BYTES, a batch's MAX_BATCH_BODY_BYTES). */
 export const payloadTooLarge = (maxBytes: number) =>
-  new PmailError('payload_too_large', 'The request body is larger than 7 MiB.', {
+  new PmailError('payload_too_large', `The request body is larger than ${maxBytes / (1024 * 1024)} MiB.`, {
     details: { max_bytes: maxBytes },
   });
+
+/** A batch of sends with an Idempotency-Key header: each message carries its own key (core/batch.ts). */
+export const batchKeyHeader = () =>
+  invalidRequest(
+    [{ path: 'Idempotency-Key', message: 'not on a batch: give each message its idempotency_key' }],
+    'A batch takes no Idempotency-Key header; each message carries its own idempotency_key.',
+  );
+
+/** A message of a batch not reached within the batch's time budget: nothing of it was done. */
+export const notAttempted = () =>
+  new PmailError(
+    'not_attempted',
+    'The batch ran out of time before this message; nothing of it was done. Send it again with the same idempotency_key.',
+  );
 
 /** The composed MIME above the transport's limit. */
 export const messageTooLarge = (sizeBytes: number, maxBytes: number) =>

@@ -10,6 +10,26 @@ import { PmailError } from './errors.ts';
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7E]{1,255}$/;
 /** The request body, checked before it is parsed. */
 export const MAX_BODY_BYTES = 7 * 1024 * 1024;
+/**
+ * A batch of sends (docs/guides/sending.md › Batches): at most this many messages, this many
+ * recipients across them and this many bytes of body. The body and the answer both pass through
+ * API Gateway (10 MB) and a synchronous Lambda invocation (6 MB each way, the body escaped inside
+ * the event's JSON): 4 MiB of body leaves room for that escaping, and 1,000 recipients bound the
+ * answer, whose messages repeat each recipient in `to`/`cc`/`bcc` and in `deliveries`.
+ */
+export const MAX_BATCH_MESSAGES = 100;
+export const MAX_BATCH_RECIPIENTS = 1000;
+export const MAX_BATCH_BODY_BYTES = 4 * 1024 * 1024;
+/**
+ * A batch starts no message after this long (the rest answer `not_attempted`, safe to send
+ * again). A message started last may still wait up to 10 s for its thread's lock: the messages
+ * function's timeout (BATCH_FUNCTION_TIMEOUT_SECONDS) covers both, inside API Gateway's 30 s.
+ */
+export const BATCH_TIME_BUDGET_MS = 10_000;
+/** The messages function's timeout: a batch's budget, a thread lock's longest wait, and 5 s to answer. */
+export const BATCH_FUNCTION_TIMEOUT_SECONDS = 25;
+/** How many messages of a batch run at once (a thread's messages run one after another, in order). */
+export const BATCH_CONCURRENCY = 8;
 /** The composed message: 5 MiB less 8 KiB kept for the headers a transport adds. */
 export const MAX_MIME_BYTES = 5_242_880 - 8_192;
 /** The longest subject line (RFC 5322 line limit); a prefixed subject is cut here. */

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn as spawnChild, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -9,7 +9,8 @@ import { adminClient } from './table.ts';
 
 /**
  * DynamoDB Local — the real engine (Java 17+), started and stopped by pmail itself. The Java process
- * outlives a crashed Node parent, so it is killed on exit and on SIGINT/SIGTERM.
+ * would outlive its Node parent, so it is killed on exit and on SIGINT/SIGTERM/SIGHUP, and a reaper
+ * (`reap`) kills it when the parent dies without a word (SIGKILL, an out-of-memory kill).
  */
 export interface DynamoDbLocal {
   endpoint: string;
@@ -53,12 +54,40 @@ export async function freePort(): Promise<number> {
 }
 
 const live = new Set<ChildProcess>();
+const reapers = new Map<ChildProcess, ChildProcess>();
 let hooked = false;
 /** Set once this process stops its DynamoDB Locals: their exits from then on are expected. */
 let stoppingAll = false;
 
 function killAllNow() {
-  for (const p of live) p.kill('SIGKILL');
+  for (const p of live) {
+    reapers.get(p)?.kill('SIGKILL');
+    p.kill('SIGKILL');
+  }
+}
+
+/**
+ * A watcher of this process for the Java child `child`: a `sh` in a session of its own, blocked
+ * reading a pipe whose only writer is this process. Nothing is ever written; when this process
+ * ends however it ends (SIGKILL included), the kernel closes the pipe, the read returns, and the
+ * watcher kills the Java process. A stop ends the watcher first (`reapers`), so it never kills a
+ * process id after Java has exited. Not on Windows, which has no `sh`.
+ */
+function reap(child: ChildProcess): void {
+  if (process.platform === 'win32' || child.pid === undefined) return;
+  const reaper = spawnChild('sh', ['-c', 'read -r _; kill -9 "$0" 2>/dev/null', String(child.pid)], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
+  reaper.on('error', () => undefined);
+  reaper.unref();
+  // The pipe stays open without holding this process's event loop.
+  (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  reapers.set(child, reaper);
+  child.once('exit', () => {
+    reaper.kill('SIGKILL');
+    reapers.delete(child);
+  });
 }
 
 /** Stop every DynamoDB Local this process started and wait (≤ 3 s) until each has exited. */
@@ -106,6 +135,7 @@ export async function startDynamoDbLocal(
     detached: true,
   });
   live.add(child);
+  reap(child);
   hookExit();
   const tail = new OutputTail();
   child.stdout?.on('data', (d: Buffer) => tail.push(d));

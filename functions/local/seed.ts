@@ -26,6 +26,8 @@ export async function seedTestTenant(
   deps: Deps,
   opts: {
     names?: string[];
+    /** The tenant's slug (a random suffix is added: slugs are unique) and name. */
+    tenant?: { slug: string; name: string };
     domain?: string;
     mode?: 'test' | 'live';
     policy?: Tenant['policy'];
@@ -38,8 +40,8 @@ export async function seedTestTenant(
   } = {},
 ): Promise<SeededTenant> {
   const tenant = await createTenant(deps, SEED, {
-    slug: `local-${deps.newId().slice(-12)}`,
-    name: 'Local test tenant',
+    slug: `${opts.tenant?.slug ?? 'local'}-${deps.newId().slice(-12)}`,
+    name: opts.tenant?.name ?? 'Local test tenant',
     mode: opts.mode ?? 'test',
     timezone: opts.timezone ?? 'UTC',
     policy: opts.policy ?? {},

@@ -1,59 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../functions/local/dynamodb-local.ts';
-import { ROOT, runCli } from '../support/cli.ts';
+import { runCli } from '../support/cli.ts';
+import { type StartedStack, startLocalStack } from '../support/start.ts';
 
 /**
  * `pmail admin bootstrap --local` against the table `npm start` runs on (docs/deploying.md › 4. The
  * bootstrap key): refused (exit 3) while the seeded platform key is live; once that key is revoked,
  * it mints a platform key that the running API accepts.
  */
-const stateDir = mkdtempSync(join(tmpdir(), 'pmail-boot-'));
-const children: ChildProcess[] = [];
+let stack: StartedStack | undefined;
 
 afterAll(async () => {
-  for (const c of children) {
-    if (c.exitCode !== null) continue;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await exited;
-  }
+  await stack?.stop();
 });
 
 const run = (args: string[]) => runCli(args);
 
 describe('pmail admin bootstrap --local', () => {
   it('refuses while npm start’s platform key is live, and mints one the running API accepts once it is revoked', async () => {
-    const port = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bin/pmail-cli.ts', 'start'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        PMAIL_STATE_DIR: stateDir,
-        PMAIL_PORT: String(port),
-        // never the default 8005: another stack (a parallel test, a developer's npm start) may hold it
-        PMAIL_SES_PORT: String(await freePort()),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-    });
-    child.stderr!.on('data', (d) => {
-      out += d;
-    });
-    const deadline = Date.now() + 60_000;
-    while (!out.includes('Ctrl-C stops everything')) {
-      if (child.exitCode !== null) throw new Error(`pmail start exited early:\n${out}`);
-      if (Date.now() > deadline) throw new Error(`pmail start did not come up:\n${out}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const local = JSON.parse(readFileSync(join(stateDir, 'local.json'), 'utf8'));
+    stack = await startLocalStack();
+    const { local, stateDir } = stack;
     const api = (method: string, path: string, key: string) =>
       fetch(`${local.api}${path}`, { method, headers: { authorization: `Bearer ${key}` } });
 

@@ -228,6 +228,59 @@ describe('a person approves or rejects a send', () => {
   });
 });
 
+describe('pmail send --batch', () => {
+  it('sends each line once, derives a key for a line without one, and running the file again sends nothing twice', async () => {
+    const A = { PMAIL_KEY: s.apiKey, PMAIL_IDENTITY: s.agent.id };
+    const tag = suffix();
+    const dir = mkdtempSync(join(tmpdir(), 'pmail-batch-'));
+    const file = join(dir, 'mail.jsonl');
+    const line = (subject: string, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        to: ['deliver@simulator.invalid'],
+        subject: `${tag} ${subject}`,
+        text: subject,
+        ...extra,
+      });
+    writeFileSync(
+      file,
+      [
+        line('one'),
+        '',
+        line('two', { idempotency_key: `batch-${tag}-two` }),
+        line('bad', { to: ['nobody'] }),
+      ].join('\n'),
+    );
+    const first = await pmail(['send', '--batch', file], A);
+    expect(first.code, first.stderr).toBe(7);
+    expect(first.stderr).toMatch(/^2 line\(s\) without idempotency_key/);
+    const lines = first.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^#1: accepted msg_\w+ queued \(key pmail-batch-[0-9a-f]{32}\)$/);
+    expect(lines[1]).toMatch(new RegExp(`^#2: accepted msg_\\w+ queued \\(key batch-${tag}-two\\)$`));
+    expect(lines[2]).toMatch(/^#3: error address_invalid: /);
+    expect(lines[3]).toBe('2 of 3 accepted');
+
+    const rerun = await pmail(['send', '--batch', file, '--json'], A);
+    expect(rerun.code).toBe(7);
+    const again = JSON.parse(rerun.stdout);
+    const items = again.data as { status: number; message?: { deduplicated: boolean } }[];
+    expect(items.map((d) => [d.status, d.message?.deduplicated])).toEqual([
+      [202, true],
+      [202, true],
+      [400, undefined],
+    ]);
+    const sent = (await s.mailbox(s.agent.id, 'outbound')).filter((m) => m.subject.startsWith(tag));
+    expect(sent.map((m) => m.subject).sort()).toEqual([`${tag} one`, `${tag} two`]);
+
+    // The same email on two lines without keys would be one key: refused before anything is sent.
+    writeFileSync(file, [line('three'), line('three')].join('\n'));
+    const twice = await pmail(['send', '--batch', file], A);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/mail\.jsonl:2: the same email as line 1/);
+    const flags = await pmail(['send', '--batch', file, '--to', 'a@b.c'], A);
+    expect(flags.code).toBe(2);
+  });
+});
+
 describe('pmail watch', () => {
   it('prints each inbound message written after --after as it comes, and exits 130 on Ctrl-C', async () => {
     const before = await s.send({ to: [s.peer.address], subject: `Before ${suffix()}`, text: 'x' });

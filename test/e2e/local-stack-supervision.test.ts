@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../functions/local/dynamodb-local.ts';
+import { listening, startLocalStack } from '../support/start.ts';
 
 /**
  * `npm start` watches the services it runs: when DynamoDB Local dies under it, the stack says so
@@ -44,6 +45,7 @@ describe('npm start supervises DynamoDB Local', () => {
         PMAIL_STATE_DIR: stateDir,
         PMAIL_PORT: String(await freePort()),
         PMAIL_SES_PORT: String(await freePort()),
+        PMAIL_MX_PORT: String(await freePort()),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -69,5 +71,42 @@ describe('npm start supervises DynamoDB Local', () => {
     expect(await exited).toBe(9);
     expect(out).toContain('pmail: DynamoDB Local exited (killed by SIGKILL)');
     expect(out).toContain('pmail: stopping everything.');
-  });
+  }, 120_000);
+});
+
+/** Waits (≤ 15 s) until the process is gone and nothing listens on the port; says which is left. */
+async function gone(pid: number, port: number): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const alive = existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
+    const open = await listening(port);
+    if (!alive && !open) return 'gone';
+    if (Date.now() > deadline)
+      return `${alive ? `pid ${pid} alive` : ''} ${open ? `port ${port} open` : ''}`.trim();
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('npm start killed without a word leaves no DynamoDB Local behind', () => {
+  it('SIGKILL of the start process: its Java exits and its port closes', async () => {
+    const stack = await startLocalStack();
+    children.push(stack.child);
+    const [java] = childrenOf(stack.child.pid!).filter((p) => p.name === 'java');
+    expect(java).toBeDefined();
+    process.kill(stack.child.pid!, 'SIGKILL');
+    expect(await gone(java.pid, stack.dynamoPort)).toBe('gone');
+  }, 120_000);
+
+  it('SIGKILL of the process that started it (npm, a shell): the stack stops, its Java with it', async () => {
+    // `sh` stands for npm: the stack is its child, and the shell is what dies.
+    const stack = await startLocalStack({}, { underShell: true });
+    const shell = stack.child;
+    children.push(shell);
+    const port = Number(new URL(stack.url).port);
+    const [start] = childrenOf(shell.pid!).filter((p) => p.name !== 'java');
+    const [java] = childrenOf(start.pid).filter((p) => p.name === 'java');
+    process.kill(shell.pid!, 'SIGKILL');
+    expect(await gone(start.pid, port)).toBe('gone');
+    expect(await gone(java.pid, stack.dynamoPort)).toBe('gone');
+  }, 120_000);
 });

@@ -1,74 +1,34 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../functions/local/dynamodb-local.ts';
+import { listening, type StartedStack, startLocalStack } from '../support/start.ts';
 
 /**
  * `npm start` as a newcomer runs it: the stack comes up, writes .pmail/local.json, serves the
  * first-email curl, keeps its data across a restart, and takes DynamoDB Local down with it.
  */
-const ROOT = join(import.meta.dirname, '../..');
 const stateDir = mkdtempSync(join(tmpdir(), 'pmail-e2e-'));
-const children: ChildProcess[] = [];
+const stacks: StartedStack[] = [];
 
 afterAll(() => {
-  for (const c of children) c.kill('SIGKILL');
+  for (const s of stacks) s.child.kill('SIGKILL');
 });
 
+/** `npm start` on this test's data and ports, the same at a restart. */
 async function startStack(port: number, sesPort: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/pmail-cli.ts', 'start'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PMAIL_STATE_DIR: stateDir,
-      PMAIL_PORT: String(port),
-      PMAIL_SES_PORT: String(sesPort),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (d) => {
-    out += d;
-  });
-  child.stderr!.on('data', (d) => {
-    out += d;
-  });
-  const deadline = Date.now() + 60_000;
-  while (!out.includes('Ctrl-C stops everything')) {
-    if (child.exitCode !== null) throw new Error(`pmail start exited early:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`pmail start did not come up:\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const dynamoPort = Number(/DynamoDB Local on http:\/\/127\.0\.0\.1:(\d+)/.exec(out)?.[1]);
-  return { child, output: () => out, dynamoPort };
+  const stack = await startLocalStack({}, { stateDir, port, sesPort });
+  stacks.push(stack);
+  return stack;
 }
-
-async function stop(child: ChildProcess) {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-const portOpenOnce = (port: number) =>
-  new Promise<boolean>((res) => {
-    const sock = connect(port, '127.0.0.1');
-    sock.once('connect', () => {
-      sock.destroy();
-      res(true);
-    });
-    sock.once('error', () => res(false));
-  });
 
 /** The port of a process that has exited closes within moments; poll briefly rather than race it. */
 async function portOpen(port: number): Promise<boolean> {
   for (let i = 0; i < 20; i++) {
-    if (!(await portOpenOnce(port))) return false;
+    if (!(await listening(port))) return false;
     await new Promise((r) => setTimeout(r, 100));
   }
   return true;
@@ -170,7 +130,7 @@ describe('npm start', () => {
     ]);
 
     // Stop before the delivered event (queued ~1 s after the send) is applied: it must survive.
-    await stop(first.child);
+    await first.stop();
     expect(await portOpen(first.dynamoPort)).toBe(false);
     // On exit it prints the metrics it counted (the names production writes as EMF): the first
     // email and the live one.
@@ -206,7 +166,7 @@ describe('npm start', () => {
         `v1,${createHmac('sha256', key).update(signed).digest('base64')}`,
       );
     } finally {
-      await stop(second.child);
+      await second.stop();
       receiver.close();
     }
     expect(await portOpen(second.dynamoPort)).toBe(false);

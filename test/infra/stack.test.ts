@@ -6,6 +6,8 @@ import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeGroupEntries, routes } from '../../functions/api/routes.ts';
 import { WAIT_MAX_SECONDS } from '../../functions/core/follow.ts';
+import { BATCH_TIME_BUDGET_MS } from '../../functions/core/limits.ts';
+import { LOCK_WAIT_MAX_MS } from '../../functions/send/submit.ts';
 import { TRANSPORT_TASKS } from '../../functions/transports/tasks.ts';
 import { OUTBOX_INSERT_FILTER } from '../../functions/webhooks/fan-out.ts';
 import { createPmailApp } from '../../lib/app.ts';
@@ -271,7 +273,17 @@ describe('send-attempt machine', () => {
     const timeout = (f: PmailFunction) => resources[logicalId(f.fn)].Properties.Timeout;
     expect(timeout(stack.api.functions.mcp)).toBeGreaterThan(WAIT_MAX_SECONDS);
     expect(timeout(stack.api.functions.mcp)).toBeLessThan(30);
-    expect(timeout(stack.api.functions.messages)).toBe(15);
+    expect(timeout(stack.api.functions.identities)).toBe(15);
+  });
+
+  it('gives the messages function a batch’s time budget and a thread lock’s longest wait, inside API Gateway’s 30 s', () => {
+    const timeout = (f: PmailFunction): number => Number(resources[logicalId(f.fn)].Properties.Timeout);
+    expect(timeout(stack.api.functions.messages) * 1000).toBeGreaterThanOrEqual(
+      BATCH_TIME_BUDGET_MS + LOCK_WAIT_MAX_MS + 5000,
+    );
+    expect(timeout(stack.api.functions.messages)).toBeLessThan(30);
+    // MCP's send_batch runs a batch inside the MCP function.
+    expect(timeout(stack.api.functions.mcp) * 1000).toBeGreaterThan(BATCH_TIME_BUDGET_MS + LOCK_WAIT_MAX_MS);
   });
 });
 

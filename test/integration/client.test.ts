@@ -186,6 +186,70 @@ describe('messages through @pmail/client', () => {
   });
 });
 
+describe('messages.sendBatch', () => {
+  const mail = (subject: string, key?: string) => ({
+    ...(key ? { idempotency_key: key } : {}),
+    to: ['delivered@simulator.invalid'],
+    subject,
+    text: 'hello',
+  });
+
+  it('sends each message once, in order, with its key; a batch whose answer was lost is resent whole: one message per key', async () => {
+    const f = faultyFetch(async (n, req) => {
+      const res = await fetch(req);
+      if (n === 1) throw reset();
+      return res;
+    });
+    const results = await client({ fetch: f.fetch }).messages.sendBatch(s.agent.id, [
+      mail('client-batch-a', 'client-batch-a'),
+      mail('client-batch-b'),
+    ]);
+    expect(f.keys).toEqual([null, null]);
+    expect(results.map((r) => [r.status, r.message?.subject, r.message?.deduplicated])).toEqual([
+      [202, 'client-batch-a', true],
+      [202, 'client-batch-b', true],
+    ]);
+    expect(results[0].idempotencyKey).toBe('client-batch-a');
+    expect(results[1].idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await outboundWith('client-batch-a')).toHaveLength(1);
+    expect(await outboundWith('client-batch-b')).toHaveLength(1);
+  });
+
+  it('sends again only the messages whose answer says to retry, under the same key; a refusal is a typed error', async () => {
+    sleeps.length = 0;
+    const bodies: string[] = [];
+    const f = faultyFetch(async (n, req) => {
+      bodies.push(await req.clone().text());
+      const res = await fetch(req);
+      if (n > 1) return res;
+      // The server ran the batch; its answer says the second message was not reached.
+      const doc = (await res.json()) as { data: unknown[] };
+      doc.data[1] = {
+        status: 503,
+        error: { code: 'not_attempted', message: 'later', retryable: true, details: {} },
+      };
+      return new Response(JSON.stringify(doc), { status: 207, headers: res.headers });
+    });
+    const results = await client({ fetch: f.fetch }).messages.sendBatch(s.agent.id, [
+      mail('client-batch-c', 'client-batch-c'),
+      mail('client-batch-d', 'client-batch-d'),
+      { ...mail('client-batch-e', 'client-batch-e'), subject: 'x'.repeat(999) },
+    ]);
+    expect(JSON.parse(bodies[1]).messages.map((m: { idempotency_key: string }) => m.idempotency_key)).toEqual(
+      ['client-batch-d'],
+    );
+    expect(sleeps).toHaveLength(1);
+    // The server had sent it (only its answer said otherwise): the resend is answered by the replay.
+    expect(results[1]).toMatchObject({
+      status: 202,
+      message: { subject: 'client-batch-d', deduplicated: true },
+    });
+    expect(results[2].error).toBeInstanceOf(PmailError);
+    expect(results[2].error).toMatchObject({ code: 'invalid_request', status: 400, retryable: false });
+    expect(await outboundWith('client-batch-d')).toHaveLength(1);
+  });
+});
+
 describe('typed errors', () => {
   it('404 message_not_found with status and request id', async () => {
     const err = await client()

@@ -45,6 +45,7 @@ const ALL_TOOLS = [
   'reply',
   'reply_all',
   'resolve',
+  'send_batch',
   'send_email',
   'wait_for_message',
 ];
@@ -140,6 +141,50 @@ describe('MCP server', () => {
     expect(bad.isError).toBe(true);
     expect(bad.structuredContent).toMatchObject({ error: { code: 'invalid_payload' } });
     expect(JSON.stringify(bad.structuredContent)).not.toContain('seven');
+  });
+
+  it('send_batch sends each email once under its key, answers each in order, and is safe to call again', async () => {
+    const s = await stack();
+    const client = await connect(await served(s), s.apiKey);
+    const messages = [
+      { idempotency_key: 'mcp-batch-1', to: [s.peer.address], subject: 'Batch one', text: 'One.' },
+      { idempotency_key: 'mcp-batch-2', to: [s.peer.address], subject: 'Batch two', text: 'Two.' },
+      { idempotency_key: 'mcp-batch-3', to: ['not an address'], subject: 'Batch three', text: 'Three.' },
+    ];
+    type Results = {
+      data: {
+        status: number;
+        message?: Record<string, unknown> & { id: string };
+        error?: { code: string };
+      }[];
+    };
+    const first = await client.callTool({
+      name: 'send_batch',
+      arguments: { identity_id: s.agent.id, messages },
+    });
+    expect(first.isError).toBeFalsy();
+    const a = (first.structuredContent as Results).data;
+    expect(a.map((d) => d.status)).toEqual([202, 202, 400]);
+    expect(a[0].message).toMatchObject({
+      subject: 'Batch one',
+      deduplicated: false,
+      attempt: { status: 'pending' },
+    });
+    expect(a[2].error?.code).toBe('address_invalid');
+    const again = await client.callTool({
+      name: 'send_batch',
+      arguments: { identity_id: s.agent.id, messages },
+    });
+    const b = (again.structuredContent as Results).data;
+    expect(b.map((d) => d.message?.deduplicated)).toEqual([true, true, undefined]);
+    expect(b[1].message?.id).toBe(a[1].message?.id);
+    await s.settle();
+    expect((await s.mailbox(s.peer.id, 'inbound')).map((m) => m.subject).sort()).toEqual([
+      'Batch one',
+      'Batch two',
+    ]);
+    const texts = (first.content as { type: string; text: string }[]).map((c) => c.text);
+    expect(texts[0]).toMatch(/^UNTRUSTED CONTENT/);
   });
 
   it('lists only the tools the key may use, and refuses a key it does not know', async () => {

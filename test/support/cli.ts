@@ -19,7 +19,8 @@ export function runCli(args: string[], env?: Record<string, string>): Promise<Cl
   return spawnRun(process.execPath, ['--import', 'tsx', 'bin/pmail-cli.ts', ...args], env);
 }
 
-function spawnRun(command: string, args: string[], env?: Record<string, string>): Promise<CliRun> {
+/** Runs `command ARGS` from the repository's root; its exit code and both outputs. */
+export function spawnRun(command: string, args: string[], env?: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       cwd: ROOT,

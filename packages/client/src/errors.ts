@@ -65,6 +65,7 @@ export const ERROR_CODES = [
   'template_limit_reached',
   'invalid_template',
   'invalid_payload',
+  'not_attempted',
   'unavailable',
   'internal_error',
 ] as const;

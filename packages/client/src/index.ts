@@ -1,9 +1,11 @@
 import createClient, { type Client } from 'openapi-fetch';
+import { type BatchPorts, type BatchResult, type SendBatchMessage, sendBatch } from './batch.ts';
 import { errorFromResponse, PmailWaitTimeoutError } from './errors.ts';
 import { type RetryOptions, retryingFetch } from './retry.ts';
 import type { components, operations, paths } from './schema.ts';
 import { verifyWebhook, type WebhookEnvelope, type WebhookHeaders } from './webhooks.ts';
 
+export type { BatchResult, SendBatchMessage } from './batch.ts';
 export {
   ERROR_CODES,
   type ErrorCode,
@@ -87,22 +89,24 @@ export class Pmail {
   readonly http: Client<paths>;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
+  private readonly batch: Omit<BatchPorts, 'http'>;
 
   constructor(opts: PmailOptions) {
     const sleep = opts.retry?.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     this.sleep = sleep;
     this.now = opts.now ?? Date.now;
     const inner = opts.fetch ?? ((r: Request) => globalThis.fetch(r));
+    this.batch = {
+      retries: opts.retries ?? 3,
+      baseDelayMs: opts.retry?.baseDelayMs ?? 200,
+      maxDelayMs: opts.retry?.maxDelayMs ?? 30_000,
+      random: opts.retry?.random ?? Math.random,
+      sleep,
+    };
     this.http = createClient<paths>({
       baseUrl: opts.baseUrl.replace(/\/+$/, ''),
       headers: { authorization: `Bearer ${opts.apiKey}` },
-      fetch: retryingFetch(inner, {
-        retries: opts.retries ?? 3,
-        baseDelayMs: opts.retry?.baseDelayMs ?? 200,
-        maxDelayMs: opts.retry?.maxDelayMs ?? 30_000,
-        random: opts.retry?.random ?? Math.random,
-        sleep,
-      }),
+      fetch: retryingFetch(inner, this.batch),
     });
   }
 
@@ -172,6 +176,14 @@ export class Pmail {
           body,
         }),
       )) as SendFn<[identityId: string, messageId: string, body: ForwardMessageRequest]>,
+    /**
+     * Up to 100 sends in one request (POST …/messages/batch), each under its own `idempotency_key`
+     * (generated when absent): one result per message, in order, each with its key. A message
+     * whose answer says to retry (`not_attempted`, `request_in_progress`, a 5xx, a short 429) is
+     * sent again under the same key; each is sent at most once.
+     */
+    sendBatch: (identityId: string, messages: SendBatchMessage[]): Promise<BatchResult[]> =>
+      sendBatch({ http: this.http, ...this.batch }, identityId, messages),
     get: (identityId: string, messageId: string) =>
       this.unwrap(
         this.http.GET('/v1/identities/{identity_id}/messages/{message_id}', {

@@ -1,7 +1,7 @@
 /**
  * The retry rule of the client. A request is resent when resending cannot do its work twice: it
- * carries an Idempotency-Key (the server answers a resend with the first answer), or its method is
- * GET, HEAD, PUT or DELETE. Such a request is resent after a network error, a 5xx, a 429 and a 409
+ * carries an Idempotency-Key (the server answers a resend with the first answer), it is a batch of
+ * sends (each message carries its own key), or its method is GET, HEAD, PUT or DELETE. Such a request is resent after a network error, a 5xx, a 429 and a 409
  * `request_in_progress`, with the same key and body. Any other request (a POST or PATCH without a
  * key) is resent only after a 429, which the server answers before doing anything.
  *
@@ -33,7 +33,8 @@ export function retryingFetch(
   opts: RetryOptions,
 ): (request: Request) => Promise<Response> {
   return async (request) => {
-    const safe = SAFE_METHODS.has(request.method) || request.headers.has('idempotency-key');
+    const safe =
+      SAFE_METHODS.has(request.method) || request.headers.has('idempotency-key') || keyedInBody(request);
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= opts.retries;
       let response: Response;
@@ -53,6 +54,10 @@ export function retryingFetch(
     }
   };
 }
+
+/** A batch of sends: each message carries its own idempotency_key, so a resend repeats none. */
+const keyedInBody = (request: Request) =>
+  request.method === 'POST' && new URL(request.url).pathname.endsWith('/messages/batch');
 
 async function retryWait(
   response: Response,

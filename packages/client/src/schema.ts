@@ -117,6 +117,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/identities/{identity_id}/messages/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a batch of messages
+         * @description Up to 100 new messages in one request, each with its own `idempotency_key` in place of
+         *     the Idempotency-Key header. Each message is a single send in full — exactly
+         *     `sendMessage` with that key and that body: it is replayed, refused with 409 for another
+         *     body under its key or while its key's first request runs, checked against the rate
+         *     limit, the caps, approval and every policy, and counted as one send. The answer is 207
+         *     with one result per message, in the batch's order: `status` is what `sendMessage` would
+         *     have answered for it (202, or an error status), with the `message` (and `deduplicated`)
+         *     or the `error`. Sending the same batch again is safe: the messages accepted are replayed,
+         *     the others run.
+         *
+         *     Refused as a whole, before any message runs: an `Idempotency-Key` header, a body above
+         *     4 MiB (413, below API Gateway's 10 MB and a Lambda invocation's 6 MB), no messages or more
+         *     than 100, more than 1,000 recipients across them, or a message without a valid
+         *     `idempotency_key` or with the same one as another message (400, each problem in
+         *     `details.errors`).
+         *
+         *     The messages run a few at a time (a thread's messages one after another, in order). A
+         *     message the batch has not started 10 seconds after it began answers 503 `not_attempted`:
+         *     nothing of it was done, and sending it again with the same key is safe. Needs the
+         *     `messages:send` permission.
+         */
+        post: operations["sendMessageBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/identities/{identity_id}/messages/{message_id}": {
         parameters: {
             query?: never;
@@ -1946,6 +1991,43 @@ export interface components {
             disposition?: "attachment" | "inline";
             content_id?: string;
         };
+        SendBatchRequest: {
+            /**
+             * @description The messages, each a `SendMessageRequest` with its own `idempotency_key` (checked,
+             *     like the whole body, by `sendMessage`). At most 1,000 recipients across them.
+             */
+            messages: components["schemas"]["SendBatchMessage"][];
+        };
+        /**
+         * @description A message of a batch: the fields of `SendMessageRequest` (checked by `sendMessage`, per
+         *     message: a field it refuses is that message's 400) and `idempotency_key`, the key of that
+         *     one send.
+         */
+        SendBatchMessage: {
+            /**
+             * @description This message's Idempotency-Key: unique in the batch, reused on every retry of this
+             *     message (alone or in a batch).
+             */
+            idempotency_key: string;
+        } & {
+            [key: string]: unknown;
+        };
+        SendBatchResponse: {
+            /** @description One result per message, in the batch's order. */
+            data: components["schemas"]["SendBatchResult"][];
+        };
+        SendBatchResult: {
+            /**
+             * @description The HTTP status `sendMessage` would have answered for this message: 202 accepted (or
+             *     replayed), else the error's status.
+             * @example 202
+             */
+            status: number;
+            message?: components["schemas"]["SendMessageResponse"];
+            error?: components["schemas"]["Error"]["error"];
+            /** @description The Retry-After (seconds) `sendMessage` would have answered with this error. */
+            retry_after?: number;
+        };
         /** @description The accepted message, and whether this answer is a replay. */
         SendMessageResponse: components["schemas"]["Message"] & {
             /**
@@ -3600,6 +3682,105 @@ export interface operations {
             413: components["responses"]["SendTooLarge"];
             422: components["responses"]["SendUnprocessable"];
             429: components["responses"]["SendTooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    sendMessageBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "messages": [
+                 *         {
+                 *           "idempotency_key": "order-2291-shipped",
+                 *           "to": [
+                 *             "deliver@simulator.invalid"
+                 *           ],
+                 *           "subject": "Your order has shipped",
+                 *           "text": "Order 2291 is on its way."
+                 *         },
+                 *         {
+                 *           "idempotency_key": "order-2292-shipped",
+                 *           "to": [
+                 *             "deliver@simulator.invalid"
+                 *           ],
+                 *           "subject": "Your order has shipped",
+                 *           "text": "Order 2292 is on its way."
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SendBatchRequest"];
+            };
+        };
+        responses: {
+            /**
+             * @description The batch ran: one result per message, in order. A message's `status` and `error`
+             *     are those of `sendMessage` (its `x-error-codes`), or 503 `not_attempted` for a
+             *     message the batch's time budget did not reach.
+             */
+            207: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SendBatchResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the batch as a whole: an `Idempotency-Key` header, no messages or
+             *       more than 100, more than 1,000 recipients, a message without a valid
+             *       `idempotency_key`, or a key given twice (`details.errors[]` names each). No message
+             *       ran.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description - `permission_denied`: the key lacks `messages:send` (`details.required`). */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            404: components["responses"]["IdentityNotFound"];
+            /**
+             * @description - `payload_too_large`: the body is larger than 4 MiB (`details.max_bytes`): split the
+             *       batch. No message ran.
+             */
+            413: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
