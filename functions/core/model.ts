@@ -1,3 +1,6 @@
+import type { ReceivePolicy } from './hold.ts';
+import type { Trust } from './trust.ts';
+
 /**
  * The stored shapes of pmail's mail records (docs/architecture.md › Items and their keys). Times are epoch
  * milliseconds here; the API view (message-view.ts) turns them into RFC 3339.
@@ -188,6 +191,13 @@ export interface MessageRecord {
   loopback_of?: { tenant_id: string; identity_id: string; message_id: string };
   /** A received message: what ingest read of it (docs/guides/receiving.md). */
   inbound?: InboundFields;
+  /**
+   * Held back from every reader without `messages:hold` (core/hold.ts), with the reason; no place in
+   * the identity's feed until it is released.
+   */
+  held?: { reason: 'blocked' | 'unauthenticated' | 'unknown' | 'rate'; at: number };
+  /** A held message a person released (core/hold.ts › releasedMessage): why it was held, when, by which key. */
+  released?: { reason: 'blocked' | 'unauthenticated' | 'unknown' | 'rate'; at: number; by: string };
 }
 
 /** An attachment of a received message, listed (its bytes stay in the raw message). */
@@ -239,8 +249,10 @@ export interface InboundFields {
   headers: { name: string; value: string }[];
   attachments: InboundAttachment[];
   verdicts: { spf?: string; dkim?: string; dmarc?: string; spam?: string; virus?: string };
-  /** How well it proves its From (core/inbound.ts › senderAuth); absent on a copy stored without it. */
+  /** How well it proves its From (core/trust.ts › senderAuthOf); absent on a copy stored without it. */
   sender_auth?: 'authenticated' | 'unverified' | 'failed';
+  /** Who sent it, as a reader is shown (core/trust.ts › Trust); absent on a copy stored without it. */
+  trust?: Trust;
   /**
    * An earlier message of the identity has its Message-ID, and this copy is no plain duplicate of
    * it (core/inbound.ts › laterCopy): kept in that message's thread, flagged `possible_duplicate`.
@@ -402,8 +414,17 @@ export interface Identity {
   addresses?: string[];
   signature_text?: string;
   signature_html?: string;
-  /** `require_approval`: every send waits for a person's approval (core/approval.ts). */
-  send_policy?: { require_known_recipient?: boolean; daily_cap?: number; require_approval?: boolean };
+  /**
+   * `require_approval`: every send (`true`) or every send to someone not yet a contact
+   * (`first_contact`) waits for a person's approval (core/approval.ts).
+   */
+  send_policy?: {
+    require_known_recipient?: boolean;
+    daily_cap?: number;
+    require_approval?: boolean | 'first_contact';
+  };
+  /** Which received mail is held back from the agent (core/hold.ts). */
+  receive_policy?: ReceivePolicy;
   metadata?: Record<string, string>;
   /** Makes POST /v1/tenants/{tenant_id}/identities idempotent. */
   client_id?: string;
@@ -441,6 +462,8 @@ export interface ApiKeyRecord {
   revoked_at?: number;
   /** A secret replaced by a rotation works until this time. */
   secret_expires_at?: number;
+  /** Draft-only: every send through this key waits for a person's approval (core/approval.ts). */
+  sends_need_approval?: boolean;
   last_used_at?: number;
   created_at?: number;
 }
@@ -458,6 +481,8 @@ export interface ApiKeyDefinition {
   revoked_at?: number;
   last_used_at?: number;
   created_at: number;
+  /** Draft-only: every send through this key waits for a person's approval (core/approval.ts). */
+  sends_need_approval?: boolean;
   /** key_id of the key that minted it, or `bootstrap` / `local-seed`. */
   created_by: string;
   /** sha256 of each secret that may still authenticate (the newest last). */

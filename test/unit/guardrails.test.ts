@@ -37,16 +37,20 @@ const TABLE: Record<Change, string[]> = {
   'identity.owner': [OK, OK, LOCKED, LOCKED, LOCKED],
   'identity.display_name': [OK, OK, LOCKED, LOCKED, LOCKED],
   'identity.metadata': [OK, OK, LOCKED, LOCKED, LOCKED],
+  'identity.receive_policy': [OK, OK, LOCKED, LOCKED, LOCKED],
   'identity.pause': [OK, OK, OK, OK, OK],
   'identity.resume': [OK, OK, LOCKED, LOCKED, LOCKED],
   'identity.delete': [OK, OK, LOCKED, LOCKED, LOCKED],
   'tenant.policy': [OK, OK, LOCKED, LOCKED, LOCKED],
   'tenant.lists': [OK, OK, LOCKED, LOCKED, LOCKED],
+  'tenant.receive_lists': [OK, OK, LOCKED, LOCKED, LOCKED],
   'key.mint': [OK, OK, OK, OK, OK],
   'key.rotate': [OK, OK, OK, OK, OK],
   'key.revoke': [OK, OK, OK, OK, OK],
   // A platform key holds messages:approve by default, a tenant key too; an identity key never grants it.
   'key.grant_approval': [OK, OK, LOCKED, LOCKED, LOCKED],
+  // So with messages:hold: the mail held back from an agent is a person's to read.
+  'key.grant_hold': [OK, OK, LOCKED, LOCKED, LOCKED],
 };
 
 describe('who may change what', () => {
