@@ -21,6 +21,7 @@ import {
 import { type ContactCounts, canonicalAddress, type FilterDecision } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { batchedReads } from '../store/batch-reads.ts';
+import { isHeld } from '../core/hold.ts';
 import { getContacts } from '../store/contacts.store.ts';
 import type { Db } from '../store/db.ts';
 import { getAddresses, getDomain } from '../store/directory.store.ts';
@@ -325,7 +326,9 @@ async function loadMessage(
   messageId: string,
 ): Promise<MessageRecord | undefined> {
   if (!isId('message', messageId)) return undefined;
-  return getMessage(deps.db, identityId, messageId, true);
+  const m = await getMessage(deps.db, identityId, messageId, true);
+  // Held mail is answered or forwarded by no one until it is released (core/hold.ts).
+  return m && !isHeld(m) ? m : undefined;
 }
 
 /** Thread ids are `thr_{ulid}` of their first message, so a thread exists when that message does. */
@@ -336,7 +339,7 @@ async function loadThreadRoot(
 ): Promise<MessageRecord | undefined> {
   if (!isId('thread', threadId)) return undefined;
   const root = await getMessage(deps.db, identityId, `msg_${threadId.slice(4)}`, true);
-  return root?.thread_id === threadId ? root : undefined;
+  return root?.thread_id === threadId && !isHeld(root) ? root : undefined;
 }
 
 /** C6: a forwarded message's body and attachments, parsed from its stored MIME (missing: empty). */
