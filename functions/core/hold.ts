@@ -1,5 +1,5 @@
 import { PmailError } from './errors.ts';
-import type { MessageRecord } from './model.ts';
+import type { HeldReason, HoldPolicy, MessageRecord, ReceivePolicy } from './model.ts';
 import { canonicalAddress } from './recipients.ts';
 import { type ContactCounts, isKnownRecipient } from './suppressions.ts';
 
@@ -11,18 +11,8 @@ import { type ContactCounts, isKnownRecipient } from './suppressions.ts';
  */
 
 /** `receive_policy.hold`: hold nothing, unauthenticated mail, or mail neither known nor allowed. */
-export const HOLD_POLICIES = ['none', 'unauthenticated', 'unknown'] as const;
-export type HoldPolicy = (typeof HOLD_POLICIES)[number];
-
-/** Why a message is held. */
-export type HeldReason = 'blocked' | 'unauthenticated' | 'unknown' | 'rate';
-
-/** An identity's `receive_policy` (set by a tenant-level key: core/guardrails.ts › identity.receive_policy). */
-export interface ReceivePolicy {
-  hold?: HoldPolicy;
-  /** Mail from strangers (neither known nor allowed) shown per hour: per sender, and in all. */
-  stranger_rate?: { per_sender?: number; total?: number };
-}
+export const HOLD_POLICIES = ['none', 'unauthenticated', 'unknown'] as const satisfies readonly HoldPolicy[];
+export type { HeldReason, HoldPolicy, ReceivePolicy };
 
 /** The default stranger rate, per identity and hour: beyond it such mail is held (`rate`). */
 export const STRANGER_RATE = { per_sender: 10, total: 50 } as const;

@@ -1,4 +1,3 @@
-import type { ReceivePolicy } from './hold.ts';
 import type { Trust } from './trust.ts';
 
 /**
@@ -195,9 +194,9 @@ export interface MessageRecord {
    * Held back from every reader without `messages:hold` (core/hold.ts), with the reason; no place in
    * the identity's feed until it is released.
    */
-  held?: { reason: 'blocked' | 'unauthenticated' | 'unknown' | 'rate'; at: number };
+  held?: { reason: HeldReason; at: number };
   /** A held message a person released (core/hold.ts › releasedMessage): why it was held, when, by which key. */
-  released?: { reason: 'blocked' | 'unauthenticated' | 'unknown' | 'rate'; at: number; by: string };
+  released?: { reason: HeldReason; at: number; by: string };
 }
 
 /** An attachment of a received message, listed (its bytes stay in the raw message). */
@@ -430,6 +429,19 @@ export interface Identity {
   client_id?: string;
   created_at?: number;
   updated_at?: number;
+}
+
+/** `receive_policy.hold` (core/hold.ts): hold nothing, unauthenticated mail, or mail neither known nor allowed. */
+export type HoldPolicy = 'none' | 'unauthenticated' | 'unknown';
+
+/** Why a received message is held (core/hold.ts). */
+export type HeldReason = 'blocked' | 'unauthenticated' | 'unknown' | 'rate';
+
+/** An identity's `receive_policy` (set by a tenant-level key: core/guardrails.ts › identity.receive_policy). */
+export interface ReceivePolicy {
+  hold?: HoldPolicy;
+  /** Mail from strangers (neither known nor allowed) shown per hour: per sender, and in all. */
+  stranger_rate?: { per_sender?: number; total?: number };
 }
 
 export interface AddressRecord {

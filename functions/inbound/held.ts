@@ -65,9 +65,9 @@ export async function deleteHeldMessage(deps: HeldDeps, d: Decision): Promise<vo
     checkHeld(m);
     const done = await deleteHeld(deps.db, m, audit(deps, m, 'message.delete', d.actor, deps.clock()));
     if (!done) continue;
-    await deps.blobs.delete(m.raw_key).catch((e) =>
-      deps.log.error('held raw copy not deleted', { message_id: m.id, ...errorFields(e) }),
-    );
+    await deps.blobs
+      .delete(m.raw_key)
+      .catch((e) => deps.log.error('held raw copy not deleted', { message_id: m.id, ...errorFields(e) }));
     return;
   }
   throw keptChanging('message');

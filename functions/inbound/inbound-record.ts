@@ -1,4 +1,5 @@
 import { derivedEventId } from '../core/delivery-outbox.ts';
+import { HELD_EVENT, type Screened } from '../core/hold.ts';
 import {
   type AutoReason,
   autoReplyReason,
@@ -11,10 +12,9 @@ import {
   type ThreadedBy,
   verdictFlags,
 } from '../core/inbound.ts';
-import { HELD_EVENT, type Screened } from '../core/hold.ts';
 import type { AddressRecord, InboundFields, MessageRecord } from '../core/model.ts';
-import { type AuthResults, trustOf } from '../core/trust.ts';
 import { baseAddress, canonicalAddress } from '../core/recipients.ts';
+import { type AuthResults, trustOf } from '../core/trust.ts';
 import type { SesReceivedNotification } from './notification.ts';
 import type { ParsedInbound } from './parse.ts';
 

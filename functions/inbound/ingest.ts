@@ -30,9 +30,9 @@ import {
   receivedEvent,
 } from './inbound-record.ts';
 import { type EarlierCopy, earlierCopy, recordAsDuplicate } from './message-id.ts';
-import { screen } from './screen.ts';
 import type { SesReceivedNotification } from './notification.ts';
 import { type ParsedInbound, parseInbound } from './parse.ts';
+import { screen } from './screen.ts';
 
 export type { IngestOptions } from './inbound-record.ts';
 

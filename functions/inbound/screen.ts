@@ -1,10 +1,4 @@
-import {
-  pastStrangerRate,
-  type Screened,
-  screenCopy,
-  strangerLimits,
-  strangerOf,
-} from '../core/hold.ts';
+import { pastStrangerRate, type Screened, screenCopy, strangerLimits, strangerOf } from '../core/hold.ts';
 import { isAuthenticated } from '../core/trust.ts';
 import type { Deps } from '../deps.ts';
 import { getContacts } from '../store/contacts.store.ts';

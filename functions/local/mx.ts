@@ -155,7 +155,10 @@ export async function startLocalMx(deps: MxDeps, opts: LocalMxOptions): Promise<
       deps.log.warn('local MX could not authenticate a message', errorFields(err));
       return undefined;
     });
-    const trace = Buffer.from(traceHeaders({ source, recipients, session, id, at }) + (auth?.headers ?? ''), 'utf8');
+    const trace = Buffer.from(
+      traceHeaders({ source, recipients, session, id, at }) + (auth?.headers ?? ''),
+      'utf8',
+    );
     await deps.blobs.put(`${INBOUND_RAW_PREFIX}${id}`, Buffer.concat([trace, body]), {});
     const n = receivedNotification({
       id,

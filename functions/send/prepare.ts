@@ -1,5 +1,6 @@
 import { appendHtml, type ComposeInput, composePlan, htmlToText, type Operation } from '../core/compose.ts';
 import { messageTooLarge } from '../core/errors.ts';
+import { isHeld } from '../core/hold.ts';
 import { isId } from '../core/ids.ts';
 import { MAX_MIME_BYTES } from '../core/limits.ts';
 import { attachmentLink, type LinkCandidate, linkBlobMetadata, planLinks } from '../core/links.ts';
@@ -21,7 +22,6 @@ import {
 import { type ContactCounts, canonicalAddress, type FilterDecision } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { batchedReads } from '../store/batch-reads.ts';
-import { isHeld } from '../core/hold.ts';
 import { getContacts } from '../store/contacts.store.ts';
 import type { Db } from '../store/db.ts';
 import { getAddresses, getDomain } from '../store/directory.store.ts';

@@ -150,7 +150,9 @@ export async function listHeld(
   );
   // The index is eventually consistent: a message released or deleted since is left out.
   const data = found.filter((m): m is MessageRecord => m?.held !== undefined);
-  const last = out.LastEvaluatedKey ? String(out.LastEvaluatedKey.sk).slice(MESSAGE_SK_PREFIX.length) : undefined;
+  const last = out.LastEvaluatedKey
+    ? String(out.LastEvaluatedKey.sk).slice(MESSAGE_SK_PREFIX.length)
+    : undefined;
   return { data, ...(last ? { next: last } : {}) };
 }
 

@@ -5,8 +5,8 @@ import { type ContactCount, contactCountUpdates } from './contacts.store.ts';
 import { type Db, failedConditions, isTransactionCanceled, type TransactItem } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
 import { onFeed, transactAt } from './feed.store.ts';
-import { findByProviderId, getMessage, messageFeedEntry, messagePutItem } from './messages.store.ts';
 import { heldCapUpdate } from './hold.store.ts';
+import { findByProviderId, getMessage, messageFeedEntry, messagePutItem } from './messages.store.ts';
 import { threadNoteItem } from './thread-list.store.ts';
 import { getThread } from './threads.store.ts';
 
@@ -191,7 +191,9 @@ export async function storeInbound(
     ...(held ? [heldCapUpdate(db, message.identity_id, message.raw_size)] : []),
     held ? messagePut : onFeed(messagePut, messageFeedEntry(message, now)),
     eventPutItem(db, args.event, now),
-    ...(held ? [] : [threadNoteItem(db, message, { now, snippet: args.snippet, fromAddress: args.routedTo })]),
+    ...(held
+      ? []
+      : [threadNoteItem(db, message, { now, snippet: args.snippet, fromAddress: args.routedTo })]),
     ...(args.countSender
       ? contactCountUpdates(db, message.identity_id, [args.countSender], now, counts)
       : []),

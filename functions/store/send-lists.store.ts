@@ -1,10 +1,5 @@
 import type { ReceiveListMatch } from '../core/hold.ts';
-import {
-  canonicalAddress,
-  type ListDirection,
-  type ListEntry,
-  type ListKind,
-} from '../core/suppressions.ts';
+import { canonicalAddress, type ListDirection, type ListEntry, type ListKind } from '../core/suppressions.ts';
 import { type Db, isConditionFailed, isOutcomeUnknown, putOnce, WRITER } from './db.ts';
 import { batchGetItems } from './suppressions.store.ts';
 
@@ -180,7 +175,11 @@ function entryCandidates(addresses: string[]): Set<string> {
 }
 
 /** The receive list entries that match a sender (its address, its `@domain`), in core/hold.ts's shape. */
-export async function getReceiveListMatch(db: Db, tenantId: string, sender: string): Promise<ReceiveListMatch> {
+export async function getReceiveListMatch(
+  db: Db,
+  tenantId: string,
+  sender: string,
+): Promise<ReceiveListMatch> {
   const candidates = [...entryCandidates([sender])];
   const items = await batchGetItems(
     db,

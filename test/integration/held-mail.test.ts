@@ -47,7 +47,12 @@ beforeAll(async () => {
     ].join('\n'),
   );
   const minted = await s.call('POST', '/v1/keys', {
-    body: { name: 'agent', level: 'identity', identity_id: s.agent.id, permissions: permissionsOf('identity') },
+    body: {
+      name: 'agent',
+      level: 'identity',
+      identity_id: s.agent.id,
+      permissions: permissionsOf('identity'),
+    },
   });
   expect(minted.status).toBe(201);
   agentKey = minted.body.secret;
@@ -87,7 +92,9 @@ function rfc822(subject: string, opts: { from?: string; to?: string; text?: stri
 /** `raw` with a DKIM signature of the sender's domain on top. */
 async function signed(raw: string): Promise<string> {
   const { signatures } = await dkimSign(raw, {
-    signatureData: [{ signingDomain: DOMAIN, selector: 'sel1', privateKey }],
+    signingDomain: DOMAIN,
+    selector: 'sel1',
+    privateKey,
   });
   return signatures + raw;
 }
@@ -177,7 +184,12 @@ describe('who sent it: the local MX authenticates against its zone file', () => 
 
   it('a From whose SPF and DMARC fail (no signature, a foreign connecting address) is not authenticated', async () => {
     const m = await deliver(rfc822(`forged ${fresh()}`));
-    expect(m.inbound?.trust).toMatchObject({ authenticated: false, spf: 'fail', dkim: 'none', dmarc: 'fail' });
+    expect(m.inbound?.trust).toMatchObject({
+      authenticated: false,
+      spf: 'fail',
+      dkim: 'none',
+      dmarc: 'fail',
+    });
   });
 });
 
@@ -191,7 +203,11 @@ describe('held mail under receive_policy.hold = unauthenticated', () => {
     cursor = await followHead();
     held = await deliver((await signed(rfc822(`held ${fresh()}`))).replace('wire the money', 'wire it'));
     // A message committed after the held one arrived and before it is released.
-    const sent = await s.send({ to: ['delivered@simulator.invalid'], subject: `between ${fresh()}`, text: 'x' });
+    const sent = await s.send({
+      to: ['delivered@simulator.invalid'],
+      subject: `between ${fresh()}`,
+      text: 'x',
+    });
     expect(sent.status).toBe(202);
     between = sent.body.id;
   });
@@ -223,7 +239,9 @@ describe('held mail under receive_policy.hold = unauthenticated', () => {
     expect(reply.status).toBe(404);
     expect(reply.body.error.code).toBe('message_not_found');
     expect((await readOn(cursor)).data.map((m) => m.id)).toEqual([between]);
-    const afterHeld = await asAgent('GET', `/v1/identities/${s.agent.id}/messages`, { query: { after: held.id } });
+    const afterHeld = await asAgent('GET', `/v1/identities/${s.agent.id}/messages`, {
+      query: { after: held.id },
+    });
     expect(afterHeld.status).toBe(404);
     const thread = await asAgent('GET', `/v1/identities/${s.agent.id}/threads/${held.thread_id}`);
     expect(thread.status).toBe(404);
@@ -309,7 +327,9 @@ describe('receive lists', () => {
     await setPolicy({ hold: 'unknown' });
     const entry = `/v1/tenants/${s.tenantId}/lists/receive/allow/${encodeURIComponent(stranger)}`;
     expect((await s.call('PUT', entry)).status).toBe(201);
-    const without = await deliver(rfc822(`allowed, unproven ${fresh()}`, { from: stranger }), { from: stranger });
+    const without = await deliver(rfc822(`allowed, unproven ${fresh()}`, { from: stranger }), {
+      from: stranger,
+    });
     expect(without.held?.reason).toBe('unauthenticated');
     expect(without.inbound?.trust?.listed).toBeNull();
     // A change of what the entry admits is never implied.

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  alwaysNeedsApproval,
+  approvalNeeded,
   approveMessage,
   REJECTED_BY_REVIEWER,
   refuseAtApproval,
   rejectMessage,
-  alwaysNeedsApproval,
-  approvalNeeded,
 } from '../../functions/core/approval.ts';
 import { bornStatus } from '../../functions/core/enqueue.ts';
 import { PmailError } from '../../functions/core/errors.ts';

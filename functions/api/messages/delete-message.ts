@@ -9,7 +9,11 @@ import type { ScopedRoute } from './operation.ts';
 export const deleteMessageRoute: ScopedRoute = {
   permission: 'messages:hold',
   handle: async (deps, { key, identity, params, requestId }) => {
-    await deleteHeldMessage(deps, { identityId: identity.id, messageId: params.message_id, actor: key.key_id });
+    await deleteHeldMessage(deps, {
+      identityId: identity.id,
+      messageId: params.message_id,
+      actor: key.key_id,
+    });
     return noContent(requestId);
   },
 };

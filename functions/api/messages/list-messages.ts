@@ -13,8 +13,8 @@ import { toApiMessage } from '../../core/message-view.ts';
 import { MESSAGE_STATUSES } from '../../core/model.ts';
 import type { BaseDeps } from '../../deps.ts';
 import { feedHead, identityFeed } from '../../store/feed.store.ts';
-import { getThread } from '../../store/threads.store.ts';
 import { getMessage, listMessages, listMessagesAfter } from '../../store/messages.store.ts';
+import { getThread } from '../../store/threads.store.ts';
 import { json } from '../http.ts';
 import { zodErrors } from '../send.schema.ts';
 import type { ScopedRoute } from './operation.ts';
@@ -44,8 +44,7 @@ export const listMessagesRoute: ScopedRoute = {
         details: { errors: [{ path: 'status', message: 'not with after' }] },
       });
     }
-    if (q.data.after !== undefined)
-      return json(200, await readOn(deps, identity.id, q.data, key), requestId);
+    if (q.data.after !== undefined) return json(200, await readOn(deps, identity.id, q.data, key), requestId);
     if (q.data.thread_id !== undefined) {
       throw new PmailError('invalid_request', 'thread_id filters a read on from `after`.', {
         details: { errors: [{ path: 'thread_id', message: 'use with after' }] },
