@@ -130,7 +130,7 @@ describe('a draft-only key (sends_need_approval)', () => {
         subject: 'From the draft-only agent',
         text: 'Hi',
       },
-    })) as { structuredContent: { status: string }; content: { text: string }[] };
+    })) as unknown as { structuredContent: { status: string }; content: { text: string }[] };
     expect(res.structuredContent.status).toBe('pending_approval');
     expect(res.content[0].text).toMatch(/WAITING FOR A PERSON'S APPROVAL/);
   });
