@@ -1,5 +1,3 @@
-import type { Trust } from './trust.ts';
-
 /**
  * The stored shapes of pmail's mail records (docs/architecture.md › Items and their keys). Times are epoch
  * milliseconds here; the API view (message-view.ts) turns them into RFC 3339.
@@ -261,6 +259,43 @@ export interface InboundFields {
   auto?: 'auto_submitted' | 'precedence' | 'list' | 'autoresponder' | 'null_sender';
   /** A delivery status report kept as mail: it proved nothing (docs/guides/receiving.md › Which reports count). */
   dsn_unmatched?: boolean;
+}
+
+/* Who sent a received message (core/trust.ts, docs/guides/receiving.md › Who sent it). */
+
+/** A verdict as RFC 8601 names it (`pass`, `fail`, `softfail`, `neutral`, `none`, `temperror`, `permerror`, `policy`). */
+export type AuthVerdict = string;
+
+/** The verdicts of one received message, as its receiving MTA computed them. */
+export interface AuthResults {
+  spf: AuthVerdict;
+  /** The best DKIM signature's verdict: `pass` when any signature passed. */
+  dkim: AuthVerdict;
+  /** A DKIM signature passed whose domain is the From's domain or a parent of it (relaxed alignment). */
+  dkim_aligned: boolean;
+  dmarc: AuthVerdict;
+  /** null when the verifier reports no ARC (SES). */
+  arc: AuthVerdict | null;
+  /** Who computed them: the local MX (mailauth) or SES receiving. */
+  verified_by: 'mx' | 'ses';
+}
+
+/** What a reader is shown of who sent a received message: `inbound.trust`. */
+export interface Trust {
+  /** DMARC passed, or a DKIM signature aligned with From passed: the From is proven. */
+  authenticated: boolean;
+  spf: AuthVerdict;
+  dkim: AuthVerdict;
+  dkim_aligned: boolean;
+  dmarc: AuthVerdict;
+  arc: AuthVerdict | null;
+  verified_by: 'mx' | 'ses';
+  /** The From is a contact of the identity and the message proves it (docs/security.md › Contacts). */
+  known_sender: boolean;
+  /** The receive list entry that decided for this sender: `allow` (it admitted the message), `block`, or null. */
+  listed: 'allow' | 'block' | null;
+  /** The message's risk flags (core/trust.ts › RISK_FLAGS). */
+  risk: string[];
 }
 
 export interface Tenant {

@@ -1,3 +1,4 @@
+import type { AuthResults, AuthVerdict, Trust } from './model.ts';
 import { canonicalAddress, domainOf } from './recipients.ts';
 
 /**
@@ -7,22 +8,7 @@ import { canonicalAddress, domainOf } from './recipients.ts';
  * (functions/local/mx-auth.ts), on AWS they are SES's (`authFromSes`).
  */
 
-/** A verdict as RFC 8601 names it (`pass`, `fail`, `softfail`, `neutral`, `none`, `temperror`, `permerror`, `policy`). */
-export type AuthVerdict = string;
-
-/** The verdicts of one received message, as its receiving MTA computed them. */
-export interface AuthResults {
-  spf: AuthVerdict;
-  /** The best DKIM signature's verdict: `pass` when any signature passed. */
-  dkim: AuthVerdict;
-  /** A DKIM signature passed whose domain is the From's domain or a parent of it (relaxed alignment). */
-  dkim_aligned: boolean;
-  dmarc: AuthVerdict;
-  /** null when the verifier reports no ARC (SES). */
-  arc: AuthVerdict | null;
-  /** Who computed them: the local MX (mailauth) or SES receiving. */
-  verified_by: 'mx' | 'ses';
-}
+export type { AuthResults, AuthVerdict, Trust };
 
 /** How well a message proves its From: kept on the record as `inbound.sender_auth`. */
 export type SenderAuth = 'authenticated' | 'unverified' | 'failed';
@@ -98,24 +84,6 @@ export const RISK_FLAGS: readonly string[] = [
   'dsn',
   'unparsed',
 ];
-
-/** What a reader is shown of who sent a received message: `inbound.trust`. */
-export interface Trust {
-  /** DMARC passed, or a DKIM signature aligned with From passed: the From is proven. */
-  authenticated: boolean;
-  spf: AuthVerdict;
-  dkim: AuthVerdict;
-  dkim_aligned: boolean;
-  dmarc: AuthVerdict;
-  arc: AuthVerdict | null;
-  verified_by: 'mx' | 'ses';
-  /** The From is a contact of the identity and the message proves it (docs/security.md › Contacts). */
-  known_sender: boolean;
-  /** The receive list entry that decided for this sender: `allow` (it admitted the message), `block`, or null. */
-  listed: 'allow' | 'block' | null;
-  /** The message's risk flags (RISK_FLAGS). */
-  risk: string[];
-}
 
 export function trustOf(
   auth: AuthResults,
