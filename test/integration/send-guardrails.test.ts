@@ -162,6 +162,18 @@ describe('require_approval: "first_contact" and the known-recipient rule, on one
     expect(mixed.body.status).toBe('pending_approval');
   });
 
+  it('a send waiting for approval makes no contact: require_known_recipient still refuses its recipient', async () => {
+    await setSendPolicy({ require_approval: true });
+    const stranger = `delivered+${fresh()}@simulator.invalid`;
+    const pending = await sendAs(s.apiKey, stranger);
+    expect(pending.body.status).toBe('pending_approval');
+    await s.settle();
+    await setSendPolicy({ require_known_recipient: true });
+    const refused = await sendAs(s.apiKey, stranger);
+    expect(refused.body.status).toBe('suppressed');
+    expect(refused.body.deliveries[0].smtp_response).toBe('policy: unknown_recipient');
+  });
+
   it('require_known_recipient reads the same contacts: a recipient only of pending sends is unknown', async () => {
     await setSendPolicy({ require_approval: 'first_contact' });
     const stranger = `delivered+${fresh()}@simulator.invalid`;
