@@ -355,7 +355,8 @@ function controlCommands(program: Command, act: Act): void {
         )
         .option('--for-identity <id>', 'the identity of an identity key')
         .option('--permissions <list>', 'comma-separated (default: every permission of the level)')
-        .option('--expires-at <iso>', 'when it stops working'),
+        .option('--expires-at <iso>', 'when it stops working')
+        .option('--sends-need-approval', 'draft-only: every send through it waits for a person'),
       keys.create,
     ],
     [api(verb('list', 'list keys')), keys.list],
