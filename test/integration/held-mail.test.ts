@@ -117,7 +117,7 @@ async function deliver(raw: string, opts: { from?: string; to?: string } = {}) {
     });
     const id = found.Items?.[0]?.sk?.slice(2);
     return id ? s.message(identity, id) : undefined;
-  });
+  }, 30_000);
 }
 
 const asAgent = (method: string, path: string, o: Parameters<TestStack['call']>[2] = {}) =>
