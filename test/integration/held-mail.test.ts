@@ -91,11 +91,9 @@ function rfc822(subject: string, opts: { from?: string; to?: string; text?: stri
 
 /** `raw` with a DKIM signature of the sender's domain on top. */
 async function signed(raw: string): Promise<string> {
-  const { signatures } = await dkimSign(raw, {
-    signingDomain: DOMAIN,
-    selector: 'sel1',
-    privateKey,
-  });
+  // mailauth 4's dkimSign takes `signatureData` (its bundled types name the fields at the top level).
+  const options = { signatureData: [{ signingDomain: DOMAIN, selector: 'sel1', privateKey }] };
+  const { signatures } = await dkimSign(raw, options as unknown as Parameters<typeof dkimSign>[1]);
   return signatures + raw;
 }
 
