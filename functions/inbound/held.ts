@@ -29,7 +29,7 @@ interface Decision {
 /** The received message, or 404. */
 async function receivedMessage(deps: HeldDeps, d: Decision): Promise<MessageRecord> {
   const m = await getMessage(deps.db, d.identityId, d.messageId, true);
-  if (!m || m.direction !== 'inbound') throw messageNotFound();
+  if (m?.direction !== 'inbound') throw messageNotFound();
   return m;
 }
 

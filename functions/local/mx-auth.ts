@@ -25,12 +25,16 @@ export async function authenticateAtMx(
   const signatures = r.dkim?.results ?? [];
   const passed = signatures.filter((s) => s.status?.result === 'pass');
   const results: AuthResults = {
-    spf: (r.spf && r.spf.status?.result) || 'none',
+    spf: verdict(r.spf),
     dkim: passed.length ? 'pass' : (signatures[0]?.status?.result ?? 'none'),
     dkim_aligned: passed.some((s) => Boolean(s.status?.aligned)),
-    dmarc: (r.dmarc && r.dmarc.status?.result) || 'none',
-    arc: (r.arc && r.arc.status?.result) || 'none',
+    dmarc: verdict(r.dmarc),
+    arc: verdict(r.arc),
     verified_by: 'mx',
   };
   return { results, headers: r.headers ?? '' };
 }
+
+/** mailauth answers `false` for a check it did not run. */
+const verdict = (v: false | { status?: { result?: string } } | undefined): string =>
+  (v ? v.status?.result : undefined) || 'none';

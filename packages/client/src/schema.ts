@@ -1723,7 +1723,7 @@ export interface components {
         WebhookCreateRequest: {
             /** @description An https URL (no credentials, no fragment, not an IP literal of a loopback, private or link-local range); its query string is kept. */
             url: string;
-            /** @description Only these event types are delivered; leave it out for every type. */
+            /** @description Only these event types are delivered; leave it out for every type but `message.held`, which goes only to an endpoint that names it. */
             event_types?: string[];
             description?: string;
         };
