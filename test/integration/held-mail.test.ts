@@ -10,6 +10,7 @@ import { encodeFollowCursor, FOLLOW_HEAD } from '../../functions/core/follow.ts'
 import { permissionsOf } from '../../functions/core/keys.ts';
 import { startHttpServer } from '../../functions/local/http-server.ts';
 import { silentLogger } from '../../functions/log.ts';
+import { getContacts } from '../../functions/store/contacts.store.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 /**
@@ -221,7 +222,7 @@ describe('held mail under receive_policy.hold = unauthenticated', () => {
     expect(about[0].data.reason).toBe('unauthenticated');
   });
 
-  it('is absent from every read of the agent’s key: list, get, raw, attachment, reply, ?after=, threads', async () => {
+  it('is absent from every read of the agent’s key: list, get, raw, attachment, reply, forward, ?after=, threads', async () => {
     const list = await asAgent('GET', `/v1/identities/${s.agent.id}/messages`, {
       query: { direction: 'inbound', limit: '100' },
     });
@@ -236,6 +237,12 @@ describe('held mail under receive_policy.hold = unauthenticated', () => {
     });
     expect(reply.status).toBe(404);
     expect(reply.body.error.code).toBe('message_not_found');
+    const forward = await asAgent('POST', msgPath(held.id, '/forward'), {
+      body: { to: ['delivered@simulator.invalid'], text: 'See below' },
+      headers: { 'idempotency-key': `forward-${fresh()}` },
+    });
+    expect(forward.status).toBe(404);
+    expect(forward.body.error.code).toBe('message_not_found');
     expect((await readOn(cursor)).data.map((m) => m.id)).toEqual([between]);
     const afterHeld = await asAgent('GET', `/v1/identities/${s.agent.id}/messages`, {
       query: { after: held.id },
@@ -370,6 +377,25 @@ describe('receive lists', () => {
       code: 'guardrail_locked',
       details: { change: 'identity.receive_policy' },
     });
+  });
+});
+
+describe('held mail makes no contact until it is released', () => {
+  afterAll(() => setPolicy(null));
+
+  it('an authenticated stranger held as unknown is no contact; released, its next message is a known sender’s', async () => {
+    await setPolicy({ hold: 'unknown' });
+    const from = `bob@${DOMAIN}`;
+    const contactOf = async () => (await getContacts(s.deps.db, s.agent.id, [from])).get(from);
+    const m = await deliver(await signed(rfc822(`unknown ${fresh()}`, { from })), { from });
+    expect(m.held?.reason).toBe('unknown');
+    expect(m.inbound?.trust).toMatchObject({ authenticated: true, known_sender: false });
+    expect(await contactOf()).toBeUndefined();
+    expect((await s.call('POST', msgPath(m.id, '/release'))).status).toBe(200);
+    expect(await contactOf()).toMatchObject({ inbound_count: 1, authenticated_inbound_count: 1 });
+    const next = await deliver(await signed(rfc822(`known now ${fresh()}`, { from })), { from });
+    expect(next.held).toBeUndefined();
+    expect(next.inbound?.trust?.known_sender).toBe(true);
   });
 });
 
