@@ -280,16 +280,10 @@ export interface AuthResults {
   verified_by: 'mx' | 'ses';
 }
 
-/** What a reader is shown of who sent a received message: `inbound.trust`. */
-export interface Trust {
+/** What a reader is shown of who sent a received message: `inbound.trust`, the verdicts and what follows. */
+export interface Trust extends AuthResults {
   /** DMARC passed, or a DKIM signature aligned with From passed: the From is proven. */
   authenticated: boolean;
-  spf: AuthVerdict;
-  dkim: AuthVerdict;
-  dkim_aligned: boolean;
-  dmarc: AuthVerdict;
-  arc: AuthVerdict | null;
-  verified_by: 'mx' | 'ses';
   /** The From is a contact of the identity and the message proves it (docs/security.md › Contacts). */
   known_sender: boolean;
   /** The receive list entry that decided for this sender: `allow` (it admitted the message), `block`, or null. */
