@@ -12,6 +12,7 @@ import { startHttpServer } from '../../functions/local/http-server.ts';
 import { silentLogger } from '../../functions/log.ts';
 import { getContacts } from '../../functions/store/contacts.store.ts';
 import { type TestStack, testStack } from '../support/local.ts';
+import { webhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
  * Who sent it, and what an agent may read of it, through the local MX (docs/guides/receiving.md ›
@@ -30,9 +31,19 @@ const SENDER = `alice@${DOMAIN}`;
 let privateKey: string;
 let seq = 0;
 const fresh = () => `${Date.now().toString(36)}-${++seq}`;
+/** A real HTTP receiver of the tenant's webhooks. */
+const receiver = webhookReceiver();
+let hooks: string;
 
 beforeAll(async () => {
-  s = await testStack({ inbound: { port: 0 }, config: { simEventDelaySeconds: 0 } });
+  hooks = await receiver.listen();
+  closers.push(receiver.close);
+  s = await testStack({
+    inbound: { port: 0 },
+    webhooks: true,
+    webhookScheduleScale: 0.001,
+    config: { simEventDelaySeconds: 0 },
+  });
   const pair = generateKeyPairSync('rsa', { modulusLength: 1024 });
   privateKey = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const publicKey = pair.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
@@ -199,6 +210,9 @@ describe('held mail under receive_policy.hold = unauthenticated', () => {
 
   beforeAll(async () => {
     await setPolicy({ hold: 'unauthenticated' });
+    // A webhook that takes every type, and one that names message.held.
+    for (const body of [{ url: `${hooks}/all` }, { url: `${hooks}/held`, event_types: ['message.held'] }])
+      expect((await s.call('POST', '/v1/webhooks', { body })).status).toBe(201);
     cursor = await followHead();
     held = await deliver((await signed(rfc822(`held ${fresh()}`))).replace('wire the money', 'wire it'));
     // A message committed after the held one arrived and before it is released.
@@ -274,6 +288,14 @@ describe('held mail under receive_policy.hold = unauthenticated', () => {
     const events = await s.call('GET', '/v1/events', { key: minted.body.secret, query: { limit: '100' } });
     expect(events.status).toBe(200);
     expect(events.body.data.filter((e: any) => e.data.message_id === held.id)).toEqual([]);
+  });
+
+  it('a webhook gets message.held only when its event_types names it', async () => {
+    const about = (path: string) => receiver.at(path).filter((r) => r.json.data.message_id === held.id);
+    await s.eventually(async () => about('/held').length > 0, 30_000);
+    expect(about('/held').map((r) => r.json.type)).toEqual(['message.held']);
+    await s.settle();
+    expect(about('/all')).toEqual([]);
   });
 
   it('a key holding messages:hold lists and reads it', async () => {
