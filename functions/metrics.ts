@@ -64,6 +64,9 @@ export const METRICS = {
     'received messages already stored for that recipient (a repeat, not stored again)',
   ),
   inbound_unknown_recipients: count('envelope recipients that are no identity address (dropped)'),
+  inbound_held: count('received messages held back from the agent, by reason', 'reason'),
+  inbound_held_rate: count('received messages of strangers held past the stranger rate'),
+  inbound_held_dropped: count('received messages that would be held, past the held caps (not stored)'),
   // Webhooks (functions/webhooks).
   webhook_deliveries: count('webhook delivery attempts, by result (dead: the last attempt failed)', 'result'),
   webhook_malformed: count('webhook jobs that could not be read (acked)'),

@@ -165,13 +165,23 @@ export class PmailDashboard extends Construct {
         'Received, per recipient (stored by how far parsed)',
         [pmailBreakdown('inbound_stored'), pmailMetric('inbound_duplicates')],
         [],
-        12,
+        8,
       ),
       graph(
         'Not stored as inbox mail',
         [pmailMetric('inbound_unknown_recipients'), pmailMetric('dsn_routed'), pmailMetric('dsn_unmatched')],
         [],
-        12,
+        8,
+      ),
+      graph(
+        'Held back from the agent (by reason; past the stranger rate; dropped past the caps)',
+        [
+          pmailBreakdown('inbound_held'),
+          pmailMetric('inbound_held_rate'),
+          pmailMetric('inbound_held_dropped'),
+        ],
+        [],
+        8,
       ),
     );
 

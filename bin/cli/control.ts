@@ -186,6 +186,7 @@ async function keyBody(ctx: Ctx, api: ReturnType<typeof apiFor>) {
     ...(level !== 'platform' ? { tenant_id: await tenantOf(ctx, api) } : {}),
     ...(level === 'identity' ? { identity_id: o.forIdentity } : {}),
     ...(o.expiresAt ? { expires_at: o.expiresAt } : {}),
+    ...(o.sendsNeedApproval ? { sends_need_approval: true } : {}),
   };
 }
 

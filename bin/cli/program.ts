@@ -15,6 +15,7 @@ import {
 import type { Action } from './context.ts';
 import * as control from './control.ts';
 import { doctorCommand } from './doctor.ts';
+import { heldAction, heldListCommand } from './held.ts';
 import { inboxCommand, threadCommand, threadsCommand, watchCommand } from './inbox.ts';
 import { err, type Io, io } from './io.ts';
 
@@ -266,6 +267,15 @@ function mailCommands(program: Command, act: Act): void {
       withIdentity(program.command(name).description(description).argument('<message-id>')),
       messageAction(name),
     );
+  const held = program
+    .command('held')
+    .description('mail held back from the agent (needs a key holding messages:hold)');
+  act(page(withIdentity(held.command('list').description('held messages, newest first'))), heldListCommand);
+  for (const [name, description] of [
+    ['release', 'release a held message: the agent reads it from now on'],
+    ['delete', 'delete a held message and its raw copy'],
+  ] as const)
+    act(withIdentity(held.command(name).description(description).argument('<message-id>')), heldAction(name));
   act(
     api(program.command('events').description("the tenant's event feed"))
       .option('--follow', 'keep printing new events until Ctrl-C (exit 130)')
@@ -352,7 +362,8 @@ function controlCommands(program: Command, act: Act): void {
         )
         .option('--for-identity <id>', 'the identity of an identity key')
         .option('--permissions <list>', 'comma-separated (default: every permission of the level)')
-        .option('--expires-at <iso>', 'when it stops working'),
+        .option('--expires-at <iso>', 'when it stops working')
+        .option('--sends-need-approval', 'draft-only: every send through it waits for a person'),
       keys.create,
     ],
     [api(verb('list', 'list keys')), keys.list],

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type Identity, identitiesOf, type Me, session } from './api.ts';
 import { Approvals } from './pages/approvals.tsx';
 import { Domains } from './pages/domains.tsx';
+import { Held } from './pages/held.tsx';
 import { Inbox } from './pages/inbox.tsx';
 import { Keys } from './pages/keys.tsx';
 import { MessagePage } from './pages/message.tsx';
@@ -52,6 +53,8 @@ const PAGES: PageDef[] = [
     needs: 'messages:read',
     component: Approvals,
   },
+  // Mail held back from the agents (console/src/pages/held.tsx).
+  { path: 'held', title: 'Held mail', nav: 'Held', needs: 'messages:hold', component: Held },
   {
     path: 'suppressions',
     title: 'Suppressions',

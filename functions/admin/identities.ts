@@ -46,6 +46,7 @@ export interface IdentityInput {
   owner?: { name: string; email: string };
   domain?: string;
   send_policy?: Identity['send_policy'];
+  receive_policy?: Identity['receive_policy'];
   metadata?: Record<string, string>;
   client_id?: string;
 }
@@ -90,6 +91,7 @@ export async function createIdentity(
     primary_address: address,
     addresses: [address],
     ...(input.send_policy ? { send_policy: input.send_policy } : {}),
+    ...(input.receive_policy ? { receive_policy: input.receive_policy } : {}),
     ...(input.metadata ? { metadata: input.metadata } : {}),
     ...(input.client_id ? { client_id: input.client_id } : {}),
     created_at: now,
@@ -173,6 +175,7 @@ export interface IdentityChange {
   display_name?: string;
   owner?: { name: string; email: string } | null;
   send_policy?: Identity['send_policy'] | null;
+  receive_policy?: Identity['receive_policy'] | null;
   metadata?: Record<string, string> | null;
 }
 
@@ -190,7 +193,7 @@ export async function changeIdentity(
   if (change.owner === null) remove.push('owner_name', 'owner_email');
   else if (change.owner)
     Object.assign(set, { owner_name: change.owner.name, owner_email: change.owner.email });
-  for (const field of ['send_policy', 'metadata'] as const) {
+  for (const field of ['send_policy', 'receive_policy', 'metadata'] as const) {
     if (change[field] === null) remove.push(field);
     else if (change[field] !== undefined) set[field] = change[field];
   }
@@ -209,6 +212,9 @@ export async function changeIdentity(
         // A guardrail's change is audited with what it was and what it became.
         ...(change.send_policy !== undefined
           ? { send_policy: { from: identity.send_policy ?? null, to: change.send_policy } }
+          : {}),
+        ...(change.receive_policy !== undefined
+          ? { receive_policy: { from: identity.receive_policy ?? null, to: change.receive_policy } }
           : {}),
       },
       request_id: requestId,

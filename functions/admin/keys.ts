@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { identityNotFound, keptChanging, keyNotFound, PmailError, tenantNotFound } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
-import { mintRefusal } from '../core/guardrails.ts';
+import { liftRefusal, mintRefusal } from '../core/guardrails.ts';
 import {
   checkKeyAccess,
   checkPermissionsForLevel,
@@ -40,6 +40,8 @@ export interface MintInput {
   permissions: string[];
   /** Epoch ms. */
   expires_at?: number;
+  /** Draft-only: every send through the key waits for approval (core/guardrails.ts › liftRefusal). */
+  sends_need_approval?: boolean;
 }
 
 /** A new secret: `pm_{mode}_` and 32 random bytes, base64url. */
@@ -65,6 +67,7 @@ export async function mintKey(
     scopes: [...new Set(input.permissions)],
     mode,
     ...(input.expires_at !== undefined ? { expires_at: input.expires_at } : {}),
+    ...(input.sends_need_approval ? { sends_need_approval: true } : {}),
     created_at: now,
     created_by: actorId(actor),
     secrets: [sha256Hex(secret)],
@@ -81,6 +84,7 @@ export async function mintKey(
       details: {
         level: definition.level,
         permissions: definition.scopes,
+        ...(definition.sends_need_approval ? { sends_need_approval: true } : {}),
         ...('system' in actor ? { via: actor.system } : {}),
       },
       request_id: opts.requestId,
@@ -211,6 +215,8 @@ export async function rotateKey(
   for (let attempt = 0; attempt < 3; attempt++) {
     const d = await keyInReach(deps, caller, keyId);
     if (d.revoked_at !== undefined) throw keyNotFound();
+    const lifted = liftRefusal(caller, d);
+    if (lifted) throw lifted;
     const now = deps.clock();
     if (d.expires_at !== undefined && d.expires_at <= now)
       throw new PmailError('invalid_request', 'An expired key cannot be rotated; mint a new one.', {

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { PmailError, routeNotFound } from '../core/errors.ts';
+import { maySee } from '../core/hold.ts';
 import { ID_PATTERNS } from '../core/ids.ts';
 import type { DepsFor } from '../lambda-ports.ts';
 import { eventPosition, listEventsAfter, type OutboxEvent } from '../store/events.store.ts';
@@ -37,7 +38,10 @@ export function eventsApi(deps: DepsFor<'api-events'>) {
     const query = parseQuery(event, listEventsQuerySchema);
     const after = query.after ? await eventPosition(deps.db, tenantId, query.after) : 0;
     const out = await listEventsAfter(deps.db, tenantId, { after, limit: query.limit, now: deps.clock() });
-    const data = out.data.map((e) => toEventView(e.event));
-    return json(200, { data, next_cursor: out.more ? (data.at(-1)?.id ?? null) : null }, requestId);
+    // A held message's event only to a key that may see held mail (core/hold.ts › maySee); the
+    // cursor moves past what was left out.
+    const data = out.data.filter((e) => maySee(key, e.event)).map((e) => toEventView(e.event));
+    const last = out.data.at(-1)?.event.id ?? null;
+    return json(200, { data, next_cursor: out.more ? last : null }, requestId);
   });
 }

@@ -223,6 +223,16 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'Only a queued message with no transport attempt under way can be canceled.',
   },
+  list_entry_conflict: {
+    status: 409,
+    retryable: false,
+    fix: 'The entry is on the list with another `unauthenticated`: delete it, then put it again.',
+  },
+  message_not_held: {
+    status: 409,
+    retryable: false,
+    fix: 'Only a held message can be released or deleted; read its current state.',
+  },
   not_pending_approval: {
     status: 409,
     retryable: false,

@@ -4,12 +4,15 @@ import { authenticate, identityInScope, requirePermission } from './auth.ts';
 import { header, routeGroup } from './http.ts';
 import { approveMessageRoute } from './messages/approve.ts';
 import { cancelMessageRoute } from './messages/cancel.ts';
+import { deleteMessageRoute } from './messages/delete-message.ts';
 import { forwardMessageRoute } from './messages/forward.ts';
 import { getMessageRoute } from './messages/get-message.ts';
 import { getMessageRawRoute } from './messages/get-raw.ts';
+import { listHeldRoute } from './messages/list-held.ts';
 import { listMessagesRoute } from './messages/list-messages.ts';
 import type { MessagesRoute, ScopedRoute } from './messages/operation.ts';
 import { rejectMessageRoute } from './messages/reject.ts';
+import { releaseMessageRoute } from './messages/release.ts';
 import { replyMessageRoute } from './messages/reply.ts';
 import { replyAllMessageRoute } from './messages/reply-all.ts';
 import { resolveMessageRoute } from './messages/resolve.ts';
@@ -39,6 +42,9 @@ const SCOPED: Record<string, ScopedRoute> = {
   approveMessage: approveMessageRoute,
   rejectMessage: rejectMessageRoute,
   sendMessageBatch: sendBatchRoute,
+  releaseMessage: releaseMessageRoute,
+  deleteMessage: deleteMessageRoute,
+  listHeld: listHeldRoute,
 };
 
 /**

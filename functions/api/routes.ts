@@ -125,6 +125,25 @@ export const routes: readonly Route[] = [
     group: 'messages',
     operation: 'rejectMessage',
   },
+  // Held mail (functions/api/messages/release.ts, delete-message.ts, list-held.ts).
+  {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/release',
+    group: 'messages',
+    operation: 'releaseMessage',
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/identities/{identity_id}/messages/{message_id}',
+    group: 'messages',
+    operation: 'deleteMessage',
+  },
+  {
+    method: 'GET',
+    path: '/v1/identities/{identity_id}/held',
+    group: 'messages',
+    operation: 'listHeld',
+  },
   { method: 'GET', path: '/v1/identities/{identity_id}', group: 'identities', operation: 'getIdentity' },
   {
     method: 'PATCH',

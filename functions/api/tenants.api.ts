@@ -30,7 +30,7 @@ const OPERATIONS: Record<string, TenantRoute> = {
  */
 export function tenantsApi(deps: DepsFor<'api-tenants'>) {
   return operationGroup(deps, OPERATIONS, async (key, _operation, { params }) => ({
-    tenantId: await tenantInScope(deps.db, key, params.tenant_id),
+    tenantId: await tenantInScope(deps.db, key, params.tenant_id, params.direction),
   }));
 }
 
@@ -39,7 +39,7 @@ export function tenantsApi(deps: DepsFor<'api-tenants'>) {
  * tenant (core/guardrails.ts › tenant.lists). An identity key is refused (403 guardrail_locked);
  * another tenant's id answers as a missing tenant does (404).
  */
-async function tenantInScope(db: Db, key: Caller, tenantId: string): Promise<string> {
-  authorizeChanges(key.scope, ['tenant.lists']);
+async function tenantInScope(db: Db, key: Caller, tenantId: string, direction?: string): Promise<string> {
+  authorizeChanges(key.scope, [direction === 'receive' ? 'tenant.receive_lists' : 'tenant.lists']);
   return (await tenantInReach(db, key, tenantId)).id;
 }

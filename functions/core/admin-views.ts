@@ -13,6 +13,7 @@ export function toKeyView(d: ApiKeyDefinition, now: number) {
     tenant_id: d.tenant_id ?? null,
     identity_id: d.identity_id ?? null,
     permissions: d.scopes,
+    sends_need_approval: d.sends_need_approval === true,
     status: keyStatus(d, now),
     expires_at: iso(d.expires_at),
     last_used_at: iso(d.last_used_at),

@@ -1,9 +1,11 @@
 import { PmailError } from './errors.ts';
 import type { Identity, MessageRecord } from './model.ts';
+import { type ContactCounts, canonicalAddress, isKnownRecipient } from './suppressions.ts';
 
 /**
- * A person's approval before a send (docs/guides/sending.md › Approval before a send). An identity
- * whose send policy says `require_approval: true` has its sends accepted `pending_approval`: the
+ * A person's approval before a send (docs/guides/sending.md › Approval before a send). A send of an
+ * identity whose send policy says `require_approval: true`, through a draft-only key, or to a first
+ * contact under `require_approval: "first_contact"` is accepted `pending_approval`: the
  * message is written (the key, the fingerprint and the replay are any send's), nothing is counted
  * against a cap and no execution is named. A holder of `messages:approve` then approves (the policy
  * checks run again, the count is taken, the execution is named in the write that queues it) or
@@ -13,9 +15,39 @@ import type { Identity, MessageRecord } from './model.ts';
 /** The reason a rejected message carries. */
 export const REJECTED_BY_REVIEWER = 'rejected_by_reviewer';
 
-/** Whether the identity's sends wait for a person's approval. */
-export function requiresApproval(identity: Pick<Identity, 'send_policy'>): boolean {
-  return identity.send_policy?.require_approval === true;
+/** Why a send waits for approval: the identity's policy, the draft-only key, a first contact. */
+export type ApprovalReason = 'identity_policy' | 'key' | 'first_contact';
+
+/**
+ * Whether every send of this identity through this key waits for approval, before its recipients
+ * are known: the identity's `require_approval: true`, or a draft-only key (`sends_need_approval`,
+ * whatever the identity's policy).
+ */
+export function alwaysNeedsApproval(
+  identity: Pick<Identity, 'send_policy'>,
+  key: { sends_need_approval?: boolean } = {},
+): ApprovalReason | undefined {
+  if (key.sends_need_approval) return 'key';
+  return identity.send_policy?.require_approval === true ? 'identity_policy' : undefined;
+}
+
+/**
+ * Whether this send waits for approval: always (`alwaysNeedsApproval`), or under
+ * `require_approval: "first_contact"` when a recipient it would go to is not a contact yet (the
+ * same contacts as the known-recipient rule: core/suppressions.ts › isKnownRecipient).
+ */
+export function approvalNeeded(
+  identity: Pick<Identity, 'send_policy'>,
+  key: { sends_need_approval?: boolean },
+  queued: readonly string[],
+  contacts: ReadonlyMap<string, ContactCounts>,
+): ApprovalReason | undefined {
+  const always = alwaysNeedsApproval(identity, key);
+  if (always) return always;
+  if (identity.send_policy?.require_approval !== 'first_contact') return undefined;
+  return queued.some((a) => !isKnownRecipient(contacts.get(canonicalAddress(a))))
+    ? 'first_contact'
+    : undefined;
 }
 
 /** 409 `not_pending_approval` with the message's current state, unless it still waits for approval. */

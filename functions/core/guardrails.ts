@@ -2,7 +2,7 @@ import {
   guardrailLocked,
   identityCapAboveCeiling,
   keyOutlivesCaller,
-  type PmailError,
+  PmailError,
   permissionDenied,
 } from './errors.ts';
 import { type KeyScope, PERMISSION_LEVELS, type Permission } from './keys.ts';
@@ -46,6 +46,11 @@ export const CHANGE_RULES = {
     permissions: ['identities:write'],
     what: 'change the name an identity sends under (display_name)',
   },
+  'identity.receive_policy': {
+    levels: PERSON,
+    permissions: ['identities:write'],
+    what: 'change which received mail is held back from it (receive_policy)',
+  },
   'identity.metadata': {
     levels: PERSON,
     permissions: ['identities:write'],
@@ -64,6 +69,11 @@ export const CHANGE_RULES = {
     permissions: ['suppressions:manage'],
     what: 'read or change the tenant’s suppressions and send lists',
   },
+  'tenant.receive_lists': {
+    levels: PERSON,
+    permissions: ['suppressions:manage'],
+    what: 'read or change the tenant’s receive lists',
+  },
   'key.mint': { levels: ALL, permissions: ['keys:manage'], what: 'mint a key' },
   'key.rotate': { levels: ALL, permissions: ['keys:manage'], what: 'rotate a key' },
   'key.revoke': { levels: ALL, permissions: ['keys:manage'], what: 'revoke a key' },
@@ -71,6 +81,11 @@ export const CHANGE_RULES = {
     levels: PERSON,
     permissions: ['messages:approve'],
     what: 'mint a key holding messages:approve',
+  },
+  'key.grant_hold': {
+    levels: PERSON,
+    permissions: ['messages:hold'],
+    what: 'mint a key holding messages:hold (held mail)',
   },
 } as const satisfies Record<string, ChangeRule>;
 
@@ -108,9 +123,11 @@ export function identityChangesOf(body: {
   owner?: unknown;
   send_policy?: unknown;
   metadata?: unknown;
+  receive_policy?: unknown;
 }): Change[] {
   const changes: Change[] = [];
   if (body.send_policy !== undefined) changes.push('identity.send_policy');
+  if (body.receive_policy !== undefined) changes.push('identity.receive_policy');
   if (body.owner !== undefined) changes.push('identity.owner');
   if (body.display_name !== undefined) changes.push('identity.display_name');
   if (body.metadata !== undefined) changes.push('identity.metadata');
@@ -134,24 +151,54 @@ export function dailyCapRefusal(
 
 /**
  * What a new key may not take beyond what "not wider" (core/keys.ts › notWider) already refuses:
- * `messages:approve` is granted by a person only (an agent never mints its own approver), and a key
- * an identity key mints expires no later than that key (a key given to an agent for a day cannot
- * leave behind one that lasts).
+ * `messages:approve` and `messages:hold` are granted by a person only (an agent never mints its own
+ * approver, nor a reader of the mail held back from it), a draft-only key mints only draft-only
+ * keys, and a key an identity key mints expires no later than that key (a key given to an agent for
+ * a day cannot leave behind one that lasts).
  */
 export function mintRefusal(
-  caller: Pick<KeyScope, 'level' | 'scopes' | 'expires_at'>,
-  key: { permissions: readonly string[]; expires_at?: number },
+  caller: Pick<KeyScope, 'level' | 'scopes' | 'expires_at' | 'sends_need_approval'>,
+  key: { permissions: readonly string[]; expires_at?: number; sends_need_approval?: boolean },
 ): PmailError | undefined {
-  if (key.permissions.includes('messages:approve')) {
-    const refusal = changeRefusal(caller, 'key.grant_approval');
+  const grants: [string, Change][] = [
+    ['messages:approve', 'key.grant_approval'],
+    ['messages:hold', 'key.grant_hold'],
+  ];
+  for (const [permission, change] of grants) {
+    const refusal = key.permissions.includes(permission) ? changeRefusal(caller, change) : undefined;
     if (refusal) return refusal;
   }
+  const lifted = liftRefusal(caller, key);
+  if (lifted) return lifted;
   const outlives =
     caller.level === 'identity' &&
     caller.expires_at !== undefined &&
     (key.expires_at === undefined || key.expires_at > caller.expires_at);
   return outlives ? keyOutlivesCaller(caller.expires_at!) : undefined;
 }
+
+/**
+ * A draft-only key (`sends_need_approval`) cannot lift its own guardrail: it mints and rotates only
+ * keys that are draft-only too (a key without the flag, or its new secret, would send without
+ * approval), and approves no send, its own least of all. 403 guardrail_locked.
+ */
+export function liftRefusal(
+  caller: Pick<KeyScope, 'level' | 'sends_need_approval'>,
+  target: { sends_need_approval?: boolean },
+): PmailError | undefined {
+  if (!caller.sends_need_approval || target.sends_need_approval) return undefined;
+  return draftOnlyLocked(caller.level, 'mint or rotate a key whose sends do not need approval');
+}
+
+/** A draft-only key never approves a send (the route asks for `messages:approve` first). */
+export function approveRefusal(key: Pick<KeyScope, 'level' | 'sends_need_approval'>): PmailError | undefined {
+  return key.sends_need_approval ? draftOnlyLocked(key.level, 'approve a send') : undefined;
+}
+
+const draftOnlyLocked = (level: KeyLevel, what: string) =>
+  new PmailError('guardrail_locked', `A draft-only key cannot ${what}: its sends need approval.`, {
+    details: { change: 'key.sends_need_approval', required_level: 'tenant', key_level: level },
+  });
 
 /** The permissions a key may put on a new key of `level` (what the console offers). */
 export function grantablePermissions(
@@ -162,6 +209,7 @@ export function grantablePermissions(
     (p) =>
       caller.scopes.includes(p) &&
       (PERMISSION_LEVELS[p] as readonly KeyLevel[]).includes(level) &&
-      !(p === 'messages:approve' && changeRefusal(caller, 'key.grant_approval')),
+      !(p === 'messages:approve' && changeRefusal(caller, 'key.grant_approval')) &&
+      !(p === 'messages:hold' && changeRefusal(caller, 'key.grant_hold')),
   );
 }

@@ -13,6 +13,7 @@ export function toIdentityView(i: Identity) {
     addresses: i.addresses ?? [i.primary_address],
     owner: i.owner_email ? { name: i.owner_name ?? '', email: i.owner_email } : null,
     send_policy: i.send_policy ?? {},
+    receive_policy: i.receive_policy ?? {},
     metadata: i.metadata ?? {},
     client_id: i.client_id ?? null,
     created_at: i.created_at === undefined ? null : new Date(i.created_at).toISOString(),

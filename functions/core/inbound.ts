@@ -1,5 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { canonicalAddress, domainOf } from './recipients.ts';
+import { canonicalAddress } from './recipients.ts';
+import { authFromSes, type SenderAuth, senderAuthOf, sesDkimPasses } from './trust.ts';
+
+export type { SenderAuth };
 
 /**
  * The rules of receiving mail (docs/guides/receiving.md), pure: the caps a message is parsed under,
@@ -398,46 +401,20 @@ export function verdictFlags(v: InboundVerdicts): string[] {
 }
 
 /**
- * How well a received message proves its From (docs/guides/receiving.md › Who sent it): `authenticated`
- * when SES's DMARC verdict is PASS, or its DKIM verdict is PASS for a signature of the From's domain
- * (or a parent of it) as SES's own Authentication-Results names it; `failed` when DMARC failed;
- * `unverified` otherwise (no verdict, as on the local MX, or SPF and DKIM for other domains).
- * Only an authenticated message makes its sender a known recipient.
+ * How well a received message proves its From by SES's verdicts (docs/guides/receiving.md › Who
+ * sent it): `authenticated` when SES's DMARC verdict is PASS, or its DKIM verdict is PASS for a
+ * signature of the From's domain (or a parent of it) as SES's own Authentication-Results names it;
+ * `failed` when DMARC failed; `unverified` otherwise. core/trust.ts holds the rule.
  */
-export type SenderAuth = 'authenticated' | 'unverified' | 'failed';
-
 export function senderAuth(
   v: InboundVerdicts,
   fromAddress: string | undefined,
   authenticationResults: string | undefined,
 ): SenderAuth {
-  if (v.dmarc === 'PASS') return 'authenticated';
-  const domain = fromAddress ? domainOf(canonicalAddress(fromAddress)) : '';
-  if (
-    v.dkim === 'PASS' &&
-    domain &&
-    sesDkimPasses(authenticationResults).some((d) => domain === d || domain.endsWith(`.${d}`))
-  )
-    return 'authenticated';
-  return v.dmarc === 'FAIL' ? 'failed' : 'unverified';
+  return senderAuthOf(authFromSes(v, fromAddress, authenticationResults));
 }
 
-/**
- * The domains whose DKIM signatures passed, from the Authentication-Results header SES receiving
- * puts on top of every message (authserv-id `amazonses.com`): `dkim=pass header.i=@domain` or
- * `header.d=domain`. Any other header (a sender's own, further down, or another verifier's) gives
- * none. Comments are dropped first, so text inside one is never read as a result.
- */
-export function sesDkimPasses(header: string | undefined): string[] {
-  if (!header) return [];
-  const [authserv, ...results] = header.replace(/\([^()]*\)/g, ' ').split(';');
-  if (authserv.trim().split(/\s+/)[0]?.toLowerCase() !== 'amazonses.com') return [];
-  return results.flatMap((r) => {
-    const pass = /^\s*dkim\s*=\s*pass\b(.*)$/is.exec(r);
-    const d = pass && /\bheader\.(?:d\s*=\s*|i\s*=\s*[^@\s;]*@)([a-z0-9.-]+)/i.exec(pass[1]);
-    return d ? [d[1].toLowerCase().replace(/\.$/, '')] : [];
-  });
-}
+export { sesDkimPasses };
 
 /** How long a received Message-ID is remembered for its duplicates (docs/guides/receiving.md › Duplicates). */
 export const MESSAGE_ID_WINDOW_MS = 30 * 24 * 3600 * 1000;

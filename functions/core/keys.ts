@@ -24,6 +24,7 @@ export const PERMISSION_LEVELS = {
   'messages:read': ALL,
   'messages:write': ALL,
   'messages:approve': ALL,
+  'messages:hold': ALL,
   'webhooks:read': ALL,
   'webhooks:manage': PLATFORM_TENANT,
   'events:read': ALL,
@@ -38,10 +39,14 @@ export const PERMISSIONS = Object.keys(PERMISSION_LEVELS) as Permission[];
 
 /**
  * Permissions an identity key holds only when it is created with them: its full set leaves them
- * out. `messages:approve` is a person's decision over the agent's sends (core/approval.ts), so the
- * agent's own identity key never holds it by default.
+ * out. `messages:approve` is a person's decision over the agent's sends (core/approval.ts), and
+ * `messages:hold` reads the mail held back from the agent (core/hold.ts), so the agent's own
+ * identity key holds neither by default.
  */
-const EXPLICIT_FOR_IDENTITY: ReadonlySet<Permission> = new Set<Permission>(['messages:approve']);
+const EXPLICIT_FOR_IDENTITY: ReadonlySet<Permission> = new Set<Permission>([
+  'messages:approve',
+  'messages:hold',
+]);
 
 /** The permissions a key of this level holds by default (the full set a bootstrap or seeded key gets). */
 export const permissionsOf = (level: KeyLevel): Permission[] =>
@@ -69,6 +74,8 @@ export interface KeyScope {
   scopes: readonly string[];
   /** Epoch ms; a key an identity key mints expires no later (core/guardrails.ts › mintRefusal). */
   expires_at?: number;
+  /** Draft-only: its sends wait for approval, and it mints and rotates only draft-only keys. */
+  sends_need_approval?: boolean;
 }
 
 /** The level of a stored key; keys minted before levels existed are tenant or identity keys. */
@@ -88,6 +95,7 @@ export function scopeOf(k: ApiKeyRecord | ApiKeyDefinition): KeyScope {
     identity_id: identity,
     scopes: k.scopes,
     ...(k.expires_at !== undefined ? { expires_at: k.expires_at } : {}),
+    ...(k.sends_need_approval ? { sends_need_approval: true } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { consentKindOf } from './job-kind.ts';
 import type { Delivery, InboundFields, Mailbox, MessageRecord } from './model.ts';
 import { redactPayload } from './template-payload.ts';
+import type { Trust } from './trust.ts';
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 const mailbox = (m: Mailbox) => ({ address: m.address, name: m.name ?? null });
@@ -76,6 +77,7 @@ function toApiInbound(m: MessageRecord, bodies: boolean, extracted: boolean) {
       virus: v.virus ?? null,
     },
     sender_auth: i.sender_auth ?? null,
+    trust: i.trust ? toApiTrust(i.trust) : null,
     possible_duplicate: i.possible_duplicate
       ? { of: i.possible_duplicate.of, reason: i.possible_duplicate.reason }
       : null,
@@ -122,11 +124,29 @@ export function toApiMessage(record: MessageRecord, opts: { bodies?: boolean; ex
     template: m.template ? { name: m.template.name, version: m.template.version } : null,
     payload_redacted_at: iso(m.payload_redacted_at),
     inbound: outbound ? null : toApiInbound(m, opts.bodies ?? true, opts.extracted ?? opts.bodies ?? true),
+    // Held mail (core/hold.ts): only a key holding messages:hold ever reads one.
+    held: m.held ? { reason: m.held.reason, held_at: iso(m.held.at) } : null,
     ...(outbound ? { deliveries: (m.deliveries ?? []).map(toApiDelivery) } : {}),
   };
 }
 
 export type ApiMessage = ReturnType<typeof toApiMessage>;
+
+/** `inbound.trust` (core/trust.ts › Trust): who sent it, as a reader is shown. */
+function toApiTrust(t: Trust) {
+  return {
+    authenticated: t.authenticated,
+    spf: t.spf,
+    dkim: t.dkim,
+    dkim_aligned: t.dkim_aligned,
+    dmarc: t.dmarc,
+    arc: t.arc,
+    verified_by: t.verified_by,
+    known_sender: t.known_sender,
+    listed: t.listed,
+    risk: [...t.risk],
+  };
+}
 
 function toApiDelivery(d: Delivery) {
   return {

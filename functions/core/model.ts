@@ -188,6 +188,13 @@ export interface MessageRecord {
   loopback_of?: { tenant_id: string; identity_id: string; message_id: string };
   /** A received message: what ingest read of it (docs/guides/receiving.md). */
   inbound?: InboundFields;
+  /**
+   * Held back from every reader without `messages:hold` (core/hold.ts), with the reason; no place in
+   * the identity's feed until it is released.
+   */
+  held?: { reason: HeldReason; at: number };
+  /** A held message a person released (core/hold.ts › releasedMessage): why it was held, when, by which key. */
+  released?: { reason: HeldReason; at: number; by: string };
 }
 
 /** An attachment of a received message, listed (its bytes stay in the raw message). */
@@ -239,8 +246,10 @@ export interface InboundFields {
   headers: { name: string; value: string }[];
   attachments: InboundAttachment[];
   verdicts: { spf?: string; dkim?: string; dmarc?: string; spam?: string; virus?: string };
-  /** How well it proves its From (core/inbound.ts › senderAuth); absent on a copy stored without it. */
+  /** How well it proves its From (core/trust.ts › senderAuthOf); absent on a copy stored without it. */
   sender_auth?: 'authenticated' | 'unverified' | 'failed';
+  /** Who sent it, as a reader is shown (core/trust.ts › Trust); absent on a copy stored without it. */
+  trust?: Trust;
   /**
    * An earlier message of the identity has its Message-ID, and this copy is no plain duplicate of
    * it (core/inbound.ts › laterCopy): kept in that message's thread, flagged `possible_duplicate`.
@@ -250,6 +259,37 @@ export interface InboundFields {
   auto?: 'auto_submitted' | 'precedence' | 'list' | 'autoresponder' | 'null_sender';
   /** A delivery status report kept as mail: it proved nothing (docs/guides/receiving.md › Which reports count). */
   dsn_unmatched?: boolean;
+}
+
+/* Who sent a received message (core/trust.ts, docs/guides/receiving.md › Who sent it). */
+
+/** A verdict as RFC 8601 names it (`pass`, `fail`, `softfail`, `neutral`, `none`, `temperror`, `permerror`, `policy`). */
+export type AuthVerdict = string;
+
+/** The verdicts of one received message, as its receiving MTA computed them. */
+export interface AuthResults {
+  spf: AuthVerdict;
+  /** The best DKIM signature's verdict: `pass` when any signature passed. */
+  dkim: AuthVerdict;
+  /** A DKIM signature passed whose domain is the From's domain or a parent of it (relaxed alignment). */
+  dkim_aligned: boolean;
+  dmarc: AuthVerdict;
+  /** null when the verifier reports no ARC (SES). */
+  arc: AuthVerdict | null;
+  /** Who computed them: the local MX (mailauth) or SES receiving. */
+  verified_by: 'mx' | 'ses';
+}
+
+/** What a reader is shown of who sent a received message: `inbound.trust`, the verdicts and what follows. */
+export interface Trust extends AuthResults {
+  /** DMARC passed, or a DKIM signature aligned with From passed: the From is proven. */
+  authenticated: boolean;
+  /** The From is a contact of the identity and the message proves it (docs/security.md › Contacts). */
+  known_sender: boolean;
+  /** The receive list entry that decided for this sender: `allow` (it admitted the message), `block`, or null. */
+  listed: 'allow' | 'block' | null;
+  /** The message's risk flags (core/trust.ts › RISK_FLAGS). */
+  risk: string[];
 }
 
 export interface Tenant {
@@ -402,13 +442,35 @@ export interface Identity {
   addresses?: string[];
   signature_text?: string;
   signature_html?: string;
-  /** `require_approval`: every send waits for a person's approval (core/approval.ts). */
-  send_policy?: { require_known_recipient?: boolean; daily_cap?: number; require_approval?: boolean };
+  /**
+   * `require_approval`: every send (`true`) or every send to someone not yet a contact
+   * (`first_contact`) waits for a person's approval (core/approval.ts).
+   */
+  send_policy?: {
+    require_known_recipient?: boolean;
+    daily_cap?: number;
+    require_approval?: boolean | 'first_contact';
+  };
+  /** Which received mail is held back from the agent (core/hold.ts). */
+  receive_policy?: ReceivePolicy;
   metadata?: Record<string, string>;
   /** Makes POST /v1/tenants/{tenant_id}/identities idempotent. */
   client_id?: string;
   created_at?: number;
   updated_at?: number;
+}
+
+/** `receive_policy.hold` (core/hold.ts): hold nothing, unauthenticated mail, or mail neither known nor allowed. */
+export type HoldPolicy = 'none' | 'unauthenticated' | 'unknown';
+
+/** Why a received message is held (core/hold.ts). */
+export type HeldReason = 'blocked' | 'unauthenticated' | 'unknown' | 'rate';
+
+/** An identity's `receive_policy` (set by a tenant-level key: core/guardrails.ts › identity.receive_policy). */
+export interface ReceivePolicy {
+  hold?: HoldPolicy;
+  /** Mail from strangers (neither known nor allowed) shown per hour: per sender, and in all. */
+  stranger_rate?: { per_sender?: number; total?: number };
 }
 
 export interface AddressRecord {
@@ -441,6 +503,8 @@ export interface ApiKeyRecord {
   revoked_at?: number;
   /** A secret replaced by a rotation works until this time. */
   secret_expires_at?: number;
+  /** Draft-only: every send through this key waits for a person's approval (core/approval.ts). */
+  sends_need_approval?: boolean;
   last_used_at?: number;
   created_at?: number;
 }
@@ -458,6 +522,8 @@ export interface ApiKeyDefinition {
   revoked_at?: number;
   last_used_at?: number;
   created_at: number;
+  /** Draft-only: every send through this key waits for a person's approval (core/approval.ts). */
+  sends_need_approval?: boolean;
   /** key_id of the key that minted it, or `bootstrap` / `local-seed`. */
   created_by: string;
   /** sha256 of each secret that may still authenticate (the newest last). */

@@ -26,8 +26,9 @@ export interface Suppression {
   elective?: boolean;
 }
 
-/** Only send lists: receive lists would belong to the inbound path. */
-export type ListDirection = 'send';
+/** Send lists (who may be mailed: step 16) and receive lists (whose mail is shown: core/hold.ts). */
+export const LIST_DIRECTIONS = ['send', 'receive'] as const;
+export type ListDirection = (typeof LIST_DIRECTIONS)[number];
 export const LIST_KINDS = ['block', 'allow'] as const;
 export type ListKind = (typeof LIST_KINDS)[number];
 
@@ -37,6 +38,8 @@ export interface ListEntry {
   /** A lower-case address, or `@domain` with the domain in A-label form. */
   entry: string;
   created_at: number;
+  /** A receive allow entry that admits unauthenticated mail too (spoofable: docs/security.md). */
+  unauthenticated?: boolean;
 }
 
 /**
@@ -215,6 +218,9 @@ export function toListEntryView(e: ListEntry) {
     direction: e.direction,
     kind: e.kind,
     entry: e.entry,
+    ...(e.direction === 'receive' && e.kind === 'allow'
+      ? { unauthenticated: e.unauthenticated === true }
+      : {}),
     created_at: new Date(e.created_at).toISOString(),
   };
 }

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { publicHost } from './address-policy.ts';
+import { HELD_EVENT } from './hold.ts';
 import { ID_PATTERNS } from './ids.ts';
 
 /**
@@ -81,10 +82,15 @@ export function webhookEnvelope(e: EnvelopeSource) {
   };
 }
 
-/** Whether the endpoint wants this event type (no list: all). */
+/**
+ * Whether the endpoint wants this event type. No list: every type but `message.held`, which goes
+ * only to an endpoint that names it (docs/security.md › What an agent sees of held mail): an
+ * endpoint that takes everything may feed an agent, and held mail's sender and subject are what a
+ * person decided the agent must not read.
+ */
 export function wantsEvent(endpoint: Pick<WebhookEndpoint, 'status' | 'event_types'>, type: string): boolean {
   if (endpoint.status !== 'active') return false;
-  return !endpoint.event_types || endpoint.event_types.includes(type);
+  return endpoint.event_types ? endpoint.event_types.includes(type) : type !== HELD_EVENT;
 }
 
 /** `whsec_` + base64 of the secret's bytes (the bytes come from the caller's random source). */

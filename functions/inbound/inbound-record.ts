@@ -1,4 +1,5 @@
 import { derivedEventId } from '../core/delivery-outbox.ts';
+import { HELD_EVENT, type Screened } from '../core/hold.ts';
 import {
   type AutoReason,
   autoReplyReason,
@@ -13,6 +14,7 @@ import {
 } from '../core/inbound.ts';
 import type { AddressRecord, InboundFields, MessageRecord } from '../core/model.ts';
 import { baseAddress, canonicalAddress } from '../core/recipients.ts';
+import { type AuthResults, trustOf } from '../core/trust.ts';
 import type { SesReceivedNotification } from './notification.ts';
 import type { ParsedInbound } from './parse.ts';
 
@@ -35,8 +37,12 @@ export interface RecipientCopy {
   raw: Uint8Array;
   parsed: ParsedInbound;
   verdicts: InboundVerdicts;
-  /** How well the message proves its From (core/inbound.ts › senderAuth). */
+  /** How well the message proves its From (core/trust.ts › senderAuthOf). */
   auth: SenderAuth;
+  /** Its verdicts (the local MX's, or SES's: core/trust.ts). */
+  authResults: AuthResults;
+  /** What the screen decided for this recipient (functions/inbound/screen.ts); set before the copy is placed. */
+  screened?: Screened;
   receivedAt: number;
   rcpt: string;
   routed: RoutedRecipient;
@@ -89,9 +95,11 @@ export function inboundFields(
   placement: Placement,
   from: { address: string },
   auto: AutoReason | undefined,
-  dsnUnmatched: boolean,
+  flags: { dsnUnmatched: boolean; flags: string[] },
 ): InboundFields {
   const { n, parsed, routed } = args;
+  const { dsnUnmatched } = flags;
+  const screened = args.screened ?? { listed: null, known_sender: false };
   return {
     ses_message_id: n.mail.messageId,
     received_at: args.receivedAt,
@@ -116,6 +124,11 @@ export function inboundFields(
     attachments: parsed.attachments,
     verdicts: args.verdicts,
     sender_auth: args.auth,
+    trust: trustOf(args.authResults, {
+      known_sender: screened.known_sender,
+      listed: screened.listed,
+      flags: flags.flags,
+    }),
     ...(placement.possibleDuplicate ? { possible_duplicate: placement.possibleDuplicate } : {}),
     ...(auto ? { auto } : {}),
     ...(dsnUnmatched ? { dsn_unmatched: true } : {}),
@@ -161,16 +174,22 @@ export function inboundMessage(
     created_at: args.receivedAt,
     updated_at: at.now,
     version: 1,
-    inbound: inboundFields(args, placement, from, auto, at.dsnUnmatched),
+    inbound: inboundFields(args, placement, from, auto, { dsnUnmatched: at.dsnUnmatched, flags }),
     ...(opts.loopbackOf ? { loopback_of: opts.loopbackOf } : {}),
+    ...(args.screened?.held ? { held: { reason: args.screened.held, at: at.now } } : {}),
   };
 }
 
-/** The `message.received` outbox event; its id takes its time from the write, not the receipt. */
-export function receivedEvent(message: MessageRecord, parsed: ParsedInbound, now: number) {
+/**
+ * The event that announces a stored copy: `message.received`, or `message.held` for a held one
+ * (its reason beside; only keys holding messages:hold read it: core/hold.ts › maySee). Its id takes
+ * its time from the write, not the receipt: a released message's `message.received` is its own.
+ */
+export function receivedEvent(message: MessageRecord, now: number) {
+  const type = message.held ? HELD_EVENT : 'message.received';
   return {
-    id: derivedEventId(now, `message.received|${message.id}`, 0),
-    type: 'message.received',
+    id: derivedEventId(now, `${type}|${message.id}`, 0),
+    type,
     tenant_id: message.tenant_id,
     created_at: now,
     data: {
@@ -179,9 +198,11 @@ export function receivedEvent(message: MessageRecord, parsed: ParsedInbound, now
       thread_id: message.thread_id,
       from: message.from,
       subject: message.subject,
-      snippet: snippetOf(parsed.text),
+      snippet: snippetOf(message.inbound?.text),
       flags: message.flags,
       received_at: new Date(message.created_at).toISOString(),
+      ...(message.held ? { reason: message.held.reason } : {}),
+      ...(message.inbound?.trust ? { authenticated: message.inbound.trust.authenticated } : {}),
     },
   };
 }

@@ -7,17 +7,18 @@ import {
   normaliseRecipient,
   type RoutedRecipient,
   replyCandidates,
-  senderAuth,
   snippetOf,
   threadDecision,
   verifiedThreadToken,
 } from '../core/inbound.ts';
 import type { AddressRecord } from '../core/model.ts';
+import { authFromSes, senderAuthOf } from '../core/trust.ts';
 import type { BaseDeps, Deps } from '../deps.ts';
 import type { QueueConsumer } from '../local/queue.ts';
 import { errorFields } from '../log.ts';
 import { inboundKey } from '../store/blobs.ts';
 import { getAddress } from '../store/directory.store.ts';
+import { noteDropped } from '../store/hold.store.ts';
 import { findOutboundByRfcId, storeInbound, threadExists } from '../store/inbound.store.ts';
 import { getMessage } from '../store/messages.store.ts';
 import { routeDsn } from './dsn.ts';
@@ -31,6 +32,7 @@ import {
 import { type EarlierCopy, earlierCopy, recordAsDuplicate } from './message-id.ts';
 import type { SesReceivedNotification } from './notification.ts';
 import { type ParsedInbound, parseInbound } from './parse.ts';
+import { screen } from './screen.ts';
 
 export type { IngestOptions } from './inbound-record.ts';
 
@@ -47,6 +49,8 @@ export interface IngestReport {
   unknown_recipients: number;
   /** Recipients for whom the message was a DSN proven to answer their own outbound mail, routed as delivery events. */
   dsn_routed: number;
+  /** Recipients for whom the message would have been held past their held caps: not stored. */
+  held_dropped: number;
 }
 
 /**
@@ -61,7 +65,13 @@ export async function ingestNotification(
   n: SesReceivedNotification,
   opts: IngestOptions = {},
 ): Promise<IngestReport> {
-  const report: IngestReport = { stored: [], duplicates: 0, unknown_recipients: 0, dsn_routed: 0 };
+  const report: IngestReport = {
+    stored: [],
+    duplicates: 0,
+    unknown_recipients: 0,
+    dsn_routed: 0,
+    held_dropped: 0,
+  };
   const receivedAt = Date.parse(n.receipt.timestamp || n.mail.timestamp) || deps.clock();
   const routes: { rcpt: string; routed: RoutedRecipient; address: AddressRecord }[] = [];
   const seen = new Set<string>();
@@ -84,20 +94,29 @@ export async function ingestNotification(
   if (!raw) throw new Error(`the received message ${n.mail.messageId} is not in the blob store`);
   const verdicts = verdictsOf(n);
   const parsed = await parseInbound(raw.body, { quarantined: verdicts.virus === 'FAIL' });
-  // SES puts its Authentication-Results on top: the first one is SES's (core/inbound.ts › sesDkimPasses).
-  const auth = senderAuth(verdicts, parsed.from?.address, parsed.headerMap.get('authentication-results'));
+  // The local MX's own verdicts, else SES's: SES puts its Authentication-Results on top, so the
+  // first one is SES's (core/trust.ts › sesDkimPasses).
+  const authResults =
+    n.receipt.authentication ??
+    authFromSes(verdicts, parsed.from?.address, parsed.headerMap.get('authentication-results'));
+  const auth = senderAuthOf(authResults);
 
   for (const route of routes) {
-    const copy = { n, raw: raw.body, parsed, verdicts, auth, receivedAt, ...route, opts };
+    const copy = { n, raw: raw.body, parsed, verdicts, auth, authResults, receivedAt, ...route, opts };
     const outcome = await ingestOne(deps, copy);
     if (outcome.type === 'stored') report.stored.push(outcome.id);
     else if (outcome.type === 'duplicate') report.duplicates++;
+    else if (outcome.type === 'dropped') report.held_dropped++;
     else report.dsn_routed++;
   }
   return report;
 }
 
-type Outcome = { type: 'stored'; id: string } | { type: 'duplicate' } | { type: 'dsn_routed' };
+type Outcome =
+  | { type: 'stored'; id: string }
+  | { type: 'duplicate' }
+  | { type: 'dsn_routed' }
+  | { type: 'dropped' };
 
 /** How often a copy that met another copy of its message at the store is decided again. */
 const MAX_DECISIONS = 3;
@@ -123,6 +142,8 @@ async function ingestOne(deps: IngestDeps, args: RecipientCopy): Promise<Outcome
       await recordAsDuplicate(deps, args, key, earlier.marker);
       return { type: 'duplicate' };
     }
+    // Screened once, before its first placement: the stranger rate counts a copy once.
+    args.screened ??= await screen(deps, args);
     if (!placed) {
       placed = await place(deps, args, key, earlier);
       await copyRaw(deps, args, placed);
@@ -214,9 +235,10 @@ async function storeCopy(
   const stored = await storeInbound(deps.db, {
     message,
     dedupeKey: placement.key,
-    event: receivedEvent(message, parsed, now),
-    // Quarantined and spam mail makes nobody a known sender; only authenticated mail counts for it.
-    ...(flags.includes('quarantined') || flags.includes('spam') || !parsed.from
+    event: receivedEvent(message, now),
+    // Quarantined and spam mail makes nobody a known sender, nor does held mail until it is
+    // released; only authenticated mail counts for it.
+    ...(flags.includes('quarantined') || flags.includes('spam') || !parsed.from || message.held
       ? {}
       : { countSender: parsed.from.address, senderAuthenticated: args.auth === 'authenticated' }),
     ...(at.first && parsed.rfcMessageId
@@ -238,7 +260,9 @@ async function storeCopy(
     deps.metrics.add('inbound_duplicates');
     return { type: 'duplicate' };
   }
+  if (stored === 'over_cap') return overHeldCaps(deps, args, placement);
   deps.metrics.add('inbound_stored', { parse: parsed.parse });
+  if (message.held) deps.metrics.add('inbound_held', { reason: message.held.reason });
   deps.log.info('inbound message stored', {
     message_id: id,
     identity_id: identityId,
@@ -246,6 +270,20 @@ async function storeCopy(
     threaded_by: placement.by,
   });
   return { type: 'stored', id };
+}
+
+/**
+ * A copy that would be held past the identity's held caps (core/hold.ts › HELD_CAPS): not stored,
+ * its raw copy dropped (the receipt's object stays), counted on the identity's `dropped`.
+ */
+async function overHeldCaps(deps: IngestDeps, args: RecipientCopy, placement: Placement): Promise<Outcome> {
+  await dropRawCopy(deps, args, placement);
+  await noteDropped(deps.db, args.address.identity_id).catch((e) =>
+    deps.log.error('held drop count failed', { identity_id: args.address.identity_id, ...errorFields(e) }),
+  );
+  deps.metrics.add('inbound_held_dropped');
+  deps.log.warn('held mail past the caps, not stored', { identity_id: args.address.identity_id });
+  return { type: 'dropped' };
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { AuthResults } from '../core/trust.ts';
+
 /**
  * What SES receiving hands pmail for one received message: the notification its S3 action publishes
  * (to SNS, and from there, with raw message delivery, as the body of one SQS message on the ingest
@@ -26,6 +28,11 @@ export interface SesReceivedNotification {
     spfVerdict?: { status: SesVerdict };
     dkimVerdict?: { status: SesVerdict };
     dmarcVerdict?: { status: SesVerdict };
+    /**
+     * pmail's own: the verdicts the local MX computed with mailauth (functions/local/mx-auth.ts).
+     * SES never sets it; the ingest then reads SES's verdicts (core/trust.ts › authFromSes).
+     */
+    authentication?: AuthResults;
     action: {
       type: 'S3';
       bucketName: string;

@@ -1,4 +1,5 @@
-import { INBOUND_RAW_PREFIX, type SesReceivedNotification } from './notification.ts';
+import type { AuthResults } from '../core/trust.ts';
+import { INBOUND_RAW_PREFIX, type SesReceivedNotification, type SesVerdict } from './notification.ts';
 
 /** The bucket name the notifications built here carry when none is given. */
 export const LOCAL_INBOUND_BUCKET = 'pmail-local-blobs';
@@ -6,8 +7,8 @@ export const LOCAL_INBOUND_BUCKET = 'pmail-local-blobs';
 /**
  * The notification SES's S3 action publishes for one stored message (`objectKey` under
  * `inbound/raw/`), as the local MX and loopback delivery build it. A verdict not given is `GRAY`
- * ("could not be determined"): neither scans for spam or viruses, and the local MX cannot check
- * SPF, DKIM or DMARC (the sender connects over loopback, no DNS is asked), so it claims no `PASS`.
+ * ("could not be determined"): neither scans for spam or viruses. The local MX hands over the
+ * verdicts it computed (`authentication`), and SES's statuses follow from them.
  */
 export function receivedNotification(opts: {
   id: string;
@@ -18,9 +19,18 @@ export function receivedNotification(opts: {
   /** The bucket the raw message is in (the blob store is a folder locally). */
   bucket?: string;
   verdicts?: Partial<Record<'spam' | 'virus' | 'spf' | 'dkim' | 'dmarc', 'PASS' | 'GRAY'>>;
+  /** The local MX's own verdicts (functions/local/mx-auth.ts); SES's statuses are given from them. */
+  authentication?: AuthResults;
 }): SesReceivedNotification {
   const iso = new Date(opts.at).toISOString();
-  const v = (k: 'spam' | 'virus' | 'spf' | 'dkim' | 'dmarc') => ({ status: opts.verdicts?.[k] ?? 'GRAY' });
+  const a = opts.authentication;
+  const sesOf = (word: string | undefined) => (word === 'pass' ? 'PASS' : word === 'fail' ? 'FAIL' : 'GRAY');
+  const computed: Partial<Record<string, SesVerdict>> = a
+    ? { spf: sesOf(a.spf), dkim: sesOf(a.dkim), dmarc: sesOf(a.dmarc) }
+    : {};
+  const v = (k: 'spam' | 'virus' | 'spf' | 'dkim' | 'dmarc') => ({
+    status: opts.verdicts?.[k] ?? computed[k] ?? 'GRAY',
+  });
   return {
     notificationType: 'Received',
     mail: { timestamp: iso, source: opts.source, messageId: opts.id, destination: opts.destination },
@@ -32,6 +42,7 @@ export function receivedNotification(opts: {
       spfVerdict: v('spf'),
       dkimVerdict: v('dkim'),
       dmarcVerdict: v('dmarc'),
+      ...(a ? { authentication: a } : {}),
       action: {
         type: 'S3',
         bucketName: opts.bucket ?? LOCAL_INBOUND_BUCKET,

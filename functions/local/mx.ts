@@ -5,6 +5,7 @@ import { INBOUND_RAW_PREFIX } from '../inbound/notification.ts';
 import { receivedNotification } from '../inbound/received.ts';
 import { errorFields } from '../log.ts';
 import { getAddress, getDomain } from '../store/directory.store.ts';
+import { authenticateAtMx, type MxResolver } from './mx-auth.ts';
 
 /** SES receiving's message size limit (40 MB, the SIZE the MX advertises). */
 export const MX_MAX_BYTES = 40 * 1024 * 1024;
@@ -21,6 +22,8 @@ export interface LocalMxOptions {
   /** 0 picks a free port (tests); `npm start` uses `PMAIL_MX_PORT`, default 2525. */
   port: number;
   queue: NotificationSink;
+  /** The DNS SPF, DKIM and DMARC are checked against (functions/local/dns-zone.ts: a zone file). */
+  resolver: MxResolver;
 }
 
 export interface LocalMx {
@@ -91,9 +94,11 @@ type MxDeps = BaseDeps & Pick<Deps, 'blobs'>;
 
 /**
  * The local MX: an SMTP server on 127.0.0.1 (no AUTH, no STARTTLS, SIZE 40 MB) that stands in for
- * SES receiving. Each accepted transaction is stored as the S3 action stores it (the raw bytes with
- * the trace headers prepended, under `inbound/raw/{id}`), then its notification goes on the ingest
- * queue; the 250 comes after both, so an accepted message is never lost to a stop.
+ * SES receiving. Each accepted transaction is authenticated (SPF for the connecting address, DKIM,
+ * DMARC, ARC: functions/local/mx-auth.ts), stored as the S3 action stores it (the raw bytes with
+ * the trace and authentication headers prepended, under `inbound/raw/{id}`), then its notification
+ * goes on the ingest queue with the verdicts; the 250 comes after both, so an accepted message is
+ * never lost to a stop.
  */
 export async function startLocalMx(deps: MxDeps, opts: LocalMxOptions): Promise<LocalMx> {
   const rcptVerdict = async (address: SMTPServerAddress) => recipientVerdict(deps, address.address);
@@ -139,9 +144,30 @@ export async function startLocalMx(deps: MxDeps, opts: LocalMxOptions): Promise<
     const at = deps.clock();
     const source = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
     const recipients = session.envelope.rcptTo.map((r) => r.address);
-    const trace = Buffer.from(traceHeaders({ source, recipients, session, id, at }), 'utf8');
+    const auth = await authenticateAtMx(body, {
+      ip: session.remoteAddress,
+      helo: session.hostNameAppearsAs || '',
+      sender: source,
+      mta: MX_HOST,
+      resolver: opts.resolver,
+    }).catch((err) => {
+      // Verdicts that cannot be computed prove nothing: the message is stored unverified.
+      deps.log.warn('local MX could not authenticate a message', errorFields(err));
+      return undefined;
+    });
+    const trace = Buffer.from(
+      traceHeaders({ source, recipients, session, id, at }) + (auth?.headers ?? ''),
+      'utf8',
+    );
     await deps.blobs.put(`${INBOUND_RAW_PREFIX}${id}`, Buffer.concat([trace, body]), {});
-    const n = receivedNotification({ id, at, source, destination: recipients, recipients });
+    const n = receivedNotification({
+      id,
+      at,
+      source,
+      destination: recipients,
+      recipients,
+      ...(auth ? { authentication: auth.results } : {}),
+    });
     opts.queue.sendRaw(JSON.stringify(n));
     deps.log.info('local MX accepted a message', { ses_message_id: id, recipients: recipients.length });
     return id;

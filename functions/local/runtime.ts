@@ -29,7 +29,9 @@ import { createDb, type DynamoDb } from '../store/dynamodb.ts';
 import { folderSecretStore, type SecretStore } from '../store/relay-secrets.store.ts';
 import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
 import type { SmtpSettings } from '../transports/smtp.transport.ts';
+import { DNS_ZONE_FILE, zoneFileResolver } from './dns-zone.ts';
 import { type LocalMx, startLocalMx } from './mx.ts';
+import type { MxResolver } from './mx-auth.ts';
 import { LocalQueue } from './queue.ts';
 import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
 import { ensureTable } from './table.ts';
@@ -81,9 +83,10 @@ export interface LocalRuntimeOptions {
   cloudflare?: LocalTransportOptions['cloudflare'];
   /**
    * Run the local MX (functions/local/mx.ts) on 127.0.0.1 at this port (0: a free one), its
-   * notifications on the ingest queue. Off when absent (`npm start` turns it on).
+   * notifications on the ingest queue, its DNS the zone file `{stateDir}/dns.zone` unless a
+   * `resolver` is given. Off when absent (`npm start` turns it on).
    */
-  inbound?: { port: number };
+  inbound?: { port: number; resolver?: MxResolver };
 }
 
 export interface LocalRuntime {
@@ -208,7 +211,12 @@ async function startEngines(deps: Deps, secrets: SecretStore, opts: LocalRuntime
     consume: ingestConsumer(portsFor(deps, 'inbound-ingest')),
   });
   const mx = opts.inbound
-    ? await startLocalMx(portsFor(deps, 'inbound-ingest'), { port: opts.inbound.port, queue: inboundQueue })
+    ? await startLocalMx(portsFor(deps, 'inbound-ingest'), {
+        port: opts.inbound.port,
+        queue: inboundQueue,
+        // The MX's DNS is the zone file in the state folder (`.pmail/dns.zone` under npm start).
+        resolver: opts.inbound.resolver ?? zoneFileResolver(join(opts.stateDir, DNS_ZONE_FILE)),
+      })
     : undefined;
   const webhooks = await localWebhooks(portsFor(deps, 'webhook-fan-out'), {
     endpoint: opts.endpoint,

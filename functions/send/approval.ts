@@ -17,6 +17,7 @@ import { capsFor, checkSendingDomain } from '../core/submit-pipeline.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { auditPut } from '../store/audit-log.store.ts';
+import { countOutbound } from '../store/contacts.store.ts';
 import { getDomain } from '../store/directory.store.ts';
 import { eventPutItem } from '../store/events.store.ts';
 import { getOutboundMessage, mutateMessage } from '../store/messages.store.ts';
@@ -195,7 +196,21 @@ export async function approveSend(deps: ApprovalDeps, d: Decision): Promise<Mess
   await startExecution(deps.dispatcher, approved).catch((err) =>
     deps.log.error('dispatch failed; the sweeper will retry', { message_id: m.id, ...errorFields(err) }),
   );
+  await countApprovedContacts(deps, approved);
   return approved;
+}
+
+/**
+ * An approved send makes its recipients contacts, as a queued send does at submit (a send that
+ * waited makes none until then). Unconditional counts (docs/lost-answers.md): a failure is logged,
+ * never undoes the approval.
+ */
+async function countApprovedContacts(deps: Pick<Deps, 'db' | 'log'>, m: MessageRecord): Promise<void> {
+  const queued = (m.deliveries ?? []).filter((x) => x.status === 'queued').map((x) => x.address);
+  const results = await Promise.allSettled(countOutbound(deps.db, m.identity_id, queued, m.updated_at));
+  for (const r of results)
+    if (r.status === 'rejected')
+      deps.log.error('contact count failed', { message_id: m.id, ...errorFields(r.reason) });
 }
 
 type Counters = { tenantId: string; identityId: string; day: string; now: number };

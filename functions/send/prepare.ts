@@ -1,5 +1,6 @@
 import { appendHtml, type ComposeInput, composePlan, htmlToText, type Operation } from '../core/compose.ts';
 import { messageTooLarge } from '../core/errors.ts';
+import { isHeld } from '../core/hold.ts';
 import { isId } from '../core/ids.ts';
 import { MAX_MIME_BYTES } from '../core/limits.ts';
 import { attachmentLink, type LinkCandidate, linkBlobMetadata, planLinks } from '../core/links.ts';
@@ -325,7 +326,9 @@ async function loadMessage(
   messageId: string,
 ): Promise<MessageRecord | undefined> {
   if (!isId('message', messageId)) return undefined;
-  return getMessage(deps.db, identityId, messageId, true);
+  const m = await getMessage(deps.db, identityId, messageId, true);
+  // Held mail is answered or forwarded by no one until it is released (core/hold.ts).
+  return m && !isHeld(m) ? m : undefined;
 }
 
 /** Thread ids are `thr_{ulid}` of their first message, so a thread exists when that message does. */
@@ -336,7 +339,7 @@ async function loadThreadRoot(
 ): Promise<MessageRecord | undefined> {
   if (!isId('thread', threadId)) return undefined;
   const root = await getMessage(deps.db, identityId, `msg_${threadId.slice(4)}`, true);
-  return root?.thread_id === threadId ? root : undefined;
+  return root?.thread_id === threadId && !isHeld(root) ? root : undefined;
 }
 
 /** C6: a forwarded message's body and attachments, parsed from its stored MIME (missing: empty). */

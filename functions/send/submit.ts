@@ -1,4 +1,4 @@
-import { requiresApproval } from '../core/approval.ts';
+import { alwaysNeedsApproval, approvalNeeded } from '../core/approval.ts';
 import type { Operation } from '../core/compose.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
@@ -81,6 +81,8 @@ export interface AdmittedSend {
   /** The body, parsed and validated by the caller; `raw` is what the fingerprint hashes. */
   request: ParsedSend;
   dryRun?: boolean;
+  /** The calling key is draft-only: every send through it waits for approval (core/approval.ts). */
+  sendsNeedApproval?: boolean;
 }
 
 /** A send past its first read: the rate window was not full and the key was free. */
@@ -312,7 +314,15 @@ async function write(
   const prepared = await prepareSubmit(deps, snapshot, key.messageId.slice('msg_'.length));
   return store(
     deps,
-    { tenant, identity: input.identity, body: input.request.body, prepared, operation: input.operation, key },
+    {
+      tenant,
+      identity: input.identity,
+      body: input.request.body,
+      prepared,
+      operation: input.operation,
+      key,
+      sendsNeedApproval: input.sendsNeedApproval === true,
+    },
     plan,
   );
 }
@@ -328,7 +338,7 @@ function leaseEarly(
   input: SubmitInput,
   tenant: Tenant,
 ): EarlyLease | undefined {
-  if (input.dryRun || requiresApproval(input.identity)) return undefined;
+  if (input.dryRun || alwaysNeedsApproval(input.identity, keyFlags(input))) return undefined;
   const now = deps.clock();
   const tz = tenant.timezone || 'UTC';
   const day = localDay(now, tz);
@@ -361,6 +371,10 @@ async function adoptWritten(
   if (m.status === 'queued' && !m.claim) await startDispatch(deps, m);
   return answer;
 }
+
+const keyFlags = (input: Pick<AdmittedSend, 'sendsNeedApproval'>) => ({
+  sends_need_approval: input.sendsNeedApproval === true,
+});
 
 function checkSendAt(sendAt: string | undefined, now: number): void {
   if (sendAt === undefined) return;
@@ -437,6 +451,7 @@ interface StoreArgs {
   prepared: Prepared;
   operation: Operation;
   key: HeldKey;
+  sendsNeedApproval: boolean;
 }
 
 /** The day's counts before and after a send's reservation (quota.warning). */
@@ -484,7 +499,9 @@ async function store(deps: WritePorts, args: StoreArgs, plan: CommitPlan): Promi
   const started = deps.clock();
   const suppressedAll = prepared.decisions.every((d) => d.status === 'suppressed');
   const day = localDay(started, tenant.timezone || 'UTC');
-  if (!suppressedAll && requiresApproval(identity)) {
+  const queued = prepared.decisions.filter((d) => d.status === 'queued').map((d) => d.address);
+  const approval = approvalNeeded(identity, keyFlags(args), queued, prepared.contacts);
+  if (!suppressedAll && approval) {
     return storeCounted(deps, args, plan, { started, suppressedAll, pending: true });
   }
   const resetsAt = nextLocalMidnight(started, tenant.timezone || 'UTC');
@@ -716,6 +733,8 @@ async function afterCommit(
 ): Promise<void> {
   const { identity, message, prepared } = args;
   if (message.status === 'queued') await startDispatch(deps, message);
+  // A send waiting for approval makes no contact: its approval counts them (send/approval.ts).
+  if (message.status === 'pending_approval') return;
   // A contact is written when it changes: a recipient already known (outbound_count > 0, read by
   // the pipeline) is not written again; only whether one was ever sent to is read. An
   // unconditional count (docs/lost-answers.md): never sent twice; a lost answer is logged, and the

@@ -34,6 +34,7 @@ export function secretRecord(d: ApiKeyDefinition): ApiKeyRecord {
     name: d.name,
     mode: d.mode,
     ...(d.expires_at !== undefined ? { expires_at: d.expires_at } : {}),
+    ...(d.sends_need_approval ? { sends_need_approval: true } : {}),
     created_at: d.created_at,
   };
 }

@@ -5,6 +5,7 @@ import { type ContactCount, contactCountUpdates } from './contacts.store.ts';
 import { type Db, failedConditions, isTransactionCanceled, type TransactItem } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
 import { onFeed, transactAt } from './feed.store.ts';
+import { heldCapUpdate } from './hold.store.ts';
 import { findByProviderId, getMessage, messageFeedEntry, messagePutItem } from './messages.store.ts';
 import { threadNoteItem } from './thread-list.store.ts';
 import { getThread } from './threads.store.ts';
@@ -111,8 +112,11 @@ export async function getMessageIdMarker(
   return item && item.ttl * 1000 > now ? item : undefined;
 }
 
-/** What `storeInbound` did: stored; found the copy stored already; or found another message's marker. */
-export type StoreOutcome = 'stored' | 'repeat' | 'raced';
+/**
+ * What `storeInbound` did: stored; found the copy stored already; found another message's marker;
+ * or (a held message) found the identity's held caps full.
+ */
+export type StoreOutcome = 'stored' | 'repeat' | 'raced' | 'over_cap';
 
 /**
  * Store one received message for one recipient, once: in one transaction, the dedupe key's item
@@ -126,6 +130,11 @@ export type StoreOutcome = 'stored' | 'repeat' | 'raced';
  * one of its items at the same moment: nothing written, the caller decides again. The message and
  * its event are positioned in their feeds as the transaction commits (store/feed.store.ts ›
  * transactAt: `now` is the clock at the commit, after the raw copy's write).
+ *
+ * A held message (core/hold.ts) takes no place in the identity's feed and leaves the thread's
+ * summary as it is (its release does both: store/hold.store.ts › releaseHeld); its event is
+ * `message.held`, and it takes its place under the identity's held caps (`heldCapUpdate`):
+ * `over_cap` when they are full, nothing written.
  *
  * A transaction (docs/lost-answers.md): the table's client resends it after a lost answer with the same
  * ClientRequestToken and DynamoDB answers the resend as the first send, so neither condition ever
@@ -157,6 +166,14 @@ export async function storeInbound(
     ...(args.senderAuthenticated ? ['authenticated_inbound_count' as const] : []),
   ];
   const marker = args.firstWithMessageId;
+  const held = message.held !== undefined;
+  const messagePut = {
+    Put: {
+      TableName: db.table,
+      Item: messagePutItem(db, message, 0).Put.Item,
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
   const items: TransactItem[] = [
     {
       Put: {
@@ -171,23 +188,18 @@ export async function storeInbound(
       },
     },
     ...(marker ? [messageIdMarkerPut(db, message, marker, now)] : []),
-    onFeed(
-      {
-        Put: {
-          TableName: db.table,
-          Item: messagePutItem(db, message, 0).Put.Item,
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      messageFeedEntry(message, now),
-    ),
+    ...(held ? [heldCapUpdate(db, message.identity_id, message.raw_size)] : []),
+    held ? messagePut : onFeed(messagePut, messageFeedEntry(message, now)),
     eventPutItem(db, args.event, now),
-    threadNoteItem(db, message, { now, snippet: args.snippet, fromAddress: args.routedTo }),
+    ...(held
+      ? []
+      : [threadNoteItem(db, message, { now, snippet: args.snippet, fromAddress: args.routedTo })]),
     ...(args.countSender
       ? contactCountUpdates(db, message.identity_id, [args.countSender], now, counts)
       : []),
   ];
-  return guardedBy(db, items, marker ? ['guard', 'marker'] : ['guard'], {
+  const names = ['guard', ...(marker ? ['marker' as const] : []), ...(held ? ['cap' as const] : [])] as const;
+  return guardedBy(db, items, names, {
     conflictIsRace: true,
     send: (all) => transactAt(db, all),
   });
@@ -229,7 +241,7 @@ function messageIdMarkerPut(
 async function guardedBy(
   db: Db,
   items: TransactItem[],
-  names: readonly ('guard' | 'marker')[],
+  names: readonly ('guard' | 'marker' | 'cap')[],
   opts: { conflictIsRace?: boolean; send?: (items: TransactItem[]) => Promise<void> } = {},
 ): Promise<StoreOutcome> {
   try {
@@ -239,6 +251,7 @@ async function guardedBy(
     const failed = failedConditions(err, names);
     if (failed.has('guard')) return 'repeat';
     if (failed.has('marker')) return 'raced';
+    if (failed.has('cap')) return 'over_cap';
     const conflict =
       isTransactionCanceled(err) &&
       (err.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');

@@ -193,7 +193,7 @@ export const PROVIDER_INDEX = 'gsi1';
 export const UNCERTAIN_INDEX = 'gsi2';
 function indexKeys(m: MessageRecord) {
   const out: Record<string, string> = {};
-  if (m.direction !== 'outbound') return out;
+  if (m.direction !== 'outbound') return m.held ? heldIndexKeys(m) : out;
   const pid = m.provider_message_id;
   if (pid && !pid.startsWith('test-')) {
     out.gsi1pk = `P#${pid}`;
@@ -212,6 +212,12 @@ function indexKeys(m: MessageRecord) {
   }
   return out;
 }
+
+/** The gsi2 keys of a held message (store/hold.store.ts › listHeld): listed per identity, newest first. */
+export const heldIndexKeys = (m: Pick<MessageRecord, 'identity_id' | 'id'>) => ({
+  gsi2pk: `HD#${m.identity_id}`,
+  gsi2sk: `${MESSAGE_SK_PREFIX}${m.id}`,
+});
 
 function fromItem(item: Record<string, unknown> | undefined): MessageRecord | undefined {
   if (!item) return undefined;
@@ -454,15 +460,26 @@ export interface MessagePage {
 
 /**
  * Newest first. Message sort keys are `M#{ulid}`, so the partition order is time order. A direction
- * or status filter is a FilterExpression: pages are topped up until `limit` items are found or the
- * partition ends. The cursor is the sort key of the last item returned.
+ * or status filter is a FilterExpression, and so is leaving held mail out (core/hold.ts: only
+ * `withHeld` lists it): pages are topped up until `limit` items are found or the partition ends.
+ * The cursor is the sort key of the last item returned.
  */
 export async function listMessages(
   db: Db,
   identityId: string,
-  opts: { direction?: 'inbound' | 'outbound'; status?: MessageStatus; limit: number; cursor?: string },
+  opts: {
+    direction?: 'inbound' | 'outbound';
+    status?: MessageStatus;
+    limit: number;
+    cursor?: string;
+    withHeld?: boolean;
+  },
 ): Promise<MessagePage> {
-  const filters = [...(opts.direction ? ['direction = :d'] : []), ...(opts.status ? ['#status = :s'] : [])];
+  const filters = [
+    ...(opts.direction ? ['direction = :d'] : []),
+    ...(opts.status ? ['#status = :s'] : []),
+    ...(opts.withHeld ? [] : ['attribute_not_exists(held)']),
+  ];
   const data: MessageRecord[] = [];
   let startKey: Record<string, unknown> | undefined = opts.cursor
     ? { pk: `I#${identityId}`, sk: `${MESSAGE_SK_PREFIX}${opts.cursor}` }

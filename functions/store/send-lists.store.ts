@@ -1,15 +1,22 @@
-import { canonicalAddress, type ListEntry, type ListKind } from '../core/suppressions.ts';
+import type { ReceiveListMatch } from '../core/hold.ts';
+import { canonicalAddress, type ListDirection, type ListEntry, type ListKind } from '../core/suppressions.ts';
 import { type Db, isConditionFailed, isOutcomeUnknown, putOnce, WRITER } from './db.ts';
 import { batchGetItems } from './suppressions.store.ts';
 
 /**
- * Send lists: `T#{ten}` / `L#{block|allow}#{entry}`, the
- * entry an address or `@domain`, lower case with an A-label domain (core normaliseListEntry).
- * Only `send` lists exist; inbound (receive) lists would take a prefix of their own.
+ * Send and receive lists: `T#{ten}` / `L#{block|allow}#{entry}` (send) and `LR#{block|allow}#{entry}`
+ * (receive), the entry an address or `@domain`, lower case with an A-label domain (core
+ * normaliseListEntry). A receive allow entry may say `unauthenticated`.
  */
-export const listEntryKey = (tenantId: string, kind: ListKind, entry: string) => ({
+export interface ListRef {
+  direction: ListDirection;
+  kind: ListKind;
+}
+const PREFIX: Record<ListDirection, string> = { send: 'L#', receive: 'LR#' };
+
+export const listEntryKey = (tenantId: string, list: ListRef, entry: string) => ({
   pk: `T#${tenantId}`,
-  sk: `L#${kind}#${entry}`,
+  sk: `${PREFIX[list.direction]}${list.kind}#${entry}`,
 });
 
 interface ListEntryItem {
@@ -17,15 +24,18 @@ interface ListEntryItem {
   sk: string;
   type: 'list_entry';
   created_at: number;
+  unauthenticated?: boolean;
 }
 
 function fromItem(item: Record<string, unknown>): ListEntry {
-  const [, kind, ...rest] = (item.sk as string).split('#');
+  const [prefix, kind, ...rest] = (item.sk as string).split('#');
+  const e = item as unknown as ListEntryItem;
   return {
-    direction: 'send',
+    direction: prefix === 'LR' ? 'receive' : 'send',
     kind: kind as ListKind,
     entry: rest.join('#'),
-    created_at: (item as unknown as ListEntryItem).created_at,
+    created_at: e.created_at,
+    ...(e.unauthenticated ? { unauthenticated: true } : {}),
   };
 }
 
@@ -37,11 +47,17 @@ function fromItem(item: Record<string, unknown>): ListEntry {
 export async function putListEntry(
   db: Db,
   tenantId: string,
-  kind: ListKind,
+  list: ListRef,
   entry: string,
   now: number,
+  opts: { unauthenticated?: boolean } = {},
 ): Promise<{ created: boolean; entry: ListEntry }> {
-  const item: ListEntryItem = { ...listEntryKey(tenantId, kind, entry), type: 'list_entry', created_at: now };
+  const item: ListEntryItem = {
+    ...listEntryKey(tenantId, list, entry),
+    type: 'list_entry',
+    created_at: now,
+    ...(opts.unauthenticated ? { unauthenticated: true } : {}),
+  };
   const out = await putOnce(db, { Item: item as unknown as Record<string, unknown> });
   if (out.written) return { created: true, entry: fromItem(item as unknown as Record<string, unknown>) };
   if (!out.old) throw new Error(`list entry ${entry} refused without an item`);
@@ -51,10 +67,10 @@ export async function putListEntry(
 export async function getListEntry(
   db: Db,
   tenantId: string,
-  kind: ListKind,
+  list: ListRef,
   entry: string,
 ): Promise<ListEntry | undefined> {
-  const out = await db.get({ TableName: db.table, Key: listEntryKey(tenantId, kind, entry) });
+  const out = await db.get({ TableName: db.table, Key: listEntryKey(tenantId, list, entry) });
   return out.Item ? fromItem(out.Item) : undefined;
 }
 
@@ -68,10 +84,10 @@ export async function getListEntry(
 export async function deleteListEntry(
   db: Db,
   tenantId: string,
-  kind: ListKind,
+  list: ListRef,
   entry: string,
 ): Promise<boolean> {
-  const key = listEntryKey(tenantId, kind, entry);
+  const key = listEntryKey(tenantId, list, entry);
   const read = async () => (await db.get({ TableName: db.table, Key: key, ConsistentRead: true })).Item;
   const found = await read();
   if (!found) return false;
@@ -105,16 +121,19 @@ export async function deleteListEntry(
 export async function listListEntries(
   db: Db,
   tenantId: string,
-  kind: ListKind,
+  list: ListRef,
   opts: { limit: number; after?: string },
 ): Promise<{ data: ListEntry[]; next?: string }> {
   const out = await db.query({
     TableName: db.table,
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-    ExpressionAttributeValues: { ':pk': `T#${tenantId}`, ':prefix': `L#${kind}#` },
+    ExpressionAttributeValues: {
+      ':pk': `T#${tenantId}`,
+      ':prefix': `${PREFIX[list.direction]}${list.kind}#`,
+    },
     // One more than a page tells whether a next page exists.
     Limit: opts.limit + 1,
-    ExclusiveStartKey: opts.after ? listEntryKey(tenantId, kind, opts.after) : undefined,
+    ExclusiveStartKey: opts.after ? listEntryKey(tenantId, list, opts.after) : undefined,
   });
   const all = (out.Items ?? []).map(fromItem);
   if (all.length <= opts.limit) return { data: all };
@@ -132,17 +151,46 @@ export async function getSendListMatches(
   addresses: string[],
   kinds: readonly ListKind[] = ['block', 'allow'],
 ): Promise<{ block: Set<string>; allow: Set<string> }> {
+  const candidates = entryCandidates(addresses);
+  const items = await batchGetItems(
+    db,
+    kinds.flatMap((kind) =>
+      [...candidates].map((c) => listEntryKey(tenantId, { direction: 'send', kind }, c)),
+    ),
+  );
+  const found = { block: new Set<string>(), allow: new Set<string>() };
+  for (const e of items.map(fromItem)) found[e.kind].add(e.entry);
+  return found;
+}
+
+/** The entries that name these addresses: each address and its `@domain`. */
+function entryCandidates(addresses: string[]): Set<string> {
   const candidates = new Set<string>();
   for (const a of addresses) {
     const key = canonicalAddress(a);
     candidates.add(key);
     candidates.add(`@${key.slice(key.lastIndexOf('@') + 1)}`);
   }
+  return candidates;
+}
+
+/** The receive list entries that match a sender (its address, its `@domain`), in core/hold.ts's shape. */
+export async function getReceiveListMatch(
+  db: Db,
+  tenantId: string,
+  sender: string,
+): Promise<ReceiveListMatch> {
+  const candidates = [...entryCandidates([sender])];
   const items = await batchGetItems(
     db,
-    kinds.flatMap((kind) => [...candidates].map((c) => listEntryKey(tenantId, kind, c))),
+    (['block', 'allow'] as const).flatMap((kind) =>
+      candidates.map((c) => listEntryKey(tenantId, { direction: 'receive', kind }, c)),
+    ),
   );
-  const found = { block: new Set<string>(), allow: new Set<string>() };
-  for (const e of items.map(fromItem)) found[e.kind].add(e.entry);
-  return found;
+  const entries = items.map(fromItem);
+  const allows = entries.filter((e) => e.kind === 'allow');
+  return {
+    block: entries.some((e) => e.kind === 'block'),
+    ...(allows.length ? { allow: { unauthenticated: allows.some((e) => e.unauthenticated === true) } } : {}),
+  };
 }

@@ -112,6 +112,7 @@ describe('the way in after cdk deploy', () => {
         'messages:read',
         'messages:write',
         'messages:approve',
+        'messages:hold',
         'webhooks:read',
         'webhooks:manage',
         'events:read',

@@ -108,9 +108,16 @@ describe('ingest, exactly once', () => {
       duplicates: 0,
       unknown_recipients: 0,
       dsn_routed: 0,
+      held_dropped: 0,
     });
     const again = await ingestNotification(deps, n);
-    expect(again).toEqual({ stored: [], duplicates: 1, unknown_recipients: 0, dsn_routed: 0 });
+    expect(again).toEqual({
+      stored: [],
+      duplicates: 1,
+      unknown_recipients: 0,
+      dsn_routed: 0,
+      held_dropped: 0,
+    });
 
     const [m, ...rest] = await inbox(s.agent.id, 'twice');
     expect(rest).toHaveLength(0);
@@ -180,7 +187,13 @@ describe('ingest, exactly once', () => {
     const metrics = s.deps.metrics as MemoryMetrics;
     const before = metrics.get('inbound_unknown_recipients');
     const { report } = await deliver(mime({ subject: 'nobody' }), [`nobody-here@${domain}`]);
-    expect(report).toEqual({ stored: [], duplicates: 0, unknown_recipients: 1, dsn_routed: 0 });
+    expect(report).toEqual({
+      stored: [],
+      duplicates: 0,
+      unknown_recipients: 1,
+      dsn_routed: 0,
+      held_dropped: 0,
+    });
     expect(metrics.get('inbound_unknown_recipients')).toBe(before + 1);
   });
 

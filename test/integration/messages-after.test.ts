@@ -14,7 +14,11 @@ const stack = stackPerTest();
 let s: TestStack;
 
 beforeAll(async () => {
-  s = await stack();
+  // One sender writes dozens of messages to the peer here: above the stranger rate's default,
+  // which would hold them (docs/guides/receiving.md › How much a stranger can make an agent read).
+  s = await stack({
+    seed: { identity: { receive_policy: { stranger_rate: { per_sender: 1000, total: 1000 } } } },
+  });
 });
 
 /** `subject` received for the peer as SES's S3 action hands it over, through ingest; its id. */

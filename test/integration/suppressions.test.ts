@@ -253,11 +253,13 @@ describe('PUT/GET/DELETE /v1/tenants/{tenant_id}/lists/send/{kind}/{entry}', () 
   });
 
   it.each([
-    ['an inbound direction', '/lists/receive/block/@x.example', 'direction'],
+    ['an unknown direction', '/lists/inbound/block/@x.example', 'direction'],
+    ['unauthenticated on a send entry', '/lists/send/allow/@x.example', 'unauthenticated'],
     ['an unknown kind', '/lists/send/deny/@x.example', 'kind'],
     ['an entry that is neither address nor @domain', '/lists/send/block/example.com', 'entry'],
   ])('refuses %s with 400 invalid_request', async (_name, path, field) => {
-    const res = await s.call('PUT', `${base()}${path}`);
+    const body = field === 'unauthenticated' ? { unauthenticated: true } : undefined;
+    const res = await s.call('PUT', `${base()}${path}`, { body });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_request');
     expect(res.body.error.details.errors[0].path).toBe(field);

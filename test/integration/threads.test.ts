@@ -20,7 +20,12 @@ const outside = 'customer@simulator.invalid';
 const closers: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
-  s = await testStack({ inbound: { port: 0 } });
+  // One correspondent writes dozens of messages here: above the stranger rate's default, which
+  // would hold them (docs/guides/receiving.md › How much a stranger can make an agent read).
+  s = await testStack({
+    inbound: { port: 0 },
+    seed: { identity: { receive_policy: { stranger_rate: { per_sender: 1000, total: 1000 } } } },
+  });
 });
 
 afterAll(async () => {

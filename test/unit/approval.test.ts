@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  alwaysNeedsApproval,
+  approvalNeeded,
   approveMessage,
   REJECTED_BY_REVIEWER,
   refuseAtApproval,
   rejectMessage,
-  requiresApproval,
 } from '../../functions/core/approval.ts';
 import { bornStatus } from '../../functions/core/enqueue.ts';
 import { PmailError } from '../../functions/core/errors.ts';
@@ -33,7 +34,30 @@ describe('who waits for approval', () => {
     [{ require_approval: true }, true],
     [{ require_approval: true, daily_cap: 5 }, true],
   ])('send_policy %j → %s', (policy, waits) => {
-    expect(requiresApproval({ send_policy: policy })).toBe(waits);
+    expect(alwaysNeedsApproval({ send_policy: policy }) !== undefined).toBe(waits);
+  });
+
+  const known = { inbound_count: 0, authenticated_inbound_count: 0, outbound_count: 1 };
+  const spoofedOnly = { inbound_count: 3, authenticated_inbound_count: 0, outbound_count: 0 };
+  const contacts = new Map([
+    ['known@example.com', known],
+    ['spoofed@example.com', spoofedOnly],
+  ]);
+  it.each([
+    // [send_policy, draft-only key, recipients, why it waits]
+    [{}, false, ['new@example.com'], undefined],
+    [{}, true, ['known@example.com'], 'key'],
+    [{ require_approval: false }, true, ['known@example.com'], 'key'],
+    [{ require_approval: true }, false, ['known@example.com'], 'identity_policy'],
+    [{ require_approval: 'first_contact' }, false, ['Known@Example.com'], undefined],
+    [{ require_approval: 'first_contact' }, false, ['known@example.com', 'new@example.com'], 'first_contact'],
+    // Unauthenticated mail from an address makes no contact of it.
+    [{ require_approval: 'first_contact' }, false, ['spoofed@example.com'], 'first_contact'],
+    [{ require_approval: 'first_contact' }, true, ['known@example.com'], 'key'],
+  ] as const)('send_policy %j, draft-only %s, to %j → %s', (policy, draft, to, why) => {
+    expect(
+      approvalNeeded({ send_policy: policy as never }, { sends_need_approval: draft }, to, contacts),
+    ).toBe(why);
   });
 
   it.each([

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  approveRefusal,
   CHANGE_RULES,
   CHANGES,
   type Change,
@@ -8,6 +9,7 @@ import {
   dailyCapRefusal,
   grantablePermissions,
   identityChangesOf,
+  liftRefusal,
   mintRefusal,
 } from '../../functions/core/guardrails.ts';
 import { PERMISSIONS, permissionsOf } from '../../functions/core/keys.ts';
@@ -37,16 +39,20 @@ const TABLE: Record<Change, string[]> = {
   'identity.owner': [OK, OK, LOCKED, LOCKED, LOCKED],
   'identity.display_name': [OK, OK, LOCKED, LOCKED, LOCKED],
   'identity.metadata': [OK, OK, LOCKED, LOCKED, LOCKED],
+  'identity.receive_policy': [OK, OK, LOCKED, LOCKED, LOCKED],
   'identity.pause': [OK, OK, OK, OK, OK],
   'identity.resume': [OK, OK, LOCKED, LOCKED, LOCKED],
   'identity.delete': [OK, OK, LOCKED, LOCKED, LOCKED],
   'tenant.policy': [OK, OK, LOCKED, LOCKED, LOCKED],
   'tenant.lists': [OK, OK, LOCKED, LOCKED, LOCKED],
+  'tenant.receive_lists': [OK, OK, LOCKED, LOCKED, LOCKED],
   'key.mint': [OK, OK, OK, OK, OK],
   'key.rotate': [OK, OK, OK, OK, OK],
   'key.revoke': [OK, OK, OK, OK, OK],
   // A platform key holds messages:approve by default, a tenant key too; an identity key never grants it.
   'key.grant_approval': [OK, OK, LOCKED, LOCKED, LOCKED],
+  // So with messages:hold: the mail held back from an agent is a person's to read.
+  'key.grant_hold': [OK, OK, LOCKED, LOCKED, LOCKED],
 };
 
 describe('who may change what', () => {
@@ -115,6 +121,7 @@ describe('who may change what', () => {
       'identity.pause',
     ]);
     expect(identityChangesOf({ status: 'active' })).toEqual(['identity.resume']);
+    expect(identityChangesOf({ receive_policy: { hold: 'none' } })).toEqual(['identity.receive_policy']);
   });
 });
 
@@ -174,6 +181,20 @@ describe('what a minted key keeps of its minter', () => {
     expect(mintRefusal(caller, { permissions, expires_at: expiresAt })?.code ?? OK).toBe(code);
   });
 
+  it('keeps a draft-only key draft-only: it mints and rotates only draft-only keys, and approves nothing', () => {
+    const draft = { ...KEYS.identity, sends_need_approval: true };
+    expect(mintRefusal(draft, { permissions: ['messages:send'] })).toMatchObject({
+      code: 'guardrail_locked',
+      details: { change: 'key.sends_need_approval' },
+    });
+    expect(mintRefusal(draft, { permissions: ['messages:send'], sends_need_approval: true })).toBeUndefined();
+    expect(liftRefusal(draft, { sends_need_approval: false })?.code).toBe('guardrail_locked');
+    expect(liftRefusal(draft, { sends_need_approval: true })).toBeUndefined();
+    expect(liftRefusal(KEYS.identity, {})).toBeUndefined();
+    expect(approveRefusal({ ...KEYS.tenant, sends_need_approval: true })?.code).toBe('guardrail_locked');
+    expect(approveRefusal(KEYS.tenant)).toBeUndefined();
+  });
+
   it('offers only what the minter may grant', () => {
     expect(grantablePermissions(KEYS['identity + messages:approve'], 'identity')).not.toContain(
       'messages:approve',
@@ -182,7 +203,9 @@ describe('what a minted key keeps of its minter', () => {
       permissionsOf('identity'),
     );
     expect(grantablePermissions(KEYS.tenant, 'identity')).toEqual(
-      PERMISSIONS.filter((p) => p === 'messages:approve' || permissionsOf('identity').includes(p)),
+      PERMISSIONS.filter(
+        (p) => p === 'messages:approve' || p === 'messages:hold' || permissionsOf('identity').includes(p),
+      ),
     );
     expect(grantablePermissions(KEYS.tenant, 'tenant')).toEqual(permissionsOf('tenant'));
   });

@@ -401,7 +401,16 @@ describe('openapi.yaml tenants routes', () => {
       created_at: NOW,
     });
     const listEntry = doc.components.schemas.ListEntry;
-    expect(Object.keys(listEntry.properties).sort()).toEqual(Object.keys(entry).sort());
     expect([...listEntry.required].sort()).toEqual(Object.keys(entry).sort());
+    // A receive allow entry says whether it admits unauthenticated mail too; other entries do not.
+    const allow = toListEntryView({
+      direction: 'receive',
+      kind: 'allow',
+      entry: '@example.com',
+      created_at: NOW,
+      unauthenticated: true,
+    });
+    expect(allow.unauthenticated).toBe(true);
+    expect(Object.keys(listEntry.properties).sort()).toEqual(Object.keys(allow).sort());
   });
 });

@@ -163,6 +163,12 @@ describe('the envelope', () => {
     expect(wantsEvent({ status: 'active', event_types: ['message.sent'] }, 'message.delivered')).toBe(false);
     expect(wantsEvent({ status: 'disabled' }, 'message.sent')).toBe(false);
   });
+
+  it('sends message.held only to an endpoint that names it: held mail is not for whatever takes every type', () => {
+    expect(wantsEvent({ status: 'active' }, 'message.held')).toBe(false);
+    expect(wantsEvent({ status: 'active' }, 'message.received')).toBe(true);
+    expect(wantsEvent({ status: 'active', event_types: ['message.held'] }, 'message.held')).toBe(true);
+  });
 });
 
 describe('endpoint URLs', () => {

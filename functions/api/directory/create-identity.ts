@@ -17,6 +17,7 @@ export const createIdentitySchema = z.strictObject({
   owner: identityFieldSchemas.owner.optional(),
   domain: z.string().min(1).max(253).optional(),
   send_policy: identityFieldSchemas.sendPolicy.optional(),
+  receive_policy: identityFieldSchemas.receivePolicy.optional(),
   metadata: identityFieldSchemas.metadata.optional(),
   client_id: z.string().min(1).max(128).optional(),
 });

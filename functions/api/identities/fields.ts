@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { dailyCapRefusal } from '../../core/guardrails.ts';
+import { HOLD_POLICIES } from '../../core/hold.ts';
 import type { Tenant } from '../../core/model.ts';
 import type { Caller } from '../auth.ts';
 import { POLICY_DEFAULTS } from '../directory/settings.ts';
@@ -16,13 +17,22 @@ const owner = z.strictObject({
 const sendPolicy = z.strictObject({
   require_known_recipient: z.boolean().optional(),
   daily_cap: z.number().int().min(1).max(10_000_000).optional(),
-  require_approval: z.boolean().optional(),
+  require_approval: z.union([z.boolean(), z.literal('first_contact')]).optional(),
+});
+const receivePolicy = z.strictObject({
+  hold: z.enum(HOLD_POLICIES).optional(),
+  stranger_rate: z
+    .strictObject({
+      per_sender: z.number().int().min(1).max(100_000).optional(),
+      total: z.number().int().min(1).max(100_000).optional(),
+    })
+    .optional(),
 });
 const metadata = z
   .record(z.string().min(1).max(40), z.string().max(500))
   .refine((m) => Object.keys(m).length <= 20, { message: 'at most 20 entries' });
 
-export const identityFieldSchemas = { owner, sendPolicy, metadata };
+export const identityFieldSchemas = { owner, sendPolicy, receivePolicy, metadata };
 
 /** The tenant's ceiling on an identity's own daily cap, checked by core/guardrails.ts › dailyCapRefusal. */
 export function checkIdentityCap(key: Caller, tenant: Tenant, dailyCap: number | undefined): void {

@@ -21,6 +21,7 @@ export const updateIdentitySchema = z
     display_name: oneLine(100).optional(),
     owner: identityFieldSchemas.owner.nullable().optional(),
     send_policy: identityFieldSchemas.sendPolicy.nullable().optional(),
+    receive_policy: identityFieldSchemas.receivePolicy.nullable().optional(),
     metadata: identityFieldSchemas.metadata.nullable().optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'name at least one field to change' });

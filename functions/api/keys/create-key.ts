@@ -20,6 +20,7 @@ export const createKeySchema = z.strictObject({
     .min(1)
     .max(PERMISSIONS.length),
   expires_at: z.iso.datetime({ offset: true }).optional(),
+  sends_need_approval: z.boolean().optional(),
 });
 
 /**
@@ -42,6 +43,7 @@ export const createKeyRoute: KeyedRoute = {
           identity_id: body.identity_id,
           permissions: body.permissions,
           expires_at: body.expires_at === undefined ? undefined : Date.parse(body.expires_at),
+          sends_need_approval: body.sends_need_approval,
         },
         {
           requestId,

@@ -14,6 +14,7 @@ export const getMeRoute: KeyedRoute = {
         tenant_id: key.tenant_id ?? null,
         identity_id: key.scope.identity_id ?? null,
         permissions: key.scopes,
+        sends_need_approval: key.sends_need_approval === true,
         expires_at: key.expires_at === undefined ? null : new Date(key.expires_at).toISOString(),
       },
       requestId,

@@ -8,8 +8,8 @@ import type { ScopedRoute } from './operation.ts';
  */
 export const getMessageRawRoute: ScopedRoute = {
   permission: 'messages:read',
-  handle: async (deps, { identity, params, requestId }) => {
-    const m = await messageOf(deps.db, identity.id, params.message_id);
+  handle: async (deps, { key, identity, params, requestId }) => {
+    const m = await messageOf(deps.db, identity.id, params.message_id, key);
     const raw = m ? await deps.blobs.get(m.raw_key) : undefined;
     if (!m || !raw) throw messageNotFound();
     return {

@@ -7,13 +7,14 @@ import {
   threadNotFound,
 } from '../../core/errors.ts';
 import { encodeFollowCursor, type FollowPosition, parseAfter } from '../../core/follow.ts';
+import { maySee } from '../../core/hold.ts';
 import { ID_PATTERNS, isId } from '../../core/ids.ts';
 import { toApiMessage } from '../../core/message-view.ts';
 import { MESSAGE_STATUSES } from '../../core/model.ts';
 import type { BaseDeps } from '../../deps.ts';
 import { feedHead, identityFeed } from '../../store/feed.store.ts';
-import { threadExists } from '../../store/inbound.store.ts';
 import { getMessage, listMessages, listMessagesAfter } from '../../store/messages.store.ts';
+import { getThread } from '../../store/threads.store.ts';
 import { json } from '../http.ts';
 import { zodErrors } from '../send.schema.ts';
 import type { ScopedRoute } from './operation.ts';
@@ -33,7 +34,7 @@ type ListQuery = z.output<typeof listQuerySchema>;
 /** GET …/messages: the identity's messages, newest first, or a read on from `after` (readOn). */
 export const listMessagesRoute: ScopedRoute = {
   permission: 'messages:read',
-  handle: async (deps, { event, identity, requestId }) => {
+  handle: async (deps, { event, key, identity, requestId }) => {
     const q = listQuerySchema.safeParse(event.queryStringParameters ?? {});
     if (!q.success) {
       throw invalidQuery(zodErrors(q.error));
@@ -43,7 +44,7 @@ export const listMessagesRoute: ScopedRoute = {
         details: { errors: [{ path: 'status', message: 'not with after' }] },
       });
     }
-    if (q.data.after !== undefined) return json(200, await readOn(deps, identity.id, q.data), requestId);
+    if (q.data.after !== undefined) return json(200, await readOn(deps, identity.id, q.data, key), requestId);
     if (q.data.thread_id !== undefined) {
       throw new PmailError('invalid_request', 'thread_id filters a read on from `after`.', {
         details: { errors: [{ path: 'thread_id', message: 'use with after' }] },
@@ -74,7 +75,7 @@ export const listMessagesRoute: ScopedRoute = {
  * threads 404 thread_not_found; a cursor made by a read of that thread is not looked up again (the
  * partition scopes it anyway).
  */
-async function readOn(deps: BaseDeps, identityId: string, q: ListQuery) {
+async function readOn(deps: BaseDeps, identityId: string, q: ListQuery, key: { scopes: readonly string[] }) {
   const parsed = parseAfter(q.after ?? '');
   if (!parsed || q.cursor !== undefined) {
     throw new PmailError('invalid_request', 'after is not a message id or a cursor of a read on.', {
@@ -87,8 +88,8 @@ async function readOn(deps: BaseDeps, identityId: string, q: ListQuery) {
   }
   const cursorThread = parsed.type === 'cursor' ? parsed.position.thread : undefined;
   const [start, thread] = await Promise.all([
-    startOf(deps, identityId, parsed.type === 'message' ? parsed.id : parsed.position),
-    q.thread_id && cursorThread !== q.thread_id ? threadExists(deps.db, identityId, q.thread_id) : true,
+    startOf(deps, identityId, parsed.type === 'message' ? parsed.id : parsed.position, key),
+    q.thread_id && cursorThread !== q.thread_id ? threadVisible(deps, identityId, q.thread_id, key) : true,
   ]);
   if (!thread) throw threadNotFound();
   const page = await listMessagesAfter(deps.db, identityId, {
@@ -114,13 +115,36 @@ async function readOn(deps: BaseDeps, identityId: string, q: ListQuery) {
  * numbers starts at the beginning: every numbered message came after it), a cursor's, or the
  * feed's head.
  */
-async function startOf(deps: BaseDeps, identityId: string, from: string | FollowPosition): Promise<number> {
+async function startOf(
+  deps: BaseDeps,
+  identityId: string,
+  from: string | FollowPosition,
+  key: { scopes: readonly string[] },
+): Promise<number> {
   if (typeof from === 'string') {
     const m = await getMessage(deps.db, identityId, from, true);
-    if (!m) throw messageNotFound();
+    // A held message has no place in the feed: to a key that may not see it, it is no message.
+    if (!m || !maySee(key, m)) throw messageNotFound();
     return m.pos ?? 0;
   }
   return from.position === 'head' ? feedHead(deps.db, identityFeed(identityId)) : from.position;
+}
+
+/**
+ * A thread of the identity this key may see: its thread item (written by every message shown in
+ * it), or its first message when the key may see that one (a thread of held mail only has no item).
+ */
+async function threadVisible(
+  deps: BaseDeps,
+  identityId: string,
+  threadId: string,
+  key: { scopes: readonly string[] },
+): Promise<boolean> {
+  const [thread, root] = await Promise.all([
+    getThread(deps.db, identityId, threadId),
+    getMessage(deps.db, identityId, `msg_${threadId.slice(4)}`),
+  ]);
+  return thread !== undefined || (root?.thread_id === threadId && maySee(key, root));
 }
 
 const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('base64url');

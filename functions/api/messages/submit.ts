@@ -68,6 +68,7 @@ function accept(deps: MessagesDeps, { event, params, requestId }: RouteCall, ope
         // first read is decided on: a refused one stores, reserves and counts nothing.
         request: await resolveTemplate(deps, identity.tenant_id, parseSendBody(operation, bodyOf(event))),
         dryRun: dryRun === 'true',
+        sendsNeedApproval: key.sends_need_approval === true,
       };
     },
   });

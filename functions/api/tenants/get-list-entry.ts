@@ -8,8 +8,8 @@ import { listKind } from './lists.ts';
 /** GET /v1/tenants/{tenant_id}/lists/{direction}/{kind}/{entry}: one entry of the list; 404 when absent. */
 export const getListEntryRoute: TenantRoute = {
   handle: async (deps, { tenantId, params, requestId }) => {
-    const kind = listKind(params.direction, params.kind);
-    const found = await getListEntry(deps.db, tenantId, kind, normaliseListEntry(params.entry));
+    const list = listKind(params.direction, params.kind);
+    const found = await getListEntry(deps.db, tenantId, list, normaliseListEntry(params.entry));
     if (!found) throw listEntryNotFound();
     return json(200, toListEntryView(found), requestId);
   },

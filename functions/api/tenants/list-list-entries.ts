@@ -22,10 +22,10 @@ function isListEntry(s: string): boolean {
 /** GET /v1/tenants/{tenant_id}/lists/{direction}/{kind}: the entries of one of the tenant's send lists. */
 export const listListEntriesRoute: TenantRoute = {
   handle: async (deps, { event, tenantId, params, requestId }) => {
-    const kind = listKind(params.direction, params.kind);
+    const list = listKind(params.direction, params.kind);
     const q = parseQuery(event, listEntriesQuerySchema);
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, isListEntry);
-    const out = await listListEntries(deps.db, tenantId, kind, { limit: q.limit, after });
+    const out = await listListEntries(deps.db, tenantId, list, { limit: q.limit, after });
     return json(200, { data: out.data.map(toListEntryView), next_cursor: encodeCursor(out.next) }, requestId);
   },
 };

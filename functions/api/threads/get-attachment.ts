@@ -12,8 +12,8 @@ import type { IdentityRoute } from '../operation.ts';
  * received raw message in the blob store: the threads Lambda is built with `blobs`.
  */
 export const getAttachmentRoute: IdentityRoute<DepsFor<'api-threads'>> = {
-  handle: async (deps, { identity, params, requestId }) => {
-    const m = await messageOf(deps.db, identity.id, params.message_id);
+  handle: async (deps, { key, identity, params, requestId }) => {
+    const m = await messageOf(deps.db, identity.id, params.message_id, key);
     if (!m) throw messageNotFound();
     const index = attachmentIndex(params.attachment_id);
     const listed = index === undefined ? undefined : m.inbound?.attachments[index];

@@ -182,12 +182,19 @@ export interface paths {
         };
         /**
          * Get a message
-         * @description The message in its current state. Needs the `messages:read` permission.
+         * @description The message in its current state. A held message is found only by a key holding
+         *     `messages:hold` (to any other it is `message_not_found`). Needs the `messages:read` permission.
          */
         get: operations["getMessage"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a held message
+         * @description Deletes a held message and its raw copy (docs/guides/receiving.md › Held mail). Only held
+         *     mail is deleted; any other message answers 409 `message_not_held`. Needs the
+         *     `messages:hold` permission.
+         */
+        delete: operations["deleteMessage"];
         options?: never;
         head?: never;
         patch?: never;
@@ -480,6 +487,71 @@ export interface paths {
          *     identity key holds only when it was created with it. No body.
          */
         post: operations["approveMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages/{message_id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release a held message
+         * @description A person's release of a received message held back from the agent (`held`: its
+         *     `receive_policy`, a receive list, the stranger rate; docs/guides/receiving.md › Held mail).
+         *     It becomes an ordinary received message: `message.received` is emitted and it takes a new
+         *     position in the identity's feed, after everything committed before, so a reader following
+         *     `?after=` or `wait_for_message` gets it as if it had just arrived; its thread and its
+         *     sender's contact are counted then. One transaction conditioned on the message's version; a
+         *     message released already is answered as it is. Needs the `messages:hold` permission. No body.
+         */
+        post: operations["releaseMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/held": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List held messages
+         * @description The identity's received messages held back from the agent, newest first, and what it holds
+         *     against its caps (docs/guides/receiving.md › Held mail). Held mail is left out of every other
+         *     read of a key without `messages:hold`. Needs the `messages:hold` permission.
+         */
+        get: operations["listHeld"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -925,10 +997,10 @@ export interface paths {
                 /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
                 tenant_id: string;
                 /**
-                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
-                 *     other value answers 400 `invalid_request`.)
+                 * @description `send`: recipients of outbound mail; `receive`: senders of received mail
+                 *     (docs/guides/receiving.md › Held mail). Any other value answers 400 `invalid_request`.
                  */
-                direction: "send";
+                direction: "send" | "receive";
                 /**
                  * @description `block`: a listed recipient is not sent to (`policy: send_block`). `allow`: with the
                  *     tenant policy `send_allowlist_only`, only listed recipients are sent to
@@ -960,10 +1032,10 @@ export interface paths {
                 /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
                 tenant_id: string;
                 /**
-                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
-                 *     other value answers 400 `invalid_request`.)
+                 * @description `send`: recipients of outbound mail; `receive`: senders of received mail
+                 *     (docs/guides/receiving.md › Held mail). Any other value answers 400 `invalid_request`.
                  */
-                direction: "send";
+                direction: "send" | "receive";
                 /** @description `block` or `allow` (see `listListEntries`). */
                 kind: "block" | "allow";
                 /**
@@ -984,8 +1056,10 @@ export interface paths {
         /**
          * Add an entry to a list
          * @description Adds the entry; adding one that exists changes nothing and answers 200 with it. The body,
-         *     if any, is an empty JSON object. Needs the `suppressions:manage` permission on a
-         *     tenant-level key.
+         *     if any, is a JSON object: empty, or `{"unauthenticated": true}` on a receive allow entry
+         *     (it then admits mail that does not prove its From). An entry there with another
+         *     `unauthenticated` answers 409 `list_entry_conflict`. Needs the `suppressions:manage`
+         *     permission on a tenant-level key.
          */
         put: operations["putListEntry"];
         post?: never;
@@ -1602,6 +1676,20 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         Identity: {
+            receive_policy: {
+                /**
+                 * @description What is held back from the agent: nothing (`none`, the default), mail that does not prove its
+                 *     From (`unauthenticated`), or also mail whose proven From is no contact (`unknown`). The
+                 *     receive lists and the stranger rate act whatever it says.
+                 * @enum {string}
+                 */
+                hold?: "none" | "unauthenticated" | "unknown";
+                /** @description Mail from senders neither known nor allowed shown per hour (default 10 per sender, 50 in all); past it, held with reason `rate`. */
+                stranger_rate?: {
+                    per_sender?: number;
+                    total?: number;
+                };
+            };
             metadata: {
                 [key: string]: string;
             };
@@ -1630,11 +1718,15 @@ export interface components {
             send_policy: {
                 daily_cap?: number;
                 require_known_recipient?: boolean;
-                /** @description Every send waits for a person's approval (`pending_approval`). */
-                require_approval?: boolean;
+                /**
+                 * @description `true`: every send waits for a person's approval (accepted `pending_approval`, sent only
+                 *     after `approveMessage`); `first_contact`: only a send to someone who is not yet a contact
+                 *     waits. Default false.
+                 */
+                require_approval?: boolean | "first_contact";
             };
         };
-        /** @description At least one field. `null` clears `owner`, `send_policy` or `metadata`. Field changes are written first, then the status. */
+        /** @description At least one field. `null` clears `owner`, `send_policy`, `receive_policy` or `metadata`. Field changes are written first, then the status. */
         IdentityUpdateRequest: {
             /** @enum {string} */
             status?: "active" | "paused";
@@ -1648,10 +1740,25 @@ export interface components {
                 require_known_recipient?: boolean;
                 daily_cap?: number;
                 /**
-                 * @description Every send waits for a person's approval: accepted `pending_approval`, sent
-                 *     only after `approveMessage`. Default false.
+                 * @description `true`: every send waits for a person's approval (accepted `pending_approval`, sent only
+                 *     after `approveMessage`); `first_contact`: only a send to someone who is not yet a contact
+                 *     waits. Default false.
                  */
-                require_approval?: boolean;
+                require_approval?: boolean | "first_contact";
+            } | null;
+            receive_policy?: {
+                /**
+                 * @description What is held back from the agent: nothing (`none`, the default), mail that does not prove its
+                 *     From (`unauthenticated`), or also mail whose proven From is no contact (`unknown`). The
+                 *     receive lists and the stranger rate act whatever it says.
+                 * @enum {string}
+                 */
+                hold?: "none" | "unauthenticated" | "unknown";
+                /** @description Mail from senders neither known nor allowed shown per hour (default 10 per sender, 50 in all); past it, held with reason `rate`. */
+                stranger_rate?: {
+                    per_sender?: number;
+                    total?: number;
+                };
             } | null;
             metadata?: {
                 [key: string]: string;
@@ -1661,7 +1768,7 @@ export interface components {
         WebhookCreateRequest: {
             /** @description An https URL (no credentials, no fragment, not an IP literal of a loopback, private or link-local range); its query string is kept. */
             url: string;
-            /** @description Only these event types are delivered; leave it out for every type. */
+            /** @description Only these event types are delivered; leave it out for every type but `message.held`, which goes only to an endpoint that names it. */
             event_types?: string[];
             description?: string;
         };
@@ -2134,6 +2241,7 @@ export interface components {
              *     once the message is final); null otherwise.
              */
             payload_redacted_at: string | null;
+            held: components["schemas"]["Held"];
             /**
              * @description A received message's own fields (null on an outbound message). The typed addresses are
              *     `from`, `to`, `cc` and `reply_to` above; `canonical` has them lower case. In a page of
@@ -2174,6 +2282,41 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        /**
+         * @description Held back from the agent (docs/guides/receiving.md › Held mail): only a key holding
+         *     `messages:hold` reads a held message. Null for any other message.
+         */
+        Held: {
+            /** @enum {string} */
+            reason: "blocked" | "unauthenticated" | "unknown" | "rate";
+            /** Format: date-time */
+            held_at: string | null;
+        } | null;
+        /**
+         * @description Who sent it (docs/guides/receiving.md › Who sent it): `authenticated` when DMARC passed or a
+         *     DKIM signature aligned with From passed; each verdict as RFC 8601 words (`pass`, `fail`,
+         *     `softfail`, `neutral`, `none`, `temperror`, `permerror`), computed by the local MX
+         *     (`verified_by: mx`) or SES (`ses`: no ARC, `arc` null). Null on a message stored without it.
+         */
+        Trust: {
+            authenticated: boolean;
+            spf: string;
+            dkim: string;
+            dkim_aligned: boolean;
+            dmarc: string;
+            arc: string | null;
+            /** @enum {string} */
+            verified_by: "mx" | "ses";
+            /** @description The From is a contact of the identity and the message proves it. */
+            known_sender: boolean;
+            /**
+             * @description The receive list entry that decided for this sender.
+             * @enum {string|null}
+             */
+            listed: "allow" | "block" | null;
+            /** @description The message's risk flags (quarantined, spam, risky_attachment, possible_duplicate, dsn, unparsed). */
+            risk: string[];
+        } | null;
         Mailbox: {
             address: string;
             name: string | null;
@@ -2246,12 +2389,13 @@ export interface components {
             };
             /**
              * @description Whether the message proves its From (docs/guides/receiving.md › Who sent it):
-             *     `authenticated` (SES's DMARC PASS, or a DKIM PASS of the From's domain), `failed` (DMARC
-             *     FAIL), `unverified` otherwise (every message of the local MX). Only `authenticated` mail
-             *     makes its sender a known recipient.
+             *     `authenticated` (DMARC pass, or a DKIM pass aligned with the From's domain), `failed` (DMARC
+             *     FAIL), `unverified` otherwise. Only `authenticated` mail makes its sender a known
+             *     recipient.
              * @enum {string|null}
              */
             sender_auth: "authenticated" | "unverified" | "failed" | null;
+            trust: components["schemas"]["Trust"];
             /**
              * @description An earlier message of the identity has this Message-ID and this copy was kept beside it
              *     (flag `possible_duplicate`, in that message's thread): another From (`other_sender`), or
@@ -2408,9 +2552,14 @@ export interface components {
         };
         ListEntry: {
             /** @enum {string} */
-            direction: "send";
+            direction: "send" | "receive";
             /** @enum {string} */
             kind: "block" | "allow";
+            /**
+             * @description On a receive allow entry only: it admits mail that does not prove its From too
+             *     (spoofable: anyone can write that From). Otherwise only authenticated mail is admitted.
+             */
+            unauthenticated?: boolean;
             /**
              * @description A lower-case address, or `@domain` with the domain in A-label form.
              * @example @example.net
@@ -2418,6 +2567,24 @@ export interface components {
             entry: string;
             /** Format: date-time */
             created_at: string;
+        };
+        HeldList: {
+            data: components["schemas"]["Message"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+            /**
+             * @description What the identity holds against its caps: past either cap, a message that would be held
+             *     is not stored and counts in `dropped` (docs/guides/receiving.md › Held mail).
+             */
+            held: {
+                count: number;
+                bytes: number;
+                dropped: number;
+                caps: {
+                    count: number;
+                    bytes: number;
+                };
+            };
         };
         ListEntryList: {
             data: components["schemas"]["ListEntry"][];
@@ -2434,6 +2601,8 @@ export interface components {
             tenant_id: string | null;
             identity_id: string | null;
             permissions: string[];
+            /** @description Draft-only: every send through it waits for approval. */
+            sends_need_approval: boolean;
             /** @enum {string} */
             status: "active" | "revoked" | "expired";
             /** Format: date-time */
@@ -2482,6 +2651,7 @@ export interface components {
             tenant_id: string | null;
             identity_id: string | null;
             permissions: string[];
+            sends_need_approval: boolean;
             /** Format: date-time */
             expires_at: string | null;
         };
@@ -2586,9 +2756,15 @@ export interface components {
             level: "platform" | "tenant" | "identity";
             tenant_id?: string;
             identity_id?: string;
-            permissions: ("tenants:manage" | "keys:manage" | "policy:write" | "audit:read" | "suppressions:manage" | "identities:read" | "identities:write" | "messages:send" | "messages:read" | "messages:write" | "messages:approve" | "webhooks:read" | "webhooks:manage" | "events:read" | "domains:read" | "domains:write" | "templates:read" | "templates:write")[];
+            permissions: ("tenants:manage" | "keys:manage" | "policy:write" | "audit:read" | "suppressions:manage" | "identities:read" | "identities:write" | "messages:send" | "messages:read" | "messages:write" | "messages:approve" | "messages:hold" | "webhooks:read" | "webhooks:manage" | "events:read" | "domains:read" | "domains:write" | "templates:read" | "templates:write")[];
             /** Format: date-time */
             expires_at?: string;
+            /**
+             * @description Draft-only: every send through the key waits for a person's approval, whatever the
+             *     identity's policy. A draft-only key mints and rotates only draft-only keys and approves
+             *     nothing (403 `guardrail_locked`).
+             */
+            sends_need_approval?: boolean;
         };
         KeyRotateRequest: {
             /** @default 24 */
@@ -2654,10 +2830,25 @@ export interface components {
                 require_known_recipient?: boolean;
                 daily_cap?: number;
                 /**
-                 * @description Every send waits for a person's approval: accepted `pending_approval`, sent only
-                 *     after `approveMessage`. Default false.
+                 * @description `true`: every send waits for a person's approval (accepted `pending_approval`, sent only
+                 *     after `approveMessage`); `first_contact`: only a send to someone who is not yet a contact
+                 *     waits. Default false.
                  */
-                require_approval?: boolean;
+                require_approval?: boolean | "first_contact";
+            };
+            receive_policy?: {
+                /**
+                 * @description What is held back from the agent: nothing (`none`, the default), mail that does not prove its
+                 *     From (`unauthenticated`), or also mail whose proven From is no contact (`unknown`). The
+                 *     receive lists and the stranger rate act whatever it says.
+                 * @enum {string}
+                 */
+                hold?: "none" | "unauthenticated" | "unknown";
+                /** @description Mail from senders neither known nor allowed shown per hour (default 10 per sender, 50 in all); past it, held with reason `rate`. */
+                stranger_rate?: {
+                    per_sender?: number;
+                    total?: number;
+                };
             };
             metadata?: {
                 [key: string]: string;
@@ -3834,6 +4025,75 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    deleteMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `messages:hold` (an identity key holds it only when
+             *       a person minted it with it).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: the identity has no received message with this id.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `message_not_held`: the message is not held. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     getMessageRaw: {
         parameters: {
             query?: never;
@@ -4381,6 +4641,144 @@ export interface operations {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    releaseMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The message as it is now (`held` null). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `messages:hold` (an identity key holds it only when
+             *       a person minted it with it).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: the identity has no received message with this id.
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `message_not_held`: the message was never held. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listHeld: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of held messages (their bodies left out, as a list's are). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeldList"];
+                };
+            };
+            /** @description `invalid_request`: `limit` or `cursor` is not valid. */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `messages:hold` (an identity key holds it only when
+             *       a person minted it with it).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `identity_not_found`: no such identity, or the key does not cover it. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5244,10 +5642,10 @@ export interface operations {
                 /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
                 tenant_id: string;
                 /**
-                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
-                 *     other value answers 400 `invalid_request`.)
+                 * @description `send`: recipients of outbound mail; `receive`: senders of received mail
+                 *     (docs/guides/receiving.md › Held mail). Any other value answers 400 `invalid_request`.
                  */
-                direction: "send";
+                direction: "send" | "receive";
                 /**
                  * @description `block`: a listed recipient is not sent to (`policy: send_block`). `allow`: with the
                  *     tenant policy `send_allowlist_only`, only listed recipients are sent to
@@ -5319,10 +5717,10 @@ export interface operations {
                 /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
                 tenant_id: string;
                 /**
-                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
-                 *     other value answers 400 `invalid_request`.)
+                 * @description `send`: recipients of outbound mail; `receive`: senders of received mail
+                 *     (docs/guides/receiving.md › Held mail). Any other value answers 400 `invalid_request`.
                  */
-                direction: "send";
+                direction: "send" | "receive";
                 /** @description `block` or `allow` (see `listListEntries`). */
                 kind: "block" | "allow";
                 /**
@@ -5399,10 +5797,10 @@ export interface operations {
                 /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
                 tenant_id: string;
                 /**
-                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
-                 *     other value answers 400 `invalid_request`.)
+                 * @description `send`: recipients of outbound mail; `receive`: senders of received mail
+                 *     (docs/guides/receiving.md › Held mail). Any other value answers 400 `invalid_request`.
                  */
-                direction: "send";
+                direction: "send" | "receive";
                 /** @description `block` or `allow` (see `listListEntries`). */
                 kind: "block" | "allow";
                 /**
@@ -5414,7 +5812,18 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "unauthenticated": true
+                 *     }
+                 */
+                "application/json": {
+                    unauthenticated?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description The entry was already on the list. */
             200: {
@@ -5474,6 +5883,19 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /**
+             * @description `list_entry_conflict`: the entry is on the list with another `unauthenticated`
+             *     (`details.entry`); delete it, then put it again.
+             */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -5487,10 +5909,10 @@ export interface operations {
                 /** @description The tenant (`ten_…`): the key's own tenant. Any other id answers 404 `tenant_not_found`. */
                 tenant_id: string;
                 /**
-                 * @description `send`: recipients of outbound mail. (Lists for received mail are not built yet; any
-                 *     other value answers 400 `invalid_request`.)
+                 * @description `send`: recipients of outbound mail; `receive`: senders of received mail
+                 *     (docs/guides/receiving.md › Held mail). Any other value answers 400 `invalid_request`.
                  */
-                direction: "send";
+                direction: "send" | "receive";
                 /** @description `block` or `allow` (see `listListEntries`). */
                 kind: "block" | "allow";
                 /**

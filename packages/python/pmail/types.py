@@ -52,9 +52,11 @@ ERROR_CODES: Dict[str, int] = {
     "tenant_not_found": 404,
     "suppression_not_found": 404,
     "list_entry_not_found": 404,
+    "list_entry_conflict": 409,
     "attachment_not_found": 404,
     "not_cancelable": 409,
     "not_pending_approval": 409,
+    "message_not_held": 409,
     "not_uncertain": 409,
     "not_retryable": 409,
     "resolve_required": 409,
@@ -73,6 +75,46 @@ ERROR_CODES: Dict[str, int] = {
     "invalid_payload": 400,
 }
 """Every error code the API answers with, and its HTTP status."""
+
+
+_IdentityReceivePolicyStrangerRateRequired = TypedDict(
+    "_IdentityReceivePolicyStrangerRateRequired",
+    {},
+)
+
+
+_IdentityReceivePolicyStrangerRateOptional = TypedDict(
+    "_IdentityReceivePolicyStrangerRateOptional",
+    {
+        "per_sender": int,
+        "total": int,
+    },
+    total=False,
+)
+
+
+class IdentityReceivePolicyStrangerRate(_IdentityReceivePolicyStrangerRateRequired, _IdentityReceivePolicyStrangerRateOptional):
+    """Mail from senders neither known nor allowed shown per hour (default 10 per sender, 50 in all); past it, held with reason `rate`."""
+
+
+_IdentityReceivePolicyRequired = TypedDict(
+    "_IdentityReceivePolicyRequired",
+    {},
+)
+
+
+_IdentityReceivePolicyOptional = TypedDict(
+    "_IdentityReceivePolicyOptional",
+    {
+        "hold": Literal["none", "unauthenticated", "unknown"],
+        "stranger_rate": "IdentityReceivePolicyStrangerRate",
+    },
+    total=False,
+)
+
+
+class IdentityReceivePolicy(_IdentityReceivePolicyRequired, _IdentityReceivePolicyOptional):
+    """IdentityReceivePolicy"""
 
 
 _IdentityOwnerRequired = TypedDict(
@@ -106,7 +148,7 @@ _IdentitySendPolicyOptional = TypedDict(
     {
         "daily_cap": int,
         "require_known_recipient": bool,
-        "require_approval": bool,
+        "require_approval": Union[bool, Literal["first_contact"]],
     },
     total=False,
 )
@@ -119,6 +161,7 @@ class IdentitySendPolicy(_IdentitySendPolicyRequired, _IdentitySendPolicyOptiona
 _IdentityRequired = TypedDict(
     "_IdentityRequired",
     {
+        "receive_policy": "IdentityReceivePolicy",
         "metadata": Dict[str, str],
         "client_id": Optional[str],
         "created_at": Optional[str],
@@ -179,7 +222,7 @@ _IdentityUpdateRequestSendPolicy0Optional = TypedDict(
     {
         "require_known_recipient": bool,
         "daily_cap": int,
-        "require_approval": bool,
+        "require_approval": Union[bool, Literal["first_contact"]],
     },
     total=False,
 )
@@ -187,6 +230,46 @@ _IdentityUpdateRequestSendPolicy0Optional = TypedDict(
 
 class IdentityUpdateRequestSendPolicy0(_IdentityUpdateRequestSendPolicy0Required, _IdentityUpdateRequestSendPolicy0Optional):
     """IdentityUpdateRequestSendPolicy0"""
+
+
+_IdentityUpdateRequestReceivePolicy0StrangerRateRequired = TypedDict(
+    "_IdentityUpdateRequestReceivePolicy0StrangerRateRequired",
+    {},
+)
+
+
+_IdentityUpdateRequestReceivePolicy0StrangerRateOptional = TypedDict(
+    "_IdentityUpdateRequestReceivePolicy0StrangerRateOptional",
+    {
+        "per_sender": int,
+        "total": int,
+    },
+    total=False,
+)
+
+
+class IdentityUpdateRequestReceivePolicy0StrangerRate(_IdentityUpdateRequestReceivePolicy0StrangerRateRequired, _IdentityUpdateRequestReceivePolicy0StrangerRateOptional):
+    """Mail from senders neither known nor allowed shown per hour (default 10 per sender, 50 in all); past it, held with reason `rate`."""
+
+
+_IdentityUpdateRequestReceivePolicy0Required = TypedDict(
+    "_IdentityUpdateRequestReceivePolicy0Required",
+    {},
+)
+
+
+_IdentityUpdateRequestReceivePolicy0Optional = TypedDict(
+    "_IdentityUpdateRequestReceivePolicy0Optional",
+    {
+        "hold": Literal["none", "unauthenticated", "unknown"],
+        "stranger_rate": "IdentityUpdateRequestReceivePolicy0StrangerRate",
+    },
+    total=False,
+)
+
+
+class IdentityUpdateRequestReceivePolicy0(_IdentityUpdateRequestReceivePolicy0Required, _IdentityUpdateRequestReceivePolicy0Optional):
+    """IdentityUpdateRequestReceivePolicy0"""
 
 
 _IdentityUpdateRequestRequired = TypedDict(
@@ -202,6 +285,7 @@ _IdentityUpdateRequestOptional = TypedDict(
         "display_name": str,
         "owner": Optional["IdentityUpdateRequestOwner0"],
         "send_policy": Optional["IdentityUpdateRequestSendPolicy0"],
+        "receive_policy": Optional["IdentityUpdateRequestReceivePolicy0"],
         "metadata": Optional[Dict[str, str]],
     },
     total=False,
@@ -209,7 +293,7 @@ _IdentityUpdateRequestOptional = TypedDict(
 
 
 class IdentityUpdateRequest(_IdentityUpdateRequestRequired, _IdentityUpdateRequestOptional):
-    """At least one field. `null` clears `owner`, `send_policy` or `metadata`. Field changes are written first, then the status."""
+    """At least one field. `null` clears `owner`, `send_policy`, `receive_policy` or `metadata`. Field changes are written first, then the status."""
 
 
 _WebhookCreateRequestRequired = TypedDict(
@@ -910,6 +994,7 @@ _SendMessageResponseRequired = TypedDict(
         "provider_message_id": Optional[str],
         "template": Optional["SendMessageResponseTemplate1"],
         "payload_redacted_at": Optional[str],
+        "held": "Held",
         "inbound": Optional["InboundFields"],
         "deduplicated": bool,
     },
@@ -978,6 +1063,7 @@ _MessageRequired = TypedDict(
         "provider_message_id": Optional[str],
         "template": Optional["MessageTemplate1"],
         "payload_redacted_at": Optional[str],
+        "held": "Held",
         "inbound": Optional["InboundFields"],
     },
 )
@@ -1021,6 +1107,54 @@ _DeliveryOptional = TypedDict(
 
 class Delivery(_DeliveryRequired, _DeliveryOptional):
     """Delivery"""
+
+
+_HeldRequired = TypedDict(
+    "_HeldRequired",
+    {
+        "reason": Literal["blocked", "unauthenticated", "unknown", "rate"],
+        "held_at": Optional[str],
+    },
+)
+
+
+_HeldOptional = TypedDict(
+    "_HeldOptional",
+    {},
+    total=False,
+)
+
+
+class Held(_HeldRequired, _HeldOptional):
+    """Held back from the agent (docs/guides/receiving.md › Held mail): only a key holding"""
+
+
+_TrustRequired = TypedDict(
+    "_TrustRequired",
+    {
+        "authenticated": bool,
+        "spf": str,
+        "dkim": str,
+        "dkim_aligned": bool,
+        "dmarc": str,
+        "arc": Optional[str],
+        "verified_by": Literal["mx", "ses"],
+        "known_sender": bool,
+        "listed": Optional[Literal["allow", "block", None]],
+        "risk": List[str],
+    },
+)
+
+
+_TrustOptional = TypedDict(
+    "_TrustOptional",
+    {},
+    total=False,
+)
+
+
+class Trust(_TrustRequired, _TrustOptional):
+    """Who sent it (docs/guides/receiving.md › Who sent it): `authenticated` when DMARC passed or a"""
 
 
 _MailboxRequired = TypedDict(
@@ -1172,6 +1306,7 @@ _InboundFieldsRequired = TypedDict(
         "attachments": List["InboundFieldsAttachmentsItem"],
         "verdicts": "InboundFieldsVerdicts",
         "sender_auth": Optional[Literal["authenticated", "unverified", "failed", None]],
+        "trust": "Trust",
         "possible_duplicate": Optional["InboundFieldsPossibleDuplicate"],
         "auto": Optional[str],
         "dsn_unmatched": bool,
@@ -1434,7 +1569,7 @@ class SuppressionList(_SuppressionListRequired, _SuppressionListOptional):
 _ListEntryRequired = TypedDict(
     "_ListEntryRequired",
     {
-        "direction": Literal["send"],
+        "direction": Literal["send", "receive"],
         "kind": Literal["block", "allow"],
         "entry": str,
         "created_at": str,
@@ -1444,13 +1579,78 @@ _ListEntryRequired = TypedDict(
 
 _ListEntryOptional = TypedDict(
     "_ListEntryOptional",
-    {},
+    {
+        "unauthenticated": bool,
+    },
     total=False,
 )
 
 
 class ListEntry(_ListEntryRequired, _ListEntryOptional):
     """ListEntry"""
+
+
+_HeldListHeldCapsRequired = TypedDict(
+    "_HeldListHeldCapsRequired",
+    {
+        "count": int,
+        "bytes": int,
+    },
+)
+
+
+_HeldListHeldCapsOptional = TypedDict(
+    "_HeldListHeldCapsOptional",
+    {},
+    total=False,
+)
+
+
+class HeldListHeldCaps(_HeldListHeldCapsRequired, _HeldListHeldCapsOptional):
+    """HeldListHeldCaps"""
+
+
+_HeldListHeldRequired = TypedDict(
+    "_HeldListHeldRequired",
+    {
+        "count": int,
+        "bytes": int,
+        "dropped": int,
+        "caps": "HeldListHeldCaps",
+    },
+)
+
+
+_HeldListHeldOptional = TypedDict(
+    "_HeldListHeldOptional",
+    {},
+    total=False,
+)
+
+
+class HeldListHeld(_HeldListHeldRequired, _HeldListHeldOptional):
+    """What the identity holds against its caps: past either cap, a message that would be held"""
+
+
+_HeldListRequired = TypedDict(
+    "_HeldListRequired",
+    {
+        "data": List["Message"],
+        "next_cursor": Optional[str],
+        "held": "HeldListHeld",
+    },
+)
+
+
+_HeldListOptional = TypedDict(
+    "_HeldListOptional",
+    {},
+    total=False,
+)
+
+
+class HeldList(_HeldListRequired, _HeldListOptional):
+    """HeldList"""
 
 
 _ListEntryListRequired = TypedDict(
@@ -1483,6 +1683,7 @@ _KeyRequired = TypedDict(
         "tenant_id": Optional[str],
         "identity_id": Optional[str],
         "permissions": List[str],
+        "sends_need_approval": bool,
         "status": Literal["active", "revoked", "expired"],
         "expires_at": Optional[str],
         "last_used_at": Optional[str],
@@ -1514,6 +1715,7 @@ _KeyCreatedRequired = TypedDict(
         "tenant_id": Optional[str],
         "identity_id": Optional[str],
         "permissions": List[str],
+        "sends_need_approval": bool,
         "status": Literal["active", "revoked", "expired"],
         "expires_at": Optional[str],
         "last_used_at": Optional[str],
@@ -1548,6 +1750,7 @@ _KeyRotatedRequired = TypedDict(
         "tenant_id": Optional[str],
         "identity_id": Optional[str],
         "permissions": List[str],
+        "sends_need_approval": bool,
         "status": Literal["active", "revoked", "expired"],
         "expires_at": Optional[str],
         "last_used_at": Optional[str],
@@ -1603,6 +1806,7 @@ _MeRequired = TypedDict(
         "tenant_id": Optional[str],
         "identity_id": Optional[str],
         "permissions": List[str],
+        "sends_need_approval": bool,
         "expires_at": Optional[str],
     },
 )
@@ -1906,7 +2110,7 @@ _KeyCreateRequestRequired = TypedDict(
     {
         "name": str,
         "level": Literal["platform", "tenant", "identity"],
-        "permissions": List[Literal["tenants:manage", "keys:manage", "policy:write", "audit:read", "suppressions:manage", "identities:read", "identities:write", "messages:send", "messages:read", "messages:write", "messages:approve", "webhooks:read", "webhooks:manage", "events:read", "domains:read", "domains:write", "templates:read", "templates:write"]],
+        "permissions": List[Literal["tenants:manage", "keys:manage", "policy:write", "audit:read", "suppressions:manage", "identities:read", "identities:write", "messages:send", "messages:read", "messages:write", "messages:approve", "messages:hold", "webhooks:read", "webhooks:manage", "events:read", "domains:read", "domains:write", "templates:read", "templates:write"]],
     },
 )
 
@@ -1917,6 +2121,7 @@ _KeyCreateRequestOptional = TypedDict(
         "tenant_id": str,
         "identity_id": str,
         "expires_at": str,
+        "sends_need_approval": bool,
     },
     total=False,
 )
@@ -2154,7 +2359,7 @@ _IdentityCreateRequestSendPolicyOptional = TypedDict(
     {
         "require_known_recipient": bool,
         "daily_cap": int,
-        "require_approval": bool,
+        "require_approval": Union[bool, Literal["first_contact"]],
     },
     total=False,
 )
@@ -2162,6 +2367,46 @@ _IdentityCreateRequestSendPolicyOptional = TypedDict(
 
 class IdentityCreateRequestSendPolicy(_IdentityCreateRequestSendPolicyRequired, _IdentityCreateRequestSendPolicyOptional):
     """IdentityCreateRequestSendPolicy"""
+
+
+_IdentityCreateRequestReceivePolicyStrangerRateRequired = TypedDict(
+    "_IdentityCreateRequestReceivePolicyStrangerRateRequired",
+    {},
+)
+
+
+_IdentityCreateRequestReceivePolicyStrangerRateOptional = TypedDict(
+    "_IdentityCreateRequestReceivePolicyStrangerRateOptional",
+    {
+        "per_sender": int,
+        "total": int,
+    },
+    total=False,
+)
+
+
+class IdentityCreateRequestReceivePolicyStrangerRate(_IdentityCreateRequestReceivePolicyStrangerRateRequired, _IdentityCreateRequestReceivePolicyStrangerRateOptional):
+    """Mail from senders neither known nor allowed shown per hour (default 10 per sender, 50 in all); past it, held with reason `rate`."""
+
+
+_IdentityCreateRequestReceivePolicyRequired = TypedDict(
+    "_IdentityCreateRequestReceivePolicyRequired",
+    {},
+)
+
+
+_IdentityCreateRequestReceivePolicyOptional = TypedDict(
+    "_IdentityCreateRequestReceivePolicyOptional",
+    {
+        "hold": Literal["none", "unauthenticated", "unknown"],
+        "stranger_rate": "IdentityCreateRequestReceivePolicyStrangerRate",
+    },
+    total=False,
+)
+
+
+class IdentityCreateRequestReceivePolicy(_IdentityCreateRequestReceivePolicyRequired, _IdentityCreateRequestReceivePolicyOptional):
+    """IdentityCreateRequestReceivePolicy"""
 
 
 _IdentityCreateRequestRequired = TypedDict(
@@ -2179,6 +2424,7 @@ _IdentityCreateRequestOptional = TypedDict(
         "owner": "IdentityCreateRequestOwner",
         "domain": str,
         "send_policy": "IdentityCreateRequestSendPolicy",
+        "receive_policy": "IdentityCreateRequestReceivePolicy",
         "metadata": Dict[str, str],
         "client_id": str,
     },
