@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
+import { permissionsOf } from '../../functions/core/keys.ts';
 import {
   BATCH_CONCURRENCY,
   BATCH_TIME_BUDGET_MS,
@@ -35,8 +36,8 @@ beforeAll(async () => {
 });
 
 const batchPath = (t: TestStack) => `/v1/identities/${t.agent.id}/messages/batch`;
-const batch = (t: TestStack, messages: unknown[], headers: Record<string, string> = {}) =>
-  t.call('POST', batchPath(t), { body: { messages }, headers });
+const batch = (t: TestStack, messages: unknown[], headers: Record<string, string> = {}, key?: string) =>
+  t.call('POST', batchPath(t), { body: { messages }, headers, key });
 const mail = (key: string, subject = key, to = ['delivered@simulator.invalid']) => ({
   idempotency_key: key,
   to,
@@ -208,6 +209,23 @@ describe('each message keeps the whole guarantee of a single send', () => {
   it('waits for approval where the identity requires it, counting nothing', async () => {
     const t = await stack({ seed: { identity: { send_policy: { require_approval: true } } } });
     const res = await batch(t, run('approve', 2));
+    expect(res.body.data.map((d: any) => d.message.status)).toEqual(['pending_approval', 'pending_approval']);
+    expect(await sentToday(t)).toBe(0);
+  });
+
+  it("holds every message for approval when the key is draft-only, whatever the identity's policy", async () => {
+    const t = await stack();
+    const minted = await t.call('POST', '/v1/keys', {
+      body: {
+        name: 'draft-only',
+        level: 'identity',
+        identity_id: t.agent.id,
+        permissions: permissionsOf('identity'),
+        sends_need_approval: true,
+      },
+    });
+    expect(minted.status).toBe(201);
+    const res = await batch(t, run('draft', 2), {}, minted.body.secret);
     expect(res.body.data.map((d: any) => d.message.status)).toEqual(['pending_approval', 'pending_approval']);
     expect(await sentToday(t)).toBe(0);
   });
