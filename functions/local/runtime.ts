@@ -32,6 +32,7 @@ import type { SmtpSettings } from '../transports/smtp.transport.ts';
 import { type LocalMx, startLocalMx } from './mx.ts';
 import { LocalQueue } from './queue.ts';
 import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
+import { type LocalStreamOptions, LocalStreamGateway } from './stream-gateway.ts';
 import { ensureTable } from './table.ts';
 import {
   LOCAL_SECRET_PREFIX,
@@ -84,6 +85,12 @@ export interface LocalRuntimeOptions {
    * notifications on the ingest queue. Off when absent (`npm start` turns it on).
    */
   inbound?: { port: number };
+  /**
+   * Serve the event stream (functions/local/stream-gateway.ts): its gateway reads the table's
+   * stream and runs its schedule; hand `stream` to the HTTP server. Off when absent (`npm start`
+   * turns it on).
+   */
+  stream?: LocalStreamOptions;
 }
 
 export interface LocalRuntime {
@@ -98,6 +105,8 @@ export interface LocalRuntime {
   inboundQueue: LocalQueue;
   /** The local MX, when `inbound` asked for it. */
   mx?: LocalMx;
+  /** The event stream's gateway, when `stream` asked for it (the HTTP server's upgrade). */
+  stream?: LocalStreamGateway;
   groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>;
   /** The relays' secrets (`{stateDir}/secrets`; Secrets Manager in AWS). */
   secrets: SecretStore;
@@ -118,6 +127,10 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   const { deps, metrics } = await localDeps(opts);
   const secrets = folderSecretStore(join(opts.stateDir, 'secrets'));
   const engines = await startEngines(deps, secrets, opts);
+  const stream = opts.stream
+    ? new LocalStreamGateway(deps, { ...opts.stream, endpoint: opts.endpoint, stateDir: opts.stateDir })
+    : undefined;
+  await stream?.start();
   const sweepOnce = () => sweep(portsFor(deps, 'sweeper'));
   const timer =
     opts.sweepEveryMs === undefined
@@ -136,10 +149,12 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     webhookQueue: engines.webhooks.queue,
     inboundQueue: engines.inboundQueue,
     mx: engines.mx,
+    stream,
     groups: routeGroups(deps, secrets, opts),
     settle: () => settle(engines),
     close: async () => {
       if (timer) clearInterval(timer);
+      await stream?.stop();
       await closeEngines(engines);
       (deps.db as DynamoDb).destroy();
     },
