@@ -71,7 +71,10 @@ export const METRICS = {
   // The event stream (functions/api/stream, functions/stream).
   stream_connections: count('streams opened, by result (opened, or why refused)', 'result'),
   stream_frames: count('frames the fan-out posted, by frame type', 'type'),
-  stream_closed: count('streams pmail closed, by reason (gone: the gateway no longer had the socket)', 'reason'),
+  stream_closed: count(
+    'streams pmail closed, by reason (gone: the gateway no longer had the socket)',
+    'reason',
+  ),
   stream_fanout_lag: {
     unit: 'Milliseconds',
     dims: [],

@@ -21,12 +21,20 @@ export function grantContext(g: StreamGrant): Record<string, string | number> {
     tenant_id: g.tenant_id,
     key_id: g.key_id,
     key_hash: g.key_hash,
-    grant: JSON.stringify({ identity_ids: g.identity_ids, filter: g.filter, after: g.after, key_ends_at: g.key_ends_at }),
+    grant: JSON.stringify({
+      identity_ids: g.identity_ids,
+      filter: g.filter,
+      after: g.after,
+      key_ends_at: g.key_ends_at,
+    }),
   };
 }
 
 export function grantOf(context: Record<string, unknown>): StreamGrant {
-  const rest = JSON.parse(String(context.grant ?? '{}')) as Omit<StreamGrant, 'tenant_id' | 'key_id' | 'key_hash'>;
+  const rest = JSON.parse(String(context.grant ?? '{}')) as Omit<
+    StreamGrant,
+    'tenant_id' | 'key_id' | 'key_hash'
+  >;
   return {
     ...rest,
     tenant_id: String(context.tenant_id),
@@ -43,7 +51,9 @@ export function grantOf(context: Record<string, unknown>): StreamGrant {
  */
 export function streamAuthorizer(deps: DepsFor<'stream-connect'>) {
   return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
-    const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    const headers = Object.fromEntries(
+      Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),
+    );
     const connectionId = (event.requestContext as { connectionId?: string }).connectionId ?? '';
     const policy = (effect: 'Allow' | 'Deny') => ({
       Version: '2012-10-17',
@@ -58,7 +68,8 @@ export function streamAuthorizer(deps: DepsFor<'stream-connect'>) {
       return { principalId: grant.key_id, policyDocument: policy('Allow'), context: grantContext(grant) };
     } catch (err) {
       if (!(err instanceof PmailError)) throw err;
-      if (['unauthenticated', 'key_revoked', 'key_expired'].includes(err.code)) throw new Error('Unauthorized');
+      if (['unauthenticated', 'key_revoked', 'key_expired'].includes(err.code))
+        throw new Error('Unauthorized');
       return { principalId: 'refused', policyDocument: policy('Deny'), context: { code: err.code } };
     }
   };

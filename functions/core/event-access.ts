@@ -26,6 +26,11 @@ export function refOf(event: { type: string; data: Record<string, unknown> }): E
   };
 }
 
+/** What every message event's data starts with: which message, whose, and its conversation. */
+export function aboutMessage(m: { id: string; identity_id: string; thread_id?: string }) {
+  return { message_id: m.id, identity_id: m.identity_id, ...(m.thread_id ? { thread_id: m.thread_id } : {}) };
+}
+
 /** Who reads: a tenant key (`identity_ids` absent) or an identity key (its identities). */
 export interface EventReader {
   identity_ids?: readonly string[];

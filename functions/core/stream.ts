@@ -59,7 +59,8 @@ const CLOSE_MESSAGE: Record<StreamCloseReason, string> = {
   key_revoked: 'The key of this stream was revoked.',
   key_expired: 'The key of this stream has expired.',
   slow_consumer: 'The client read too slowly; reconnect with after set to your last event id.',
-  after_too_old: 'after names an event older than the 30 days the feed keeps; read GET /v1/events from its start.',
+  after_too_old:
+    'after names an event older than the 30 days the feed keeps; read GET /v1/events from its start.',
   connection_limit: 'This tenant has as many open streams as it may.',
 };
 
@@ -154,7 +155,12 @@ export type StreamFrame =
   | { type: 'close'; code: number; reason: StreamCloseReason; message: string; after: string | null };
 
 /** An outbox event as `GET /v1/events` and the stream show it. */
-export function toEventView(e: { id: string; type: string; created_at: number; data: Record<string, unknown> }): EventView {
+export function toEventView(e: {
+  id: string;
+  type: string;
+  created_at: number;
+  data: Record<string, unknown>;
+}): EventView {
   return { id: e.id, type: e.type, created_at: new Date(e.created_at).toISOString(), data: e.data };
 }
 
@@ -162,7 +168,11 @@ export function toEventView(e: { id: string; type: string; created_at: number; d
 export function eventFrameText(event: EventView): string {
   const text = JSON.stringify({ type: 'event', event } satisfies StreamFrame);
   if (Buffer.byteLength(text) <= STREAM_FRAME_MAX_BYTES) return text;
-  return JSON.stringify({ type: 'event', event: { ...event, data: {} }, data_omitted: true } satisfies StreamFrame);
+  return JSON.stringify({
+    type: 'event',
+    event: { ...event, data: {} },
+    data_omitted: true,
+  } satisfies StreamFrame);
 }
 
 export const heartbeatFrameText = (now: number): string =>
@@ -170,7 +180,13 @@ export const heartbeatFrameText = (now: number): string =>
 
 /** The last frame of a stream pmail closes: its code, why, and the last event id sent (resume after it). */
 export function closeFrame(reason: StreamCloseReason, after: string | undefined): StreamFrame {
-  return { type: 'close', code: STREAM_CLOSE[reason], reason, message: CLOSE_MESSAGE[reason], after: after ?? null };
+  return {
+    type: 'close',
+    code: STREAM_CLOSE[reason],
+    reason,
+    message: CLOSE_MESSAGE[reason],
+    after: after ?? null,
+  };
 }
 
 /** What a gateway answered to one post. */

@@ -32,7 +32,7 @@ import type { SmtpSettings } from '../transports/smtp.transport.ts';
 import { type LocalMx, startLocalMx } from './mx.ts';
 import { LocalQueue } from './queue.ts';
 import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
-import { type LocalStreamOptions, LocalStreamGateway } from './stream-gateway.ts';
+import { LocalStreamGateway, type LocalStreamOptions } from './stream-gateway.ts';
 import { ensureTable } from './table.ts';
 import {
   LOCAL_SECRET_PREFIX,

@@ -131,7 +131,10 @@ export class LocalStreamGateway implements StreamConnections {
         .finally(() => this.disconnects.delete(done));
       this.disconnects.add(done);
     });
-    s.maxAge = setTimeout(() => ws.close(1001, 'going_away'), this.opts.maxDurationMs ?? STREAM_MAX_DURATION_MS);
+    s.maxAge = setTimeout(
+      () => ws.close(1001, 'going_away'),
+      this.opts.maxDurationMs ?? STREAM_MAX_DURATION_MS,
+    );
     s.maxAge.unref();
     this.touch(s);
     try {

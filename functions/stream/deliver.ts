@@ -43,7 +43,12 @@ export interface Wake {
   event(slot: FeedSlot): Promise<OutboxEvent | undefined>;
 }
 
-export function wakeFor(deps: StreamDeps, connections: StreamConnections, tenantId: string, until: number): Wake {
+export function wakeFor(
+  deps: StreamDeps,
+  connections: StreamConnections,
+  tenantId: string,
+  until: number,
+): Wake {
   const pages = new Map<number, Promise<FeedPage>>();
   const events = new Map<string, Promise<OutboxEvent | undefined>>();
   const feed = tenantFeed(tenantId);
@@ -61,13 +66,18 @@ export function wakeFor(deps: StreamDeps, connections: StreamConnections, tenant
     },
     event: (slot) => {
       const id = String(slot.names.event_id);
-      if (!events.has(id)) events.set(id, eventsOf(deps.db, tenantId, [slot]).then((e) => e[0]));
+      if (!events.has(id))
+        events.set(
+          id,
+          eventsOf(deps.db, tenantId, [slot]).then((e) => e[0]),
+        );
       return events.get(id)!;
     },
   };
 }
 
-const readerOf = (c: StreamConnection): EventReader => (c.identity_ids ? { identity_ids: c.identity_ids } : {});
+const readerOf = (c: StreamConnection): EventReader =>
+  c.identity_ids ? { identity_ids: c.identity_ids } : {};
 const picked = (c: StreamConnection, page: FeedPage) =>
   page.slots.filter((s) => eventSelected(readerOf(c), c.filter, slotRef(s.names)));
 
@@ -108,7 +118,11 @@ async function postRounds(
     last = sent.last;
     const more = sent.complete && page.more && wake.deps.clock() < wake.until;
     const leaseUntil = more ? wake.deps.clock() + STREAM_LEASE_MS : 0;
-    const kept = await advanceConnection(wake.deps.db, c, token, { position: sent.position, lastEventId: last, leaseUntil });
+    const kept = await advanceConnection(wake.deps.db, c, token, {
+      position: sent.position,
+      lastEventId: last,
+      leaseUntil,
+    });
     if (!kept || !sent.complete) return undefined;
     position = sent.position;
     if (!more) return { position, last };
@@ -174,7 +188,11 @@ export async function closeWith(
   reason: StreamCloseReason,
   after: string | undefined,
 ): Promise<void> {
-  await wake.connections.close(c.connection_id, JSON.stringify(closeFrame(reason, after)), STREAM_CLOSE[reason]);
+  await wake.connections.close(
+    c.connection_id,
+    JSON.stringify(closeFrame(reason, after)),
+    STREAM_CLOSE[reason],
+  );
   await dropConnection(wake.deps.db, c.tenant_id, c.connection_id);
   wake.deps.metrics.add('stream_closed', { reason });
 }

@@ -10,12 +10,17 @@ import { streamTick } from './tick.ts';
  * and the every-minute schedule (heartbeats, ended keys, catch-up).
  */
 const deps = await loadLambdaDeps('stream-fan-out', {});
-const connections = apiGatewayConnections(required('PMAIL_STREAM_ENDPOINT'), required('PMAIL_STREAM_GATEWAY'));
+const connections = apiGatewayConnections(
+  required('PMAIL_STREAM_ENDPOINT'),
+  required('PMAIL_STREAM_GATEWAY'),
+);
 
 /** The schedule's pass stops starting tenants after this, inside the function's 60-second timeout. */
 const TICK_BUDGET_MS = 40_000;
 
-export async function handler(event: DynamoDBStreamEvent | ScheduledEvent): Promise<DynamoDBBatchResponse | undefined> {
+export async function handler(
+  event: DynamoDBStreamEvent | ScheduledEvent,
+): Promise<DynamoDBBatchResponse | undefined> {
   if ('Records' in event) return streamFanOut(deps, connections, event.Records);
   await streamTick(deps, connections, TICK_BUDGET_MS);
   return undefined;

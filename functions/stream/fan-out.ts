@@ -15,7 +15,10 @@ import { closeWith, deliverTo, type StreamDeps, wakeFor } from './deliver.ts';
 /** The stream filter of the fan-out's event source mapping (lib/stream.ts), as data. */
 export const STREAM_WAKE_FILTERS = [
   { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['event', 'stream_connection'] } } } },
-  { eventName: ['MODIFY'], dynamodb: { NewImage: { type: { S: ['api_key'] }, revoked_at: { N: [{ exists: true }] } } } },
+  {
+    eventName: ['MODIFY'],
+    dynamodb: { NewImage: { type: { S: ['api_key'] }, revoked_at: { N: [{ exists: true }] } } },
+  },
 ];
 
 /** What one record wakes: a tenant, and a key of it that was revoked. */
@@ -23,7 +26,8 @@ export function wakeOf(record: DynamoDBRecord): { tenantId: string; revokedKey?:
   const image = record.dynamodb?.NewImage;
   const type = image?.type?.S;
   const pk = image?.pk?.S ?? '';
-  if (record.eventName === 'INSERT' && type === 'event' && pk.startsWith('T#')) return { tenantId: pk.slice(2) };
+  if (record.eventName === 'INSERT' && type === 'event' && pk.startsWith('T#'))
+    return { tenantId: pk.slice(2) };
   if (record.eventName === 'INSERT' && type === 'stream_connection' && pk.startsWith('WS#'))
     return { tenantId: pk.slice(3) };
   const tenantId = image?.tenant_id?.S;
@@ -50,7 +54,10 @@ export async function streamFanOut(
   for (const record of records) {
     const wake = wakeOf(record);
     if (!wake) continue;
-    const entry = wakes.get(wake.tenantId) ?? { first: record.dynamodb?.SequenceNumber ?? '', revoked: new Set() };
+    const entry = wakes.get(wake.tenantId) ?? {
+      first: record.dynamodb?.SequenceNumber ?? '',
+      revoked: new Set(),
+    };
     if (wake.revokedKey) entry.revoked.add(wake.revokedKey);
     wakes.set(wake.tenantId, entry);
   }

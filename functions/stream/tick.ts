@@ -13,9 +13,15 @@ import { closeWith, deliverTo, forgetGone, postFrame, type StreamDeps, wakeFor }
  * wake that never came (a fan-out that died holding a lease, a writer that died before its commit)
  * costs at most one period.
  */
-export async function streamTick(deps: StreamDeps, connections: StreamConnections, budgetMs: number): Promise<void> {
+export async function streamTick(
+  deps: StreamDeps,
+  connections: StreamConnections,
+  budgetMs: number,
+): Promise<void> {
   const until = deps.clock() + budgetMs;
-  const tenants = [...new Set((await gatewayConnections(deps.db, connections.gateway)).map((c) => c.tenant_id))];
+  const tenants = [
+    ...new Set((await gatewayConnections(deps.db, connections.gateway)).map((c) => c.tenant_id)),
+  ];
   for (const tenantId of tenants) {
     if (deps.clock() >= until) return;
     await tickTenant(deps, connections, tenantId, until);

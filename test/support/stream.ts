@@ -78,7 +78,9 @@ export function openStream(
       });
       res.on('end', () => {
         ws.terminate();
-        reject(Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode, body }));
+        reject(
+          Object.assign(new Error(`upgrade refused: ${res.statusCode}`), { status: res.statusCode, body }),
+        );
       });
     });
     ws.on('error', (err) => reject(err));

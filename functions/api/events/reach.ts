@@ -1,5 +1,5 @@
-import type { EventFilter, EventReader } from '../../core/event-access.ts';
 import { invalidQuery } from '../../core/errors.ts';
+import type { EventFilter, EventReader } from '../../core/event-access.ts';
 import { isId } from '../../core/ids.ts';
 import type { Db } from '../../store/db.ts';
 import { type Caller, identityInScope } from '../auth.ts';
