@@ -57,10 +57,10 @@ export class LocalStreamGateway implements StreamConnections {
   readonly gateway: string;
   private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   private readonly sockets = new Map<string, Socket>();
-  private readonly disconnects = new Set<Promise<void>>();
   private poller?: LocalStreamPoller;
   private timer?: NodeJS.Timeout;
   private ticking?: Promise<void>;
+  private stopping?: Promise<void>;
 
   constructor(
     private readonly deps: Deps,
@@ -126,10 +126,12 @@ export class LocalStreamGateway implements StreamConnections {
       clearTimeout(s.idle);
       clearTimeout(s.maxAge);
       this.sockets.delete(connectionId);
-      const done = closeStream(this.deps, grant.tenant_id, connectionId)
-        .catch((err) => this.deps.log.warn('stream disconnect not recorded', errorFields(err)))
-        .finally(() => this.disconnects.delete(done));
-      this.disconnects.add(done);
+      // A stop closes every socket while DynamoDB Local may be stopping too: their items are left
+      // for the next start on this state, which forgets this gateway's leftovers first.
+      if (this.stopping) return;
+      closeStream(this.deps, grant.tenant_id, connectionId).catch((err) =>
+        this.deps.log.warn('stream disconnect not recorded', errorFields(err)),
+      );
     });
     s.maxAge = setTimeout(
       () => ws.close(1001, 'going_away'),
@@ -188,17 +190,24 @@ export class LocalStreamGateway implements StreamConnections {
     return this.sockets.size;
   }
 
-  /** Stop: every socket closed as going away (clients resume from their last event id), then forgotten. */
-  async stop(): Promise<void> {
+  /**
+   * Stop (once; a second call waits for the first): every socket closed as going away (clients
+   * resume from their last event id).
+   */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutDown();
+    return this.stopping;
+  }
+
+  private async shutDown(): Promise<void> {
     clearInterval(this.timer);
-    await this.poller?.stop();
-    await this.ticking;
     const sockets = [...this.sockets.values()];
     const closed = Promise.all(sockets.map((s) => new Promise((r) => s.ws.once('close', r))));
     for (const s of sockets) s.ws.close(1001, 'going_away');
     await Promise.race([closed, new Promise((r) => setTimeout(r, 1000))]);
     for (const s of this.sockets.values()) s.ws.terminate();
-    await Promise.all([...this.disconnects]);
     await new Promise<void>((r) => this.wss.close(() => r()));
+    await this.poller?.stop();
+    await this.ticking;
   }
 }
