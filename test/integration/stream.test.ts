@@ -8,6 +8,7 @@ import { silentLogger } from '../../functions/log.ts';
 import { appendEvent } from '../../functions/store/events.store.ts';
 import { deliverTenant } from '../../functions/stream/fan-out.ts';
 import { streamTick } from '../../functions/stream/tick.ts';
+import { Pmail } from '../../packages/client/src/index.ts';
 import { ownTable, type TestStack, testStack } from '../support/local.ts';
 import { openStream, type StreamClient } from '../support/stream.ts';
 
@@ -319,5 +320,38 @@ describe('the event stream', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(ids(c)).toEqual(expected);
     await c.close();
+  });
+
+  it('@pmail/client streams with a ticket (Node’s own WebSocket), one identity’s events, until its signal aborts', async () => {
+    const pmail = new Pmail({ apiKey: s.apiKey, baseUrl: http.url });
+    const stop = new AbortController();
+    let opened!: () => void;
+    const open = new Promise<void>((r) => {
+      opened = r;
+    });
+    const got: { id: string; identity: unknown }[] = [];
+    const run = (async () => {
+      for await (const e of pmail.stream({
+        identityId: s.agent.id,
+        types: ['message.delivered'],
+        signal: stop.signal,
+        onOpen: opened,
+      })) {
+        got.push({ id: e.id, identity: e.data.identity_id });
+        if (got.length === 3) stop.abort();
+      }
+    })();
+    await open;
+    for (const i of [600, 601, 602]) {
+      await delivered(i, s.apiKey, s.peer.id);
+      await delivered(i);
+    }
+    await s.settle();
+    await run;
+    expect(got.map((g) => g.identity)).toEqual([s.agent.id, s.agent.id, s.agent.id]);
+    const agentEvents = (
+      await s.call('GET', '/v1/events', { query: { identity_id: s.agent.id, limit: '100' } })
+    ).body.data as { id: string }[];
+    expect(agentEvents.slice(-3).map((e) => e.id)).toEqual(got.map((g) => g.id));
   });
 });
