@@ -97,7 +97,7 @@ export async function* eventStream(
   let failures = 0;
   while (!opts.signal?.aborted) {
     const socket = await connect(ports, opts, after).catch(async (err) => {
-      if (err instanceof PmailError && err.status < 500 && err.status !== 429) throw err;
+      if (refusedForGood(err)) throw err;
       return undefined;
     });
     const state = { opened: false };
@@ -121,6 +121,12 @@ export async function* eventStream(
   }
 }
 
+/** A ticket refused with a 4xx other than 429 (the key, its permission, the filter): retrying cannot help. */
+function refusedForGood(err: unknown): boolean {
+  const status = err instanceof PmailError ? err.status : (err as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' && status < 500 && status !== 429;
+}
+
 function remember(seen: Set<string>, id: string, max: number) {
   seen.add(id);
   if (seen.size > max) seen.delete(seen.values().next().value as string);
@@ -142,10 +148,10 @@ async function connect(
     (opts.auth ?? (opts.url && !('document' in globalThis) ? 'header' : 'ticket')) === 'header';
   if (byHeader) {
     if (!opts.url) throw new Error('auth: "header" needs the stream\'s url.');
-    const query = new URLSearchParams({
-      ...filter,
-      ...(filter.types ? { types: filter.types.join(',') } : {}),
-    });
+    const query = new URLSearchParams();
+    if (filter.identity_id) query.set('identity_id', filter.identity_id);
+    if (filter.thread_id) query.set('thread_id', filter.thread_id);
+    if (filter.types) query.set('types', filter.types.join(','));
     if (after) query.set('after', after);
     return new Socket(`${opts.url}?${query}`, { headers: { authorization: `Bearer ${ports.apiKey}` } });
   }
