@@ -10,13 +10,14 @@
  *   3. the baseline: a client polling `GET /v1/events?after=` every second, same events.
  * Subscribers are plain `ws` clients in this process, so at 1,000 the clients' own work is in the
  * number too. Numbers are reported, never asserted.
- * Knobs (environment): BENCH_STREAM_SUBSCRIBERS (1,100,1000), BENCH_STREAM_EVENTS (10),
+ * $ from the list prices in bench/prices.ts. Knobs (environment): BENCH_STREAM_SUBSCRIBERS (1,100,1000), BENCH_STREAM_EVENTS (10),
  * BENCH_STREAM_GAP_MS (100).
  */
 import WebSocket from 'ws';
 import { hooksOf } from '../functions/store/dynamodb.ts';
 import { appendEvent } from '../functions/store/events.store.ts';
 import { machineLine } from './env.ts';
+import { PRICES } from './prices.ts';
 import { type BenchStack, startBenchStack } from './stack.ts';
 import { fixed, ratio, summarize, table } from './stats.ts';
 
@@ -86,18 +87,47 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
   return true;
 }
 
-/** The DynamoDB calls made while `fn` runs, by operation. */
-async function counting<T>(stack: BenchStack, fn: () => Promise<T>): Promise<[T, Map<string, number>]> {
-  const calls = new Map<string, number>();
+/** The DynamoDB calls made while `fn` runs, by operation, and the units they consumed. */
+interface Usage {
+  calls: Map<string, number>;
+  wru: number;
+  rru: number;
+}
+
+async function counting<T>(stack: BenchStack, fn: () => Promise<T>): Promise<[T, Usage]> {
+  const usage: Usage = { calls: new Map(), wru: 0, rru: 0 };
   const remove = hooksOf(stack.runtime.deps.db).aroundAttempt(async (operation, input, next) => {
-    calls.set(operation, (calls.get(operation) ?? 0) + 1);
-    return next(input);
+    usage.calls.set(operation, (usage.calls.get(operation) ?? 0) + 1);
+    // The event's own commit (the only transaction here) is the send's cost, not the stream's.
+    if (operation === 'TransactWriteItems') return next(input);
+    const out = await next({ ...input, ReturnConsumedCapacity: 'TOTAL' });
+    for (const c of ([] as { CapacityUnits?: number }[]).concat(out.ConsumedCapacity ?? [])) {
+      const units = c.CapacityUnits ?? 0;
+      if (/Get|Query|Scan/.test(operation)) usage.rru += units;
+      else usage.wru += units;
+    }
+    return out;
   });
   try {
-    return [await fn(), calls];
+    return [await fn(), usage];
   } finally {
     remove();
   }
+}
+
+/**
+ * $ per 1,000 events sent to one connection, at the list prices: a WebSocket message each, the
+ * fan-out's DynamoDB units as counted, and one fan-out invocation per event shared by the `n`
+ * connections (its duration is not priced: a laptop's time is not Lambda's).
+ */
+function perThousandEvents(u: Usage, events: number, n: number): number {
+  const per = events * n;
+  return (
+    1000 *
+    (PRICES.wsMessage +
+      ((u.wru / per) * PRICES.dynamoWriteUnit + (u.rru / per) * PRICES.dynamoReadUnit) +
+      PRICES.lambdaRequest / n)
+  );
 }
 
 async function streamRun(stack: BenchStack, url: string, n: number) {
@@ -181,10 +211,16 @@ async function main() {
         `${ratio(r.each.p50, polled.p50)}`,
         String(r.missing),
       ]);
-      const per = [...r.calls]
+      const per = [...r.calls.calls]
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([op, c]) => `${op} ${fixed(c / (EVENTS * n), 2)}`);
-      costs.push([String(n), per.join(', ')]);
+      costs.push([
+        String(n),
+        per.join(', '),
+        fixed(r.calls.wru / (EVENTS * n), 2),
+        fixed(r.calls.rru / (EVENTS * n), 2),
+        `$${fixed(perThousandEvents(r.calls, EVENTS, n), 5)}`,
+      ]);
     }
     rows.push([
       'poll GET /v1/events every 1 s',
@@ -206,7 +242,26 @@ async function main() {
     );
     print("\n2. the fan-out's DynamoDB calls per event and subscriber (the cost model, docs/design/cost.md)");
     print(
-      table(['subscribers', "calls per event and subscriber (the event's own write included)"], costs, [0]),
+      table(
+        [
+          'subscribers',
+          "calls per event and subscriber (the event's own write included)",
+          'fan-out WRU',
+          'fan-out RRU',
+          '$ / 1,000 events / connection',
+        ],
+        costs,
+        [0, 2, 3, 4],
+      ),
+    );
+    // A connection open an hour: its minutes, a heartbeat a minute, a reconnect every 2 hours
+    // (the authorizer's and the route's invocations; the connection's put and delete, 2 WRU).
+    const hour =
+      60 * PRICES.wsConnectionMinute +
+      60 * PRICES.wsMessage +
+      0.5 * (2 * PRICES.lambdaRequest + 2 * PRICES.dynamoWriteUnit);
+    print(
+      `   one connection open an hour, idle (minutes, heartbeats, a reconnect every 2 h): $${fixed(hour, 6)}`,
     );
     print(
       `\nlogged: ${stack.logged.error} errors, ${stack.logged.warn} warnings${stack.logged.last ? ` (last: ${stack.logged.last})` : ''}`,
