@@ -19,7 +19,7 @@ import { appendEvent } from '../functions/store/events.store.ts';
 import { machineLine } from './env.ts';
 import { PRICES } from './prices.ts';
 import { type BenchStack, startBenchStack } from './stack.ts';
-import { fixed, ratio, summarize, table } from './stats.ts';
+import { fixed, ratio, type Summary, summarize, table } from './stats.ts';
 
 const SUBSCRIBERS = (process.env.BENCH_STREAM_SUBSCRIBERS ?? '1,100,1000').split(',').map(Number);
 const EVENTS = Number(process.env.BENCH_STREAM_EVENTS ?? 10);
@@ -187,6 +187,59 @@ async function pollRun(stack: BenchStack) {
   return summarize([...started].flatMap(([id, at]) => (seen.has(id) ? [seen.get(id)! - at] : [])));
 }
 
+type Run = Awaited<ReturnType<typeof streamRun>> & { n: number };
+
+function printLatency(runs: Run[], polled: Summary) {
+  const rows = runs.map((r) => [
+    `stream, ${r.n} subscriber${r.n === 1 ? '' : 's'}`,
+    fixed(r.each.p50, 0),
+    fixed(r.each.p99, 0),
+    fixed(r.last.p50, 0),
+    `${ratio(r.each.p50, polled.p50)}`,
+    String(r.missing),
+  ]);
+  rows.push(['poll GET /v1/events every 1 s', fixed(polled.p50, 0), fixed(polled.p99, 0), '-', '1.00', '-']);
+  print(
+    `\n1. event-to-client latency, ${EVENTS} events ${GAP_MS} ms apart (ms from the committing write's start)`,
+  );
+  const header = ['client', 'p50', 'p99', 'last subscriber p50', 'p50 / polling p50', 'missing'];
+  print(table(header, rows, [1, 2, 3, 4, 5]));
+}
+
+function printCost(runs: Run[]) {
+  const rows = runs.map((r) => {
+    const per = EVENTS * r.n;
+    const calls = [...r.calls.calls]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([op, c]) => `${op} ${fixed(c / per, 2)}`);
+    return [
+      String(r.n),
+      calls.join(', '),
+      fixed(r.calls.wru / per, 2),
+      fixed(r.calls.rru / per, 2),
+      `$${fixed(perThousandEvents(r.calls, EVENTS, r.n), 5)}`,
+    ];
+  });
+  print("\n2. the fan-out's DynamoDB calls per event and subscriber (the cost model, docs/design/cost.md)");
+  const header = [
+    'subscribers',
+    "calls per event and subscriber (the event's own write included)",
+    'fan-out WRU',
+    'fan-out RRU',
+    '$ / 1,000 events / connection',
+  ];
+  print(table(header, rows, [0, 2, 3, 4]));
+  // A connection open an hour: its minutes, a heartbeat a minute, a reconnect every 2 hours
+  // (the authorizer's and the route's invocations; the connection's put and delete, 2 WRU).
+  const hour =
+    60 * PRICES.wsConnectionMinute +
+    60 * PRICES.wsMessage +
+    0.5 * (2 * PRICES.lambdaRequest + 2 * PRICES.dynamoWriteUnit);
+  print(
+    `   one connection open an hour, idle (minutes, heartbeats, a reconnect every 2 h): $${fixed(hour, 6)}`,
+  );
+}
+
 async function main() {
   print('pmail bench: the event stream (numbers are reported, never asserted)');
   print(`machine   ${machineLine()}`);
@@ -199,73 +252,12 @@ async function main() {
     stack.setAttribution(false);
     const url = `${stack.url.replace('http:', 'ws:')}/v1/stream`;
     const polled = await pollRun(stack);
-    const rows: string[][] = [];
-    const costs: string[][] = [];
-    for (const n of SUBSCRIBERS) {
-      const r = await streamRun(stack, url, n);
-      rows.push([
-        `stream, ${n} subscriber${n === 1 ? '' : 's'}`,
-        fixed(r.each.p50, 0),
-        fixed(r.each.p99, 0),
-        fixed(r.last.p50, 0),
-        `${ratio(r.each.p50, polled.p50)}`,
-        String(r.missing),
-      ]);
-      const per = [...r.calls.calls]
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([op, c]) => `${op} ${fixed(c / (EVENTS * n), 2)}`);
-      costs.push([
-        String(n),
-        per.join(', '),
-        fixed(r.calls.wru / (EVENTS * n), 2),
-        fixed(r.calls.rru / (EVENTS * n), 2),
-        `$${fixed(perThousandEvents(r.calls, EVENTS, n), 5)}`,
-      ]);
-    }
-    rows.push([
-      'poll GET /v1/events every 1 s',
-      fixed(polled.p50, 0),
-      fixed(polled.p99, 0),
-      '-',
-      '1.00',
-      '-',
-    ]);
-    print(
-      `\n1. event-to-client latency, ${EVENTS} events ${GAP_MS} ms apart (ms from the committing write's start)`,
-    );
-    print(
-      table(
-        ['client', 'p50', 'p99', 'last subscriber p50', 'p50 / polling p50', 'missing'],
-        rows,
-        [1, 2, 3, 4, 5],
-      ),
-    );
-    print("\n2. the fan-out's DynamoDB calls per event and subscriber (the cost model, docs/design/cost.md)");
-    print(
-      table(
-        [
-          'subscribers',
-          "calls per event and subscriber (the event's own write included)",
-          'fan-out WRU',
-          'fan-out RRU',
-          '$ / 1,000 events / connection',
-        ],
-        costs,
-        [0, 2, 3, 4],
-      ),
-    );
-    // A connection open an hour: its minutes, a heartbeat a minute, a reconnect every 2 hours
-    // (the authorizer's and the route's invocations; the connection's put and delete, 2 WRU).
-    const hour =
-      60 * PRICES.wsConnectionMinute +
-      60 * PRICES.wsMessage +
-      0.5 * (2 * PRICES.lambdaRequest + 2 * PRICES.dynamoWriteUnit);
-    print(
-      `   one connection open an hour, idle (minutes, heartbeats, a reconnect every 2 h): $${fixed(hour, 6)}`,
-    );
-    print(
-      `\nlogged: ${stack.logged.error} errors, ${stack.logged.warn} warnings${stack.logged.last ? ` (last: ${stack.logged.last})` : ''}`,
-    );
+    const runs: Run[] = [];
+    for (const n of SUBSCRIBERS) runs.push({ n, ...(await streamRun(stack, url, n)) });
+    printLatency(runs, polled);
+    printCost(runs);
+    const { error, warn, last } = stack.logged;
+    print(`\nlogged: ${error} errors, ${warn} warnings${last ? ` (last: ${last})` : ''}`);
   } finally {
     await stack.close();
   }
