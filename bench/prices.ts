@@ -13,6 +13,9 @@ export const PRICES = {
   dynamoReadUnit: 0.125 / 1e6,
   /** API Gateway HTTP API: $1.00 per million requests. */
   httpApiRequest: 1.0 / 1e6,
+  /** API Gateway WebSocket API: $1.00 per million messages (each 32 KB), $0.25 per million connection minutes. */
+  wsMessage: 1.0 / 1e6,
+  wsConnectionMinute: 0.25 / 1e6,
   /** Lambda: $0.20 per million requests, plus $0.0000166667 per GB-second (arm64 is 20 % less). */
   lambdaRequest: 0.2 / 1e6,
   lambdaGbSecond: 0.0000166667,

@@ -2,10 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Config } from '../functions/deps.ts';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../functions/local/dynamodb-local.ts';
 import { startHttpServer } from '../functions/local/http-server.ts';
 import { createLocalRuntime, type LocalRuntime } from '../functions/local/runtime.ts';
 import { type SeededTenant, seedTestTenant } from '../functions/local/seed.ts';
+import type { LocalStreamOptions } from '../functions/local/stream-gateway.ts';
 import { adminClient } from '../functions/local/table.ts';
 import { type Logger, silentLogger } from '../functions/log.ts';
 import type { Dispatcher, SendAttemptInput } from '../functions/send/dispatcher.ts';
@@ -44,7 +46,13 @@ export interface BenchStack {
   close(): Promise<void>;
 }
 
-export async function startBenchStack(opts: { identities: string[] }): Promise<BenchStack> {
+export async function startBenchStack(opts: {
+  identities: string[];
+  /** Serve the event stream (its gateway behind the HTTP server), as `npm start` does. */
+  stream?: LocalStreamOptions;
+  /** Settings over the bench's own (a stream bench raises the per-tenant connection limit). */
+  config?: Partial<Config>;
+}): Promise<BenchStack> {
   const cleanup: (() => Promise<void> | void)[] = [];
   const close = async () => {
     for (const step of cleanup.reverse()) {
@@ -83,8 +91,9 @@ export async function startBenchStack(opts: { identities: string[] }): Promise<B
       // The simulator's default: its delivery event comes a second after the send (here 10 ms, the
       // queue's time scaled), after Record, as a provider's does, so the consumer does not race
       // Record for the message's version in every send.
-      config: { simEventDelaySeconds: 1 },
+      config: { simEventDelaySeconds: 1, ...opts.config },
       queueSecondsToMs: 10,
+      ...(opts.stream ? { stream: opts.stream } : {}),
     });
     cleanup.push(() => runtime.close());
 
@@ -118,7 +127,7 @@ export async function startBenchStack(opts: { identities: string[] }): Promise<B
     };
 
     const tenant = await seedTestTenant(runtime.deps, { names: opts.identities });
-    const http = await startHttpServer(runtime.groups, { port: 0, log });
+    const http = await startHttpServer(runtime.groups, { port: 0, log, stream: runtime.stream });
     cleanup.push(() => http.close());
 
     return {

@@ -57,6 +57,13 @@ export interface Config {
    * (`{username}@{tenant slug}.{testDomain}`). Default `pmail.test`.
    */
   testDomain?: string;
+  /**
+   * PM_STREAM_URL: the event stream's address (the WebSocket API's stage URL), answered with each
+   * ticket. Absent on `npm start`: the stream is on the API's own host (`ws://{host}/v1/stream`).
+   */
+  streamUrl?: string;
+  /** PM_STREAM_CONNECTIONS_PER_TENANT: open streams per tenant (core/stream.ts has the default). */
+  streamConnectionsPerTenant?: number;
 }
 
 /** Local defaults. Production reads every value from its environment (functions/env.ts). */

@@ -133,6 +133,10 @@ async function baseDeps(service: string): Promise<BaseDeps> {
       linkTtlHours: Number(process.env.PM_LINK_TTL_HOURS ?? defaultConfig.linkTtlHours),
       platformDomain: (process.env.PM_PLATFORM_DOMAIN || defaultConfig.platformDomain).toLowerCase(),
       ...(process.env.PM_TEST_DOMAIN ? { testDomain: process.env.PM_TEST_DOMAIN.toLowerCase() } : {}),
+      ...(process.env.PM_STREAM_URL ? { streamUrl: process.env.PM_STREAM_URL } : {}),
+      ...(process.env.PM_STREAM_CONNECTIONS_PER_TENANT
+        ? { streamConnectionsPerTenant: Number(process.env.PM_STREAM_CONNECTIONS_PER_TENANT) }
+        : {}),
     },
   };
 }

@@ -46,6 +46,9 @@ export const LAMBDA_PORTS = {
   'delivery-events': [],
   'webhook-deliverer': [],
   'webhook-fan-out': [],
+  // The event stream: the authorizer and the routes (one service), and the fan-out that posts.
+  'stream-connect': [],
+  'stream-fan-out': [],
   'domain-check': [],
   // Reads the received raw message and stores each recipient's copy; routed DSNs publish delivery events.
   'inbound-ingest': ['blobs', 'events'],

@@ -71,6 +71,18 @@ export const METRICS = {
   webhook_deliveries: count('webhook delivery attempts, by result (dead: the last attempt failed)', 'result'),
   webhook_malformed: count('webhook jobs that could not be read (acked)'),
   webhook_fanout_skipped: count('outbox stream records the fan-out could not read (skipped)'),
+  // The event stream (functions/api/stream, functions/stream).
+  stream_connections: count('streams opened, by result (opened, or why refused)', 'result'),
+  stream_frames: count('frames the fan-out posted, by frame type', 'type'),
+  stream_closed: count(
+    'streams pmail closed, by reason (gone: the gateway no longer had the socket)',
+    'reason',
+  ),
+  stream_fanout_lag: {
+    unit: 'Milliseconds',
+    dims: [],
+    help: 'from an event’s commit to the fan-out posting it to a stream',
+  } satisfies MetricDef,
   // The Cloudflare events pull consumer (functions/events/cloudflare-pull.ts).
   cloudflare_events_forwarded: count('Cloudflare events forwarded to the delivery-events queue'),
   cloudflare_forward_failed: count('Cloudflare events SQS refused (they come back after their lease)'),

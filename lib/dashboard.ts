@@ -160,6 +160,20 @@ export class PmailDashboard extends Construct {
     );
 
     row(
+      'Event stream',
+      graph('Streams opened, by result', [pmailBreakdown('stream_connections')]),
+      graph(
+        'Frames posted, and streams closed',
+        [pmailBreakdown('stream_frames')],
+        [pmailBreakdown('stream_closed')],
+      ),
+      graph('Fan-out lag (ms): commit to post', [
+        pmailMetric('stream_fanout_lag', { statistic: 'p50', label: 'p50' }),
+        pmailMetric('stream_fanout_lag', { statistic: 'p99', label: 'p99' }),
+      ]),
+    );
+
+    row(
       'Receiving',
       graph(
         'Received, per recipient (stored by how far parsed)',

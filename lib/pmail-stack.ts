@@ -17,6 +17,7 @@ import { InboundReceiving, receivingSettings } from './inbound.ts';
 import { OrphanSweep } from './orphans.ts';
 import { cloudflareSendingToken, grantSmtpSecretsRead, grantSmtpSecretsWrite } from './relay-secrets.ts';
 import { SendMachine } from './send-machine.ts';
+import { PmailStream } from './stream.ts';
 import { Sweeper } from './sweeper.ts';
 import { Webhooks } from './webhooks.ts';
 
@@ -49,6 +50,7 @@ export class PmailStack extends Stack {
   readonly cloudflare?: CloudflareEvents;
 
   readonly webhooks: Webhooks;
+  readonly stream: PmailStream;
   readonly dashboard: PmailDashboard;
   readonly alarms: PmailAlarms;
   readonly domainCheck: DomainCheck;
@@ -247,6 +249,32 @@ export class PmailStack extends Stack {
     this.data.grantTableItems(this.webhooks.deliverer, ['GetItem', 'UpdateItem', 'PutItem']);
     for (const fn of [this.webhooks.fanOut, this.webhooks.deliverer]) this.data.keys.grantRead(fn);
 
+    // The event stream (lib/stream.ts): the authorizer reads keys, tickets and identities and marks
+    // a key used and a ticket spent; the routes record and forget connections; the fan-out reads
+    // feeds, events and connections (gsi1: a gateway's), seals gaps and moves positions.
+    this.stream = new PmailStream(this, 'Stream', { table: this.data.table, environment });
+    this.data.grantTableItems(this.stream.authorizer, ['GetItem', 'BatchGetItem', 'UpdateItem']);
+    this.data.grantTableItems(this.stream.routes, ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem']);
+    this.data.grantTableItems(this.stream.fanOut, [
+      'GetItem',
+      'BatchGetItem',
+      'Query',
+      'PutItem',
+      'UpdateItem',
+      'DeleteItem',
+    ]);
+    this.stream.fanOut.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [`${this.data.table.tableArn}/index/gsi1`],
+      }),
+    );
+    for (const fn of [this.stream.authorizer, this.stream.routes, this.stream.fanOut])
+      this.data.keys.grantRead(fn);
+    // Tickets answer the stream's URL; the console's policy lets the page connect to it.
+    for (const fn of [this.api.functions.events, this.api.functions.console])
+      fn.fn.addEnvironment('PM_STREAM_URL', this.stream.url);
+
     // The daily orphan pass lists tenants and identities, reads messages, lists and deletes blobs.
     this.orphans = new OrphanSweep(this, 'Orphans', {
       environment: { PMAIL_TABLE: this.data.table.tableName, PMAIL_BLOB_BUCKET: this.data.bucket.bucketName },
@@ -327,6 +355,10 @@ export class PmailStack extends Stack {
     new CfnOutput(this, 'DashboardName', { value: this.dashboard.dashboard.dashboardName });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'Base URL of the pmail HTTP API' });
+    new CfnOutput(this, 'StreamUrl', {
+      value: this.stream.url,
+      description: 'The event stream (WebSocket): docs/guides/stream.md',
+    });
     new CfnOutput(this, 'TableName', { value: this.data.table.tableName });
     new CfnOutput(this, 'BucketName', { value: this.data.bucket.bucketName });
     new CfnOutput(this, 'SendAttemptArn', { value: this.send.stateMachine.stateMachineArn });

@@ -50,6 +50,8 @@ export interface ApiErrorBody {
 /** What `npm start` writes to `.pmail/local.json` (bin/pmail-cli.ts › start). */
 export interface LocalFile {
   api: string;
+  /** The event stream (`ws://…/v1/stream`), on the API's host. */
+  stream?: string;
   apiKey: string;
   tenantId: string;
   identities: { id: string; name: string; address: string }[];

@@ -1,5 +1,5 @@
 import { attemptStateOf } from '../../functions/core/reply-attempt.ts';
-import { EXIT, sleep } from './client.ts';
+import { EXIT } from './client.ts';
 import { apiFor, type Ctx, call, identityOf, profileOf } from './context.ts';
 import { printTable } from './control.ts';
 import { out, printJson, terminalSafe } from './io.ts';
@@ -91,30 +91,69 @@ const inboundLine = (m: Row) =>
   `${m.received_at}  ${clip(safe(m.from?.address), 40)}  ${clip(safe(m.subject), 60)}  ${m.id}`;
 
 /**
- * `pmail watch`: the identity's inbound messages committed after `--after` (default: its newest at
- * start), in commit order, read on with the answer's `after` every `--interval` seconds until Ctrl-C
- * (exit 130). `--json`: one message per line.
+ * `pmail watch`: the identity's inbound messages as they are committed, over the event stream
+ * (its `message.received` events, docs/guides/stream.md), until Ctrl-C (exit 130). `--after`: a
+ * message id (the messages after it are read first, then the stream's) or an event id (the stream
+ * resumes after it); default: what comes from now on. `--json`: one message per line.
  */
 export async function watchCommand(ctx: Ctx): Promise<number> {
+  const profile = profileOf(ctx);
   const { api, identity } = mailOf(ctx);
-  let interrupted = false;
-  process.once('SIGINT', () => {
-    interrupted = true;
+  const stop = new AbortController();
+  process.once('SIGINT', () => stop.abort());
+  const after: string | undefined = ctx.opts.after;
+  const printed = new Set<string>();
+  const print = async (id: string, m?: Row) => {
+    if (printed.has(id)) return;
+    printed.add(id);
+    if (ctx.opts.json) out(JSON.stringify(await api.messages.get(identity, id)));
+    else out(inboundLine(m ?? (await api.messages.get(identity, id))));
+  };
+  let opened!: () => void;
+  const open = new Promise<void>((r) => {
+    opened = r;
   });
-  let after: string | undefined = ctx.opts.after;
-  if (after === undefined)
-    after = (await api.messages.list(identity, { direction: 'inbound', limit: 1 })).data[0]?.id;
-  const print = (m: Row) => out(ctx.opts.json ? JSON.stringify(m) : inboundLine(m));
-  for (;;) {
-    // No message yet to read on from: the first ones, oldest first, become the starting point.
-    const page: { data: unknown[]; after?: string } = after
-      ? await api.messages.list(identity, { direction: 'inbound', after } as never)
-      : await api.messages.list(identity, { direction: 'inbound', limit: 100 });
-    const messages = (after ? page.data : [...page.data].reverse()) as Row[];
-    for (const m of messages) print(m);
-    after = (after ? page.after : undefined) ?? messages.at(-1)?.id ?? after;
-    const until = Date.now() + Number(ctx.opts.interval ?? 1) * 1000;
-    while (Date.now() < until && !interrupted) await sleep(100);
-    if (interrupted) return EXIT.interrupted;
+  const local = profile.local?.stream && profile.local.api === profile.api ? profile.local.stream : undefined;
+  const held: Row[] = [];
+  let caughtUp = !after?.startsWith('msg_');
+  const events = api.stream({
+    identityId: identity,
+    types: ['message.received'],
+    ...(after?.startsWith('evt_') ? { after } : {}),
+    ...(local ? { url: local } : {}),
+    signal: stop.signal,
+    onOpen: opened,
+  });
+  const live = (async () => {
+    for await (const e of events) {
+      const m = { ...e.data, id: e.data.message_id } as Row;
+      if (caughtUp) await print(m.id, m);
+      else held.push(m);
+    }
+  })();
+  await Promise.race([open, live]);
+  if (!caughtUp) await catchUp(api, identity, after!, print);
+  caughtUp = true;
+  for (const m of held.splice(0)) await print(m.id, m);
+  await live.catch((err) => {
+    if (!stop.signal.aborted) throw err;
+  });
+  return EXIT.interrupted;
+}
+
+/** The inbound messages committed after `after` (a message id), oldest first, until none is left. */
+async function catchUp(
+  api: ReturnType<typeof mailOf>['api'],
+  identity: string,
+  after: string,
+  print: (id: string, m: Row) => Promise<void>,
+) {
+  for (let cursor: string | undefined = after; cursor; ) {
+    const page: { data: Row[]; after?: string } = await api.messages.list(identity, {
+      direction: 'inbound',
+      after: cursor,
+    } as never);
+    for (const m of page.data) await print(m.id, m);
+    cursor = page.data.length > 0 ? page.after : undefined;
   }
 }

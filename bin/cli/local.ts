@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { startDynamoDbLocal } from '../../functions/local/dynamodb-local.ts';
-import { startHttpServer } from '../../functions/local/http-server.ts';
+import { STREAM_PATH, startHttpServer } from '../../functions/local/http-server.ts';
 import { startLocalSes } from '../../functions/local/local-ses.ts';
 import { createLocalRuntime } from '../../functions/local/runtime.ts';
 import { type SeededTenant, seedPlatformKey, seedTestTenant } from '../../functions/local/seed.ts';
@@ -27,6 +27,8 @@ export async function start(): Promise<number> {
   const dynamo = await startDynamoDbLocal({
     port: Number(process.env.PMAIL_DYNAMODB_PORT ?? 0) || undefined,
     dataDir: join(stateDir, 'dynamodb'),
+    // `stop` below ends it, after the stack's own shutdown.
+    stoppedByCaller: true,
   });
   // A local SES (aws-ses-v2-local) for live mode: the live tenant's domain sends through it.
   const ses = await startLocalSes(Number(process.env.PMAIL_SES_PORT ?? 8005));
@@ -40,6 +42,8 @@ export async function start(): Promise<number> {
     sweepEveryMs: 60_000,
     // The local MX (SES receiving's stand-in): mail to the identities goes through the ingest.
     inbound: { port: Number(process.env.PMAIL_MX_PORT ?? 2525) },
+    // The event stream (docs/guides/stream.md): `ws://…/v1/stream` on the API's own port.
+    stream: {},
     // A local relay's self-signed certificate (docs/guides/domains.md, `npm run capture-relay`).
     smtp: process.env.PMAIL_SMTP_CA_FILE
       ? { tlsCa: [readFileSync(process.env.PMAIL_SMTP_CA_FILE, 'utf8')] }
@@ -50,9 +54,11 @@ export async function start(): Promise<number> {
   const localFile = join(stateDir, 'local.json');
   const seeded = await reuseOrSeed(runtime.deps, localFile);
   const live = await reuseOrSeedLive(runtime.deps, localFile);
-  const http = await startHttpServer(runtime.groups, { port, log: runtime.deps.log });
+  const http = await startHttpServer(runtime.groups, { port, log: runtime.deps.log, stream: runtime.stream });
+  const stream = `${http.url.replace(/^http:/, 'ws:')}${STREAM_PATH}`;
   const local = {
     api: http.url,
+    stream,
     apiKey: seeded.apiKey,
     tenantId: seeded.tenantId,
     identities: seeded.identities,
@@ -72,6 +78,7 @@ export async function start(): Promise<number> {
       `pmail is running at ${http.url} (DynamoDB Local on ${dynamo.endpoint}; state in ${stateDir})`,
       `API key (test mode, every tenant permission): ${seeded.apiKey}`,
       `Console: ${http.url}/console (sign in with the API key)`,
+      `Event stream (WebSocket, same key as "Authorization: Bearer"): ${stream}`,
       ...(seeded.platformKey ? [`Platform key (every platform permission): ${seeded.platformKey}`] : []),
       `Identities: ${seeded.identities.map((i) => `${i.name} ${i.id} <${i.address}>`).join(', ')}`,
       '',
@@ -110,6 +117,8 @@ export async function start(): Promise<number> {
     stopping = true;
     // A stop after a service died may find calls hanging on it: exit after a few seconds regardless.
     setTimeout(() => process.exit(code), 5_000).unref();
+    // Streams first, while the server and the table are up: their clients see 1001 going away.
+    await runtime.stream?.stop();
     await http.close();
     await runtime.close();
     // What production writes to CloudWatch as EMF (functions/metrics.ts), counted since this start.

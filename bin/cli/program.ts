@@ -253,10 +253,10 @@ function mailCommands(program: Command, act: Act): void {
     withIdentity(
       program
         .command('watch')
-        .description('print each new inbound message as it comes, until Ctrl-C (exit 130)'),
-    )
-      .option('--after <msg_id>', 'read on after this message (default: the newest now)')
-      .option('--interval <s>', 'seconds between reads (default 1)', seconds),
+        .description(
+          'print each new inbound message as it comes (the event stream), until Ctrl-C (exit 130)',
+        ),
+    ).option('--after <id>', 'read on after this message (msg_…) or event (evt_…); default: from now on'),
     watchCommand,
   );
   for (const [name, description] of [

@@ -40,6 +40,15 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
+/** "Live" while the page's event stream is open (console/src/live.ts): it updates by itself. */
+export function LiveMark({ live }: { live: boolean }) {
+  return live ? (
+    <p class="live" role="status">
+      Live
+    </p>
+  ) : null;
+}
+
 export function Loading({ when }: { when: boolean }) {
   return when ? <p aria-live="polite">Loading…</p> : null;
 }

@@ -11,34 +11,44 @@ import { routeGroup } from './http.ts';
  */
 export interface ConsolePorts {
   assets: () => Promise<Record<string, { type: string; body: string }>>;
+  /**
+   * The event stream's address when it is not this origin (AWS: the WebSocket API's URL,
+   * PM_STREAM_URL): the page may connect to it to update live.
+   */
+  streamUrl?: string;
 }
 
 /**
  * Only the console's own files, from this origin: no inline script, no third-party origin. The
  * message preview is a `sandbox` iframe (no scripts) whose document inherits this policy, so
- * remote images and styles of an email do not load either. `connect-src 'self'` is the API.
+ * remote images and styles of an email do not load either. `connect-src 'self'` is the API (and
+ * on `npm start` the stream, on the same host); a stream elsewhere is named by its origin.
  */
-export const CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "frame-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export function consoleCsp(streamUrl?: string): string {
+  const stream = streamUrl ? ` ${new URL(streamUrl).origin}` : '';
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src 'self'${stream}`,
+    "frame-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
 
-const SECURITY_HEADERS = {
-  'content-security-policy': CONSOLE_CSP,
+const securityHeaders = (streamUrl?: string) => ({
+  'content-security-policy': consoleCsp(streamUrl),
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cross-origin-opener-policy': 'same-origin',
-};
+});
 
 export function consoleApi(deps: { newId: () => string; log: Logger }, ports: ConsolePorts) {
   let assets: Promise<Record<string, { type: string; body: string }>> | undefined;
+  const headers = securityHeaders(ports.streamUrl);
   return routeGroup(deps, async ({ route, params, requestId }) => {
     assets ??= ports.assets();
     const files = await assets.catch((err) => {
@@ -63,7 +73,7 @@ export function consoleApi(deps: { newId: () => string; log: Logger }, ports: Co
         // Hashed names never change content; the page is revalidated so a deployment shows at once.
         'cache-control':
           route.operation === 'getConsole' ? 'no-cache, max-age=0' : 'public, max-age=31536000, immutable',
-        ...SECURITY_HEADERS,
+        ...headers,
       },
       body: file.body,
     };

@@ -16,5 +16,6 @@ export const handler: (event: ApiEvent) => Promise<ApiResult> = consoleApi(
   { newId: ulidFrom(clock), log: jsonLogger({ service: 'api-console' }) },
   {
     assets: async () => JSON.parse(await readFile(new URL('./console-assets.json', import.meta.url), 'utf8')),
+    streamUrl: process.env.PM_STREAM_URL || undefined,
   },
 );

@@ -238,6 +238,7 @@ export const routes: readonly Route[] = [
   },
   { method: 'GET', path: '/v1/links/{token}', group: 'links', operation: 'getLink' },
   { method: 'GET', path: '/v1/events', group: 'events', operation: 'listEvents' },
+  { method: 'POST', path: '/v1/stream/tickets', group: 'events', operation: 'createStreamTicket' },
   { method: 'POST', path: '/v1/webhooks', group: 'webhooks', operation: 'createWebhook' },
   { method: 'GET', path: '/v1/webhooks', group: 'webhooks', operation: 'listWebhooks' },
   { method: 'GET', path: '/v1/webhooks/{webhook_id}', group: 'webhooks', operation: 'getWebhook' },

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { type DeliveryEvent, TRANSITIONS } from './deliveries.ts';
+import { aboutMessage } from './event-access.ts';
 import { derivedUlid } from './ids.ts';
 import type { Delivery, MessageRecord } from './model.ts';
 
@@ -98,8 +99,7 @@ export function deliveryEvents(args: {
       type,
       created_at: at,
       data: {
-        message_id: after.id,
-        identity_id: after.identity_id,
+        ...aboutMessage(after),
         ...data,
         occurred_at: new Date(event.occurred_at).toISOString(),
       },
@@ -132,7 +132,7 @@ export function reconciledEvent(message: MessageRecord, event: DeliveryEvent, at
     id: derivedEventId(at, `${event.event_id}|message.reconciled`, 0),
     type: 'message.reconciled',
     created_at: at,
-    data: { message_id: message.id, identity_id: message.identity_id, status: message.status },
+    data: { ...aboutMessage(message), status: message.status },
   };
 }
 
@@ -149,7 +149,7 @@ export const UNCERTAIN_FIX =
  */
 export function attemptEndEvent(m: MessageRecord): PendingEvent | undefined {
   if (m.status_at === undefined) return undefined;
-  const base = { message_id: m.id, identity_id: m.identity_id };
+  const base = aboutMessage(m);
   const [type, data] =
     m.status === 'uncertain'
       ? ['message.uncertain', { ...base, reason: m.status_reason ?? 'unknown', fix: UNCERTAIN_FIX }]

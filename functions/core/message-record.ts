@@ -2,6 +2,7 @@ import type { Operation } from './compose.ts';
 import { derivedEventId } from './delivery-outbox.ts';
 import { executionName } from './dispatch.ts';
 import { bornStatus } from './enqueue.ts';
+import { aboutMessage } from './event-access.ts';
 import { consentKindOf } from './job-kind.ts';
 import type { Mailbox, MessageRecord } from './model.ts';
 import type { Recipient } from './recipients.ts';
@@ -139,8 +140,7 @@ export function suppressedEvent(m: MessageRecord) {
     tenant_id: m.tenant_id,
     created_at: m.created_at,
     data: {
-      message_id: m.id,
-      identity_id: m.identity_id,
+      ...aboutMessage(m),
       recipients: (m.deliveries ?? []).map((d) => ({ address: d.address, reason: d.smtp_response })),
     },
   };
@@ -153,6 +153,6 @@ export function pendingApprovalEvent(m: MessageRecord) {
     type: 'message.pending_approval',
     tenant_id: m.tenant_id,
     created_at: m.created_at,
-    data: { message_id: m.id, identity_id: m.identity_id, recipients: (m.deliveries ?? []).length },
+    data: { ...aboutMessage(m), recipients: (m.deliveries ?? []).length },
   };
 }

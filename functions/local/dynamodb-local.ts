@@ -106,10 +106,11 @@ async function stopAll(): Promise<void> {
   );
 }
 
-function hookExit() {
+function hookExit(stoppedByCaller: boolean) {
   if (hooked) return;
   hooked = true;
   process.on('exit', killAllNow);
+  if (stoppedByCaller) return;
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(sig, () => {
       void stopAll().finally(() => process.exit(128 + (sig === 'SIGINT' ? 2 : sig === 'SIGTERM' ? 15 : 1)));
@@ -119,7 +120,16 @@ function hookExit() {
 
 /** Start DynamoDB Local: data in `dataDir` (kept across restarts), or in memory when omitted. */
 export async function startDynamoDbLocal(
-  opts: { port?: number; dataDir?: string } = {},
+  opts: {
+    port?: number;
+    dataDir?: string;
+    /**
+     * A caller that stops it on SIGINT/SIGTERM itself, after its own shutdown (`npm start`: the
+     * stream's sockets, the metrics), sets this: the signal then does not stop it (and exit) first.
+     * It is killed on exit either way.
+     */
+    stoppedByCaller?: boolean;
+  } = {},
 ): Promise<DynamoDbLocal> {
   checkJava();
   const port = opts.port ?? (await freePort());
@@ -136,7 +146,7 @@ export async function startDynamoDbLocal(
   });
   live.add(child);
   reap(child);
-  hookExit();
+  hookExit(opts.stoppedByCaller === true);
   const tail = new OutputTail();
   child.stdout?.on('data', (d: Buffer) => tail.push(d));
   child.stderr?.on('data', (d: Buffer) => tail.push(d));

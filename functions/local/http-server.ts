@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join, resolve } from 'node:path';
+import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { ulid } from 'ulid';
 import { type ApiEvent, type ApiResult, errorResponse, matchRoute } from '../api/http.ts';
@@ -11,6 +12,14 @@ import type { RouteGroup } from '../api/routes.ts';
 import { payloadTooLarge } from '../core/errors.ts';
 import { MAX_BODY_BYTES } from '../core/limits.ts';
 import type { Logger } from '../log.ts';
+
+/** Where the local server serves the event stream (on AWS: the WebSocket API's own URL). */
+export const STREAM_PATH = '/v1/stream';
+
+/** What takes an upgrade of STREAM_PATH (functions/local/stream-gateway.ts). */
+export interface StreamUpgrade {
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void>;
+}
 
 /** API Gateway HTTP API's own payload limit; the handlers enforce pmail's 7 MiB below it. */
 const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
@@ -21,7 +30,7 @@ const GATEWAY_MAX_BYTES = 10 * 1024 * 1024;
  */
 export function startHttpServer(
   groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>,
-  opts: { port: number; host?: string; log: Logger; docs?: ApiDocs },
+  opts: { port: number; host?: string; log: Logger; docs?: ApiDocs; stream?: StreamUpgrade },
 ): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const docs = apiDocs(opts.docs);
   const server = createServer(async (req, res) => {
@@ -37,6 +46,17 @@ export function startHttpServer(
     }
     res.writeHead(result.statusCode ?? 200, result.headers);
     res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
+  });
+  // The event stream (functions/local/stream-gateway.ts): `GET /v1/stream` upgraded to a WebSocket.
+  server.on('upgrade', (req, socket, head) => {
+    if (!opts.stream || new URL(req.url ?? '/', 'http://localhost').pathname !== STREAM_PATH) {
+      socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    opts.stream.upgrade(req, socket, head).catch((err) => {
+      opts.log.error('stream upgrade failed', { error: String(err) });
+      socket.destroy();
+    });
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -34,6 +34,7 @@ import { type LocalMx, startLocalMx } from './mx.ts';
 import type { MxResolver } from './mx-auth.ts';
 import { LocalQueue } from './queue.ts';
 import { type LocalFaults, LocalSendMachine } from './state-machine.ts';
+import { LocalStreamGateway, type LocalStreamOptions } from './stream-gateway.ts';
 import { ensureTable } from './table.ts';
 import {
   LOCAL_SECRET_PREFIX,
@@ -87,6 +88,12 @@ export interface LocalRuntimeOptions {
    * `resolver` is given. Off when absent (`npm start` turns it on).
    */
   inbound?: { port: number; resolver?: MxResolver };
+  /**
+   * Serve the event stream (functions/local/stream-gateway.ts): its gateway reads the table's
+   * stream and runs its schedule; hand `stream` to the HTTP server. Off when absent (`npm start`
+   * turns it on).
+   */
+  stream?: LocalStreamOptions;
 }
 
 export interface LocalRuntime {
@@ -101,6 +108,8 @@ export interface LocalRuntime {
   inboundQueue: LocalQueue;
   /** The local MX, when `inbound` asked for it. */
   mx?: LocalMx;
+  /** The event stream's gateway, when `stream` asked for it (the HTTP server's upgrade). */
+  stream?: LocalStreamGateway;
   groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>>;
   /** The relays' secrets (`{stateDir}/secrets`; Secrets Manager in AWS). */
   secrets: SecretStore;
@@ -121,6 +130,10 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
   const { deps, metrics } = await localDeps(opts);
   const secrets = folderSecretStore(join(opts.stateDir, 'secrets'));
   const engines = await startEngines(deps, secrets, opts);
+  const stream = opts.stream
+    ? new LocalStreamGateway(deps, { ...opts.stream, endpoint: opts.endpoint, stateDir: opts.stateDir })
+    : undefined;
+  await stream?.start();
   const sweepOnce = () => sweep(portsFor(deps, 'sweeper'));
   const timer =
     opts.sweepEveryMs === undefined
@@ -139,10 +152,12 @@ export async function createLocalRuntime(opts: LocalRuntimeOptions): Promise<Loc
     webhookQueue: engines.webhooks.queue,
     inboundQueue: engines.inboundQueue,
     mx: engines.mx,
+    stream,
     groups: routeGroups(deps, secrets, opts),
     settle: () => settle(engines),
     close: async () => {
       if (timer) clearInterval(timer);
+      await stream?.stop();
       await closeEngines(engines);
       (deps.db as DynamoDb).destroy();
     },

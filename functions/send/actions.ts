@@ -1,4 +1,5 @@
 import { messageNotFound } from '../core/errors.ts';
+import { aboutMessage } from '../core/event-access.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { cancelMessage, resolveMessage, retryMessage } from '../core/message-actions.ts';
 import { toApiMessage } from '../core/message-view.ts';
@@ -74,7 +75,7 @@ export async function cancelSend(
           type: 'message.canceled',
           tenant_id: m.tenant_id,
           created_at: now,
-          data: { message_id: m.id, identity_id: m.identity_id, ...reason },
+          data: { ...aboutMessage(m), ...reason },
         },
         now,
       ),
@@ -182,8 +183,8 @@ function resolveItems(
         tenant_id: m.tenant_id,
         created_at: now,
         data: sent
-          ? { message_id: m.id, identity_id: m.identity_id, provider_message_id: null, resolved: true }
-          : { message_id: m.id, identity_id: m.identity_id, reason: 'resolved_not_sent' },
+          ? { ...aboutMessage(m), provider_message_id: null, resolved: true }
+          : { ...aboutMessage(m), reason: 'resolved_not_sent' },
       },
       now,
     ),

@@ -7,6 +7,7 @@ import {
 } from '../core/approval.ts';
 import { derivedEventId } from '../core/delivery-outbox.ts';
 import { messageNotFound, PmailError } from '../core/errors.ts';
+import { aboutMessage } from '../core/event-access.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
 import { checkSender } from '../core/policy.ts';
@@ -88,7 +89,7 @@ function decisionItems(
         type,
         tenant_id: m.tenant_id,
         created_at: now,
-        data: { message_id: m.id, identity_id: m.identity_id, ...data },
+        data: { ...aboutMessage(m), ...data },
       },
       now,
     ),
@@ -116,7 +117,7 @@ function suppressedItems(deps: Pick<Deps, 'db'>, next: MessageRecord, now: numbe
         type: 'message.suppressed',
         tenant_id: next.tenant_id,
         created_at: now,
-        data: { message_id: next.id, identity_id: next.identity_id, recipients },
+        data: { ...aboutMessage(next), recipients },
       },
       now,
     ),

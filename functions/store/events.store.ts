@@ -1,7 +1,8 @@
+import { type EventRef, refOf } from '../core/event-access.ts';
 import { EVENT_KEEP_MS } from '../core/feed.ts';
 import { batchedReads } from './batch-reads.ts';
 import { type Db, transactGuarded } from './db.ts';
-import { type Feed, onFeed, readFeed, transactAt } from './feed.store.ts';
+import { type Feed, type FeedSlot, onFeed, readFeed, type SlotNames, transactAt } from './feed.store.ts';
 
 /**
  * The tenant's events outbox (`T#{ten}` / `E#{evt}`): every event pmail emits. Webhook delivery,
@@ -39,23 +40,26 @@ function item(e: OutboxEvent) {
 /**
  * A TransactWriteItem that appends the event (idempotent: it must not exist yet), positioned on
  * its tenant's feed: the transaction goes through `transactAt`, which takes its number at `now`
- * (the clock at the commit) and writes its slot. A transaction (docs/lost-answers.md): the table's
- * client resends it with its ClientRequestToken, and DynamoDB applies it once.
+ * (the clock at the commit) and writes its slot. The slot names the event and its reference
+ * (core/event-access.ts › refOf: type, identity, thread), so readers filter on slots alone. A
+ * transaction (docs/lost-answers.md): the table's client resends it with its ClientRequestToken,
+ * and DynamoDB applies it once.
  */
 export function eventPutItem(db: Db, e: OutboxEvent, now: number) {
-  const identityId = e.data.identity_id;
+  const ref = refOf(e);
   return onFeed(
     { Put: { TableName: db.table, Item: item(e), ConditionExpression: 'attribute_not_exists(pk)' } },
     {
       feed: tenantFeed(e.tenant_id),
       now,
-      names: {
-        event_id: e.id,
-        event_type: e.type,
-        identity_id: typeof identityId === 'string' ? identityId : undefined,
-      },
+      names: { event_id: e.id, event_type: ref.type, identity_id: ref.identity_id, thread_id: ref.thread_id },
     },
   );
+}
+
+/** The reference of the event a slot of the tenant's feed positions (what `eventPutItem` wrote on it). */
+export function slotRef(names: SlotNames): EventRef {
+  return { type: String(names.event_type ?? ''), identity_id: names.identity_id, thread_id: names.thread_id };
 }
 
 /**
@@ -84,26 +88,43 @@ async function storedEvent(db: Db, tenantId: string, eventId: string) {
  * with a number was committed after them (docs/guides/events.md).
  */
 export async function eventPosition(db: Db, tenantId: string, eventId: string): Promise<number> {
+  return (await eventPlace(db, tenantId, eventId)) ?? 0;
+}
+
+/** The event's number in the feed (0: one written before events had numbers), or undefined: no such event. */
+export async function eventPlace(db: Db, tenantId: string, eventId: string): Promise<number | undefined> {
   const stored = await storedEvent(db, tenantId, eventId);
-  return typeof stored?.pos === 'number' ? stored.pos : 0;
+  if (!stored) return undefined;
+  return typeof stored.pos === 'number' ? stored.pos : 0;
 }
 
 /**
- * The tenant's events after feed position `after`, in commit order, at most `limit`
- * (store/feed.store.ts › readFeed; `now` seals gaps older than FEED_SEAL_AFTER_MS). `position` is
- * where the next read starts; `more`: another event follows the page. Events that expired
- * under their slot are left out.
+ * The tenant's events after feed position `after`, in commit order, at most `limit` of those whose
+ * reference `match` accepts (all by default): store/feed.store.ts › readFeed, `now` sealing gaps
+ * older than FEED_SEAL_AFTER_MS. `position` is where the next read starts; `more`: another event
+ * follows the page. Events that expired under their slot are left out.
  */
 export async function listEventsAfter(
   db: Db,
   tenantId: string,
-  opts: { after: number; limit: number; now: number },
+  opts: { after: number; limit: number; now: number; match?: (ref: EventRef) => boolean },
 ): Promise<{ data: { position: number; event: OutboxEvent }[]; position: number; more: boolean }> {
-  const page = await readFeed(db, tenantFeed(tenantId), opts);
-  const reads = batchedReads(db);
-  const events = await Promise.all(
-    page.slots.map((s) => getEvent(reads, tenantId, String(s.names.event_id))),
-  );
+  const match = opts.match;
+  const page = await readFeed(db, tenantFeed(tenantId), {
+    ...opts,
+    match: match && ((names) => match(slotRef(names))),
+  });
+  const events = await eventsOf(db, tenantId, page.slots);
   const data = page.slots.flatMap((s, i) => (events[i] ? [{ position: s.n, event: events[i] }] : []));
   return { data, position: page.position, more: page.more };
+}
+
+/** The events the slots position, in their order (undefined where one expired), read in batches. */
+export async function eventsOf(
+  db: Db,
+  tenantId: string,
+  slots: readonly FeedSlot[],
+): Promise<(OutboxEvent | undefined)[]> {
+  const reads = batchedReads(db);
+  return Promise.all(slots.map((s) => getEvent(reads, tenantId, String(s.names.event_id))));
 }

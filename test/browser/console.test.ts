@@ -63,8 +63,9 @@ beforeAll(async () => {
     webhooks: true,
     webhookScheduleScale: 0.001,
     inbound: { port: 0 },
+    stream: {},
   });
-  http = await startHttpServer(s.groups, { port: 0, log: silentLogger });
+  http = await startHttpServer(s.groups, { port: 0, log: silentLogger, stream: s.stream });
   delivered = await sendAs(s.agent.id, 'delivered@simulator.invalid', 'Console delivered one');
   uncertain = await sendAs(s.agent.id, 'timeout@simulator.invalid', 'Console uncertain one');
   peerSubject = (await sendAs(s.peer.id, 'delivered@simulator.invalid', 'Peer only message')).subject;
@@ -423,6 +424,49 @@ describe('console', () => {
     await open(p, `messages/${s.agent.id}/${uncertain.id}`, 'Message');
     expect(await p.getByRole('button', { name: /Mark as|Cancel|Retry/ }).count()).toBe(0);
     await own.close();
+  });
+
+  it('updates the Messages, Inbox, Threads and message pages live, from the event stream', async () => {
+    const live = () => page.getByRole('status').filter({ hasText: 'Live' }).waitFor();
+    // Messages: a send made after the page loaded appears with its first event, without a reload.
+    await signIn(page, s.apiKey);
+    await open(page, 'messages', 'Messages');
+    await page.getByLabel('Identity').selectOption(s.agent.id);
+    await live();
+    await sendAs(s.agent.id, 'delivered@simulator.invalid', 'Live outbound');
+    await page.getByRole('link', { name: 'Live outbound' }).waitFor();
+    // The message page: an uncertain send resolved through the API shows its new status at once.
+    const unsure = await sendAs(s.agent.id, 'timeout@simulator.invalid', 'Live resolve');
+    await s.eventually(async () => (await s.message(s.agent.id, unsure.id))?.status === 'uncertain');
+    await open(page, `messages/${s.agent.id}/${unsure.id}`, 'Message');
+    await live();
+    expect(await page.locator('p', { hasText: 'Status:' }).locator('.status').textContent()).toBe(
+      'uncertain',
+    );
+    const resolved = await s.call('POST', `/v1/identities/${s.agent.id}/messages/${unsure.id}/resolve`, {
+      body: { outcome: 'sent' },
+      headers: { 'idempotency-key': 'console-live-resolve' },
+    });
+    expect(resolved.status).toBe(200);
+    // Resolved as sent, it goes on as a submitted send: the page shows it without a reload.
+    await page.locator('p', { hasText: 'Status:' }).locator('.status', { hasText: 'submitted' }).waitFor();
+    // Inbox and Threads: mail from the peer arrives while each is open (the peer sends without
+    // review again: the approvals test holds its sends).
+    const free = await s.call('PATCH', `/v1/identities/${s.peer.id}`, {
+      body: { send_policy: { require_approval: false } },
+    });
+    expect(free.status, JSON.stringify(free.body)).toBe(200);
+    await open(page, 'inbox', 'Inbox');
+    await page.getByLabel('Identity').selectOption(s.agent.id);
+    await live();
+    await sendAs(s.peer.id, s.agent.address, 'Live inbound');
+    await page.getByRole('link', { name: 'Live inbound' }).waitFor();
+    await open(page, 'threads', 'Threads');
+    await page.getByLabel('Identity').selectOption(s.agent.id);
+    await live();
+    await sendAs(s.peer.id, s.agent.address, 'Live thread');
+    await page.getByRole('link', { name: 'Live thread' }).waitFor();
+    await accessible(page, 'threads-live');
   });
 
   it('loaded nothing the Content-Security-Policy refused', () => {

@@ -10,7 +10,7 @@ import { startHttpServer } from '../../functions/local/http-server.ts';
 import { seedPlatformKey } from '../../functions/local/seed.ts';
 import { silentLogger } from '../../functions/log.ts';
 import { buildCli, ROOT, runInProcess } from '../support/cli.ts';
-import { type TestStack, testStack } from '../support/local.ts';
+import { ownTable, type TestStack, testStack } from '../support/local.ts';
 
 /**
  * The control plane from the CLI, end to end: each command in this process (bin/cli/program.ts ›
@@ -26,8 +26,14 @@ const closers: (() => Promise<unknown>)[] = [];
 
 beforeAll(async () => {
   // A scheduled send waits 5 s here (the --wait timeout case), so the stack still settles.
-  s = await testStack({ config: { simEventDelaySeconds: 0 }, waitTimeOverrides: { WaitUntilSendAt: 5000 } });
-  http = await startHttpServer(s.groups, { port: 0, log: silentLogger });
+  // A table of its own: the stream (`pmail watch`) reads the table's stream.
+  s = await testStack({
+    table: ownTable('cli'),
+    config: { simEventDelaySeconds: 0 },
+    waitTimeOverrides: { WaitUntilSendAt: 5000 },
+    stream: {},
+  });
+  http = await startHttpServer(s.groups, { port: 0, log: silentLogger, stream: s.stream });
   platformKey = (await seedPlatformKey(s.deps)).apiKey;
 });
 afterAll(async () => {
@@ -286,15 +292,11 @@ describe('pmail watch', () => {
     const before = await s.send({ to: [s.peer.address], subject: `Before ${suffix()}`, text: 'x' });
     await s.settle();
     const [first] = await s.mailbox(s.peer.id, 'inbound');
-    const child = spawn(
-      process.execPath,
-      [buildCli(), 'watch', '--after', first.id, '--json', '--interval', '0.2'],
-      {
-        cwd: ROOT,
-        env: env({ PMAIL_KEY: s.apiKey, PMAIL_IDENTITY: s.peer.id }) as Record<string, string>,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [buildCli(), 'watch', '--after', first.id, '--json'], {
+      cwd: ROOT,
+      env: env({ PMAIL_KEY: s.apiKey, PMAIL_IDENTITY: s.peer.id }) as Record<string, string>,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let lines = '';
     child.stdout.on('data', (d) => {
       lines += d;
@@ -312,6 +314,29 @@ describe('pmail watch', () => {
       .map((l) => JSON.parse(l).subject);
     expect(seen).toEqual([subject]);
     expect(before.status).toBe(202);
+  });
+});
+
+describe('pmail watch over the stream', () => {
+  it('without --after prints what comes from now on, pushed on the event stream', async () => {
+    const child = spawn(process.execPath, [buildCli(), 'watch'], {
+      cwd: ROOT,
+      env: env({ PMAIL_KEY: s.apiKey, PMAIL_IDENTITY: s.peer.id }) as Record<string, string>,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let lines = '';
+    child.stdout.on('data', (d) => {
+      lines += d;
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    // Only a stream delivers to it: wait for its socket on the local gateway.
+    await s.eventually(async () => (s.stream?.open ?? 0) > 0, 20_000);
+    const subject = `Pushed ${suffix()}`;
+    await s.send({ to: [s.peer.address], subject, text: 'z' });
+    await s.eventually(async () => lines.includes(subject), 20_000);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(lines.trim().split('\n')).toEqual([expect.stringContaining(subject)]);
   });
 });
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../functions/local/dynamodb-local.ts';
 import { listening, type StartedStack, startLocalStack } from '../support/start.ts';
+import { openStream } from '../support/stream.ts';
 
 /**
  * `npm start` as a newcomer runs it: the stack comes up, writes .pmail/local.json, serves the
@@ -35,7 +36,7 @@ async function portOpen(port: number): Promise<boolean> {
 }
 
 describe('npm start', () => {
-  it('brings the stack up, sends the first email, survives a restart with its webhook, and stops DynamoDB Local', async () => {
+  it('brings the stack up, sends the first email, survives a restart with its webhook and its event stream, and stops DynamoDB Local', async () => {
     const port = await freePort();
     const sesPort = await freePort();
     const first = await startStack(port, sesPort);
@@ -44,8 +45,12 @@ describe('npm start', () => {
     const local = JSON.parse(readFileSync(localFile, 'utf8'));
     expect(local).toMatchObject({
       api: `http://127.0.0.1:${port}`,
+      stream: `ws://127.0.0.1:${port}/v1/stream`,
       tenantId: expect.stringMatching(/^ten_/),
     });
+    expect(first.output()).toContain(
+      `Event stream (WebSocket, same key as "Authorization: Bearer"): ${local.stream}`,
+    );
     expect(local.identities.map((i: { name: string }) => i.name)).toEqual(['agent', 'peer']);
     expect(first.output()).toContain(local.apiKey);
     expect(first.output()).toContain(
@@ -76,6 +81,8 @@ describe('npm start', () => {
     });
     expect(hook.status).toBe(201);
     const { secret } = (await hook.json()) as { secret: string };
+    // A stream client, open before the send: across the restart it must get every event once.
+    const live = await openStream(local.stream, { key: local.apiKey });
     const sent = await fetch(`${local.api}/v1/identities/${agent.id}/messages`, {
       method: 'POST',
       headers: { ...auth, 'idempotency-key': 'first-email', 'content-type': 'application/json' },
@@ -131,6 +138,8 @@ describe('npm start', () => {
 
     // Stop before the delivered event (queued ~1 s after the send) is applied: it must survive.
     await first.stop();
+    expect((await live.closed).code).toBe(1001);
+    const seen = live.events().map((e) => e.id);
     expect(await portOpen(first.dynamoPort)).toBe(false);
     // On exit it prints the metrics it counted (the names production writes as EMF): the first
     // email and the live one.
@@ -150,6 +159,39 @@ describe('npm start', () => {
       while ((await status()) !== 'delivered' && Date.now() < until)
         await new Promise((r) => setTimeout(r, 200));
       expect(await status()).toBe('delivered');
+
+      // The stream client resumes after its last event and gets the rest — what the restart held
+      // up and a send after it: every event of the tenant's feed once, in order.
+      const resumed = await openStream(local.stream, {
+        key: local.apiKey,
+        ...(seen.length ? { query: { after: seen.at(-1)! } } : {}),
+      });
+      const again = await fetch(`${local.api}/v1/identities/${agent.id}/messages`, {
+        method: 'POST',
+        headers: { ...auth, 'idempotency-key': 'after-restart', 'content-type': 'application/json' },
+        body: JSON.stringify({ to: [peer.address], subject: 'Again', text: 'After the restart.' }),
+      });
+      const againId = ((await again.json()) as { id: string }).id;
+      const feed = async () =>
+        (
+          (await (await fetch(`${local.api}/v1/events?limit=100`, { headers: auth })).json()) as {
+            data: { id: string; type: string; data: { message_id?: string } }[];
+          }
+        ).data;
+      const feedUntil = Date.now() + 20_000;
+      while (!(await feed()).some((e) => e.type === 'message.delivered' && e.data.message_id === againId)) {
+        if (Date.now() > feedUntil) throw new Error('the second email was not delivered');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const all = (await feed()).map((e) => e.id);
+      await resumed.waitForEvents(all.length - seen.length, 20_000);
+      const both = [...live.events(), ...resumed.events()];
+      expect(both.map((e) => e.id)).toEqual(all);
+      for (const id of [message.id, againId])
+        expect(both.filter((e) => e.type === 'message.delivered' && e.data.message_id === id)).toHaveLength(
+          1,
+        );
+      await resumed.close();
 
       // The delivered event reaches the receiver, signed as Standard Webhooks says.
       const hookUntil = Date.now() + 20_000;

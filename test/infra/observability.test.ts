@@ -124,6 +124,7 @@ describe('the dashboard', () => {
       'The guarantee',
       'Delivery and reputation',
       'Webhooks',
+      'Event stream',
       'Receiving',
       'Platform',
     ]);

@@ -8,6 +8,7 @@ import { routeGroupEntries, routes } from '../../functions/api/routes.ts';
 import { WAIT_MAX_SECONDS } from '../../functions/core/follow.ts';
 import { BATCH_TIME_BUDGET_MS } from '../../functions/core/limits.ts';
 import { LOCK_WAIT_MAX_MS } from '../../functions/send/submit.ts';
+import { STREAM_WAKE_FILTERS } from '../../functions/stream/fan-out.ts';
 import { TRANSPORT_TASKS } from '../../functions/transports/tasks.ts';
 import { OUTBOX_INSERT_FILTER } from '../../functions/webhooks/fan-out.ts';
 import { createPmailApp } from '../../lib/app.ts';
@@ -359,11 +360,14 @@ describe('delivery events', () => {
 
 describe('api', () => {
   it('has a route for every entry of the route table, served by its group function, and a $default fallback', () => {
-    const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);
+    const httpRoutes = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) =>
+      references(r.Properties.ApiId).has(logicalId(stack.api.httpApi)),
+    );
+    const routeKeys = httpRoutes.map(([, r]) => r.Properties.RouteKey);
     expect(routeKeys.sort()).toEqual(['$default', ...routes.map((r) => `${r.method} ${r.path}`)].sort());
 
     for (const route of routes) {
-      const [, resource] = ofType('AWS::ApiGatewayV2::Route').find(
+      const [, resource] = httpRoutes.find(
         ([, r]) => r.Properties.RouteKey === `${route.method} ${route.path}`,
       ) as [string, Resource];
       const integrationId = (
@@ -407,6 +411,9 @@ describe('functions', () => {
     stack.sweeper.fn,
     stack.webhooks.fanOut,
     stack.webhooks.deliverer,
+    stack.stream.authorizer,
+    stack.stream.routes,
+    stack.stream.fanOut,
     stack.domainCheck.fn,
     ...(stack.inbound ? [stack.inbound.ingest] : []),
   ];
@@ -843,5 +850,100 @@ describe('stack', () => {
 
   it('is environment-agnostic', () => {
     expect(stack.environment).toBe('aws://unknown-account/unknown-region');
+  });
+});
+
+describe('event stream', () => {
+  const ofApi = (type: string) =>
+    ofType(type).filter(([, r]) => references(r.Properties).has(logicalId(stack.stream.api)));
+  const targetsOf = (props: Record<string, unknown>) => references(props.Target);
+
+  it('is a WebSocket API whose $connect runs the REQUEST authorizer, with $disconnect and $default, on an auto-deployed stage', () => {
+    expect(resources[logicalId(stack.stream.api)].Properties).toMatchObject({
+      ProtocolType: 'WEBSOCKET',
+      RouteSelectionExpression: '$request.body.action',
+    });
+    const [[authorizerId, authorizer]] = ofApi('AWS::ApiGatewayV2::Authorizer');
+    expect(authorizer.Properties).toMatchObject({
+      AuthorizerType: 'REQUEST',
+      IdentitySource: ['route.request.header.Host'],
+    });
+    expect(references(authorizer.Properties.AuthorizerUri).has(logicalId(stack.stream.authorizer.fn))).toBe(
+      true,
+    );
+    const routesById = Object.fromEntries(
+      ofApi('AWS::ApiGatewayV2::Route').map(([, r]) => [r.Properties.RouteKey as string, r.Properties]),
+    );
+    expect(Object.keys(routesById).sort()).toEqual(['$connect', '$default', '$disconnect']);
+    expect(routesById.$connect).toMatchObject({
+      AuthorizationType: 'CUSTOM',
+      AuthorizerId: { Ref: authorizerId },
+    });
+    for (const key of ['$disconnect', '$default'])
+      expect(routesById[key].AuthorizationType ?? 'NONE').toBe('NONE');
+    const integrations = Object.fromEntries(ofApi('AWS::ApiGatewayV2::Integration'));
+    for (const route of Object.values(routesById)) {
+      const [integration] = [...targetsOf(route)].filter((id) => id in integrations);
+      expect(
+        references(integrations[integration].Properties.IntegrationUri).has(
+          logicalId(stack.stream.routes.fn),
+        ),
+      ).toBe(true);
+    }
+    expect(resources[logicalId(stack.stream.stage)].Properties).toMatchObject({
+      StageName: 'v1',
+      AutoDeploy: true,
+    });
+    const output = template.toJSON().Outputs.StreamUrl;
+    expect(references(output.Value).has(logicalId(stack.stream.api))).toBe(true);
+  });
+
+  it('lets only the fan-out post to the connections, on this stage, and nothing else manage them', () => {
+    const fanOutRole = logicalId(stack.stream.fanOut.role);
+    const holders: string[] = [];
+    for (const [, policy] of ofType('AWS::IAM::Policy')) {
+      const props = policy.Properties as {
+        Roles: { Ref: string }[];
+        PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] };
+      };
+      for (const statement of props.PolicyDocument.Statement) {
+        const actions = [statement.Action].flat();
+        if (actions.some((a) => a === '*' || a.startsWith('execute-api:')))
+          holders.push(
+            ...props.Roles.map((r) => `${r.Ref} ${actions.join()} ${JSON.stringify(statement.Resource)}`),
+          );
+      }
+    }
+    expect(holders).toHaveLength(1);
+    expect(holders[0]).toContain(`${fanOutRole} execute-api:ManageConnections`);
+    expect(holders[0]).toContain('/v1/*/@connections/*');
+    expect(envOf(stack.stream.fanOut).PMAIL_STREAM_ENDPOINT).toBeDefined();
+    expect(envOf(stack.stream.fanOut).PMAIL_STREAM_GATEWAY).toEqual(
+      envOf(stack.stream.routes).PMAIL_STREAM_GATEWAY,
+    );
+  });
+
+  it('wakes the fan-out from the table’s stream with the filters its code reads, and every minute', () => {
+    const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+      ([, m]) => (m.Properties.FunctionName as { Ref: string }).Ref === logicalId(stack.stream.fanOut.fn),
+    );
+    expect(mappings).toHaveLength(1);
+    const props = mappings[0][1].Properties;
+    expect(props).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [logicalId(stack.data.table), 'StreamArn'] },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const filters = (props.FilterCriteria as { Filters: { Pattern: string }[] }).Filters;
+    expect(filters.map((f) => JSON.parse(f.Pattern))).toEqual(STREAM_WAKE_FILTERS);
+    expect(resources[logicalId(stack.stream.schedule)].Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+    });
+    const rule = resources[logicalId(stack.stream.schedule)].Properties as { Targets: { Arn: unknown }[] };
+    expect(references(rule.Targets[0].Arn).has(logicalId(stack.stream.fanOut.fn))).toBe(true);
+  });
+
+  it('answers tickets with the stream’s URL and lets the console connect to it', () => {
+    for (const fn of [stack.api.functions.events, stack.api.functions.console])
+      expect(references(envOf(fn).PM_STREAM_URL).has(logicalId(stack.stream.api))).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  *   - core imports only core and pure packages (no I/O: see also core-purity.test.ts);
  *   - store imports only core, store and its SDK;
  *   - transports import only core, their port and their clients (a transport never writes the store);
- *   - use cases (send, events, sweeper, domains, admin, webhooks, outcomes) never import api/;
+ *   - use cases (send, events, sweeper, domains, admin, webhooks, stream, outcomes) never import api/;
  *   - no use case reaches into the event consumer: what the send attempt's Record and the consumer
  *     both write for a recipient's outcome lives in outcomes/, which imports no use case; events/
  *     is reached only through its port (events/event-sink.ts);
@@ -60,7 +60,7 @@ const pkg =
   (p: string) =>
     p.startsWith('pkg:') &&
     names.some((n) => (typeof n === 'string' ? p === `pkg:${n}` : n.test(p.slice(4))));
-const USE_CASES = ['send', 'events', 'sweeper', 'domains', 'admin', 'webhooks', 'outcomes'].map(
+const USE_CASES = ['send', 'events', 'sweeper', 'domains', 'admin', 'webhooks', 'stream', 'outcomes'].map(
   (d) => `functions/${d}`,
 );
 const isEntry = (f: string) => f.endsWith('.handler.ts');
@@ -125,7 +125,7 @@ const RULES: Rule[] = [
   {
     // functions/adapters/: the AWS adapters of ports that are neither storage (store/) nor a way to
     // send mail (transports/): the Step Functions dispatcher, the SQS queues, the SES identities, the
-    // SMTP probe's Lambda invoke.
+    // SMTP probe's Lambda invoke, the stream's connections (API Gateway's Management API).
     name: 'adapters import only core, store, the ports they implement and their SDKs',
     from: under('functions/adapters'),
     allow: [
@@ -137,6 +137,7 @@ const RULES: Rule[] = [
           'functions/events/event-sink.ts',
           'functions/events/cloudflare-pull.ts',
           'functions/webhooks/webhook-queue.ts',
+          'functions/stream/connections.ts',
           'functions/domains/ses-identities.ts',
           'functions/domains/smtp-probe.ts',
         ].includes(t),

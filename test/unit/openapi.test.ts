@@ -306,6 +306,7 @@ const SCOPE_CODES = [
 /** Paths that act on the key's own tenant, named by no id, so no scope code applies. */
 const KEY_TENANT_PATHS = [
   '/v1/events',
+  '/v1/stream/tickets',
   '/v1/webhooks',
   '/v1/webhooks/{webhook_id}',
   '/v1/webhooks/{webhook_id}/deliveries',

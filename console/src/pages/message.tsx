@@ -1,10 +1,12 @@
 import DOMPurify from 'dompurify';
 import { useState } from 'preact/hooks';
 import { allEvents, api, apiText, type Inbound, type Mailbox, type Message } from '../api.ts';
+import { useLive } from '../live.ts';
 import {
   ConfirmButton,
   can,
   ErrorNote,
+  LiveMark,
   Loading,
   type PageProps,
   Section,
@@ -27,6 +29,13 @@ export function MessagePage({ me, params }: PageProps) {
     async () => (tenantEvents ? (await allEvents()).filter((e) => e.data.message_id === params.message) : []),
     [params.message, msg.value?.status],
   );
+  // This message's events on the stream (its status, each recipient's) reload it.
+  const live = useLive(
+    can(me, 'events:read') ? { identity_id: params.identity, types: ['message.*'] } : undefined,
+    (events) => {
+      if (events.some((e) => e.data.message_id === params.message)) msg.reload();
+    },
+  );
   const m = msg.value;
   const write = can(me, 'messages:write');
   const act = (action: string, body?: unknown) => async () => {
@@ -38,6 +47,7 @@ export function MessagePage({ me, params }: PageProps) {
       <p>
         <a href="#/messages">← Messages</a>
       </p>
+      <LiveMark live={live} />
       <ErrorNote error={msg.error} />
       <Loading when={msg.loading && !m} />
       {m ? (

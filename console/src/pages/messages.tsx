@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Message, type Page } from '../api.ts';
-import { ErrorNote, Loading, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
+import { useLive } from '../live.ts';
+import { can, ErrorNote, LiveMark, Loading, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
 
 const STATUSES = [
   'pending_approval',
@@ -21,9 +22,10 @@ const STATUSES = [
 
 /**
  * The messages of one identity, newest first, a page at a time (the API's cursor). Direction is
- * the API's filter; status filters the page shown.
+ * the API's filter; status filters the page shown. The identity's message events on the stream
+ * reload the page (a message sent, received, delivered, bounced…).
  */
-export function Messages({ identities, fixedDirection }: PageProps & { fixedDirection?: 'inbound' }) {
+export function Messages({ me, identities, fixedDirection }: PageProps & { fixedDirection?: 'inbound' }) {
   // The filters are part of the page's address (`#/messages?identity=…&direction=…&status=…`).
   const [route, search] = location.hash.split('?');
   const given = new URLSearchParams(search ?? '');
@@ -50,6 +52,10 @@ export function Messages({ identities, fixedDirection }: PageProps & { fixedDire
           })
         : Promise.resolve({ data: [], next_cursor: null }),
     [identity, direction, cursor],
+  );
+  const live = useLive(
+    identity && can(me, 'events:read') ? { identity_id: identity, types: ['message.*'] } : undefined,
+    () => page.reload(),
   );
   const reset = () => setCursors([undefined]);
   const rows = (page.value?.data ?? []).filter((m) => !status || m.status === status);
@@ -100,8 +106,9 @@ export function Messages({ identities, fixedDirection }: PageProps & { fixedDire
           </select>
         </label>
       </form>
+      <LiveMark live={live} />
       <ErrorNote error={page.error} />
-      <Loading when={page.loading} />
+      <Loading when={page.loading && !page.value} />
       <table>
         <caption class="visually-hidden">Messages</caption>
         <thead>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Message, type Page } from '../api.ts';
-import { ErrorNote, Loading, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
+import { useLive } from '../live.ts';
+import { can, ErrorNote, LiveMark, Loading, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
 
 interface ThreadSummary {
   id: string;
@@ -22,8 +23,11 @@ const noThreads = (e: unknown) => e instanceof ApiError && e.code === 'route_not
 const messageLink = (m: Message) =>
   `#/messages/${encodeURIComponent(m.identity_id)}/${encodeURIComponent(m.id)}`;
 
-/** An identity's conversations (GET …/threads), latest activity first, a page at a time. */
-export function Threads({ identities }: PageProps) {
+/**
+ * An identity's conversations (GET …/threads), latest activity first, a page at a time; reloaded
+ * by the identity's message events on the stream.
+ */
+export function Threads({ me, identities }: PageProps) {
   const [identity, setIdentity] = useState(identities[0]?.id ?? '');
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
@@ -35,6 +39,10 @@ export function Threads({ identities }: PageProps) {
           })
         : Promise.resolve({ data: [], next_cursor: null }),
     [identity, cursor],
+  );
+  const live = useLive(
+    identity && can(me, 'events:read') ? { identity_id: identity, types: ['message.*'] } : undefined,
+    () => page.reload(),
   );
   if (noThreads(page.error)) return <p>This pmail does not serve threads; the Inbox lists received mail.</p>;
   return (
@@ -57,8 +65,9 @@ export function Threads({ identities }: PageProps) {
           </select>
         </label>
       </form>
+      <LiveMark live={live} />
       <ErrorNote error={page.error} />
-      <Loading when={page.loading} />
+      <Loading when={page.loading && !page.value} />
       <table>
         <caption class="visually-hidden">Threads</caption>
         <thead>
@@ -97,17 +106,23 @@ export function Threads({ identities }: PageProps) {
 
 /**
  * One conversation, oldest message first, both directions: who wrote, when, its status, and the
- * new text of a received reply (as text) — each links to its message page.
+ * new text of a received reply (as text) — each links to its message page. The thread's events on
+ * the stream reload it.
  */
-export function ThreadPage({ params }: PageProps) {
+export function ThreadPage({ me, params }: PageProps) {
   const path = `/v1/identities/${encodeURIComponent(params.identity)}/threads/${encodeURIComponent(params.thread)}`;
   const thread = useLoad(() => api<Thread>('GET', path), [path]);
+  const live = useLive(
+    can(me, 'events:read') ? { identity_id: params.identity, thread_id: params.thread } : undefined,
+    () => thread.reload(),
+  );
   const t = thread.value;
   return (
     <>
       <p>
         <a href="#/threads">← Threads</a>
       </p>
+      <LiveMark live={live} />
       {noThreads(thread.error) ? (
         <p>This pmail does not serve threads.</p>
       ) : (

@@ -3,6 +3,7 @@ import { type BatchPorts, type BatchResult, type SendBatchMessage, sendBatch } f
 import { errorFromResponse, PmailWaitTimeoutError } from './errors.ts';
 import { type RetryOptions, retryingFetch } from './retry.ts';
 import type { components, operations, paths } from './schema.ts';
+import { eventStream, type StreamEvent, type StreamOptions } from './stream.ts';
 import { verifyWebhook, type WebhookEnvelope, type WebhookHeaders } from './webhooks.ts';
 
 export type { BatchResult, SendBatchMessage } from './batch.ts';
@@ -14,6 +15,14 @@ export {
   WebhookVerificationError,
 } from './errors.ts';
 export type { components, operations, paths } from './schema.ts';
+export {
+  PmailStreamClosedError,
+  type StreamEvent,
+  type StreamFrame,
+  type StreamOptions,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from './stream.ts';
 export { verifyWebhook, WEBHOOK_TOLERANCE_S, type WebhookEnvelope, type WebhookHeaders } from './webhooks.ts';
 
 type Schemas = components['schemas'];
@@ -90,11 +99,15 @@ export class Pmail {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly now: () => number;
   private readonly batch: Omit<BatchPorts, 'http'>;
+  private readonly apiKey: string;
+  private readonly random: () => number;
 
   constructor(opts: PmailOptions) {
     const sleep = opts.retry?.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
     this.sleep = sleep;
     this.now = opts.now ?? Date.now;
+    this.apiKey = opts.apiKey;
+    this.random = opts.retry?.random ?? Math.random;
     const inner = opts.fetch ?? ((r: Request) => globalThis.fetch(r));
     this.batch = {
       retries: opts.retries ?? 3,
@@ -225,6 +238,34 @@ export class Pmail {
       }
     },
   };
+
+  readonly events = {
+    /** One page of the key's events in feed order; pass the last id seen as `after` to read on. */
+    list: (query: Query<'listEvents'> = {}) =>
+      this.unwrap(this.http.GET('/v1/events', { params: { query } })),
+    /** A ticket that opens one stream within 60 s (what `stream` uses in a browser). */
+    ticket: (body: Body<'StreamTicketRequest'> = {}) =>
+      this.unwrap(this.http.POST('/v1/stream/tickets', { body })),
+  };
+
+  /**
+   * The key's events as they are committed, in feed order, over the event stream
+   * (docs/guides/stream.md): `for await (const event of pmail.stream({ identityId }))`. It
+   * reconnects with back-off and resumes after the last event it yielded, dropping repeats by id;
+   * a key revoked or ended, or an `after` older than the feed keeps, ends it with
+   * PmailStreamClosedError.
+   */
+  stream(opts: StreamOptions = {}): AsyncGenerator<StreamEvent> {
+    return eventStream(
+      {
+        apiKey: this.apiKey,
+        ticket: (body) => this.events.ticket(body),
+        sleep: this.sleep,
+        random: this.random,
+      },
+      opts,
+    );
+  }
 
   readonly tenants = {
     create: (body: Body<'TenantCreateRequest'>, opts: KeyOptions = {}) =>

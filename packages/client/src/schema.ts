@@ -760,11 +760,49 @@ export interface paths {
          *     next number of the tenant's feed in the write that commits it, so reading on gives every
          *     event committed after that one, once, as soon as it is committed, however long after its
          *     id (docs/design/ordering.md); `data.occurred_at` of a delivery event is when the provider
-         *     saw it happen. Needs the `events:read` permission on a tenant-level key.
+         *     saw it happen. Needs the `events:read` permission. A tenant key reads every event of
+         *     its tenant; an identity key the events whose `data.identity_id` is one of its identities
+         *     (never a tenant-wide one: a suppression, a tenant's quota warning). `identity_id` narrows
+         *     the page to one identity's events. The same events are pushed, as they are committed, on
+         *     the event stream (`createStreamTicket`, docs/guides/stream.md).
          */
         get: operations["listEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/stream/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get a ticket that opens the event stream
+         * @description The event stream is a WebSocket that pushes the key's events as they are committed, in
+         *     the order of `GET /v1/events`, resuming after an event id (docs/guides/stream.md). Open it
+         *     with `Authorization: Bearer <key>` on the upgrade, or — where no header can be set, as in a
+         *     browser — with a ticket from this operation: `{url}?ticket={ticket}`. A ticket opens one
+         *     stream, within 60 seconds; it is bound to the calling key (a revoked or expired key's
+         *     ticket opens nothing) and to the filter given here, which the URL may repeat but never
+         *     change or widen. Only its hash is stored. `url` is the stream's address (the stack output
+         *     `StreamUrl`; `stream` in `.pmail/local.json` on `npm start`).
+         *
+         *     On the stream each event is a text frame `{ "type": "event", "event": <Event> }`; a
+         *     heartbeat `{ "type": "heartbeat", "at" }` comes every minute; the last frame before pmail
+         *     closes a stream is `{ "type": "close", "code", "reason", "message", "after" }` (`after`:
+         *     the last event id sent). Close codes: 4001 `key_revoked`, 4002 `key_expired`, 4008
+         *     `slow_consumer`, 4010 `after_too_old`, 4029 `connection_limit`, 1001 `going_away`. Needs
+         *     `events:read`; an identity key streams its identities' events only.
+         */
+        post: operations["createStreamTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1864,8 +1902,63 @@ export interface components {
             type: string;
             /** Format: date-time */
             created_at: string;
-            /** @description The event's fields; every message event has `message_id` and `identity_id`. */
+            /**
+             * @description The event's fields; every message event has `message_id`, `identity_id` and
+             *     `thread_id` (its conversation).
+             */
             data: Record<string, never>;
+        };
+        /** @description What the stream the ticket opens delivers, and where it starts. Each field absent is "any". */
+        StreamTicketRequest: {
+            /** @description Only this identity's events (in the key's reach). */
+            identity_id?: string;
+            /** @description Only the events of this conversation (`data.thread_id`). */
+            thread_id?: string;
+            /** @description Event types; `message.*` matches every type under `message.`. */
+            types?: string[];
+            /**
+             * @description Start after this event: every later event from the feed first, then live ones, all in
+             *     feed order. Without it the stream starts at the feed's head. One older than the 30
+             *     days the feed keeps closes the stream with 4010 `after_too_old`.
+             */
+            after?: string;
+        };
+        StreamTicket: {
+            /** @description Pass as `?ticket=` on the stream's URL, once. */
+            ticket: string;
+            /** Format: date-time */
+            expires_at: string;
+            /** @description The stream's URL (`wss://…` on AWS, `ws://127.0.0.1:8787/v1/stream` on `npm start`). */
+            url: string | null;
+        };
+        /**
+         * @description A text frame of the event stream (docs/guides/stream.md › Frames): an event, a heartbeat,
+         *     or the last frame before pmail closes the stream.
+         */
+        StreamFrame: components["schemas"]["StreamEventFrame"] | components["schemas"]["StreamHeartbeatFrame"] | components["schemas"]["StreamCloseFrame"];
+        StreamEventFrame: {
+            /** @constant */
+            type: "event";
+            event: components["schemas"]["Event"];
+            /** @description The event was above 128 KB and came without its `data`; read it with `GET /v1/events`. */
+            data_omitted?: boolean;
+        };
+        StreamHeartbeatFrame: {
+            /** @constant */
+            type: "heartbeat";
+            /** Format: date-time */
+            at: string;
+        };
+        StreamCloseFrame: {
+            /** @constant */
+            type: "close";
+            /** @enum {integer} */
+            code: 1001 | 4001 | 4002 | 4008 | 4010 | 4029;
+            /** @enum {string} */
+            reason: "going_away" | "key_revoked" | "key_expired" | "slow_consumer" | "after_too_old" | "connection_limit";
+            message: string;
+            /** @description The last event id pmail sent on this stream; reconnect with it as `after`. */
+            after: string | null;
         };
         /**
          * @description A new message. At least one recipient in `to`, `cc` or `bcc` (an address repeated across
@@ -5061,6 +5154,11 @@ export interface operations {
         parameters: {
             query?: {
                 /**
+                 * @description Only the events of this identity (`data.identity_id`). It must be in the key's reach:
+                 *     else `404 identity_not_found`, as for an identity that does not exist.
+                 */
+                identity_id?: string;
+                /**
                  * @description Only events committed after this event id, in commit order. An id that names no
                  *     event of the tenant (expired, or written before events had numbers) reads from the
                  *     beginning.
@@ -5097,10 +5195,84 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             /**
-             * @description - `permission_denied`: the key lacks `events:read` (`details.required`), or is limited
-             *       to identities (`details.reason = "tenant_key_required"`).
+             * @description - `permission_denied`: the key lacks `events:read` (`details.required`).
+             *     - `scope_denied`: a platform key (the feed is a tenant's).
              */
             403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `identity_not_found`: `identity_id` names no identity in the key's reach. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createStreamTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StreamTicketRequest"];
+            };
+        };
+        responses: {
+            /** @description A ticket, for one stream within 60 seconds. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamTicket"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body is not valid (`details.errors[]`): an unknown field, a
+             *       type that is not an event type or a prefix like `message.*`, more than 20 types.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `events:read` (`details.required`).
+             *     - `scope_denied`: a platform key (the stream is a tenant's).
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `identity_not_found`: `identity_id` names no identity in the key's reach. */
+            404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     [name: string]: unknown;

@@ -544,6 +544,118 @@ class Event(_EventRequired, _EventOptional):
     """Event"""
 
 
+_StreamTicketRequestRequired = TypedDict(
+    "_StreamTicketRequestRequired",
+    {},
+)
+
+
+_StreamTicketRequestOptional = TypedDict(
+    "_StreamTicketRequestOptional",
+    {
+        "identity_id": str,
+        "thread_id": str,
+        "types": List[str],
+        "after": str,
+    },
+    total=False,
+)
+
+
+class StreamTicketRequest(_StreamTicketRequestRequired, _StreamTicketRequestOptional):
+    """What the stream the ticket opens delivers, and where it starts. Each field absent is "any"."""
+
+
+_StreamTicketRequired = TypedDict(
+    "_StreamTicketRequired",
+    {
+        "ticket": str,
+        "expires_at": str,
+        "url": Optional[str],
+    },
+)
+
+
+_StreamTicketOptional = TypedDict(
+    "_StreamTicketOptional",
+    {},
+    total=False,
+)
+
+
+class StreamTicket(_StreamTicketRequired, _StreamTicketOptional):
+    """StreamTicket"""
+
+
+StreamFrame = Union["StreamEventFrame", "StreamHeartbeatFrame", "StreamCloseFrame"]
+"""A text frame of the event stream (docs/guides/stream.md › Frames): an event, a heartbeat,"""
+
+
+_StreamEventFrameRequired = TypedDict(
+    "_StreamEventFrameRequired",
+    {
+        "type": Literal["event"],
+        "event": "Event",
+    },
+)
+
+
+_StreamEventFrameOptional = TypedDict(
+    "_StreamEventFrameOptional",
+    {
+        "data_omitted": bool,
+    },
+    total=False,
+)
+
+
+class StreamEventFrame(_StreamEventFrameRequired, _StreamEventFrameOptional):
+    """StreamEventFrame"""
+
+
+_StreamHeartbeatFrameRequired = TypedDict(
+    "_StreamHeartbeatFrameRequired",
+    {
+        "type": Literal["heartbeat"],
+        "at": str,
+    },
+)
+
+
+_StreamHeartbeatFrameOptional = TypedDict(
+    "_StreamHeartbeatFrameOptional",
+    {},
+    total=False,
+)
+
+
+class StreamHeartbeatFrame(_StreamHeartbeatFrameRequired, _StreamHeartbeatFrameOptional):
+    """StreamHeartbeatFrame"""
+
+
+_StreamCloseFrameRequired = TypedDict(
+    "_StreamCloseFrameRequired",
+    {
+        "type": Literal["close"],
+        "code": Literal[1001, 4001, 4002, 4008, 4010, 4029],
+        "reason": Literal["going_away", "key_revoked", "key_expired", "slow_consumer", "after_too_old", "connection_limit"],
+        "message": str,
+        "after": Optional[str],
+    },
+)
+
+
+_StreamCloseFrameOptional = TypedDict(
+    "_StreamCloseFrameOptional",
+    {},
+    total=False,
+)
+
+
+class StreamCloseFrame(_StreamCloseFrameRequired, _StreamCloseFrameOptional):
+    """StreamCloseFrame"""
+
+
 _SendMessageRequestRequired = TypedDict(
     "_SendMessageRequestRequired",
     {},
