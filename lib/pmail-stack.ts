@@ -301,6 +301,9 @@ export class PmailStack extends Stack {
             'A received message is stored once per recipient identity (t/{ten}/i/{idn}/in/{msg}.eml): any tenant and identity, inbound keys only.',
         },
       );
+      // `pmail doctor --stack` checks that this rule set is the active one and holds this rule.
+      new CfnOutput(this, 'ReceiptRuleSetName', { value: this.inbound.ruleSetName });
+      new CfnOutput(this, 'ReceiptRuleName', { value: this.inbound.rule.receiptRuleName });
       // The domains API suggests, and the domain check looks for, the MX record of this Region.
       for (const fn of [this.api.functions.domains, this.domainCheck.fn]) {
         fn.addEnvironment({ PMAIL_INBOUND_REGION: this.region });
