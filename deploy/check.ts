@@ -46,7 +46,10 @@ export interface CheckReport {
   unused: Unused[];
   /** The requests the recording cannot hold, each with its reason. */
   byHand: (Requirement & { reason: string })[];
+  /** How many distinct requests were asked of the simulator. */
   requirements: number;
+  /** The requests the recorded calls make, by role (what a removed grant must be caught by). */
+  recordedNeeds: { role: string; who: string; action: string }[];
   recorded: number;
   missingFiles: string[];
 }
@@ -183,6 +186,7 @@ export async function checkDeploy(
   }
   const derived = onBehalfRequirements(t, opts.root, functions);
   const requirements: Requirement[] = [...derived, ...receivingRequirements(receiving, derived)];
+  const fromDerived = requirements.length;
   const to = { sink: [] as AwsRequest[] };
   const server = await liteRecorder((r) => to.sink.push(r));
   const lite = {
@@ -234,6 +238,10 @@ export async function checkDeploy(
     unused: unusedGrants(t, functions, requirements),
     byHand,
     requirements: seen.size,
+    recordedNeeds: requirements
+      .slice(fromDerived)
+      .filter((r) => 'role' in r.principal && r.why !== 'listed by hand')
+      .map((r) => ({ role: (r.principal as { role: string }).role, who: r.who, action: r.action })),
     recorded: recording.calls.length,
     missingFiles: recording.missing,
   };

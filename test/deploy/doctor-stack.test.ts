@@ -267,14 +267,12 @@ describe('pmail doctor --stack', () => {
     cfnMock
       .on(DescribeStacksCommand, { StackName: 'Pmail' })
       .resolves({ Stacks: [{ ...stack, StackStatus: 'ROLLBACK_COMPLETE' } as never] });
-    sesv2Mock
-      .on(GetAccountCommand)
-      .rejects(
-        Object.assign(new Error('User is not authorized to perform: ses:GetAccount'), {
-          name: 'AccessDeniedException',
-          $metadata: {},
-        }),
-      );
+    sesv2Mock.on(GetAccountCommand).rejects(
+      Object.assign(new Error('User is not authorized to perform: ses:GetAccount'), {
+        name: 'AccessDeniedException',
+        $metadata: {},
+      }),
+    );
     const checks = await run();
     expect(named(checks, 'stack')).toMatchObject({ result: 'fail', fix: FIX.failedStack });
     expect(named(checks, 'ses account')?.detail).toContain('your AWS credentials lack this permission');
