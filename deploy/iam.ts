@@ -103,6 +103,7 @@ export function iamRequests(r: AwsRequest, t: ResolvedTemplate): IamRequest[] {
       break;
     }
     case 'sesv2': {
+      const at = `${r.region ?? t.region}:${t.account}`;
       const configurationSet = i.ConfigurationSetName
         ? [`arn:aws:ses:${at}:configuration-set/${s('ConfigurationSetName')}`]
         : [];

@@ -12,9 +12,14 @@ import { sqsEvents, sqsVisibility, sqsWebhooks } from '../functions/adapters/sqs
 import { sfnDispatcher, sfnMachinesStatus } from '../functions/adapters/step-functions.ts';
 import { loadCloudflareApiToken, loadKeys, required } from '../functions/env.ts';
 import type { PortCall } from '../functions/local/aws-calls.ts';
+import { LOCAL_SECRET_PREFIX } from '../functions/local/transports.ts';
 import { silentLogger } from '../functions/log.ts';
 import { s3Blobs } from '../functions/store/blobs.ts';
-import { secretsManagerStore, smtpCredentials } from '../functions/store/relay-secrets.store.ts';
+import {
+  type SecretStore,
+  secretsManagerStore,
+  smtpCredentials,
+} from '../functions/store/relay-secrets.store.ts';
 import { sesTransport } from '../functions/transports/ses.transport.ts';
 
 /**
@@ -26,11 +31,15 @@ import { sesTransport } from '../functions/transports/ses.transport.ts';
 export interface AwsRequest {
   /** The client: `s3`, `sqs`, `states`, `sesv2`, `lambda`, `secretsmanager`, `dynamodb`. */
   service: string;
+  /** The Region the client was made for, when it is not the function's (an SES domain's own). */
+  region?: string;
   operation: string;
   input: Record<string, unknown>;
 }
 
 export interface Clients {
+  /** SESv2 in a domain's own Region (a domain may name one). */
+  sesIn(region: string | undefined): SESv2Client;
   s3: S3Client;
   sqs: SQSClient;
   sfn: SFNClient;
@@ -67,13 +76,22 @@ function recording<C extends { middlewareStack: { add: (...a: never[]) => void }
   make: new (config: object) => C,
   prefix: string,
   sink: AwsRequest[],
+  region?: string,
 ): C {
-  const client = new make({ region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  const client = new make({
+    region: region ?? process.env.AWS_REGION ?? 'us-east-1',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
   client.middlewareStack.add(
     ((_next: unknown, context: { commandName?: string }) =>
       async (args: { input: Record<string, unknown> }) => {
         const operation = String(context.commandName).replace(/Command$/, '');
-        sink.push({ service: CLIENT_SERVICE[prefix], operation, input: args.input });
+        sink.push({
+          service: CLIENT_SERVICE[prefix],
+          operation,
+          input: args.input,
+          ...(region ? { region } : {}),
+        });
         return { output: { $metadata: {}, ...(ANSWERS[`${prefix}.${operation}`] ?? {}) }, response: {} };
       }) as never,
     { step: 'initialize', priority: 'high', name: 'pmailRecordRequest' } as never,
@@ -83,6 +101,7 @@ function recording<C extends { middlewareStack: { add: (...a: never[]) => void }
 
 export function recordingClients(sink: AwsRequest[]): Clients {
   return {
+    sesIn: (region) => recording(SESv2Client, 'SESv2', sink, region),
     s3: recording(S3Client, 'S3', sink),
     sqs: recording(SQSClient, 'SQS', sink),
     sfn: recording(SFNClient, 'SFN', sink),
@@ -120,8 +139,10 @@ export const AWS_ADAPTERS: Record<string, (c: Clients) => unknown> = {
   // functions/api/meta.handler.ts
   stateMachines: (c) => sfnMachinesStatus(c.sfn),
   // functions/api/domains.handler.ts, functions/domains/check.handler.ts
-  sesIdentities: (c) => sesIdentities({ region: process.env.AWS_REGION ?? 'us-east-1' }, () => c.sesv2),
-  relaySecrets: (c) => secretsManagerStore(c.secrets),
+  sesIdentities: (c) => sesIdentities({ region: process.env.AWS_REGION ?? 'us-east-1' }, (r) => c.sesIn(r)),
+  // The secret names the API computed with the local prefix (functions/local/transports.ts), as the
+  // stack's prefix names them (PMAIL_SMTP_SECRET_PREFIX).
+  relaySecrets: (c) => renamedSecrets(secretsManagerStore(c.secrets)),
   smtpProbe: (c) => invokeSmtpProbe(env('PMAIL_SMTP_PROBE_FUNCTION'), c.lambda),
   // functions/send/smtp-transport.handler.ts
   smtpCredentials: (c) =>
@@ -129,17 +150,32 @@ export const AWS_ADAPTERS: Record<string, (c: Clients) => unknown> = {
   // functions/send/ses-transport.handler.ts
   sesTransport: (c) =>
     sesTransport({
-      client: () => c.sesv2,
+      client: (settings) => c.sesIn(settings?.region),
       defaultConfigurationSet: process.env.PMAIL_SES_CONFIGURATION_SET,
       log: silentLogger,
     }),
   // functions/send/cloudflare-transport.handler.ts (a Secrets Manager read through @aws-lite/client;
   // each replay is past the five minutes it keeps a token)
-  cloudflareToken: () => () => {
+  // Without PMAIL_CF_API_TOKEN_SECRET_ARN (a stack without Cloudflare settings) the transport refuses
+  // the send before any AWS call (lib/relay-secrets.ts › cloudflareSendingToken).
+  cloudflareToken: () => async () => {
+    if (!process.env.PMAIL_CF_API_TOKEN_SECRET_ARN) return;
     tokenClock += 600_000;
     return loadCloudflareApiToken(tokenClock);
   },
 };
+
+function renamedSecrets(store: SecretStore): SecretStore {
+  const name = (n: string) =>
+    n.startsWith(`${LOCAL_SECRET_PREFIX}/`)
+      ? `${env('PMAIL_SMTP_SECRET_PREFIX')}${n.slice(LOCAL_SECRET_PREFIX.length)}`
+      : n;
+  return {
+    read: (n) => store.read(name(n)),
+    write: (n, v) => store.write(name(n), v),
+    remove: (n) => store.remove(name(n)),
+  };
+}
 
 /** Bytes come back empty, a stored copy reads as empty, everything else as recorded. */
 function restore(v: unknown): unknown {

@@ -20,6 +20,10 @@ import { SendMachine } from './send-machine.ts';
 import { Sweeper } from './sweeper.ts';
 import { Webhooks } from './webhooks.ts';
 
+/** How cdk-nag names the SES wildcard resources (acknowledged where granted). */
+const SES_IDENTITIES_NAG = 'arn:<AWS::Partition>:ses:*:<AWS::AccountId>:identity/*';
+const SES_CONFIGURATION_SETS_NAG = 'arn:<AWS::Partition>:ses:*:<AWS::AccountId>:configuration-set/*';
+
 export interface PmailStackProps extends StackProps {
   /**
    * Cloudflare Email Sending events: the account and the Cloudflare Queue to pull from.
@@ -68,6 +72,9 @@ export class PmailStack extends Stack {
       PMAIL_KEYS_SECRET_ARN: this.data.keys.secretArn,
     };
     this.send = new SendMachine(this, 'SendAttempt', { environment });
+    // SES identities and configuration sets of this account in any Region: a domain may name its own.
+    const sesIdentityArn = `arn:${this.partition}:ses:*:${this.account}:identity/*`;
+    const sesConfigurationSetsArn = `arn:${this.partition}:ses:*:${this.account}:configuration-set/*`;
 
     // Only functions that start attempts learn the machine's ARN (never the send functions).
     const startsAttempts = {
@@ -102,6 +109,8 @@ export class PmailStack extends Stack {
     if (smtp) {
       this.data.grantOutboundRead(smtp);
       grantSmtpSecretsRead(smtp);
+      // A relay that refuses the login fails its domain at once (functions/domains/relay-refusal.ts).
+      this.data.grantTableItems(smtp, ['PutItem']);
     }
     // The Cloudflare transport reads the stored copy it sends and, when the stack has Cloudflare
     // settings, its own sending token (without them it refuses every send: no account, no token).
@@ -121,24 +130,25 @@ export class PmailStack extends Stack {
         'PMAIL_SES_CONFIGURATION_SET',
         this.events.sesConfigurationSet.configurationSetName,
       );
+      // A domain may name its own Region and configuration set (`ses.region`, `ses.configuration_set`).
       ses.grantPrincipal.addToPrincipalPolicy(
         new PolicyStatement({
           actions: ['ses:SendEmail'],
-          resources: [
-            this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }),
-            this.formatArn({
-              service: 'ses',
-              resource: 'configuration-set',
-              resourceName: this.events.sesConfigurationSet.configurationSetName,
-            }),
-          ],
+          resources: [sesIdentityArn, sesConfigurationSetsArn],
         }),
       );
-      Validations.of(ses).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
-        reason:
-          'Sending domains are SES identities created at runtime by the domains API; SendEmail may use any identity of this account and Region, and only through the stack configuration set.',
-      });
+      Validations.of(ses).acknowledge(
+        {
+          id: `AwsSolutions-IAM5[Resource::${SES_IDENTITIES_NAG}]`,
+          reason:
+            'Sending domains are SES identities created at runtime by the domains API, in the deployment Region or the one a domain names: SendEmail may use any identity of this account.',
+        },
+        {
+          id: `AwsSolutions-IAM5[Resource::${SES_CONFIGURATION_SETS_NAG}]`,
+          reason:
+            'A domain sends through the stack configuration set unless it names its own (ses.configuration_set), in its own Region.',
+        },
+      );
     }
     // The api starts the Express attempt, or the Standard machine for a scheduled send; the sweeper
     // starts attempts and asks whether a named Standard execution still runs.
@@ -177,12 +187,6 @@ export class PmailStack extends Stack {
     this.domainCheck = new DomainCheck(this, 'DomainCheck', { environment });
     this.data.grantTableItems(this.domainCheck.fn, ['GetItem', 'Query', 'PutItem']);
     this.data.keys.grantRead(this.domainCheck.fn);
-    const sesIdentityArn = this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
-    const configurationSetArn = this.formatArn({
-      service: 'ses',
-      resource: 'configuration-set',
-      resourceName: this.events.sesConfigurationSet.configurationSetName,
-    });
     const domainsApi = this.api.functions.domains;
     domainsApi.fn.addEnvironment(
       'PMAIL_SES_CONFIGURATION_SET',
@@ -199,9 +203,10 @@ export class PmailStack extends Stack {
         resources: [sesIdentityArn],
       }),
     );
-    // CreateEmailIdentity with ConfigurationSetName is authorised on the configuration set too.
+    // CreateEmailIdentity with ConfigurationSetName is authorised on the configuration set too (the
+    // stack's, or the one a domain names).
     domainsApi.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['ses:CreateEmailIdentity'], resources: [configurationSetArn] }),
+      new PolicyStatement({ actions: ['ses:CreateEmailIdentity'], resources: [sesConfigurationSetsArn] }),
     );
     this.domainCheck.fn.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
@@ -211,11 +216,16 @@ export class PmailStack extends Stack {
     );
     for (const fn of [domainsApi, this.domainCheck.fn]) {
       Validations.of(fn).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        id: `AwsSolutions-IAM5[Resource::${SES_IDENTITIES_NAG}]`,
         reason:
-          'Sending domains are SES identities named by tenants at runtime: the domains API and the domain check manage any identity of this account and Region.',
+          'Sending domains are SES identities named by tenants at runtime, in the deployment Region or the one a domain names: the domains API and the domain check manage any identity of this account.',
       });
     }
+    Validations.of(domainsApi).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${SES_CONFIGURATION_SETS_NAG}]`,
+      reason:
+        'A new identity joins the stack configuration set unless its domain names its own (ses.configuration_set).',
+    });
 
     // SMTP relay domains: the domains API alone writes their credentials (write-only: it never reads
     // them); the SMTP transport alone reads them, so the relay probe runs there — the domains API and
@@ -279,9 +289,11 @@ export class PmailStack extends Stack {
       ingest.grantPrincipal.addToPrincipalPolicy(
         new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.data.bucket.arnForObjects(raw)] }),
       );
+      // DeleteObject: a repeat's or a duplicate's copy that no message took is removed
+      // (functions/inbound/ingest.ts › dropRawCopy).
       ingest.grantPrincipal.addToPrincipalPolicy(
         new PolicyStatement({
-          actions: ['s3:GetObject', 's3:PutObject'],
+          actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
           resources: [this.data.bucket.arnForObjects(copies)],
         }),
       );

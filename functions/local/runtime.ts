@@ -213,7 +213,7 @@ async function startEngines(deps: Deps, secrets: SecretStore, opts: LocalRuntime
   });
   // The MX stands in for SES receiving, which stores each message itself (under the bucket policy).
   const mx = opts.inbound
-    ? await startLocalMx(viewAs(portsFor(deps, 'inbound-ingest'), 'aws:ses-receiving'), {
+    ? await startLocalMx(viewAs(deps, 'aws:ses-receiving'), {
         port: opts.inbound.port,
         queue: inboundQueue,
       })
