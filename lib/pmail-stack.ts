@@ -94,7 +94,7 @@ export class PmailStack extends Stack {
 
     for (const fn of all) {
       this.data.grantTableReadWrite(fn);
-      this.data.keys.grantRead(fn);
+      this.data.grantKeysRead(fn);
     }
     // Record writes loopback's inbound copies (functions/send/loopback-delivery.ts).
     for (const fn of [...apiFunctions, this.send.record]) this.data.grantBlobReadWrite(fn);
@@ -175,9 +175,10 @@ export class PmailStack extends Stack {
       reason:
         'The sweeper asks whether the Standard execution named on a message still runs; execution names are per message, so only the machine-wide prefix can be named.',
     });
-    // The simulator and Record (loopback) emit their events; the consumer re-enqueues.
+    // The simulator and Record (loopback) emit their events. The consumer sends none: an event it
+    // cannot apply yet comes back by its visibility timeout.
     const simulator = this.send.transports.simulator;
-    for (const fn of [...(simulator ? [simulator] : []), this.send.record, this.events.consumer]) {
+    for (const fn of [...(simulator ? [simulator] : []), this.send.record]) {
       this.events.queue.grant(fn, 'sqs:SendMessage');
     }
     // sqs:ChangeMessageVisibility (the 30 s NotFound retry) comes with the event source's grant.
@@ -186,7 +187,7 @@ export class PmailStack extends Stack {
     // configuration set); the hourly check reads them and finishes removals.
     this.domainCheck = new DomainCheck(this, 'DomainCheck', { environment });
     this.data.grantTableItems(this.domainCheck.fn, ['GetItem', 'Query', 'PutItem']);
-    this.data.keys.grantRead(this.domainCheck.fn);
+    this.data.grantKeysRead(this.domainCheck.fn);
     const domainsApi = this.api.functions.domains;
     domainsApi.fn.addEnvironment(
       'PMAIL_SES_CONFIGURATION_SET',
@@ -255,7 +256,7 @@ export class PmailStack extends Stack {
     this.webhooks = new Webhooks(this, 'Webhooks', { table: this.data.table, environment });
     this.data.grantTableItems(this.webhooks.fanOut, ['Query']);
     this.data.grantTableItems(this.webhooks.deliverer, ['GetItem', 'UpdateItem', 'PutItem']);
-    for (const fn of [this.webhooks.fanOut, this.webhooks.deliverer]) this.data.keys.grantRead(fn);
+    for (const fn of [this.webhooks.fanOut, this.webhooks.deliverer]) this.data.grantKeysRead(fn);
 
     // The daily orphan pass lists tenants and identities, reads messages, lists and deletes blobs.
     this.orphans = new OrphanSweep(this, 'Orphans', {
@@ -282,7 +283,7 @@ export class PmailStack extends Stack {
       });
       const ingest = this.inbound.ingest;
       this.data.grantTableReadWrite(ingest);
-      this.data.keys.grantRead(ingest);
+      this.data.grantKeysRead(ingest);
       this.events.queue.grant(ingest, 'sqs:SendMessage');
       const raw = `${INBOUND_RAW_PREFIX}*`;
       const copies = 't/*/i/*/in/*';
