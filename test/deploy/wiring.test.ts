@@ -108,7 +108,7 @@ describe('the template’s wiring', () => {
       );
     }
     for (const [id, r] of t.ofType('AWS::SES::ReceiptRule'))
-      for (const a of (r.Properties?.Rule as { Actions: Record<string, Record<string, unknown>>[] })
+      for (const a of (r.Properties as { Rule: { Actions: Record<string, Record<string, unknown>>[] } }).Rule
         .Actions) {
         if (a.S3Action) expect(t.resources[target(a.S3Action.BucketName)]?.Type, id).toBe('AWS::S3::Bucket');
         if (a.S3Action?.TopicArn)
