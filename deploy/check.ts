@@ -20,7 +20,7 @@ import { type CfnTemplate, ResolvedTemplate } from './template.ts';
  * `npm run check:deploy`: every AWS call the test suite recorded, replayed through its AWS adapter
  * with the environment the template gives its Lambda, and every call AWS makes on the stack's
  * behalf, each asked of the IAM policy simulator against the role's policies and the resource's
- * policy (docs/deploying.md › What `check:deploy` proves).
+ * policy (docs/deploying.md › Checks before a deploy).
  */
 
 export interface Refusal {

@@ -71,7 +71,7 @@ export const FIX = {
   sendingDisabled:
     'SES sending is disabled for this account: read the SES console’s account dashboard and open a case',
   noIdentity:
-    'no verified SES identity: add a sending domain (`npx pmail domains create <name>`) and publish its DNS records',
+    'no verified SES identity: add a sending domain (`npx pmail domains add <name>`) and publish its DNS records',
   unconfirmed: (topic: string) =>
     `a subscription of ${topic} waits for confirmation: click the link in the email AWS sent to it`,
   noSubscriber: (topic: string) =>

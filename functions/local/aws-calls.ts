@@ -5,8 +5,8 @@ import type { Db } from '../store/db.ts';
 import { sharesHooks } from '../store/dynamodb.ts';
 
 /**
- * The recording of the AWS calls the test suite makes, per Lambda (docs/deploying.md › What
- * `check:deploy` proves). The local runtime runs every Lambda's code on stand-ins; each call a Lambda
+ * The recording of the AWS calls the test suite makes, per Lambda (docs/deploying.md › Checks
+ * before a deploy). The local runtime runs every Lambda's code on stand-ins; each call a Lambda
  * makes through one of its ports is written down here with the Lambda it ran in, and
  * `npm run check:deploy` turns it into the AWS requests the port's AWS adapter makes (deploy/replay.ts)
  * and asks whether the Lambda's role may make them.

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   CloudFormationClient,
   DescribeStacksCommand,
@@ -276,5 +278,21 @@ describe('pmail doctor --stack', () => {
     const checks = await run();
     expect(named(checks, 'stack')).toMatchObject({ result: 'fail', fix: FIX.failedStack });
     expect(named(checks, 'ses account')?.detail).toContain('your AWS credentials lack this permission');
+  });
+});
+
+describe('docs/deploying.md › When the first deploy fails', () => {
+  it('quotes the doctor’s words for each failure it lists', () => {
+    const guide = readFileSync(join(import.meta.dirname, '../../docs/deploying.md'), 'utf8');
+    for (const words of [
+      FIX.bootstrap('eu-west-1'),
+      FIX.notDeployed('Pmail', 'eu-west-1'),
+      FIX.ruleSetInactive('Pmail-inbound'),
+      FIX.sandbox,
+      FIX.noIdentity,
+      FIX.failedStack,
+      FIX.receivingRegion('ap-east-1').slice(0, FIX.receivingRegion('ap-east-1').indexOf(' us-east-2')),
+    ])
+      expect(guide).toContain(words);
   });
 });

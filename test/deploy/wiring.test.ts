@@ -122,7 +122,7 @@ describe('cfn-lint', () => {
     const file = join(dir, 'Pmail.template.json');
     writeFileSync(file, JSON.stringify(template));
     const run = spawnSync('cfn-lint', ['--format', 'parseable', file], { encoding: 'utf8' });
-    // Absent is a failure: .ci/run installs it (docs/deploying.md › What check:deploy proves).
+    // Absent is a failure: .ci/run installs it (docs/deploying.md › Checks before a deploy).
     expect(run.error, 'cfn-lint is not installed: pip install cfn-lint (see .ci/run)').toBeUndefined();
     expect(`${run.stdout}${run.stderr}`.trim()).toBe('');
     expect(run.status).toBe(0);
