@@ -231,6 +231,12 @@ function topicKeyRequirements(
   }));
 }
 
+/** What SNS asks of a subscription's endpoint, by protocol. */
+const SNS_DELIVERIES: Record<string, { action: string; why: string }> = {
+  sqs: { action: 'sqs:SendMessage', why: 'delivery to the queue' },
+  lambda: { action: 'lambda:InvokeFunction', why: 'delivery to the function' },
+};
+
 function deliveryRequirements(t: ResolvedTemplate): Requirement[] {
   const out: Requirement[] = [];
   for (const [id, sub] of t.ofType('AWS::SNS::Subscription')) {
@@ -238,23 +244,15 @@ function deliveryRequirements(t: ResolvedTemplate): Requirement[] {
     const topic = t.str(p.TopicArn);
     const endpoint = t.str(p.Endpoint);
     const context = sourceOf(t, topic);
-    if (p.Protocol === 'sqs')
+    const delivery = SNS_DELIVERIES[String(p.Protocol)];
+    if (delivery)
       out.push({
         principal: { service: 'sns.amazonaws.com' },
         who: `SNS subscription ${id}`,
-        action: 'sqs:SendMessage',
+        action: delivery.action,
         resource: endpoint,
         context,
-        why: 'delivery to the queue',
-      });
-    if (p.Protocol === 'lambda')
-      out.push({
-        principal: { service: 'sns.amazonaws.com' },
-        who: `SNS subscription ${id}`,
-        action: 'lambda:InvokeFunction',
-        resource: endpoint,
-        context,
-        why: 'delivery to the function',
+        why: delivery.why,
       });
   }
   for (const [id, rule] of t.ofType('AWS::SES::ReceiptRule')) {
