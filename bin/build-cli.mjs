@@ -12,11 +12,14 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outfile = join(root, 'dist/cli/pmail.mjs');
 mkdirSync(dirname(outfile), { recursive: true });
 
-/** `import('./local.ts')` and `import('./admin.ts')` of bin/cli/program.ts: kept as imports of the source. */
+/**
+ * `import('./local.ts')`, `import('./admin.ts')` and `import('./doctor-stack.ts')` of bin/cli/program.ts:
+ * kept as imports of the source (the doctor's AWS clients load only when `doctor --stack` runs).
+ */
 const localOutside = {
   name: 'local-outside',
   setup(b) {
-    b.onResolve({ filter: /^\.\/(local|admin)\.ts$/ }, (a) => ({
+    b.onResolve({ filter: /^\.\/(local|admin|doctor-stack)\.ts$/ }, (a) => ({
       path: `../../bin/cli/${a.path.slice(2)}`,
       external: true,
     }));

@@ -35,7 +35,7 @@ export function required(name: string): string {
  * no `link_keys`, one is derived from the hash key (HMAC, kid "k1"), so the stack's generated secret
  * works as it is. Outside AWS the PM_* variables may be set directly.
  */
-async function loadKeys(): Promise<Pick<Config, 'hashKey' | 'linkKeys'>> {
+export async function loadKeys(): Promise<Pick<Config, 'hashKey' | 'linkKeys'>> {
   let raw: { hash_key?: string; link_keys?: Config['linkKeys'] } = {};
   if (process.env.PMAIL_KEYS_SECRET_ARN) {
     raw = JSON.parse((await readSecretString(process.env.PMAIL_KEYS_SECRET_ARN)) ?? '{}');

@@ -66,6 +66,12 @@ export type PortFactory<T> = (required: (name: string) => string) => T;
 const OPTIONAL_PORTS: readonly OptionalPort[] = ['blobs', 'dispatcher', 'events'];
 
 /**
+ * A deps object may carry a view of its own under this key: `portsFor` hands out what it makes of the
+ * ports. The local runtime sets it while the tests record AWS calls (functions/local/aws-calls.ts).
+ */
+export const PORTS_VIEW = Symbol('pmail.portsView');
+
+/**
  * `deps` as the Lambda `service` sees it: the base ports, and its row's ports read through (so a
  * port set on `deps` later, as the local runtime sets its dispatcher and queue, is seen); the ports
  * it is built without are absent.
@@ -76,5 +82,6 @@ export function portsFor<S extends LambdaService>(deps: Deps, service: S): DepsF
   for (const [name, value] of Object.entries(deps))
     if (!OPTIONAL_PORTS.includes(name as OptionalPort)) out[name] = value;
   for (const port of given) Object.defineProperty(out, port, { get: () => deps[port], enumerable: true });
-  return out as DepsFor<S>;
+  const view = (deps as { [PORTS_VIEW]?: (ports: object, service: string) => object })[PORTS_VIEW];
+  return (view ? view(out, service) : out) as DepsFor<S>;
 }

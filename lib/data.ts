@@ -14,7 +14,11 @@ export const GSI1 = { indexName: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1s
  */
 export const GSI2 = { indexName: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' } as const;
 
-/** The table's item-level actions; no Scan (single-table access is by key or index query). */
+/**
+ * The table's item-level actions: those of the `Db` port (store/db.ts), a transaction's items
+ * included; no Scan (single-table access is by key or index query), no BatchWriteItem (the port has
+ * none).
+ */
 const TABLE_READ_WRITE_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:BatchGetItem',
@@ -22,7 +26,6 @@ const TABLE_READ_WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
   'dynamodb:ConditionCheckItem',
 ];
 
@@ -107,6 +110,13 @@ export class PmailData extends Construct {
       reason:
         'The hash key must stay stable: suppressions are stored under HMACs of it, so rotating it would forget every suppression. Link keys rotate by adding a kid (link_keys) by hand.',
     });
+  }
+
+  /** GetSecretValue of the keys secret, read once per container (functions/env.ts › loadKeys): nothing else. */
+  grantKeysRead(grantee: IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.keys.secretArn] }),
+    );
   }
 
   /** Item-level read/write on the table and its indexes (named, not `index/*`). */

@@ -21,6 +21,10 @@ import { PmailStream } from './stream.ts';
 import { Sweeper } from './sweeper.ts';
 import { Webhooks } from './webhooks.ts';
 
+/** How cdk-nag names the SES wildcard resources (acknowledged where granted). */
+const SES_IDENTITIES_NAG = 'arn:<AWS::Partition>:ses:*:<AWS::AccountId>:identity/*';
+const SES_CONFIGURATION_SETS_NAG = 'arn:<AWS::Partition>:ses:*:<AWS::AccountId>:configuration-set/*';
+
 export interface PmailStackProps extends StackProps {
   /**
    * Cloudflare Email Sending events: the account and the Cloudflare Queue to pull from.
@@ -70,6 +74,9 @@ export class PmailStack extends Stack {
       PMAIL_KEYS_SECRET_ARN: this.data.keys.secretArn,
     };
     this.send = new SendMachine(this, 'SendAttempt', { environment });
+    // SES identities and configuration sets of this account in any Region: a domain may name its own.
+    const sesIdentityArn = `arn:${this.partition}:ses:*:${this.account}:identity/*`;
+    const sesConfigurationSetsArn = `arn:${this.partition}:ses:*:${this.account}:configuration-set/*`;
 
     // Only functions that start attempts learn the machine's ARN (never the send functions).
     const startsAttempts = {
@@ -89,7 +96,7 @@ export class PmailStack extends Stack {
 
     for (const fn of all) {
       this.data.grantTableReadWrite(fn);
-      this.data.keys.grantRead(fn);
+      this.data.grantKeysRead(fn);
     }
     // Record writes loopback's inbound copies (functions/send/loopback-delivery.ts).
     for (const fn of [...apiFunctions, this.send.record]) this.data.grantBlobReadWrite(fn);
@@ -104,6 +111,8 @@ export class PmailStack extends Stack {
     if (smtp) {
       this.data.grantOutboundRead(smtp);
       grantSmtpSecretsRead(smtp);
+      // A relay that refuses the login fails its domain at once (functions/domains/relay-refusal.ts).
+      this.data.grantTableItems(smtp, ['PutItem']);
     }
     // The Cloudflare transport reads the stored copy it sends and, when the stack has Cloudflare
     // settings, its own sending token (without them it refuses every send: no account, no token).
@@ -123,24 +132,25 @@ export class PmailStack extends Stack {
         'PMAIL_SES_CONFIGURATION_SET',
         this.events.sesConfigurationSet.configurationSetName,
       );
+      // A domain may name its own Region and configuration set (`ses.region`, `ses.configuration_set`).
       ses.grantPrincipal.addToPrincipalPolicy(
         new PolicyStatement({
           actions: ['ses:SendEmail'],
-          resources: [
-            this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }),
-            this.formatArn({
-              service: 'ses',
-              resource: 'configuration-set',
-              resourceName: this.events.sesConfigurationSet.configurationSetName,
-            }),
-          ],
+          resources: [sesIdentityArn, sesConfigurationSetsArn],
         }),
       );
-      Validations.of(ses).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
-        reason:
-          'Sending domains are SES identities created at runtime by the domains API; SendEmail may use any identity of this account and Region, and only through the stack configuration set.',
-      });
+      Validations.of(ses).acknowledge(
+        {
+          id: `AwsSolutions-IAM5[Resource::${SES_IDENTITIES_NAG}]`,
+          reason:
+            'Sending domains are SES identities created at runtime by the domains API, in the deployment Region or the one a domain names: SendEmail may use any identity of this account.',
+        },
+        {
+          id: `AwsSolutions-IAM5[Resource::${SES_CONFIGURATION_SETS_NAG}]`,
+          reason:
+            'A domain sends through the stack configuration set unless it names its own (ses.configuration_set), in its own Region.',
+        },
+      );
     }
     // The api starts the Express attempt, or the Standard machine for a scheduled send; the sweeper
     // starts attempts and asks whether a named Standard execution still runs.
@@ -167,9 +177,10 @@ export class PmailStack extends Stack {
       reason:
         'The sweeper asks whether the Standard execution named on a message still runs; execution names are per message, so only the machine-wide prefix can be named.',
     });
-    // The simulator and Record (loopback) emit their events; the consumer re-enqueues.
+    // The simulator and Record (loopback) emit their events. The consumer sends none: an event it
+    // cannot apply yet comes back by its visibility timeout.
     const simulator = this.send.transports.simulator;
-    for (const fn of [...(simulator ? [simulator] : []), this.send.record, this.events.consumer]) {
+    for (const fn of [...(simulator ? [simulator] : []), this.send.record]) {
       this.events.queue.grant(fn, 'sqs:SendMessage');
     }
     // sqs:ChangeMessageVisibility (the 30 s NotFound retry) comes with the event source's grant.
@@ -178,13 +189,7 @@ export class PmailStack extends Stack {
     // configuration set); the hourly check reads them and finishes removals.
     this.domainCheck = new DomainCheck(this, 'DomainCheck', { environment });
     this.data.grantTableItems(this.domainCheck.fn, ['GetItem', 'Query', 'PutItem']);
-    this.data.keys.grantRead(this.domainCheck.fn);
-    const sesIdentityArn = this.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
-    const configurationSetArn = this.formatArn({
-      service: 'ses',
-      resource: 'configuration-set',
-      resourceName: this.events.sesConfigurationSet.configurationSetName,
-    });
+    this.data.grantKeysRead(this.domainCheck.fn);
     const domainsApi = this.api.functions.domains;
     domainsApi.fn.addEnvironment(
       'PMAIL_SES_CONFIGURATION_SET',
@@ -201,9 +206,10 @@ export class PmailStack extends Stack {
         resources: [sesIdentityArn],
       }),
     );
-    // CreateEmailIdentity with ConfigurationSetName is authorised on the configuration set too.
+    // CreateEmailIdentity with ConfigurationSetName is authorised on the configuration set too (the
+    // stack's, or the one a domain names).
     domainsApi.grantPrincipal.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['ses:CreateEmailIdentity'], resources: [configurationSetArn] }),
+      new PolicyStatement({ actions: ['ses:CreateEmailIdentity'], resources: [sesConfigurationSetsArn] }),
     );
     this.domainCheck.fn.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
@@ -213,11 +219,16 @@ export class PmailStack extends Stack {
     );
     for (const fn of [domainsApi, this.domainCheck.fn]) {
       Validations.of(fn).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        id: `AwsSolutions-IAM5[Resource::${SES_IDENTITIES_NAG}]`,
         reason:
-          'Sending domains are SES identities named by tenants at runtime: the domains API and the domain check manage any identity of this account and Region.',
+          'Sending domains are SES identities named by tenants at runtime, in the deployment Region or the one a domain names: the domains API and the domain check manage any identity of this account.',
       });
     }
+    Validations.of(domainsApi).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${SES_CONFIGURATION_SETS_NAG}]`,
+      reason:
+        'A new identity joins the stack configuration set unless its domain names its own (ses.configuration_set).',
+    });
 
     // SMTP relay domains: the domains API alone writes their credentials (write-only: it never reads
     // them); the SMTP transport alone reads them, so the relay probe runs there — the domains API and
@@ -247,7 +258,7 @@ export class PmailStack extends Stack {
     this.webhooks = new Webhooks(this, 'Webhooks', { table: this.data.table, environment });
     this.data.grantTableItems(this.webhooks.fanOut, ['Query']);
     this.data.grantTableItems(this.webhooks.deliverer, ['GetItem', 'UpdateItem', 'PutItem']);
-    for (const fn of [this.webhooks.fanOut, this.webhooks.deliverer]) this.data.keys.grantRead(fn);
+    for (const fn of [this.webhooks.fanOut, this.webhooks.deliverer]) this.data.grantKeysRead(fn);
 
     // The event stream (lib/stream.ts): the authorizer reads keys, tickets and identities and marks
     // a key used and a ticket spent; the routes record and forget connections; the fan-out reads
@@ -300,16 +311,18 @@ export class PmailStack extends Stack {
       });
       const ingest = this.inbound.ingest;
       this.data.grantTableReadWrite(ingest);
-      this.data.keys.grantRead(ingest);
+      this.data.grantKeysRead(ingest);
       this.events.queue.grant(ingest, 'sqs:SendMessage');
       const raw = `${INBOUND_RAW_PREFIX}*`;
       const copies = 't/*/i/*/in/*';
       ingest.grantPrincipal.addToPrincipalPolicy(
         new PolicyStatement({ actions: ['s3:GetObject'], resources: [this.data.bucket.arnForObjects(raw)] }),
       );
+      // DeleteObject: a repeat's or a duplicate's copy that no message took is removed
+      // (functions/inbound/ingest.ts › dropRawCopy).
       ingest.grantPrincipal.addToPrincipalPolicy(
         new PolicyStatement({
-          actions: ['s3:GetObject', 's3:PutObject'],
+          actions: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'],
           resources: [this.data.bucket.arnForObjects(copies)],
         }),
       );
@@ -329,6 +342,9 @@ export class PmailStack extends Stack {
             'A received message is stored once per recipient identity (t/{ten}/i/{idn}/in/{msg}.eml): any tenant and identity, inbound keys only.',
         },
       );
+      // `pmail doctor --stack` checks that this rule set is the active one and holds this rule.
+      new CfnOutput(this, 'ReceiptRuleSetName', { value: this.inbound.ruleSetName });
+      new CfnOutput(this, 'ReceiptRuleName', { value: this.inbound.rule.receiptRuleName });
       // The domains API suggests, and the domain check looks for, the MX record of this Region.
       for (const fn of [this.api.functions.domains, this.domainCheck.fn]) {
         fn.addEnvironment({ PMAIL_INBOUND_REGION: this.region });

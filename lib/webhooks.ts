@@ -110,6 +110,7 @@ export class Webhooks extends Construct {
       new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true }),
     );
     // Both put jobs on the queue: the fan-out the first attempts, the deliverer its retries.
-    for (const fn of [this.fanOut, this.deliverer]) this.queue.grantSendMessages(fn);
+    // SendMessageBatch is authorised by sqs:SendMessage; the queue URL comes from the environment.
+    for (const fn of [this.fanOut, this.deliverer]) this.queue.grant(fn, 'sqs:SendMessage');
   }
 }

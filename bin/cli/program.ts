@@ -287,8 +287,9 @@ function mailCommands(program: Command, act: Act): void {
   act(
     api(program.command('doctor').description('check Java, DynamoDB Local, the API, the local SES and MX'))
       .option('--aws', 'also check the SES account of your AWS credentials')
-      .option('--region <r>', 'AWS Region for --aws (else AWS_REGION)'),
-    doctorCommand,
+      .option('--stack <name>', 'check a deployed stack instead, read-only (docs/deploying.md)')
+      .option('--region <r>', 'AWS Region for --aws and --stack (else AWS_REGION)'),
+    async (ctx) => (ctx.opts.stack ? (await doctorStack()).doctorStackCommand(ctx) : doctorCommand(ctx)),
   );
 }
 
@@ -441,6 +442,10 @@ async function typescript(): Promise<void> {
 const local = async (): Promise<typeof import('./local.ts')> => {
   await typescript();
   return import('./local.ts');
+};
+const doctorStack = async (): Promise<typeof import('./doctor-stack.ts')> => {
+  await typescript();
+  return import('./doctor-stack.ts');
 };
 const admin = async (): Promise<typeof import('./admin.ts')> => {
   await typescript();

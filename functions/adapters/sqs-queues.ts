@@ -1,4 +1,4 @@
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { CloudflarePullPorts } from '../events/cloudflare-pull.ts';
 import type { EventSink } from '../events/event-sink.ts';
 import { sendInBatches } from '../store/sqs-batch.ts';
@@ -6,7 +6,7 @@ import type { WebhookQueue } from '../webhooks/webhook-queue.ts';
 
 /** The SQS adapters of the queue ports: delivery events, webhook deliveries, the Cloudflare forward. */
 
-export function sqsEventSink(queueUrl: string, client = new SQSClient({})): EventSink {
+export function sqsEventSink(queueUrl: string, client: SQSClient = new SQSClient({})): EventSink {
   return {
     publish: (events, delaySeconds) =>
       sendInBatches(
@@ -18,12 +18,39 @@ export function sqsEventSink(queueUrl: string, client = new SQSClient({})): Even
   };
 }
 
-/** The Lambda factory of the events port (functions/env.ts › loadLambdaDeps): the delivery-events queue. */
-export const sqsEvents = (required: (name: string) => string): EventSink =>
-  sqsEventSink(required('PMAIL_EVENTS_QUEUE_URL'));
+/**
+ * The Lambda factory of the events port (functions/env.ts › loadLambdaDeps): the delivery-events
+ * queue. `client` (here and below) is for `npm run check:deploy`, which replays recorded calls.
+ */
+export const sqsEvents = (required: (name: string) => string, client?: SQSClient): EventSink =>
+  sqsEventSink(required('PMAIL_EVENTS_QUEUE_URL'), client);
+
+/** The webhook-deliveries queue of the fan-out and the deliverer (PMAIL_WEBHOOK_QUEUE_URL). */
+export const sqsWebhooks = (required: (name: string) => string, client?: SQSClient): WebhookQueue =>
+  sqsWebhookQueue(required('PMAIL_WEBHOOK_QUEUE_URL'), client);
+
+/**
+ * The delivery-events consumer's visibility change (a NotFound event comes back in 30 s):
+ * ChangeMessageVisibility on its queue (PMAIL_EVENTS_QUEUE_URL).
+ */
+export function sqsVisibility(
+  required: (name: string) => string,
+  client = new SQSClient({}),
+): (receiptHandle: string, seconds: number) => Promise<void> {
+  const queueUrl = required('PMAIL_EVENTS_QUEUE_URL');
+  return async (receiptHandle, seconds) => {
+    await client.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: queueUrl,
+        ReceiptHandle: receiptHandle,
+        VisibilityTimeout: seconds,
+      }),
+    );
+  };
+}
 
 /** A job with a delay is a retry (functions/webhooks/webhook-queue.ts). */
-export function sqsWebhookQueue(queueUrl: string, client = new SQSClient({})): WebhookQueue {
+export function sqsWebhookQueue(queueUrl: string, client: SQSClient = new SQSClient({})): WebhookQueue {
   return {
     send: (jobs) =>
       sendInBatches(

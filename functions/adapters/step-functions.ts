@@ -1,5 +1,6 @@
 import {
   DescribeExecutionCommand,
+  DescribeStateMachineCommand,
   ExecutionDoesNotExist,
   SFNClient,
   StartExecutionCommand,
@@ -47,12 +48,32 @@ export function stepFunctionsDispatcher(
  * A function whose environment names no attempt machine (the machine's own tasks: it cannot name
  * itself) gets a dispatcher that throws, and its callers leave the start to the sweeper.
  */
-export const sfnDispatcher = (): Dispatcher => {
+export const sfnDispatcher = (_required?: (name: string) => string, client?: SFNClient): Dispatcher => {
   const attempt = process.env.PMAIL_SEND_ATTEMPT_ARN;
-  if (attempt) return stepFunctionsDispatcher({ attempt, send: process.env.PMAIL_SEND_ARN });
+  if (attempt) return stepFunctionsDispatcher({ attempt, send: process.env.PMAIL_SEND_ARN }, client);
   return {
     start: async () => {
       throw new Error('PMAIL_SEND_ATTEMPT_ARN is not set for this function');
     },
   };
 };
+
+/**
+ * `GET /health`'s view of the machines (the meta group, functions/api/meta.api.ts): both the attempt
+ * and the send machine (PMAIL_SEND_ATTEMPT_ARN, PMAIL_SEND_ARN) answer DescribeStateMachine ACTIVE.
+ * https://docs.aws.amazon.com/step-functions/latest/apireference/API_DescribeStateMachine.html
+ */
+export function sfnMachinesStatus(
+  client: SFNClient = new SFNClient({}),
+): () => Promise<'ok' | 'unreachable' | 'not_configured'> {
+  const arns = [process.env.PMAIL_SEND_ATTEMPT_ARN, process.env.PMAIL_SEND_ARN].filter(
+    (a): a is string => !!a,
+  );
+  return async () => {
+    if (arns.length === 0) return 'not_configured';
+    const out = await Promise.all(
+      arns.map((arn) => client.send(new DescribeStateMachineCommand({ stateMachineArn: arn }))),
+    );
+    return out.every((m) => m.status === 'ACTIVE') ? 'ok' : 'unreachable';
+  };
+}

@@ -7,6 +7,7 @@ import { NOT_FOUND_RETRY_SECONDS } from '../events/consume.ts';
 import { consumeBatch } from '../events/consumer.ts';
 import type { EventSink } from '../events/event-sink.ts';
 import { errorFields } from '../log.ts';
+import { asLambdaOf, recordedPort } from './aws-calls.ts';
 
 /** An SQS consumer as Lambda runs it: one batch in, partial failures out. */
 export type QueueConsumer = (
@@ -95,11 +96,12 @@ export class LocalQueue implements EventSink {
     try {
       const messageId = `local-${++this.seq}`;
       const consume: QueueConsumer = this.opts.consume ?? ((e, sv) => consumeBatch(this.deps, e, sv));
-      const out = await consume(
-        { Records: [{ messageId, receiptHandle: messageId, body } as never] },
-        async (_handle, seconds) => {
-          visibility = seconds;
-        },
+      // The consumer runs as its Lambda; its visibility change is SQS's ChangeMessageVisibility in AWS.
+      const setVisibility = recordedPort('queueVisibility', async (_handle: string, seconds: number) => {
+        visibility = seconds;
+      });
+      const out = await asLambdaOf(this.deps, () =>
+        consume({ Records: [{ messageId, receiptHandle: messageId, body } as never] }, setVisibility),
       );
       this.consumed.push({ body, receives });
       if (out.batchItemFailures.length > 0 && receives < (this.opts.maxReceives ?? 20)) {

@@ -29,6 +29,8 @@ import { createDb, type DynamoDb } from '../store/dynamodb.ts';
 import { folderSecretStore, type SecretStore } from '../store/relay-secrets.store.ts';
 import { type SweepReport, sweep } from '../sweeper/sweeper.ts';
 import type { SmtpSettings } from '../transports/smtp.transport.ts';
+import { transportTask } from '../transports/tasks.ts';
+import { asLambda, recordedPort, recordThrough, viewAs } from './aws-calls.ts';
 import { DNS_ZONE_FILE, zoneFileResolver } from './dns-zone.ts';
 import { type LocalMx, startLocalMx } from './mx.ts';
 import type { MxResolver } from './mx-auth.ts';
@@ -181,6 +183,8 @@ async function localDeps(opts: LocalRuntimeOptions): Promise<{ deps: Deps; metri
     config: { ...defaultConfig, webhookAllowLocalHttp: true, ...opts.config },
   };
   await ensureTable(deps.db);
+  // While the tests record AWS calls, each Lambda's ports record its calls (functions/local/aws-calls.ts).
+  recordThrough(deps);
   return { deps, metrics };
 }
 
@@ -225,21 +229,26 @@ async function startEngines(deps: Deps, secrets: SecretStore, opts: LocalRuntime
     dir: opts.durableQueue ? join(opts.stateDir, 'inbound-queue') : undefined,
     consume: ingestConsumer(portsFor(deps, 'inbound-ingest')),
   });
+  // The MX stands in for SES receiving, which stores each message itself (under the bucket policy).
   const mx = opts.inbound
-    ? await startLocalMx(portsFor(deps, 'inbound-ingest'), {
+    ? await startLocalMx(viewAs(deps, 'aws:ses-receiving'), {
         port: opts.inbound.port,
         queue: inboundQueue,
         // The MX's DNS is the zone file in the state folder (`.pmail/dns.zone` under npm start).
         resolver: opts.inbound.resolver ?? zoneFileResolver(join(opts.stateDir, DNS_ZONE_FILE)),
       })
     : undefined;
-  const webhooks = await localWebhooks(portsFor(deps, 'webhook-fan-out'), {
-    endpoint: opts.endpoint,
-    stateDir: opts.stateDir,
-    durable: opts.durableQueue === true,
-    stream: opts.webhooks === true,
-    scheduleScale: opts.webhookScheduleScale,
-  });
+  const webhooks = await localWebhooks(
+    portsFor(deps, 'webhook-fan-out'),
+    portsFor(deps, 'webhook-deliverer'),
+    {
+      endpoint: opts.endpoint,
+      stateDir: opts.stateDir,
+      durable: opts.durableQueue === true,
+      stream: opts.webhooks === true,
+      scheduleScale: opts.webhookScheduleScale,
+    },
+  );
   return { machine, queue, inboundQueue, mx, webhooks };
 }
 
@@ -277,7 +286,13 @@ function routeGroups(
   const of = <S extends LambdaService>(service: S) => portsFor(deps, service);
   const smtpOptions = { secrets, smtp: opts.smtp };
   const mcp = of('api-mcp');
-  return {
+  // In AWS the SMTP transport Lambda runs the relay probe (the domains API invokes it): locally too.
+  const smtpProbe = localSmtpProbe(
+    of('send-attempt').db,
+    localSmtpPorts(deps, smtpOptions),
+    localSmtpSettings(smtpOptions),
+  );
+  const groups: Record<RouteGroup, (e: ApiEvent) => Promise<ApiResult>> = {
     messages: messagesApi(of('api-messages')),
     identities: identitiesApi(of('api-identities')),
     tenants: tenantsApi(of('api-tenants')),
@@ -285,12 +300,16 @@ function routeGroups(
     events: eventsApi(of('api-events')),
     webhooks: webhooksApi(of('api-webhooks')),
     domains: domainsApi(of('api-domains'), {
-      identities: opts.sesIdentities ?? autoVerifyingIdentities(),
+      identities: recordedPort('sesIdentities', opts.sesIdentities ?? autoVerifyingIdentities()),
       sesEndpoint: opts.sesEndpoint,
       // The relay credentials and the probe: the same ports as the local SMTP adapter's.
-      secrets,
+      secrets: recordedPort('relaySecrets', secrets),
       secretPrefix: LOCAL_SECRET_PREFIX,
-      probeSmtp: localSmtpProbe(deps.db, localSmtpPorts(deps, smtpOptions), localSmtpSettings(smtpOptions)),
+      probeSmtp: recordedPort('smtpProbe', (d: Parameters<typeof smtpProbe>[0], timeoutMs: number) =>
+        asLambda({ service: 'send-attempt', part: transportTask('smtp').state }, () =>
+          smtpProbe(d, timeoutMs),
+        ),
+      ),
       allowLocalRelays: localSmtpSettings(smtpOptions).allowLocalRelays,
     }),
     templates: templatesApi(of('api-templates')),
@@ -303,6 +322,13 @@ function routeGroups(
     // The MCP server's tools call the messages and events route groups in process.
     mcp: mcpApi(mcp, { messages: messagesApi(mcp), events: eventsApi(mcp), threads: threadsApi(mcp) }),
   };
+  // Each group runs as its Lambda (`api-{group}`, functions/lambda-ports.ts).
+  return Object.fromEntries(
+    Object.entries(groups).map(([group, handle]) => [
+      group,
+      (e: ApiEvent) => asLambda({ service: `api-${group}` }, () => handle(e)),
+    ]),
+  ) as typeof groups;
 }
 
 /** `/health` and `/openapi.json` locally: the repository's openapi.yaml, the in-process machines. */
@@ -315,6 +341,6 @@ function localMetaPorts(): MetaPorts {
       const { parse } = await import('yaml');
       return JSON.stringify(parse(readFileSync(new URL('openapi.yaml', root), 'utf8')));
     },
-    stateMachines: async () => 'ok',
+    stateMachines: recordedPort('stateMachines', async () => 'ok' as const),
   };
 }

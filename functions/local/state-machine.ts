@@ -10,6 +10,7 @@ import type { Dispatcher, MachineKind, SendAttemptInput, SendInput } from '../se
 import { sendAttemptTasks } from '../send/tasks.ts';
 import { TRANSPORT_TASKS } from '../transports/tasks.ts';
 import type { Transport, TransportProvider } from '../transports/transport.ts';
+import { asLambda } from './aws-calls.ts';
 import { type LocalTransportOptions, localTransports } from './transports.ts';
 
 const ASL = fileURLToPath(new URL('../../statemachines/send-attempt.asl.json', import.meta.url));
@@ -32,6 +33,15 @@ export function loadDefinition(file = ASL, arns = LOCAL_ARNS): object {
 }
 
 type Handlers = Record<string, (input: never) => Promise<unknown>>;
+
+/** Each task state runs as its Lambda: the send-attempt service's part of that name. */
+const asTaskLambdas = (handlers: Handlers): Handlers =>
+  Object.fromEntries(
+    Object.entries(handlers).map(([state, handle]) => [
+      state,
+      (input: never) => asLambda({ service: 'send-attempt', part: state }, () => handle(input)),
+    ]),
+  );
 
 export interface LocalMachineOptions {
   /** Milliseconds for the Wait states of send.asl.json (`Backoff`, `WaitUntilSendAt`); tests use 0. */
@@ -113,7 +123,7 @@ export class LocalSendMachine implements Dispatcher {
     };
     const execution = this.machine.run(input as never, {
       overrides: {
-        taskResourceLocalHandlers: handlers as never,
+        taskResourceLocalHandlers: asTaskLambdas(handlers) as never,
         retryIntervalOverrides: { Claim: 10, Record: 10, StartStandard: 10 },
       },
       context: {

@@ -8,6 +8,7 @@ import { sesClients, sesTransport } from '../transports/ses.transport.ts';
 import { simulatorTransport } from '../transports/simulator.transport.ts';
 import { type SmtpPorts, type SmtpSettings, smtpTransport } from '../transports/smtp.transport.ts';
 import type { Transport, TransportProvider } from '../transports/transport.ts';
+import { recordedPort } from './aws-calls.ts';
 
 /** The secret prefix of the local runtime (the stack name in AWS). */
 export const LOCAL_SECRET_PREFIX = 'pmail';
@@ -33,7 +34,11 @@ export interface LocalTransportOptions {
 export function localSmtpPorts(deps: Pick<Deps, 'log'>, opts: LocalTransportOptions): SmtpPorts {
   const secrets = opts.secrets;
   return {
-    credentials: secrets ? smtpCredentials(secrets, LOCAL_SECRET_PREFIX) : async () => undefined,
+    // Secrets Manager's GetSecretValue in AWS (functions/store/relay-secrets.store.ts).
+    credentials: recordedPort(
+      'smtpCredentials',
+      secrets ? smtpCredentials(secrets, LOCAL_SECRET_PREFIX) : async () => undefined,
+    ),
     log: deps.log,
   };
 }
@@ -59,11 +64,15 @@ export function localTransports(
   return {
     // Locally every SES domain sends to the local SES: `npm start`'s (`sesEndpoint`, which wins, so a
     // restart on another port still finds it) or the one the domain names (tests).
-    ses: sesTransport({
-      client: (settings) => clients({ ...settings, endpoint: opts.sesEndpoint ?? settings?.endpoint }),
-      defaultConfigurationSet: undefined,
-      log: deps.log,
-    }),
+    // Recorded as the port: in AWS the same adapter sends through the stack's configuration set.
+    ses: recordedPort(
+      'sesTransport',
+      sesTransport({
+        client: (settings) => clients({ ...settings, endpoint: opts.sesEndpoint ?? settings?.endpoint }),
+        defaultConfigurationSet: undefined,
+        log: deps.log,
+      }),
+    ),
     loopback: loopbackTransport({ addresses }),
     simulator: simulatorTransport({
       addresses,
@@ -75,7 +84,11 @@ export function localTransports(
     smtp: smtpTransport(localSmtpPorts(deps, opts), localSmtpSettings(opts)),
     cloudflare: cloudflareTransport(
       {
-        apiToken: async () => opts.cloudflare?.apiToken ?? loadCloudflareApiToken(),
+        // Secrets Manager's GetSecretValue in AWS (functions/env.ts › loadCloudflareApiToken).
+        apiToken: recordedPort(
+          'cloudflareToken',
+          async () => opts.cloudflare?.apiToken ?? loadCloudflareApiToken(),
+        ),
         fetch: opts.cloudflare?.fetch,
         log: deps.log,
       },

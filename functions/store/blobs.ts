@@ -144,6 +144,9 @@ export function s3BlobStore(bucket: string, client = new S3Client({})): BlobStor
 
 export const blobRootFor = (stateDir: string) => join(stateDir, 'blobs');
 
-/** The Lambda factory of the blob store (functions/env.ts › loadLambdaDeps): the stack's bucket. */
-export const s3Blobs = (required: (name: string) => string): BlobStore =>
-  s3BlobStore(required('PMAIL_BLOB_BUCKET'));
+/**
+ * The Lambda factory of the blob store (functions/env.ts › loadLambdaDeps): the stack's bucket.
+ * `client` is for `npm run check:deploy`, which replays the recorded calls through it.
+ */
+export const s3Blobs = (required: (name: string) => string, client?: S3Client): BlobStore =>
+  s3BlobStore(required('PMAIL_BLOB_BUCKET'), client);

@@ -1,13 +1,13 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { sqsWebhookQueue } from '../adapters/sqs-queues.ts';
-import { loadLambdaDeps } from '../env.ts';
+import { sqsWebhooks } from '../adapters/sqs-queues.ts';
+import { loadLambdaDeps, required } from '../env.ts';
 import { deliverBatch } from './deliver.ts';
 import { systemPoster } from './http-client.ts';
 
 /** Lambda entry of the webhook deliverer (SQS webhook-deliveries, partial batch responses, DLQ). */
 const deps = await loadLambdaDeps('webhook-deliverer', {});
 const ports = {
-  queue: sqsWebhookQueue(process.env.PMAIL_WEBHOOK_QUEUE_URL ?? ''),
+  queue: sqsWebhooks(required),
   post: systemPoster,
   jitter: Math.random,
 };

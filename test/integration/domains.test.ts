@@ -11,6 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sesIdentities } from '../../functions/adapters/ses-identities.ts';
 import { sha256Hex } from '../../functions/core/fingerprint.ts';
 import { checkAllDomains } from '../../functions/domains/lifecycle.ts';
+import { portsFor } from '../../functions/lambda-ports.ts';
+import { asLambda, recordedPort } from '../../functions/local/aws-calls.ts';
 import { putAddress, putApiKey, putIdentity } from '../../functions/store/directory.store.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 import { localSes } from '../support/local-ses.ts';
@@ -29,6 +31,15 @@ const control = new SESv2Client({
 });
 const sesControl = mockClient(control);
 const identities = sesIdentities({ region: 'eu-west-1' }, () => control);
+
+/** The scheduled check, run as its Lambda (its calls are recorded for npm run check:deploy). */
+const domainCheck = (ports: Parameters<typeof checkAllDomains>[1]) =>
+  asLambda({ service: 'domain-check' }, () =>
+    checkAllDomains(portsFor(s.deps, 'domain-check'), {
+      ...ports,
+      identities: recordedPort('sesIdentities', ports.identities),
+    }),
+  );
 
 let localSesServer: Awaited<ReturnType<typeof localSes>>;
 let s: TestStack;
@@ -178,7 +189,7 @@ describe('sending domains', () => {
     expect(v.body).toMatchObject({ state: 'healthy', state_reason: null });
 
     verified('FAILED');
-    await checkAllDomains(s.deps, { identities });
+    await domainCheck({ identities });
     expect((await s.call('GET', `${base()}/${created.id}`)).body).toMatchObject({
       state: 'degraded',
       state_reason: 'mail_from_failed',
@@ -187,7 +198,7 @@ describe('sending domains', () => {
     sesControl
       .on(GetEmailIdentityCommand)
       .rejects(new NotFoundException({ message: 'gone', $metadata: { httpStatusCode: 404 } }));
-    await checkAllDomains(s.deps, { identities });
+    await domainCheck({ identities });
     expect((await s.call('GET', `${base()}/${created.id}`)).body).toMatchObject({
       state: 'failing',
       state_reason: 'ses_identity_missing',
@@ -200,19 +211,19 @@ describe('sending domains', () => {
     const answers = new Map<string, string[]>();
     const resolveMx = async (domain: string) => answers.get(domain) ?? [];
     const ports = { identities, inboundRegion: 'eu-west-1', resolveMx };
-    await checkAllDomains(s.deps, ports);
+    await domainCheck(ports);
     expect((await s.call('GET', `${base()}/${created.id}`)).body).toMatchObject({
       state: 'healthy',
       inbound_mx_published: false,
     });
     answers.set(created.name, ['inbound-smtp.eu-west-1.amazonaws.com.']);
-    await checkAllDomains(s.deps, ports);
+    await domainCheck(ports);
     expect((await s.call('GET', `${base()}/${created.id}`)).body).toMatchObject({
       state: 'healthy',
       inbound_mx_published: true,
     });
     // A DNS failure reports nothing new: the last answer stays.
-    await checkAllDomains(s.deps, {
+    await domainCheck({
       ...ports,
       resolveMx: async () => {
         throw Object.assign(new Error('timeout'), { code: 'ETIMEOUT' });
@@ -264,7 +275,7 @@ describe('sending domains', () => {
     sesControl
       .on(GetEmailIdentityCommand)
       .resolves({ VerifiedForSendingStatus: true, DkimAttributes: { Status: 'FAILED' } });
-    await checkAllDomains(s.deps, { identities });
+    await domainCheck({ identities });
     const before = localSesServer.requests.length;
     const sent = await s.call('POST', `/v1/identities/${agent.id}/messages`, {
       body: { to: ['jo@example.net'], subject: 'From a failing domain', text: 'x' },

@@ -6,6 +6,7 @@ import { addressHash } from '../../functions/core/suppressions.ts';
 import { routeDsn } from '../../functions/inbound/dsn.ts';
 import { ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX, type SesReceivedNotification } from '../../functions/inbound/notification.ts';
+import { portsFor } from '../../functions/lambda-ports.ts';
 import { mutateMessage } from '../../functions/store/messages.store.ts';
 import { getSuppression } from '../../functions/store/suppressions.store.ts';
 import { dsnReport, type ReportedRecipient } from '../support/dsn-report.ts';
@@ -81,7 +82,7 @@ async function receive(s: TestStack, raw: string, to: string, sesId = `ses-${++n
       action: { type: 'S3', bucketName: 'local', objectKey: key },
     },
   };
-  const report = await ingestNotification(s.deps, notification);
+  const report = await ingestNotification(portsFor(s.deps, 'inbound-ingest'), notification);
   await s.settle();
   return report;
 }

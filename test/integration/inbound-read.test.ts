@@ -3,6 +3,7 @@ import type { ApiEvent } from '../../functions/api/http.ts';
 import type { MessageRecord } from '../../functions/core/model.ts';
 import { ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX } from '../../functions/inbound/notification.ts';
+import { portsFor } from '../../functions/lambda-ports.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
 import { inboundKey } from '../../functions/store/blobs.ts';
 import { storeMessage } from '../support/feeds.ts';
@@ -100,7 +101,7 @@ async function ingest(s: TestStack, raw: string): Promise<string> {
   const key = `${INBOUND_RAW_PREFIX}${sesId}`;
   await s.deps.blobs.put(key, new TextEncoder().encode(raw), {});
   const at = new Date(s.deps.clock()).toISOString();
-  const report = await ingestNotification(s.deps, {
+  const report = await ingestNotification(portsFor(s.deps, 'inbound-ingest'), {
     notificationType: 'Received',
     mail: {
       timestamp: at,

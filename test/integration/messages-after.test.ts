@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX } from '../../functions/inbound/notification.ts';
+import { portsFor } from '../../functions/lambda-ports.ts';
 import { seedTestTenant } from '../../functions/local/seed.ts';
 import { faults } from '../support/faults.ts';
 import { receivedRecord, storeMessage } from '../support/feeds.ts';
@@ -42,7 +43,7 @@ async function deliver(subject: string, receivedAt = s.deps.clock(), sesId = `se
   ].join('\r\n');
   await s.deps.blobs.put(key, new TextEncoder().encode(raw), {});
   const at = new Date(receivedAt).toISOString();
-  return ingestNotification(s.deps, {
+  return ingestNotification(portsFor(s.deps, 'inbound-ingest'), {
     notificationType: 'Received',
     mail: {
       timestamp: at,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachmentLinkKey, linkBlobMetadata } from '../../functions/core/links.ts';
 import { ORPHAN_GRACE_MS, ORPHAN_WINDOW_MS } from '../../functions/core/orphans.ts';
+import { viewAs } from '../../functions/local/aws-calls.ts';
 import type { DbOperation, DbOutput } from '../../functions/store/db.ts';
 import { hooksOf } from '../../functions/store/dynamodb.ts';
 import { sweepOrphans } from '../../functions/sweeper/orphans.ts';
@@ -26,7 +27,7 @@ async function outbound(): Promise<string[]> {
   for await (const k of s.deps.blobs.list(prefix())) keys.push(k);
   return keys;
 }
-const pass = () => sweepOrphans(s.deps, { tenantIds: [s.tenantId] });
+const pass = () => sweepOrphans(viewAs(s.deps, 'orphans'), { tenantIds: [s.tenantId] });
 
 type Input = Record<string, unknown>;
 
