@@ -183,8 +183,8 @@ function invokeRequirements(t: ResolvedTemplate): Requirement[] {
       .ofType('AWS::ApiGatewayV2::Integration')
       .find(([i]) => t.ref(i) === integration)?.[0];
     if (!integrationId) continue;
-    const fn = t.str(t.prop(integrationId, 'IntegrationUri'));
-    if (!fn.startsWith('arn:aws:lambda:')) continue;
+    const fn = lambdaOfUri(t.str(t.prop(integrationId, 'IntegrationUri')));
+    if (!fn) continue;
     const api = t.str(p.ApiId);
     const stage =
       t
@@ -205,7 +205,32 @@ function invokeRequirements(t: ResolvedTemplate): Requirement[] {
       why: `route ${id}`,
     });
   }
+  for (const [id, a] of t.ofType('AWS::ApiGatewayV2::Authorizer')) {
+    const fn = lambdaOfUri(t.str(a.Properties?.AuthorizerUri ?? ''));
+    if (!fn) continue;
+    out.push({
+      principal: { service: 'apigateway.amazonaws.com' },
+      who: `API authorizer ${id}`,
+      action: 'lambda:InvokeFunction',
+      resource: fn,
+      context: sourceOf(
+        t,
+        `arn:aws:execute-api:${t.region}:${t.account}:${t.str(a.Properties?.ApiId)}/authorizers/${t.ref(id)}`,
+      ),
+      why: `authorizer ${id}`,
+    });
+  }
   return out;
+}
+
+/**
+ * The function an integration or authorizer invokes: a function ARN (an HTTP API's payload 2.0
+ * integration), or the one inside an invocation URI (`arn:aws:apigateway:…:lambda:path/…/functions/
+ * <function ARN>/invocations`, a WebSocket API's).
+ */
+function lambdaOfUri(uri: string): string | undefined {
+  if (uri.startsWith('arn:aws:lambda:')) return uri;
+  return /\/functions\/(arn:aws:lambda:[^/]+)\/invocations$/.exec(uri)?.[1];
 }
 
 /** A topic's KMS key, if it has one: the publisher needs it too (through the key's policy). */

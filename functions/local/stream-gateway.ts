@@ -113,10 +113,19 @@ export class LocalStreamGateway implements StreamConnections {
       );
       return;
     }
+    // As API Gateway's $connect: the connection is recorded before the socket opens, so a fan-out
+    // or the schedule that runs once the client sees it open finds it.
+    try {
+      await openStream(portsFor(this.deps, 'stream-connect'), this.gateway, connectionId, grant);
+    } catch (err) {
+      this.deps.log.error('stream connect failed', errorFields(err));
+      socket.end('HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      return;
+    }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.opened(ws, connectionId, grant));
   }
 
-  private async opened(ws: WebSocket, connectionId: string, grant: StreamGrant): Promise<void> {
+  private opened(ws: WebSocket, connectionId: string, grant: StreamGrant): void {
     const s: Socket = { ws, tenantId: grant.tenant_id, posted: 0, read: 0, pinged: false };
     this.sockets.set(connectionId, s);
     ws.on('error', () => undefined);
@@ -139,12 +148,6 @@ export class LocalStreamGateway implements StreamConnections {
     );
     s.maxAge.unref();
     this.touch(s);
-    try {
-      await openStream(portsFor(this.deps, 'stream-connect'), this.gateway, connectionId, grant);
-    } catch (err) {
-      this.deps.log.error('stream connect failed', errorFields(err));
-      ws.close(1011, 'internal_error');
-    }
   }
 
   /** API Gateway's idle timeout: a frame either way starts it again. */

@@ -37,6 +37,11 @@ function exportsHandler(entry: string, name: string): boolean {
 
 const target = (v: unknown) => ResolvedTemplate.target(v) ?? '';
 const fn = (id: string) => functions.find((f) => f.id === id);
+/** The function an API integration or authorizer invokes: its ARN, or the one inside an invocation URI's `Fn::Join`. */
+const invoked = (v: unknown): string => {
+  const parts = (v as { 'Fn::Join'?: [string, unknown[]] } | undefined)?.['Fn::Join']?.[1];
+  return target(v) || (parts ?? []).map(target).find((id) => id && fn(id)) || '';
+};
 
 describe('the template’s wiring', () => {
   it('gives every pmail function a handler file that exports its handler', () => {
@@ -77,7 +82,9 @@ describe('the template’s wiring', () => {
       for (const x of (rule.Properties?.Targets as { Arn: unknown }[]) ?? [])
         sources.push([id, target(x.Arn)]);
     for (const [id, i] of t.ofType('AWS::ApiGatewayV2::Integration'))
-      sources.push([id, target(i.Properties?.IntegrationUri)]);
+      sources.push([id, invoked(i.Properties?.IntegrationUri)]);
+    for (const [id, a] of t.ofType('AWS::ApiGatewayV2::Authorizer'))
+      sources.push([id, invoked(a.Properties?.AuthorizerUri)]);
     let tasks = 0;
     for (const [id, m] of t.ofType('AWS::StepFunctions::StateMachine'))
       for (const [state, f] of taskFunctions(t, root, m)) {
