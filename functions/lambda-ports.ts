@@ -46,7 +46,9 @@ export const LAMBDA_PORTS = {
   'delivery-events': [],
   'webhook-deliverer': [],
   'webhook-fan-out': [],
-  // The event stream: the authorizer and the routes (one service), and the fan-out that posts.
+  // The event stream: its $connect authorizer, its routes ($connect, $disconnect, $default), and
+  // the fan-out that posts.
+  'stream-authorizer': [],
   'stream-connect': [],
   'stream-fan-out': [],
   'domain-check': [],

@@ -2,4 +2,4 @@ import { loadLambdaDeps } from '../env.ts';
 import { streamAuthorizer } from './stream.api.ts';
 
 /** Lambda entry of the WebSocket API's `$connect` authorizer (lib/stream.ts). */
-export const handler = streamAuthorizer(await loadLambdaDeps('stream-connect', {}));
+export const handler = streamAuthorizer(await loadLambdaDeps('stream-authorizer', {}));

@@ -49,7 +49,7 @@ export function grantOf(context: Record<string, unknown>): StreamGrant {
  * (403). API Gateway sends no body of pmail's on a refused upgrade; `npm start` answers the
  * error's JSON.
  */
-export function streamAuthorizer(deps: DepsFor<'stream-connect'>) {
+export function streamAuthorizer(deps: DepsFor<'stream-authorizer'>) {
   return async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
     const headers = Object.fromEntries(
       Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]),

@@ -73,7 +73,9 @@ export class LocalStreamGateway implements StreamConnections {
   /** Forget the connections a previous run left, then read the table's stream and start the schedule. */
   async start(): Promise<void> {
     const stale = await gatewayConnections(this.deps.db, this.gateway);
-    await Promise.all(stale.map((c) => closeStream(this.deps, c.tenant_id, c.connection_id)));
+    await Promise.all(
+      stale.map((c) => closeStream(portsFor(this.deps, 'stream-connect'), c.tenant_id, c.connection_id)),
+    );
     const fanOut = portsFor(this.deps, 'stream-fan-out');
     this.poller = new LocalStreamPoller(this.deps.db, {
       endpoint: this.opts.endpoint,
@@ -99,7 +101,7 @@ export class LocalStreamGateway implements StreamConnections {
     const connectionId = `lc_${this.deps.newId()}`;
     let grant: StreamGrant;
     try {
-      grant = await admitStream(portsFor(this.deps, 'stream-connect'), {
+      grant = await admitStream(portsFor(this.deps, 'stream-authorizer'), {
         connectionId,
         authorization: req.headers.authorization,
         query: Object.fromEntries(url.searchParams),
@@ -138,7 +140,7 @@ export class LocalStreamGateway implements StreamConnections {
       // A stop closes every socket while DynamoDB Local may be stopping too: their items are left
       // for the next start on this state, which forgets this gateway's leftovers first.
       if (this.stopping) return;
-      closeStream(this.deps, grant.tenant_id, connectionId).catch((err) =>
+      closeStream(portsFor(this.deps, 'stream-connect'), grant.tenant_id, connectionId).catch((err) =>
         this.deps.log.warn('stream disconnect not recorded', errorFields(err)),
       );
     });
