@@ -156,11 +156,8 @@ export async function deliverAll(
     });
     if (!cursor) return;
     const present = opts.prune ? await streamsOf(db, wake.tenantId, gateway) : undefined;
-    const at = Object.fromEntries(
-      Object.entries(cursor.at).filter(
-        ([id]) => !present || present.connections.some((c) => c.connection_id === id),
-      ),
-    );
+    const listed = present && new Set(present.connections.map((c) => c.connection_id));
+    const at = Object.fromEntries(Object.entries(cursor.at).filter(([id]) => !listed || listed.has(id)));
     const held = { connections: (present ?? view).connections, cursor };
     if (!(await postRounds(wake, postableOf(wake, held, postable), at, token))) return;
     released = wake.mark();
@@ -184,16 +181,19 @@ async function postRounds(
   let live = conns;
   for (;;) {
     const next: StreamConnection[] = [];
+    // A round ends well inside the lease its last write (or the lease) gave it.
+    const stopAt = wake.deps.clock() + STREAM_LEASE_MS / 2;
     await eachAtMost(live, PER_ROUND, async (c) => {
       const page = await wake.page(c.position);
-      const sent = await postPage(wake, c, page, c.position, c.last_event_id);
+      const sent = await postPage(wake, c, page, c.position, c.last_event_id, stopAt);
       if (sent === 'ended') {
         delete at[c.connection_id];
         return;
       }
       if (sent.position !== c.position || sent.last !== c.last_event_id)
         at[c.connection_id] = markOf(sent.position, sent.last);
-      if (sent.complete && page.more) next.push({ ...c, position: sent.position, last_event_id: sent.last });
+      if ((sent.complete && page.more) || sent.cut)
+        next.push({ ...c, position: sent.position, last_event_id: sent.last });
     });
     const more = next.length > 0 && wake.deps.clock() < wake.until;
     const leaseUntil = more ? wake.deps.clock() + STREAM_LEASE_MS : 0;
@@ -208,8 +208,8 @@ async function postRounds(
 
 /**
  * Post the page's events for this connection in order: where it got to (`complete`: the whole
- * page; else the number of the last event posted, the rest left for a later round), or `ended`
- * (the connection was dropped or closed).
+ * page; else the number of the last event posted, the rest left for a later round; `cut`: the
+ * round reached `stopAt`), or `ended` (the connection was dropped or closed).
  */
 async function postPage(
   wake: Wake,
@@ -217,10 +217,12 @@ async function postPage(
   page: FeedPage,
   from: number,
   last: string | undefined,
-): Promise<{ complete: boolean; position: number; last?: string } | 'ended'> {
+  stopAt: number,
+): Promise<{ complete: boolean; cut?: boolean; position: number; last?: string } | 'ended'> {
   let position = from;
   let sent = last;
   for (const slot of picked(c, page)) {
+    if (wake.deps.clock() >= stopAt) return { complete: false, cut: true, position, last: sent };
     const event = await wake.event(slot);
     if (!event) continue;
     const step = await postFrame(wake, c, eventFrameText(toEventView(event)));
