@@ -72,6 +72,22 @@ const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
   }
 };
 
+/** `n` fan-outs of the tenant run over and over beside the gateway's own, until the answer is called. */
+function racingFanOuts(n: number): () => Promise<void> {
+  let done = false;
+  const racer = async () => {
+    while (!done)
+      await deliverTenant(portsFor(s.deps, 'stream-fan-out'), s.stream!, s.tenantId, {
+        until: Date.now() + 5000,
+      });
+  };
+  const racers = Array.from({ length: n }, racer);
+  return async () => {
+    done = true;
+    await Promise.all(racers);
+  };
+}
+
 describe('the event stream', () => {
   it('delivers the events of 20 sends once each, in feed order, each the Event object GET /v1/events returns', async () => {
     const before = await lastId();
@@ -308,20 +324,12 @@ describe('the event stream', () => {
   it('with fan-outs racing on the same tenant, each event goes once and in feed order', async () => {
     const before = await lastId();
     const c = await openStream(url, { key: s.apiKey });
-    let done = false;
-    const racer = async () => {
-      while (!done)
-        await deliverTenant(portsFor(s.deps, 'stream-fan-out'), s.stream!, s.tenantId, {
-          until: Date.now() + 5000,
-        });
-    };
-    const racers = [racer(), racer(), racer()];
+    const stop = racingFanOuts(3);
     await Promise.all(Array.from({ length: 20 }, (_, i) => delivered(500 + i)));
     await s.settle();
     const expected = await feedAfter(before);
     await c.waitForEvents(expected.length);
-    done = true;
-    await Promise.all(racers);
+    await stop();
     await new Promise((r) => setTimeout(r, 200));
     expect(ids(c)).toEqual(expected);
     await c.close();
@@ -330,14 +338,7 @@ describe('the event stream', () => {
   it('with fan-outs racing, streams opened mid-burst with after get the rest once each, in feed order', async () => {
     const before = await lastId();
     const first = await openStream(url, { key: s.apiKey });
-    let done = false;
-    const racer = async () => {
-      while (!done)
-        await deliverTenant(portsFor(s.deps, 'stream-fan-out'), s.stream!, s.tenantId, {
-          until: Date.now() + 5000,
-        });
-    };
-    const racers = [racer(), racer()];
+    const stop = racingFanOuts(2);
     const burst = Promise.all(Array.from({ length: 20 }, (_, i) => delivered(600 + i)));
     await first.waitForEvents(3);
     const resumed = ids(first).slice(0, 3);
@@ -349,8 +350,7 @@ describe('the event stream', () => {
     const expected = await feedAfter(before);
     await first.waitForEvents(expected.length);
     for (const c of later) await c.waitForEvents(expected.length - 3);
-    done = true;
-    await Promise.all(racers);
+    await stop();
     await new Promise((r) => setTimeout(r, 200));
     expect(ids(first)).toEqual(expected);
     for (const c of later) expect([...resumed, ...ids(c)]).toEqual(expected);
