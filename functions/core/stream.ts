@@ -21,11 +21,11 @@ export const STREAM_MAX_DURATION_MS = 2 * 3600_000;
 export const STREAM_CONNECTIONS_PER_TENANT = 100;
 /** What a client may leave unread before it is a slow consumer (the local gateway's bound). */
 export const STREAM_SLOW_BYTES = 1024 * 1024;
-/** Feed slots one round of the fan-out reads for a connection; its position is written after each. */
+/** Feed slots one round of the fan-out reads for a connection; the positions are written after each round. */
 export const STREAM_PAGE = 100;
-/** How long one fan-out holds a connection (its lease) while it posts a round; a dead holder's lease lapses. */
+/** How long one fan-out holds a tenant's connections on a gateway (its lease) while it posts; a dead holder's lease lapses. */
 export const STREAM_LEASE_MS = 15_000;
-/** Slots a connection may fall behind with nothing in them for it before its position is written anyway. */
+/** Slots a connection may fall behind with nothing in them for it before a round is run for its position alone. */
 export const STREAM_SKIP_WRITE = 100;
 /** API Gateway's largest message (128 KB); an event frame above it goes without its `data`. */
 export const STREAM_FRAME_MAX_BYTES = 128 * 1024;

@@ -8,17 +8,17 @@ import {
   isOutcomeUnknown,
   oldItem,
   putOnce,
-  queryPrefix,
 } from './db.ts';
 
 /**
  * The event stream's items (docs/guides/stream.md, docs/design/stream.md):
  *
  * - a connection `WS#{ten}` / `C#{connection id}`: who it is for (the key's id, the hash of the
- *   secret it opened with, the identities it may read), its filter, its **position** (the tenant's
- *   event feed number it was sent up to) and the id of the last event sent; while a fan-out posts
- *   to it, that fan-out's lease (`lease`, `lease_until`). Listed per gateway in gsi1
- *   (`WSG#{gateway}`), for the schedule's heartbeats;
+ *   secret it opened with, the identities it may read), its filter, its **position** at its connect
+ *   (the tenant's event feed number it is owed events after) and the id of the last event sent.
+ *   Listed per gateway in gsi1 (`WSG#{gateway}`), for the schedule's heartbeats;
+ * - the fan-out's cursor for the tenant's connections on a gateway `WS#{ten}` / `G#{gateway}`: the
+ *   lease of the fan-out posting to them and each one's position as it moved since its connect;
  * - the tenant's count of open connections `WS#{ten}` / `N` (`count`), against its limit;
  * - a ticket `WST#{sha256(ticket)}` / `T`: the key it was minted by, its filter, its end, and the
  *   connection that used it.
@@ -44,8 +44,6 @@ export interface StreamConnection {
   counted: boolean;
   /** Refused at its connect: the fan-out closes it with this reason's code. */
   refused?: 'connection_limit' | 'after_too_old';
-  lease?: string;
-  lease_until?: number;
 }
 
 const TYPE = 'stream_connection';
@@ -120,11 +118,6 @@ export async function getConnection(
   return fromItem(out.Item);
 }
 
-/** The tenant's connections, on every gateway (one Query; a tenant has at most its limit and the refused). */
-export async function listConnections(db: Db, tenantId: string): Promise<StreamConnection[]> {
-  return (await queryPrefix(db, `WS#${tenantId}`, 'C#')).map((i) => fromItem(i)!);
-}
-
 /** Every connection of a gateway, as (tenant, connection id): gsi1, eventually consistent. */
 export async function gatewayConnections(
   db: Db,
@@ -163,75 +156,145 @@ export async function dropConnection(db: Db, tenantId: string, connectionId: str
   return true;
 }
 
-/**
- * Take the connection for one fan-out while it posts (`token`, until `now + leaseMs`): the
- * connection as it stands with the lease, or undefined while another fan-out's lease runs (or the
- * connection is gone). An owned transition (docs/lost-answers.md): the lease carries this fan-out's
- * token, so a resend whose first send landed passes its own condition, and a lost answer is
- * settled by a consistent re-read (the lease is this token's, or not).
- */
-export async function leaseConnection(
-  db: Db,
-  c: Pick<StreamConnection, 'tenant_id' | 'connection_id'>,
-  token: string,
-  now: number,
-  leaseMs: number,
-): Promise<StreamConnection | undefined> {
-  try {
-    const out = await db.update({
-      TableName: db.table,
-      Key: connectionKey(c.tenant_id, c.connection_id),
-      UpdateExpression: 'SET lease = :token, lease_until = :until',
-      ConditionExpression:
-        'attribute_exists(pk) AND (attribute_not_exists(lease_until) OR lease_until < :now OR lease = :token)',
-      ExpressionAttributeValues: { ':token': token, ':until': now + leaseMs, ':now': now },
-      ReturnValues: 'ALL_NEW',
-    });
-    return fromItem(out.Attributes);
-  } catch (err) {
-    if (isConditionFailed(err)) return undefined;
-    if (!isOutcomeUnknown(err)) throw err;
-    const again = await getConnection(db, c.tenant_id, c.connection_id);
-    return again?.lease === token ? again : undefined;
-  }
+/** Where the fan-out got one connection to: its position (`p`) and the last event id sent (`e`). */
+export interface StreamMark {
+  p: number;
+  e?: string;
 }
 
 /**
- * Move the connection's position on after a round of posts (`position`, the last event id sent),
- * keeping the lease until `leaseUntil` (0: released). Only the lease's holder moves it: false when
- * the lease is another fan-out's (this one's lapsed). An owned transition (docs/lost-answers.md):
- * the same values set again under the same token are idempotent, so a resend whose first send
- * landed passes; a lost answer is settled by a consistent re-read (the token still on it and the
- * position there: written; the token there, the position not: sent again).
+ * The fan-out's cursor for a tenant's connections on one gateway: the lease of the fan-out posting
+ * to them (`lease`, `lease_until`) and each connection's position as it moved (`at`, by connection
+ * id; a connection absent from it stands where its connect put it).
  */
-export async function advanceConnection(
+export interface StreamCursor {
+  lease?: string;
+  lease_until?: number;
+  at: Record<string, StreamMark>;
+}
+
+const cursorKey = (tenantId: string, gateway: string) => ({ pk: `WS#${tenantId}`, sk: `G#${gateway}` });
+const cursorOf = (item: Record<string, unknown> | undefined): StreamCursor => ({
+  lease: item?.lease as string | undefined,
+  lease_until: item?.lease_until as number | undefined,
+  at: (item?.at as Record<string, StreamMark> | undefined) ?? {},
+});
+
+/** A connection where the cursor has it: its mark's position and last event id, else its own. */
+export const standing = (c: StreamConnection, cursor: StreamCursor): StreamConnection => {
+  const mark = cursor.at[c.connection_id];
+  return mark ? { ...c, position: mark.p, last_event_id: mark.e } : c;
+};
+
+/**
+ * The tenant's connections on every gateway and the cursor of `gateway`, from one consistent
+ * Query of the tenant's stream items (a connection put before the read is in it).
+ */
+export async function streamsOf(
   db: Db,
-  c: Pick<StreamConnection, 'tenant_id' | 'connection_id'>,
+  tenantId: string,
+  gateway: string,
+): Promise<{ connections: StreamConnection[]; cursor: StreamCursor }> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.query({
+      TableName: db.table,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `WS#${tenantId}` },
+      ConsistentRead: true,
+      ExclusiveStartKey: start,
+    });
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  const cursor = items.find((i) => i.sk === cursorKey(tenantId, gateway).sk);
+  return {
+    connections: items.filter((i) => String(i.sk).startsWith('C#')).map((i) => fromItem(i)!),
+    cursor: cursorOf(cursor),
+  };
+}
+
+/**
+ * Take the cursor of a tenant's connections on a gateway for one fan-out while it posts to them
+ * (`token`, until `now + leaseMs`; the item is created on first use, kept a connection's lifetime
+ * past its last lease): the cursor with the lease, or undefined while another fan-out's lease runs.
+ * An owned transition (docs/lost-answers.md): the lease carries this fan-out's token, so a resend
+ * whose first send landed passes its own condition, and a lost answer is settled by a consistent
+ * re-read (the lease is this token's, or not).
+ */
+export async function leaseCursor(
+  db: Db,
+  tenantId: string,
+  gateway: string,
+  lease: { token: string; now: number; leaseMs: number },
+): Promise<StreamCursor | undefined> {
+  const key = cursorKey(tenantId, gateway);
+  try {
+    const out = await db.update({
+      TableName: db.table,
+      Key: key,
+      UpdateExpression:
+        'SET #type = :type, lease = :token, lease_until = :until, #at = if_not_exists(#at, :none), #ttl = :ttl',
+      ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now OR lease = :token',
+      ExpressionAttributeNames: { '#type': 'type', '#at': 'at', '#ttl': 'ttl' },
+      ExpressionAttributeValues: {
+        ':type': 'stream_cursor',
+        ':token': lease.token,
+        ':until': lease.now + lease.leaseMs,
+        ':now': lease.now,
+        ':none': {},
+        ':ttl': Math.ceil((lease.now + CONNECTION_TTL_MS) / 1000),
+      },
+      ReturnValues: 'ALL_NEW',
+    });
+    return cursorOf(out.Attributes);
+  } catch (err) {
+    if (isConditionFailed(err)) return undefined;
+    if (!isOutcomeUnknown(err)) throw err;
+    const again = await db.get({ TableName: db.table, Key: key, ConsistentRead: true });
+    return again.Item?.lease === lease.token ? cursorOf(again.Item) : undefined;
+  }
+}
+
+const sameMarks = (a: Record<string, StreamMark>, b: Record<string, StreamMark>) =>
+  Object.keys(a).length === Object.keys(b).length &&
+  Object.entries(a).every(([id, m]) => b[id]?.p === m.p && b[id]?.e === m.e);
+
+/**
+ * Move the positions on after a round of posts to the gateway's connections (`at`, the whole map:
+ * the holder alone writes it), keeping the lease until `leaseUntil` (0: released). Only the
+ * lease's holder moves them: false when the lease is another fan-out's (this one's lapsed). An
+ * owned transition (docs/lost-answers.md): the same map set again under the same token is
+ * idempotent, so a resend whose first send landed passes; a lost answer is settled by a consistent
+ * re-read (the token still on it and the map there: written; the token there, the map not: sent
+ * again; another's token: stop).
+ */
+export async function advanceCursor(
+  db: Db,
+  tenantId: string,
+  gateway: string,
   token: string,
-  to: { position: number; lastEventId?: string; leaseUntil: number },
+  to: { at: Record<string, StreamMark>; leaseUntil: number },
 ): Promise<boolean> {
+  const key = cursorKey(tenantId, gateway);
   for (let send = 1; ; send++) {
     try {
       await db.update({
         TableName: db.table,
-        Key: connectionKey(c.tenant_id, c.connection_id),
-        UpdateExpression: `SET #position = :p, lease_until = :until${to.lastEventId ? ', last_event_id = :last' : ''}`,
+        Key: key,
+        UpdateExpression: 'SET #at = :at, lease_until = :until',
         ConditionExpression: 'lease = :token',
-        ExpressionAttributeNames: { '#position': 'position' },
-        ExpressionAttributeValues: {
-          ':p': to.position,
-          ':until': to.leaseUntil,
-          ':token': token,
-          ...(to.lastEventId ? { ':last': to.lastEventId } : {}),
-        },
+        ExpressionAttributeNames: { '#at': 'at' },
+        ExpressionAttributeValues: { ':at': to.at, ':until': to.leaseUntil, ':token': token },
       });
       return true;
     } catch (err) {
       if (isConditionFailed(err)) return false;
       if (!isOutcomeUnknown(err) || send >= 3) throw err;
-      const again = await getConnection(db, c.tenant_id, c.connection_id);
-      if (again?.lease !== token) return false;
-      if (again.position === to.position && again.lease_until === to.leaseUntil) return true;
+      const again = cursorOf((await db.get({ TableName: db.table, Key: key, ConsistentRead: true })).Item);
+      if (again.lease !== token) return false;
+      if (sameMarks(to.at, again.at) && again.lease_until === to.leaseUntil) return true;
     }
   }
 }

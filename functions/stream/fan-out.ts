@@ -1,8 +1,8 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { errorFields } from '../log.ts';
-import { listConnections } from '../store/stream.store.ts';
+import { type StreamConnection, standing, streamsOf } from '../store/stream.store.ts';
 import type { StreamConnections } from './connections.ts';
-import { closeWith, deliverTo, type StreamDeps, wakeFor } from './deliver.ts';
+import { closeWith, deliverAll, eachAtMost, PER_ROUND, type StreamDeps, wakeFor } from './deliver.ts';
 
 /**
  * The stream's fan-out (docs/design/stream.md): a record of the table's stream only says which
@@ -75,12 +75,9 @@ export async function streamFanOut(
   return { batchItemFailures: first ? [{ itemIdentifier: first.dynamodb?.SequenceNumber ?? '' }] : [] };
 }
 
-/** Connections served at once within one tenant's wake. */
-const PER_WAKE = 16;
-
 /**
  * A tenant's wake: each of its connections on this gateway is closed when it was refused at its
- * connect or its key was revoked, else sent what it is owed.
+ * connect or its key was revoked, and the others are sent what they are owed.
  */
 export async function deliverTenant(
   deps: StreamDeps,
@@ -89,14 +86,15 @@ export async function deliverTenant(
   opts: { until: number; revoked?: ReadonlySet<string> },
 ): Promise<void> {
   const wake = wakeFor(deps, connections, tenantId, opts.until);
-  const mine = (await listConnections(deps.db, tenantId)).filter((c) => c.gateway === connections.gateway);
-  const queue = [...mine];
-  const worker = async () => {
-    for (let c = queue.shift(); c; c = queue.shift()) {
-      if (c.refused) await closeWith(wake, c, c.refused, undefined);
-      else if (opts.revoked?.has(c.key_id)) await closeWith(wake, c, 'key_revoked', c.last_event_id);
-      else await deliverTo(wake, c);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PER_WAKE, queue.length) }, worker));
+  const view = await streamsOf(deps.db, tenantId, connections.gateway);
+  const revoked = (c: StreamConnection) => opts.revoked?.has(c.key_id) ?? false;
+  const closing = view.connections.filter(
+    (c) => c.gateway === connections.gateway && (c.refused || revoked(c)),
+  );
+  await eachAtMost(closing, PER_ROUND, (c) =>
+    c.refused
+      ? closeWith(wake, c, c.refused, undefined)
+      : closeWith(wake, c, 'key_revoked', standing(c, view.cursor).last_event_id),
+  );
+  await deliverAll(wake, view, (c) => !c.refused && !revoked(c));
 }

@@ -1,9 +1,18 @@
 import { secretProblem } from '../core/keys.ts';
 import { closeReasonAt, heartbeatFrameText } from '../core/stream.ts';
 import { getApiKey } from '../store/directory.store.ts';
-import { gatewayConnections, listConnections, type StreamConnection } from '../store/stream.store.ts';
+import { gatewayConnections, type StreamConnection, standing, streamsOf } from '../store/stream.store.ts';
 import type { StreamConnections } from './connections.ts';
-import { closeWith, deliverTo, forgetGone, postFrame, type StreamDeps, wakeFor } from './deliver.ts';
+import {
+  closeWith,
+  deliverAll,
+  eachAtMost,
+  forgetGone,
+  PER_ROUND,
+  postFrame,
+  type StreamDeps,
+  wakeFor,
+} from './deliver.ts';
 
 /**
  * The stream's schedule (every minute on AWS: docs/design/stream.md › The schedule): every open
@@ -30,20 +39,22 @@ export async function streamTick(
 
 async function tickTenant(deps: StreamDeps, connections: StreamConnections, tenantId: string, until: number) {
   const wake = wakeFor(deps, connections, tenantId, until);
-  const mine = (await listConnections(deps.db, tenantId)).filter((c) => c.gateway === connections.gateway);
+  const view = await streamsOf(deps.db, tenantId, connections.gateway);
+  const mine = view.connections.filter((c) => c.gateway === connections.gateway);
   const problems = await keyProblems(deps, mine);
-  await Promise.all(
-    mine.map(async (c) => {
-      const now = deps.clock();
-      const reason = c.refused ?? closeReasonAt(c, problems.get(c.key_hash), now);
-      if (reason) return closeWith(wake, c, reason, c.last_event_id);
-      const step = await postFrame(wake, c, heartbeatFrameText(now));
-      if (step === 'drop') return forgetGone(wake, c);
-      if (step === 'close') return closeWith(wake, c, 'slow_consumer', c.last_event_id);
-      if (step === 'next') deps.metrics.add('stream_frames', { type: 'heartbeat' });
-      return deliverTo(wake, c);
-    }),
-  );
+  const ended = new Set<string>();
+  await eachAtMost(mine, PER_ROUND, async (c) => {
+    const now = deps.clock();
+    const last = standing(c, view.cursor).last_event_id;
+    const reason = c.refused ?? closeReasonAt(c, problems.get(c.key_hash), now);
+    const step = reason ? 'closed' : await postFrame(wake, c, heartbeatFrameText(now));
+    if (step === 'next') deps.metrics.add('stream_frames', { type: 'heartbeat' });
+    else if (step !== 'later') ended.add(c.connection_id);
+    if (reason) return closeWith(wake, c, reason, last);
+    if (step === 'drop') return forgetGone(wake, c);
+    if (step === 'close') return closeWith(wake, c, 'slow_consumer', last);
+  });
+  await deliverAll(wake, view, (c) => !c.refused && !ended.has(c.connection_id), { prune: true });
 }
 
 /** Each secret's state now, read once per tenant: revoked, expired (a rotation's end included), or fine. */

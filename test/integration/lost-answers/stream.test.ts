@@ -1,21 +1,23 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  advanceConnection,
+  advanceCursor,
   createTicket,
   dropConnection,
   getConnection,
-  leaseConnection,
+  leaseCursor,
   openConnection,
   redeemTicket,
   type StreamConnection,
+  type StreamCursor,
+  streamsOf,
 } from '../../../functions/store/stream.store.ts';
-import { type Call, faults } from '../../support/faults.ts';
+import { faults } from '../../support/faults.ts';
 import { stackPerTest, type TestStack } from '../../support/local.ts';
 
 /**
  * The event stream's writes (store/stream.store.ts, docs/lost-answers.md) with their answers lost
  * inside the table client's retry, after DynamoDB applied them, while another writer runs: a
- * connection's record and its place on the count, its lease, its position, its removal, and a
+ * connection's record and its place on the count, its removal, the fan-out's cursor (its lease, the positions), and a
  * ticket's creation and use. Each test has a tenant id of its own.
  */
 const stack = stackPerTest();
@@ -93,53 +95,55 @@ describe('stream.store.ts › dropConnection: a place is given back once', () =>
   });
 });
 
-describe('stream.store.ts › leaseConnection: a fan-out recognises its own lease', () => {
+const G = 'lost-answers';
+const lease = (token: string, now = T) => ({ token, now, leaseMs: 15_000 });
+
+describe('stream.store.ts › leaseCursor: a fan-out recognises its own lease', () => {
   it('its answer lost in the retry while another fan-out asks: the re-read finds its token, the other is refused', async () => {
     const t = tenant();
-    await openConnection(s.deps.db, t.conn('a'), 5);
     const f = faults(s.deps.db);
-    let other: StreamConnection | undefined | 'unset' = 'unset';
+    let other: StreamCursor | undefined | 'unset' = 'unset';
     const rule = f.loseAnswerInRetry(
-      (c) => c.command === 'UpdateItem' && c.sk === 'C#a' && JSON.stringify(c.input).includes('mine'),
+      (c) => c.command === 'UpdateItem' && c.sk === `G#${G}` && JSON.stringify(c.input).includes('mine'),
       meanwhile(async () => {
-        other = await leaseConnection(s.deps.db, t.conn('a'), 'theirs', T, 15_000);
+        other = await leaseCursor(s.deps.db, t.tenantId, G, lease('theirs'));
       }),
     );
-    const held = await leaseConnection(s.deps.db, t.conn('a'), 'mine', T, 15_000);
+    const held = await leaseCursor(s.deps.db, t.tenantId, G, lease('mine'));
     expect(f.sent(rule)).toBe(1);
-    expect(held).toMatchObject({ lease: 'mine', lease_until: T + 15_000 });
+    expect(held).toMatchObject({ lease: 'mine', lease_until: T + 15_000, at: {} });
     expect(other).toBeUndefined();
   });
 });
 
-describe('stream.store.ts › advanceConnection: a position moves once, by the lease’s holder', () => {
+describe('stream.store.ts › advanceCursor: positions move once, by the lease’s holder', () => {
+  const marks = { a: { p: 7, e: 'evt_7' }, b: { p: 5 } };
+
   it('its answer lost in the retry: the re-read finds it written, true, not sent again', async () => {
     const t = tenant();
-    await openConnection(s.deps.db, t.conn('a'), 5);
-    await leaseConnection(s.deps.db, t.conn('a'), 'mine', T, 15_000);
+    await leaseCursor(s.deps.db, t.tenantId, G, lease('mine'));
     const f = faults(s.deps.db);
     const rule = f.loseAnswerInRetry(
-      (c) => c.command === 'UpdateItem' && c.sk === 'C#a' && JSON.stringify(c.input).includes('evt_7'),
-      meanwhile(() => leaseConnection(s.deps.db, t.conn('a'), 'theirs', T + 1, 15_000)),
+      (c) => c.command === 'UpdateItem' && c.sk === `G#${G}` && JSON.stringify(c.input).includes('evt_7'),
+      meanwhile(() => leaseCursor(s.deps.db, t.tenantId, G, lease('theirs', T + 1))),
     );
-    const to = { position: 7, lastEventId: 'evt_7', leaseUntil: T + 30_000 };
-    expect(await advanceConnection(s.deps.db, t.conn('a'), 'mine', to)).toBe(true);
+    const to = { at: marks, leaseUntil: T + 30_000 };
+    expect(await advanceCursor(s.deps.db, t.tenantId, G, 'mine', to)).toBe(true);
     expect(f.sent(rule)).toBe(1);
-    expect(await getConnection(s.deps.db, t.tenantId, 'a')).toMatchObject({ position: 7, lease: 'mine' });
+    expect((await streamsOf(s.deps.db, t.tenantId, G)).cursor).toMatchObject({ at: marks, lease: 'mine' });
   });
 
-  it('released, its answer lost while another fan-out takes the lease: false (stop), the position its own, the lease theirs', async () => {
+  it('released, its answer lost while another fan-out takes the lease: false (stop), the positions its own, the lease theirs', async () => {
     const t = tenant();
-    await openConnection(s.deps.db, t.conn('a'), 5);
-    await leaseConnection(s.deps.db, t.conn('a'), 'mine', T, 15_000);
+    await leaseCursor(s.deps.db, t.tenantId, G, lease('mine'));
     const f = faults(s.deps.db);
     f.loseAnswerInRetry(
-      (c) => c.command === 'UpdateItem' && c.sk === 'C#a' && JSON.stringify(c.input).includes('evt_9'),
-      meanwhile(() => leaseConnection(s.deps.db, t.conn('a'), 'theirs', T + 1, 15_000)),
+      (c) => c.command === 'UpdateItem' && c.sk === `G#${G}` && JSON.stringify(c.input).includes('evt_7'),
+      meanwhile(() => leaseCursor(s.deps.db, t.tenantId, G, lease('theirs', T + 1))),
     );
-    const to = { position: 9, lastEventId: 'evt_9', leaseUntil: 0 };
-    expect(await advanceConnection(s.deps.db, t.conn('a'), 'mine', to)).toBe(false);
-    expect(await getConnection(s.deps.db, t.tenantId, 'a')).toMatchObject({ position: 9, lease: 'theirs' });
+    expect(await advanceCursor(s.deps.db, t.tenantId, G, 'mine', { at: marks, leaseUntil: 0 })).toBe(false);
+    const { cursor } = await streamsOf(s.deps.db, t.tenantId, G);
+    expect(cursor).toMatchObject({ at: marks, lease: 'theirs' });
   });
 });
 
