@@ -18,6 +18,11 @@ import {
   uncertainCodeOf,
 } from '../core/reply-attempt.ts';
 import {
+  THREAD_MAX_CHARS_DEFAULT,
+  THREAD_MAX_CHARS_MAX,
+  THREAD_MAX_CHARS_MIN,
+} from '../core/thread-budget.ts';
+import {
   fenced,
   OUTSIDE_TEXT,
   outsideTextNote,
@@ -88,6 +93,8 @@ interface ToolSpec {
   outside: OutsideText;
   /** The route group the call goes to (default: events for the feed, else messages). */
   group?: keyof McpGroups;
+  /** pmail's own note on a result, shown before the fence (e.g. how many messages a budget left out). */
+  note?(result: any): string | undefined;
   /** A tool of several HTTP calls (wait_for_message): runs them itself, instead of the one `call`. */
   run?(invoke: Invoke, args: Record<string, any>, identity: string, wait: WaitPorts): Promise<InvokeResult>;
 }
@@ -135,6 +142,17 @@ function replyTool(operation: 'reply' | 'reply_all', description: string): ToolS
   };
 }
 
+/** The budget's marker: how many of the oldest messages a thread's answer left out, and whether the newest was cut. */
+export function threadBudgetNote(thread: any): string | undefined {
+  const b = thread?.text_budget;
+  if (!b || (b.messages_omitted === 0 && !b.newest_cut)) return undefined;
+  const left = b.messages_omitted
+    ? `${b.messages_omitted} older message${b.messages_omitted === 1 ? ' was' : 's were'} left out to fit max_chars=${b.max_chars}`
+    : '';
+  const cut = b.newest_cut ? `the newest message's extracted text was cut to ${b.max_chars} characters` : '';
+  return `TEXT BUDGET: ${[left, cut].filter(Boolean).join('; ')}. Read any message whole with get_message, or call get_thread again with a larger max_chars.`;
+}
+
 /** Conversations (docs/guides/receiving.md › Threads): the threads route group. */
 const THREAD_TOOLS: Record<string, ToolSpec> = {
   list_threads: {
@@ -158,13 +176,32 @@ const THREAD_TOOLS: Record<string, ToolSpec> = {
     permission: 'messages:read',
     outside: { fields: OUTSIDE_TEXT.thread },
     group: 'threads',
-    description:
-      'Read one conversation: its messages oldest first, sent and received. A received message’s inbound.extracted_text is what its sender wrote (without the quoted history and signature); get_message has the full text. Reply to a received message with reply.',
-    input: { identity_id: identityId, thread_id: z.string().describe('The thread id (thr_…).') },
+    description: `Read one conversation in one call: its messages oldest first, what you sent beside what came back, each with its text. Budget: max_chars (default ${THREAD_MAX_CHARS_DEFAULT}, ${THREAD_MAX_CHARS_MIN}–${THREAD_MAX_CHARS_MAX}) bounds the characters of all messages' text together: the newest messages stay whole, older ones are trimmed to their extracted text (what the sender wrote, without quoted history and signature: text_form "extracted"), then the oldest are left out (text_budget.messages_omitted says how many); when the newest alone is over, its extracted text is cut to max_chars (text_form "cut"). text: "extracted" shows every message trimmed from the start. get_message has any message's full text and HTML. Reply to a received message with reply.`,
+    input: {
+      identity_id: identityId,
+      thread_id: z.string().describe('The thread id (thr_…).'),
+      max_chars: z
+        .number()
+        .int()
+        .min(THREAD_MAX_CHARS_MIN)
+        .max(THREAD_MAX_CHARS_MAX)
+        .optional()
+        .describe(`The text budget in characters (default ${THREAD_MAX_CHARS_DEFAULT}).`),
+      text: z
+        .enum(['whole', 'extracted'])
+        .optional()
+        .describe(
+          '`extracted`: every message as its extracted text (default `whole`: the newest whole while they fit).',
+        ),
+    },
     call: (a, identity) => ({
       method: 'GET',
       path: `/v1/identities/${enc(identity)}/threads/${enc(a.thread_id)}`,
+      query: Object.fromEntries(
+        Object.entries(pick(a, ['max_chars', 'text'])).map(([k, v]) => [k, String(v)]),
+      ),
     }),
+    note: threadBudgetNote,
   },
 };
 
@@ -235,7 +272,7 @@ export const TOOLS: Record<string, ToolSpec> = {
     permission: 'messages:read',
     outside: MESSAGE,
     description:
-      'Read one message: its status (and per-recipient deliveries), addresses and subject. Poll this after a send to follow it to a final status. `uncertain` means nobody knows whether it went out: do not send it again.',
+      'Read one message, sent or received: its status (and per-recipient deliveries), addresses, subject and body (text, sanitised html, extracted_text: what its sender wrote without quoted history and signature; attachments). body_withheld names why a body is not shown (payload_redacted: a transactional template’s message once final). Poll this after a send to follow it to a final status. `uncertain` means nobody knows whether it went out: do not send it again.',
     input: { identity_id: identityId, message_id: messageId },
     call: (a, identity) => ({ method: 'GET', path: msgPath(identity, a.message_id) }),
   },
@@ -386,12 +423,12 @@ async function runTool(
   }
   const result =
     spec.operation || spec.permission === 'messages:read' ? withAttempt(parsed, spec.operation) : parsed;
-  const waits =
-    spec.operation && result?.status === 'pending_approval'
-      ? [{ type: 'text' as const, text: PENDING_APPROVAL_NOTE }]
-      : [];
+  const notes = [
+    spec.operation && result?.status === 'pending_approval' ? PENDING_APPROVAL_NOTE : undefined,
+    spec.note?.(result),
+  ].flatMap((text) => (text ? [{ type: 'text' as const, text }] : []));
   return {
-    content: [...waits, { type: 'text', text: UNTRUSTED_NOTICE }, { type: 'text', text: fenced(result) }],
+    content: [...notes, { type: 'text', text: UNTRUSTED_NOTICE }, { type: 'text', text: fenced(result) }],
     structuredContent: result,
     _meta: { 'pmail/untrusted_content': true },
   };

@@ -134,18 +134,7 @@ function shaped(
     ...(text ? { text: text.value, extractedText: extractNewText(text.value) } : {}),
     ...(html ? { html: html.value } : {}),
     bodyTruncated: !!(text?.cut || html?.cut),
-    attachments: withBody
-      ? mail.attachments.slice(0, MAX_LISTED_ATTACHMENTS).map((a) => {
-          const risky = riskyAttachment(a.filename, a.contentType);
-          return {
-            ...(a.filename ? { filename: a.filename.slice(0, 255) } : {}),
-            content_type: a.contentType,
-            size: a.size,
-            ...(a.contentDisposition === 'inline' && a.cid ? { content_id: a.cid } : {}),
-            ...(risky ? { risky } : {}),
-          };
-        })
-      : [],
+    attachments: withBody ? listedAttachments(mail.attachments) : [],
     isDsn,
   };
 }
@@ -178,12 +167,8 @@ type Cut = { value: string; cut: boolean };
  */
 function bodies(mail: ParsedMail): { text?: Cut; html?: Cut } {
   const source = typeof mail.html === 'string' && mail.html ? readableHtml(mail.html) : undefined;
-  const stored = (value: string, max: number, cut: boolean): Cut => {
-    const c = cutUtf8(value, max);
-    return { value: c.value, cut: c.cut || cut };
-  };
   const text = mail.text?.trim()
-    ? stored(mail.text, MAX_STORED_TEXT_BYTES, false)
+    ? storedText(mail.text)
     : source
       ? stored(htmlText(source.value), MAX_STORED_TEXT_BYTES, source.cut)
       : undefined;
@@ -191,4 +176,40 @@ function bodies(mail: ParsedMail): { text?: Cut; html?: Cut } {
     ...(text?.value ? { text } : {}),
     ...(source ? { html: stored(sanitise(source.value), MAX_STORED_HTML_BYTES, source.cut) } : {}),
   };
+}
+
+const stored = (value: string, max: number, cut: boolean): Cut => {
+  const c = cutUtf8(value, max);
+  return { value: c.value, cut: c.cut || cut };
+};
+
+/** A text body as a record keeps it, received or sent: cut to MAX_STORED_TEXT_BYTES. */
+export const storedText = (text: string): Cut => stored(text, MAX_STORED_TEXT_BYTES, false);
+
+/** An HTML body as a record keeps it, received or sent: the part read, sanitised, cut to MAX_STORED_HTML_BYTES. */
+export function storedHtml(html: string): Cut {
+  const source = readableHtml(html);
+  return stored(sanitise(source.value), MAX_STORED_HTML_BYTES, source.cut);
+}
+
+/** A message's attachments as its record lists them: name, type, size, inline id, risk; the first MAX_LISTED_ATTACHMENTS. */
+export function listedAttachments(
+  parts: readonly {
+    filename?: string;
+    contentType: string;
+    size: number;
+    contentDisposition?: string;
+    cid?: string;
+  }[],
+): InboundAttachment[] {
+  return parts.slice(0, MAX_LISTED_ATTACHMENTS).map((a) => {
+    const risky = riskyAttachment(a.filename, a.contentType);
+    return {
+      ...(a.filename ? { filename: a.filename.slice(0, 255) } : {}),
+      content_type: a.contentType,
+      size: a.size,
+      ...(a.contentDisposition === 'inline' && a.cid ? { content_id: a.cid } : {}),
+      ...(risky ? { risky } : {}),
+    };
+  });
 }

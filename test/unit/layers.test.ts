@@ -60,7 +60,7 @@ const pkg =
   (p: string) =>
     p.startsWith('pkg:') &&
     names.some((n) => (typeof n === 'string' ? p === `pkg:${n}` : n.test(p.slice(4))));
-const USE_CASES = ['send', 'events', 'sweeper', 'domains', 'admin', 'webhooks', 'outcomes'].map(
+const USE_CASES = ['send', 'events', 'sweeper', 'domains', 'admin', 'webhooks', 'outcomes', 'bodies'].map(
   (d) => `functions/${d}`,
 );
 const isEntry = (f: string) => f.endsWith('.handler.ts');

@@ -1,3 +1,4 @@
+import { loadBody } from '../../bodies/read-bodies.ts';
 import { messageNotFound } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import { toApiMessage } from '../../core/message-view.ts';
@@ -13,7 +14,7 @@ export const getMessageRoute: ScopedRoute = {
   handle: async (deps, { identity, params, requestId }) => {
     const m = await messageOf(deps.db, identity.id, params.message_id);
     if (!m) throw messageNotFound();
-    return json(200, toApiMessage(m), requestId);
+    return json(200, toApiMessage(m, await loadBody(deps, m)), requestId);
   },
 };
 
