@@ -22,6 +22,7 @@ import {
   THREAD_MAX_CHARS_MAX,
   THREAD_MAX_CHARS_MIN,
 } from '../core/thread-budget.ts';
+import { FOLLOW_UP_NOTES, followUpState } from '../core/unless-reply.ts';
 import {
   fenced,
   OUTSIDE_TEXT,
@@ -76,6 +77,17 @@ const body = {
   text: z.string().optional().describe('Plain-text body.'),
   html: z.string().optional().describe('HTML body.'),
 };
+/** A scheduled send, and a follow-up that waits for no answer (core/unless-reply.ts). */
+const schedule = {
+  send_at: z.string().optional().describe('ISO 8601 time to send at (scheduled send).'),
+  unless_reply: z
+    .boolean()
+    .optional()
+    .describe(
+      'With send_at, in a thread: a follow-up that waits for no answer. At send_at it is canceled (status canceled, status_reason reply_received) if a person answered in its thread after it was accepted (not an auto-reply, a bounce or a duplicate); else it is sent. Never both.',
+    ),
+};
+const SCHEDULE_FIELDS = ['send_at', 'unless_reply'];
 
 interface ToolSpec {
   permission: Permission;
@@ -94,7 +106,7 @@ interface ToolSpec {
   /** The route group the call goes to (default: events for the feed, else messages). */
   group?: keyof McpGroups;
   /** pmail's own note on a result, shown before the fence (e.g. how many messages a budget left out). */
-  note?(result: any): string | undefined;
+  note?(result: unknown): string | undefined;
   /** A tool of several HTTP calls (wait_for_message): runs them itself, instead of the one `call`. */
   run?(invoke: Invoke, args: Record<string, any>, identity: string, wait: WaitPorts): Promise<InvokeResult>;
 }
@@ -132,19 +144,20 @@ function replyTool(operation: 'reply' | 'reply_all', description: string): ToolS
     operation,
     outside: MESSAGE,
     description,
-    input: { identity_id: identityId, message_id: messageId, idempotency_key: idem, ...body },
+    input: { identity_id: identityId, message_id: messageId, idempotency_key: idem, ...body, ...schedule },
     call: (a, identity) => ({
       method: 'POST',
       path: msgPath(identity, a.message_id, operation === 'reply' ? 'reply' : 'reply-all'),
-      body: pick(a, ['text', 'html']),
+      body: pick(a, ['text', 'html', ...SCHEDULE_FIELDS]),
       key: a.idempotency_key,
     }),
   };
 }
 
 /** The budget's marker: how many of the oldest messages a thread's answer left out, and whether the newest was cut. */
-export function threadBudgetNote(thread: any): string | undefined {
-  const b = thread?.text_budget;
+export function threadBudgetNote(thread: unknown): string | undefined {
+  const b = (thread as { text_budget?: { max_chars: number; messages_omitted: number; newest_cut: boolean } })
+    ?.text_budget;
   if (!b || (b.messages_omitted === 0 && !b.newest_cut)) return undefined;
   const left = b.messages_omitted
     ? `${b.messages_omitted} older message${b.messages_omitted === 1 ? ' was' : 's were'} left out to fit max_chars=${b.max_chars}`
@@ -227,15 +240,22 @@ export const TOOLS: Record<string, ToolSpec> = {
         .record(z.string(), z.unknown())
         .optional()
         .describe("The template's variables, checked against its schema (invalid_payload names the paths)."),
-      send_at: z.string().optional().describe('ISO 8601 time to send at (scheduled send).'),
+      thread_id: z
+        .string()
+        .optional()
+        .describe('Send into this thread (thr_…), threaded after its latest message.'),
+      ...schedule,
     },
     call: (a, identity) => ({
       method: 'POST',
       path: `/v1/identities/${enc(identity)}/messages`,
       body:
         a.template === undefined
-          ? { subject: '', ...pick(a, ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'send_at']) }
-          : pick(a, ['to', 'cc', 'bcc', 'template', 'variables', 'send_at']),
+          ? {
+              subject: '',
+              ...pick(a, ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'thread_id', ...SCHEDULE_FIELDS]),
+            }
+          : pick(a, ['to', 'cc', 'bcc', 'template', 'variables', 'thread_id', ...SCHEDULE_FIELDS]),
       key: a.idempotency_key,
     }),
   },
@@ -260,11 +280,12 @@ export const TOOLS: Record<string, ToolSpec> = {
       cc: addresses.optional(),
       bcc: addresses.optional(),
       ...body,
+      ...schedule,
     },
     call: (a, identity) => ({
       method: 'POST',
       path: msgPath(identity, a.message_id, 'forward'),
-      body: pick(a, ['to', 'cc', 'bcc', 'text', 'html']),
+      body: pick(a, ['to', 'cc', 'bcc', 'text', 'html', ...SCHEDULE_FIELDS]),
       key: a.idempotency_key,
     }),
   },
@@ -423,8 +444,11 @@ async function runTool(
   }
   const result =
     spec.operation || spec.permission === 'messages:read' ? withAttempt(parsed, spec.operation) : parsed;
+  const follow =
+    result && typeof result === 'object' && 'unless_reply' in result ? followUpState(result) : undefined;
   const notes = [
     spec.operation && result?.status === 'pending_approval' ? PENDING_APPROVAL_NOTE : undefined,
+    follow ? FOLLOW_UP_NOTES[follow] : undefined,
     spec.note?.(result),
   ].flatMap((text) => (text ? [{ type: 'text' as const, text }] : []));
   return {

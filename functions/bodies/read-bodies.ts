@@ -3,7 +3,6 @@ import type { MessageRecord } from '../core/model.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import type { Db } from '../store/db.ts';
 import { getSentBodies } from '../store/message-bodies.store.ts';
-import { sentBodyFromMime } from './sent-body.ts';
 
 /**
  * The one way to read messages' bodies, whatever their direction and storage
@@ -51,5 +50,6 @@ export async function loadBody(ports: { db: Db; blobs?: BlobStore }, m: MessageR
 
 async function fromMime(blobs: BlobStore | undefined, m: MessageRecord): Promise<SentBody | undefined> {
   const raw = blobs ? await blobs.get(m.raw_key) : undefined;
-  return raw ? sentBodyFromMime(raw.body) : undefined;
+  // The parsers (mailparser, the HTML sanitiser) load with the first body read back.
+  return raw ? (await import('./mime-body.ts')).sentBodyFromMime(raw.body) : undefined;
 }

@@ -1,13 +1,14 @@
 import type { SentBody } from '../core/message-body.ts';
-import { listedAttachments, parseInbound, storedHtml, storedText } from '../inbound/parse.ts';
+import { listedAttachments, storedText } from '../inbound/stored.ts';
 
 /**
  * A sent message's body as its body item keeps it, from what the composition sent
  * (core/compose.ts › composePlan: the text and HTML parts with signature, disclosure and footers,
  * the attachments): the text cut, the HTML sanitised and cut like a received message's
- * (functions/inbound/parse.ts), the attachments listed in the order the MIME carries them.
+ * (functions/inbound/html.ts › storedHtml, loaded with the first body that has HTML), the
+ * attachments listed in the order they were given.
  */
-export function sentBodyOf(sent: {
+export async function sentBodyOf(sent: {
   text?: string;
   html?: string;
   attachments: readonly {
@@ -17,9 +18,10 @@ export function sentBodyOf(sent: {
     disposition?: 'attachment' | 'inline';
     content_id?: string;
   }[];
-}): SentBody {
+}): Promise<SentBody> {
   const text = sent.text !== undefined ? storedText(sent.text) : undefined;
-  const html = sent.html !== undefined ? storedHtml(sent.html) : undefined;
+  const html =
+    sent.html !== undefined ? (await import('../inbound/html.ts')).storedHtml(sent.html) : undefined;
   return {
     ...(text ? { text: text.value } : {}),
     ...(html ? { html: html.value } : {}),
@@ -41,19 +43,4 @@ function base64Size(b64: string): number {
   const s = b64.replace(/\s+/g, '');
   const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
   return Math.floor((s.length * 3) / 4) - pad;
-}
-
-/**
- * The same fields read back from a sent message's stored MIME, for a message whose body item is
- * missing (its writer stopped after the commit, or a transactional template's message, whose body is
- * not stored): parsed like received mail, under the same caps.
- */
-export async function sentBodyFromMime(raw: Uint8Array): Promise<SentBody> {
-  const parsed = await parseInbound(raw);
-  return {
-    ...(parsed.text !== undefined ? { text: parsed.text } : {}),
-    ...(parsed.html !== undefined ? { html: parsed.html } : {}),
-    ...(parsed.bodyTruncated ? { body_truncated: true } : {}),
-    attachments: parsed.attachments,
-  };
 }

@@ -1,3 +1,4 @@
+import { sentBodyOf } from '../bodies/sent-body.ts';
 import { requiresApproval } from '../core/approval.ts';
 import { composePlan, type Operation } from '../core/compose.ts';
 import { PmailError } from '../core/errors.ts';
@@ -697,9 +698,7 @@ async function storeSentBody(deps: WritePorts, message: MessageRecord, prepared:
     inReplyTo: prepared.inReplyTo,
     references: prepared.references,
   });
-  // The HTML sanitiser loads with the first body that has HTML.
-  const { sentBodyOf } = await import('../bodies/sent-body.ts');
-  await putSentBody(deps.db, message.identity_id, message.id, sentBodyOf(plan));
+  await putSentBody(deps.db, message.identity_id, message.id, await sentBodyOf(plan));
 }
 
 export function capReached(

@@ -1,10 +1,11 @@
 import { sha256Hex } from '../core/fingerprint.ts';
 import { MESSAGE_ID_WINDOW_MS, type SenderAuth } from '../core/inbound.ts';
 import type { MessageRecord } from '../core/model.ts';
+import { qualifiesAsReply } from '../core/unless-reply.ts';
 import { type ContactCount, contactCountUpdates } from './contacts.store.ts';
 import { type Db, failedConditions, isTransactionCanceled, type TransactItem } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
-import { onFeed, transactAt } from './feed.store.ts';
+import { atPositionOf, onFeed, transactAt } from './feed.store.ts';
 import { findByProviderId, getMessage, messageFeedEntry, messagePutItem } from './messages.store.ts';
 import { threadNoteItem } from './thread-list.store.ts';
 import { getThread } from './threads.store.ts';
@@ -157,6 +158,17 @@ export async function storeInbound(
     ...(args.senderAuthenticated ? ['authenticated_inbound_count' as const] : []),
   ];
   const marker = args.firstWithMessageId;
+  const put = onFeed(
+    {
+      Put: {
+        TableName: db.table,
+        Item: messagePutItem(db, message, 0).Put.Item,
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    messageFeedEntry(message, now),
+  );
+  const note = { now, snippet: args.snippet, fromAddress: args.routedTo };
   const items: TransactItem[] = [
     {
       Put: {
@@ -171,18 +183,12 @@ export async function storeInbound(
       },
     },
     ...(marker ? [messageIdMarkerPut(db, message, marker, now)] : []),
-    onFeed(
-      {
-        Put: {
-          TableName: db.table,
-          Item: messagePutItem(db, message, 0).Put.Item,
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      messageFeedEntry(message, now),
-    ),
+    put,
     eventPutItem(db, args.event, now),
-    threadNoteItem(db, message, { now, snippet: args.snippet, fromAddress: args.routedTo }),
+    // An answer a follow-up waits on records its own number on the thread (core/unless-reply.ts).
+    qualifiesAsReply(message)
+      ? atPositionOf(put, (pos) => threadNoteItem(db, message, { ...note, replyPos: pos }))
+      : threadNoteItem(db, message, note),
     ...(args.countSender
       ? contactCountUpdates(db, message.identity_id, [args.countSender], now, counts)
       : []),

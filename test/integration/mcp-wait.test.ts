@@ -68,7 +68,7 @@ async function mailAgent(subject: string, headers: Record<string, string> = {}):
 }
 
 type WaitAnswer = {
-  data: { id: string; subject: string; thread_id: string; inbound: { text: string | null } }[];
+  data: { id: string; subject: string; thread_id: string; text: string | null }[];
   after: string;
   timed_out: boolean;
 };

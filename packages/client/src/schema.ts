@@ -1760,6 +1760,7 @@ export interface components {
             headers?: components["schemas"]["CustomHeaders"];
             metadata?: components["schemas"]["Metadata"];
             send_at?: components["schemas"]["SendAt"];
+            unless_reply?: components["schemas"]["UnlessReply"];
             template?: components["schemas"]["TemplateName"];
             variables?: components["schemas"]["TemplateVariables"];
         } | unknown | unknown | unknown;
@@ -1780,6 +1781,7 @@ export interface components {
             headers?: components["schemas"]["CustomHeaders"];
             metadata?: components["schemas"]["Metadata"];
             send_at?: components["schemas"]["SendAt"];
+            unless_reply?: components["schemas"]["UnlessReply"];
             template?: components["schemas"]["TemplateName"];
             variables?: components["schemas"]["TemplateVariables"];
         } | unknown | unknown | unknown;
@@ -1809,9 +1811,22 @@ export interface components {
              */
             include_attachments: boolean;
             send_at?: components["schemas"]["SendAt"];
+            unless_reply?: components["schemas"]["UnlessReply"];
             template?: components["schemas"]["TemplateName"];
             variables?: components["schemas"]["TemplateVariables"];
         } | unknown | unknown | unknown;
+        /**
+         * @description A follow-up that waits for no answer: with `send_at`, on a reply, a reply-all, a forward or
+         *     a send with `thread_id`. When its time comes it is canceled (`status: canceled`,
+         *     `status_reason: reply_received`, `message.canceled` with `reason: reply_received`) if a
+         *     message arrived in its thread after it was accepted that is a person's mail: not automatic
+         *     (an out-of-office, an auto-reply, a list), not a delivery report, not a duplicate, not held
+         *     back. Decided in the same write that claims it for sending, so an answer landing at the last
+         *     moment either cancels it or finds it already sent, never both (docs/guides/sending.md › A
+         *     follow-up unless they reply). Without `send_at`, or on a send outside a thread: 400
+         *     `invalid_request` naming `unless_reply`.
+         */
+        UnlessReply: boolean;
         /**
          * @description A send by template: the name of a template of the identity's tenant (its current
          *     version; 404 `template_not_found` when there is none). Instead of `subject`, `text`,
@@ -1981,8 +1996,11 @@ export interface components {
             status: "pending_approval" | "queued" | "submitted" | "delivered" | "deferred" | "bounced" | "complained" | "rejected" | "failed" | "uncertain" | "suppressed" | "canceled" | "undispatched" | "received";
             /**
              * @description A stable reason code when the message reached rejected, failed or uncertain (or
-             *     suppressed). A queued message waiting in a back-off shows `retry_later:{class}`; that
-             *     reason goes when the message leaves queued (a submitted message has none).
+             *     suppressed), or was canceled by pmail (`reply_received`: a follow-up sent with
+             *     `unless_reply` whose thread was answered first; `rejected_by_reviewer`; an identity
+             *     paused or deleted, a tenant suspended). A queued message waiting in a back-off shows
+             *     `retry_later:{class}`; that reason goes when the message leaves queued (a submitted
+             *     message has none).
              */
             status_reason: string | null;
             from: components["schemas"]["Mailbox"];
