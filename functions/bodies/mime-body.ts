@@ -9,7 +9,8 @@ import { parseInbound } from '../inbound/parse.ts';
 export async function sentBodyFromMime(raw: Uint8Array): Promise<SentBody> {
   const parsed = await parseInbound(raw);
   return {
-    ...(parsed.text !== undefined ? { text: parsed.text } : {}),
+    // The MIME's text part ends with the line break its encoding adds; the composed text had none.
+    ...(parsed.text !== undefined ? { text: parsed.text.replace(/\r?\n$/, '') } : {}),
     ...(parsed.html !== undefined ? { html: parsed.html } : {}),
     ...(parsed.bodyTruncated ? { body_truncated: true } : {}),
     attachments: parsed.attachments,

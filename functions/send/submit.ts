@@ -684,7 +684,8 @@ async function completeWritten(
     completeKey(deps, key, response),
     noteThreadMessage(deps.db, message, {
       now: deps.clock(),
-      snippet: snippetOf(prepared.compose.text),
+      // A transactional template's text (a sign-in link, a code) is not kept in the thread's summary either.
+      snippet: storesSentBody(message) ? snippetOf(prepared.compose.text) : '',
     }).catch(logged('thread summary')),
     storesSentBody(message) ? storeSentBody(deps, message, prepared).catch(logged('sent body')) : undefined,
   ]);
