@@ -14,8 +14,9 @@ import {
 import type { Action } from './context.ts';
 import * as control from './control.ts';
 import { doctorCommand } from './doctor.ts';
-import { inboxCommand, threadCommand, threadsCommand, watchCommand } from './inbox.ts';
+import { inboxCommand, threadsCommand, watchCommand } from './inbox.ts';
 import { err, type Io, io } from './io.ts';
+import { readCommand, threadTextCommand } from './read.ts';
 
 /**
  * `pmail`'s commands on commander: every command and subcommand answers `--help` (exit 0); an
@@ -154,6 +155,10 @@ function sendOptions(c: Command): Command {
     .option('--template <name>', 'send by template (its subject and bodies)')
     .option('--variables <json>', "the template's variables, a JSON object")
     .option('--send-at <iso>', 'send later, at this ISO 8601 time')
+    .option(
+      '--unless-reply',
+      'with --send-at, in a thread: canceled (reply_received) if an answer arrives in the thread first',
+    )
     .option('--idempotency-key <k>', 'the key of this send (default: a new one, printed first)')
     .option('--wait', 'follow the message until a final status (exit 0 sent, 15 not sent, 13 timed out)')
     .option('--timeout <s>', 'how long --wait follows, in seconds (default 120)', seconds);
@@ -161,7 +166,13 @@ function sendOptions(c: Command): Command {
 }
 
 function mailCommands(program: Command, act: Act): void {
-  act(sendOptions(program.command('send').description('send an email')), sendCommand('send'));
+  act(
+    sendOptions(program.command('send').description('send an email')).option(
+      '--thread-id <thr_id>',
+      'send into this thread, after its latest message',
+    ),
+    sendCommand('send'),
+  );
   act(
     sendOptions(program.command('reply').description('reply to a message').argument('<message-id>')),
     sendCommand('reply'),
@@ -237,9 +248,23 @@ function mailCommands(program: Command, act: Act): void {
   );
   act(
     withIdentity(
-      program.command('thread').description('one conversation and its messages').argument('<thread-id>'),
-    ),
-    threadCommand,
+      program
+        .command('thread')
+        .description("one conversation's text, oldest first: what was sent beside what came back")
+        .argument('<thread-id>'),
+    )
+      .option('--full', "received messages' whole text (default: their new text, without quoted history)")
+      .option('--max-chars <n>', "the text budget of the whole thread (default: the API's)", positiveInt),
+    threadTextCommand,
+  );
+  act(
+    withIdentity(
+      program
+        .command('read')
+        .description("one message's headers and text (a received one's new text; --full all of it)")
+        .argument('<message-id>'),
+    ).option('--full', "a received message's whole text, quoted history and signature included"),
+    readCommand,
   );
   act(
     withIdentity(

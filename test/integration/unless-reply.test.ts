@@ -211,7 +211,9 @@ describe('send/unless-reply.ts › claimUnlessAnswered: an answer racing the cla
     expect(await canceledEvents(f.id)).toEqual([]);
   });
 
-  it('races an answer against the claim many times: each follow-up is claimed or canceled, never both', async () => {
+  it('races an answer against the claim many times: each follow-up is claimed or canceled, never both', {
+    timeout: 180_000,
+  }, async () => {
     const RUNS = 30;
     let guardRefusals = 0;
     hooksOf(s.deps.db).aroundCall(async (operation, input, next) => {
