@@ -193,7 +193,10 @@ function printMessage(m: any, operation?: SendOperationName): void {
   const seed = state === 'uncertain' ? ` ${uncertainCodeOf(operation, m.in_reply_to)}` : '';
   out(`  status:  ${m.status}${m.status_reason ? ` (${m.status_reason})` : ''}`);
   // A received message was never sent: it has no attempt.
-  if (m.direction !== 'outbound') return printReceived(m);
+  if (m.direction !== 'outbound') {
+    printReceived(m);
+    return;
+  }
   out(`  attempt: ${state}${seed}`);
   const follow = followUpState(m);
   if (follow) out(`  ${FOLLOW_UP_NOTES[follow]}`);

@@ -265,6 +265,7 @@ describe('thread-replies.store.ts › noNewReplies: the guarded claim whose answ
     const m = (await s.message(s.agent.id, f.id))!;
     const fx = faults(s.deps.db);
     const rule = fx.loseAnswerInRetry(guardedClaim, {
+      // biome-ignore lint/suspicious/noThenProperty: the fault helper's option (test/support/faults.ts)
       then: () => answer(c.sent.rfc_message_id, c.subject, 'An answer after the claim landed.'),
     });
     const claimed = await claimUnlessAnswered(
