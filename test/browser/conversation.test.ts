@@ -52,13 +52,7 @@ beforeAll(async () => {
   expect(res.status).toBe(202);
   sent = res.body;
   await s.settle();
-  const mx = nodemailer.createTransport({
-    host: s.mx!.host,
-    port: s.mx!.port,
-    secure: false,
-    ignoreTLS: true,
-  });
-  await mx.sendMail({
+  await mailFromOutside({
     from: `Customer <${customer}>`,
     to: agent.address,
     subject: 'Re: Your delivery slot',
@@ -79,6 +73,12 @@ afterAll(async () => {
   await s?.settle();
   await s?.close();
 });
+
+/** Mail from outside, through the stack's MX as a stranger's server would send it. */
+const mailFromOutside = (mail: Parameters<ReturnType<typeof nodemailer.createTransport>['sendMail']>[0]) =>
+  nodemailer
+    .createTransport({ host: s.mx!.host, port: s.mx!.port, secure: false, ignoreTLS: true })
+    .sendMail(mail);
 
 /** A new tab session (its own sessionStorage), signed in with the tenant key. */
 async function session(): Promise<Page> {
@@ -184,13 +184,7 @@ describe('the conversation in the console', () => {
   it('shows hostile mail as text: its markup never runs, in the thread nor in the message’s HTML frame', async () => {
     // Whatever a page loads or runs from the mail would ask the server for /pwned-…: none may come.
     const hostileText = '<img src=x onerror="fetch(\'/pwned-text\')"><script>fetch("/pwned-text")</script>';
-    const mx = nodemailer.createTransport({
-      host: s.mx!.host,
-      port: s.mx!.port,
-      secure: false,
-      ignoreTLS: true,
-    });
-    await mx.sendMail({
+    await mailFromOutside({
       from: 'Stranger <stranger@simulator.invalid>',
       to: agent.address,
       subject: 'Invoice <b>overdue</b>',
