@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 
 /**
- * The console's static files, built by esbuild from console/src: one script and one stylesheet
- * with content-hashed names (served as immutable), and the page that loads them (served briefly
+ * The console's static files, built by esbuild from console/src: one script, one stylesheet and
+ * the tab's icon with content-hashed names (served as immutable), and the page that loads them (served briefly
  * cached, so a deployment shows on the next load). The page has no inline script or style, so the
  * strict Content-Security-Policy of functions/api/console.api.ts holds.
  */
@@ -20,6 +20,7 @@ export type ConsoleAssets = Record<string, ConsoleAsset>;
 const SRC = fileURLToPath(new URL('./src/', import.meta.url));
 
 const TYPES: Record<string, string> = {
+  '.svg': 'image/svg+xml',
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
   '.html': 'text/html; charset=utf-8',
@@ -50,6 +51,10 @@ export function buildConsole(): ConsoleAssets {
   }
   const script = Object.keys(assets).find((n) => n.endsWith('.js'));
   const style = Object.keys(assets).find((n) => n.endsWith('.css'));
+  // The tab's icon, named by its content like the script and the stylesheet.
+  const svg = readFileSync(join(SRC, 'favicon.svg'), 'utf8');
+  const icon = `favicon-${createHash('sha256').update(svg).digest('hex').slice(0, 8)}.svg`;
+  assets[icon] = { type: TYPES['.svg'], body: svg };
   assets['index.html'] = {
     type: TYPES['.html'],
     body: [
@@ -60,6 +65,7 @@ export function buildConsole(): ConsoleAssets {
       '<meta name="viewport" content="width=device-width, initial-scale=1">',
       '<meta name="referrer" content="no-referrer">',
       '<title>pmail console</title>',
+      `<link rel="icon" type="image/svg+xml" href="/console/${icon}">`,
       style ? `<link rel="stylesheet" href="/console/${style}">` : '',
       `<script type="module" src="/console/${script}"></script>`,
       '</head>',

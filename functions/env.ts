@@ -83,6 +83,8 @@ export function loadTransportDeps(
     blobs: factories.blobs(required),
     clock,
     log: jsonLogger({ service }),
+    // The cancel of a follow-up answered before its time mints its event's id (send/unless-reply.ts).
+    newId: ulidFrom(clock),
     simEventDelaySeconds: Number(process.env.PMAIL_SIM_EVENT_DELAY_S ?? defaultConfig.simEventDelaySeconds),
   };
 }

@@ -7,6 +7,7 @@ import {
   seedRefusalOf,
   uncertainCodeOf,
 } from '../../functions/core/reply-attempt.ts';
+import { FOLLOW_UP_NOTES, followUpState } from '../../functions/core/unless-reply.ts';
 import type { Pmail } from '../../packages/client/src/index.ts';
 import { CliError, cliErrorOf, EXIT, type Profile, sleep } from './client.ts';
 import { apiFor, type Ctx, call, identityOf, profileOf } from './context.ts';
@@ -56,6 +57,8 @@ function sendBodyOf(operation: SendOperationName, o: Ctx['opts']): Record<string
   if (o.text !== undefined) body.text = o.text;
   if (o.html !== undefined) body.html = o.html;
   if (o.sendAt !== undefined) body.send_at = o.sendAt;
+  if (o.threadId !== undefined && operation === 'send') body.thread_id = o.threadId;
+  if (o.unlessReply) body.unless_reply = true;
   if (operation === 'send' && !o.to && !o.cc && !o.bcc)
     throw new CliError(EXIT.usage, 'give at least one --to, --cc or --bcc');
   if (operation === 'forward' && !o.to) throw new CliError(EXIT.usage, 'give at least one --to');
@@ -213,7 +216,14 @@ function printMessage(m: any, operation?: SendOperationName): void {
   const state = attemptStateOf(m.status);
   const seed = state === 'uncertain' ? ` ${uncertainCodeOf(operation, m.in_reply_to)}` : '';
   out(`  status:  ${m.status}${m.status_reason ? ` (${m.status_reason})` : ''}`);
+  // A received message was never sent: it has no attempt.
+  if (m.direction !== 'outbound') {
+    printReceived(m);
+    return;
+  }
   out(`  attempt: ${state}${seed}`);
+  const follow = followUpState(m);
+  if (follow) out(`  ${FOLLOW_UP_NOTES[follow]}`);
   if (state === 'uncertain')
     out(
       '  uncertain: the provider may or may not have sent it; pmail never resends it. Check the recipient, then `pmail resolve <id> --outcome sent|not_sent`; do not send it again.',
@@ -222,6 +232,12 @@ function printMessage(m: any, operation?: SendOperationName): void {
   if (m.to?.length) out(`  to:      ${m.to.map((a: { address: string }) => a.address).join(', ')}`);
   if (m.deliveries?.length)
     for (const d of m.deliveries) out(`  - ${d.address}: ${d.status}${d.smtp_code ? ` ${d.smtp_code}` : ''}`);
+}
+
+function printReceived(m: any): void {
+  out(`  subject: ${terminalSafe(m.subject ?? '')}`);
+  out(`  from:    ${terminalSafe(m.from?.address ?? '')}`);
+  out(`  read it: pmail read ${m.id}`);
 }
 
 /** The profile, its client and its identity: what every message command starts from. */
@@ -235,13 +251,17 @@ export async function statusCommand(ctx: Ctx): Promise<number> {
   const m = await api.messages.get(identity, ctx.args[0]);
   if (ctx.opts.json) {
     const state = attemptStateOf(m.status);
-    printJson({
-      ...m,
-      attempt: {
-        status: state,
-        error_code: state === 'uncertain' ? uncertainCodeOf(undefined, m.in_reply_to) : null,
-      },
-    });
+    printJson(
+      m.direction === 'outbound'
+        ? {
+            ...m,
+            attempt: {
+              status: state,
+              error_code: state === 'uncertain' ? uncertainCodeOf(undefined, m.in_reply_to) : null,
+            },
+          }
+        : m,
+    );
   } else {
     out(`${m.id} (${m.direction}${m.in_reply_to ? ', a reply' : ''})`);
     printMessage(m);
@@ -264,7 +284,7 @@ export async function listCommand(ctx: Ctx): Promise<number> {
       ['id', (m) => m.id],
       ['direction', (m) => m.direction],
       ['status', (m) => m.status],
-      ['attempt', (m) => attemptStateOf(m.status)],
+      ['attempt', (m) => (m.direction === 'outbound' ? attemptStateOf(m.status) : '')],
       ['subject', (m) => terminalSafe(m.subject).slice(0, 60)],
     ]);
     if (page.next_cursor) out(`more: --cursor ${page.next_cursor}`);

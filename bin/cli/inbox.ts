@@ -1,4 +1,3 @@
-import { attemptStateOf } from '../../functions/core/reply-attempt.ts';
 import { EXIT } from './client.ts';
 import { apiFor, type Ctx, call, identityOf, profileOf } from './context.ts';
 import { printTable } from './control.ts';
@@ -6,8 +5,8 @@ import { out, printJson, terminalSafe } from './io.ts';
 
 /**
  * Reading an identity's mail: `pmail inbox` (its inbound messages, newest first), `pmail watch`
- * (each new one as it comes, until Ctrl-C), `pmail threads` (its conversations) and
- * `pmail thread <id>` (one conversation's messages). Addresses, subjects
+ * (each new one as it comes, until Ctrl-C) and `pmail threads` (its conversations); one message's
+ * or one conversation's text is bin/cli/read.ts. Addresses, subjects
  * and snippets are email content: untrusted, shown only through terminalSafe.
  */
 
@@ -59,30 +58,6 @@ export async function threadsCommand(ctx: Ctx): Promise<number> {
       ['subject', (t) => clip(safe(t.subject), 60)],
     ]);
     more(page);
-  }
-  return EXIT.ok;
-}
-
-export async function threadCommand(ctx: Ctx): Promise<number> {
-  const { api, identity } = mailOf(ctx);
-  const thread = await call(
-    api.http.GET('/v1/identities/{identity_id}/threads/{thread_id}', {
-      params: { path: { identity_id: identity, thread_id: ctx.args[0] } },
-    }),
-  );
-  if (ctx.opts.json) printJson(thread);
-  else {
-    out(`${thread.id}: ${safe(thread.subject)} (${thread.message_count} messages)`);
-    out(`  participants: ${(thread.participants as string[]).map(safe).join(', ')}`);
-    printTable(thread.messages, [
-      ['id', (m) => m.id],
-      ['direction', (m) => m.direction],
-      ['status', (m) => m.status],
-      ['attempt', (m) => attemptStateOf(m.status)],
-      ['from', (m) => clip(safe(m.from?.address), 40)],
-      ['subject', (m) => clip(safe(m.subject), 50)],
-    ]);
-    if (thread.messages_truncated) out('(older messages left out: pmail list has them all)');
   }
   return EXIT.ok;
 }

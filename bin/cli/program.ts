@@ -16,8 +16,9 @@ import type { Action } from './context.ts';
 import * as control from './control.ts';
 import { doctorCommand } from './doctor.ts';
 import { heldAction, heldListCommand } from './held.ts';
-import { inboxCommand, threadCommand, threadsCommand, watchCommand } from './inbox.ts';
+import { inboxCommand, threadsCommand, watchCommand } from './inbox.ts';
 import { err, type Io, io } from './io.ts';
+import { readCommand, threadTextCommand } from './read.ts';
 
 /**
  * `pmail`'s commands on commander: every command and subcommand answers `--help` (exit 0); an
@@ -156,6 +157,10 @@ function sendOptions(c: Command): Command {
     .option('--template <name>', 'send by template (its subject and bodies)')
     .option('--variables <json>', "the template's variables, a JSON object")
     .option('--send-at <iso>', 'send later, at this ISO 8601 time')
+    .option(
+      '--unless-reply',
+      'with --send-at, in a thread: canceled (reply_received) if an answer arrives in the thread first',
+    )
     .option('--idempotency-key <k>', 'the key of this send (default: a new one, printed first)')
     .option('--wait', 'follow the message until a final status (exit 0 sent, 15 not sent, 13 timed out)')
     .option('--timeout <s>', 'how long --wait follows, in seconds (default 120)', seconds);
@@ -164,10 +169,12 @@ function sendOptions(c: Command): Command {
 
 function mailCommands(program: Command, act: Act): void {
   act(
-    sendOptions(program.command('send').description('send an email, or a batch of them (--batch)')).option(
-      '--batch <file.jsonl>',
-      'send each line of a JSONL file (- for stdin), a send body with its idempotency_key',
-    ),
+    sendOptions(program.command('send').description('send an email, or a batch of them (--batch)'))
+      .option('--thread-id <thr_id>', 'send into this thread, after its latest message')
+      .option(
+        '--batch <file.jsonl>',
+        'send each line of a JSONL file (- for stdin), a send body with its idempotency_key',
+      ),
     (ctx) => (ctx.opts.batch !== undefined ? sendBatchCommand(ctx) : sendCommand('send')(ctx)),
   );
   act(
@@ -245,9 +252,23 @@ function mailCommands(program: Command, act: Act): void {
   );
   act(
     withIdentity(
-      program.command('thread').description('one conversation and its messages').argument('<thread-id>'),
-    ),
-    threadCommand,
+      program
+        .command('thread')
+        .description("one conversation's text, oldest first: what was sent beside what came back")
+        .argument('<thread-id>'),
+    )
+      .option('--full', "received messages' whole text (default: their new text, without quoted history)")
+      .option('--max-chars <n>', "the text budget of the whole thread (default: the API's)", positiveInt),
+    threadTextCommand,
+  );
+  act(
+    withIdentity(
+      program
+        .command('read')
+        .description("one message's headers and text (a received one's new text; --full all of it)")
+        .argument('<message-id>'),
+    ).option('--full', "a received message's whole text, quoted history and signature included"),
+    readCommand,
   );
   act(
     withIdentity(

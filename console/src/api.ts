@@ -8,7 +8,8 @@ const KEY = 'pmail.console.apiKey';
 export const session = {
   key: (): string | null => sessionStorage.getItem(KEY),
   signIn: (key: string) => sessionStorage.setItem(KEY, key),
-  signOut: () => sessionStorage.removeItem(KEY),
+  // Signing out forgets everything the tab kept: the key and the identity the pages opened on.
+  signOut: () => sessionStorage.clear(),
 };
 
 export class ApiError extends Error {
@@ -95,6 +96,16 @@ export interface Mailbox {
   name?: string | null;
 }
 
+export interface Attachment {
+  id: string;
+  filename: string | null;
+  content_type: string;
+  size: number;
+  content_id: string | null;
+  risky: boolean;
+  risk: string | null;
+}
+
 export interface Message {
   id: string;
   thread_id: string;
@@ -108,26 +119,31 @@ export interface Message {
   bcc: Mailbox[];
   reply_to: Mailbox[];
   subject: string;
+  /** The body, both directions (openapi.yaml › Message): a list page leaves text, html and extracted_text null. */
+  text: string | null;
+  html: string | null;
+  extracted_text: string | null;
+  snippet: string | null;
+  attachments: Attachment[];
+  body_truncated: boolean;
+  body_withheld: string | null;
+  body_omitted: boolean;
   received_at: string;
   sent_at: string | null;
+  send_at: string | null;
+  unless_reply: boolean | null;
   kind: string;
   rfc_message_id: string | null;
   in_reply_to: string | null;
   provider: string | null;
   provider_message_id: string | null;
   deliveries?: Delivery[];
-  /** A received message's parsed fields (null on an outbound one). */
+  /** A received message's receipt (null on an outbound one). */
   inbound?: Inbound | null;
 }
 
-/** What the API keeps of a received message (openapi.yaml › Message.inbound). */
+/** What the API keeps of a received message's receipt (openapi.yaml › Message.inbound). */
 export interface Inbound {
-  snippet: string | null;
-  /** On the message itself; a page of the list leaves them null. */
-  text: string | null;
-  html: string | null;
-  body_truncated: boolean;
-  attachments: { filename: string | null; content_type: string; size: number; risky: boolean | null }[];
   verdicts: Record<'spf' | 'dkim' | 'dmarc' | 'spam' | 'virus', string | null>;
 }
 

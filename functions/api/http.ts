@@ -216,7 +216,7 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
   attachment_not_found: {
     status: 404,
     retryable: false,
-    fix: "Use an id of the message's inbound.attachments; a signed link may have expired: ask for a new one.",
+    fix: "Use an id of the message's attachments; a signed link may have expired: ask for a new one.",
   },
   not_cancelable: {
     status: 409,

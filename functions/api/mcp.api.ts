@@ -18,6 +18,12 @@ import {
   uncertainCodeOf,
 } from '../core/reply-attempt.ts';
 import {
+  THREAD_MAX_CHARS_DEFAULT,
+  THREAD_MAX_CHARS_MAX,
+  THREAD_MAX_CHARS_MIN,
+} from '../core/thread-budget.ts';
+import { FOLLOW_UP_NOTES, followUpState } from '../core/unless-reply.ts';
+import {
   fenced,
   OUTSIDE_TEXT,
   outsideTextNote,
@@ -71,6 +77,17 @@ const body = {
   text: z.string().optional().describe('Plain-text body.'),
   html: z.string().optional().describe('HTML body.'),
 };
+/** A scheduled send, and a follow-up that waits for no answer (core/unless-reply.ts). */
+const schedule = {
+  send_at: z.string().optional().describe('ISO 8601 time to send at (scheduled send).'),
+  unless_reply: z
+    .boolean()
+    .optional()
+    .describe(
+      'With send_at, in a thread: a follow-up that waits for no answer. At send_at it is canceled (status canceled, status_reason reply_received) if a person answered in its thread after it was accepted (not an auto-reply, a bounce or a duplicate); else it is sent. Never both.',
+    ),
+};
+const SCHEDULE_FIELDS = ['send_at', 'unless_reply'];
 
 /** The fields of a new email (send_email, and each email of send_batch). */
 const newEmail = {
@@ -87,13 +104,20 @@ const newEmail = {
     .record(z.string(), z.unknown())
     .optional()
     .describe("The template's variables, checked against its schema (invalid_payload names the paths)."),
-  send_at: z.string().optional().describe('ISO 8601 time to send at (scheduled send).'),
+  thread_id: z
+    .string()
+    .optional()
+    .describe('Send into this thread (thr_…), threaded after its latest message.'),
+  ...schedule,
 };
 /** The body of POST …/messages for a new email's fields. */
 const newEmailBody = (a: Record<string, unknown>) =>
   a.template === undefined
-    ? { subject: '', ...pick(a, ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'send_at']) }
-    : pick(a, ['to', 'cc', 'bcc', 'template', 'variables', 'send_at']);
+    ? {
+        subject: '',
+        ...pick(a, ['to', 'cc', 'bcc', 'subject', 'text', 'html', 'thread_id', ...SCHEDULE_FIELDS]),
+      }
+    : pick(a, ['to', 'cc', 'bcc', 'template', 'variables', 'thread_id', ...SCHEDULE_FIELDS]);
 
 interface ToolSpec {
   permission: Permission;
@@ -111,6 +135,8 @@ interface ToolSpec {
   outside: OutsideText;
   /** The route group the call goes to (default: events for the feed, else messages). */
   group?: keyof McpGroups;
+  /** pmail's own note on a result, shown before the fence (e.g. how many messages a budget left out). */
+  note?(result: unknown): string | undefined;
   /** A tool of several HTTP calls (wait_for_message): runs them itself, instead of the one `call`. */
   run?(invoke: Invoke, args: Record<string, any>, identity: string, wait: WaitPorts): Promise<InvokeResult>;
 }
@@ -148,14 +174,26 @@ function replyTool(operation: 'reply' | 'reply_all', description: string): ToolS
     operation,
     outside: MESSAGE,
     description,
-    input: { identity_id: identityId, message_id: messageId, idempotency_key: idem, ...body },
+    input: { identity_id: identityId, message_id: messageId, idempotency_key: idem, ...body, ...schedule },
     call: (a, identity) => ({
       method: 'POST',
       path: msgPath(identity, a.message_id, operation === 'reply' ? 'reply' : 'reply-all'),
-      body: pick(a, ['text', 'html']),
+      body: pick(a, ['text', 'html', ...SCHEDULE_FIELDS]),
       key: a.idempotency_key,
     }),
   };
+}
+
+/** The budget's marker: how many of the oldest messages a thread's answer left out, and whether the newest was cut. */
+export function threadBudgetNote(thread: unknown): string | undefined {
+  const b = (thread as { text_budget?: { max_chars: number; messages_omitted: number; newest_cut: boolean } })
+    ?.text_budget;
+  if (!b || (b.messages_omitted === 0 && !b.newest_cut)) return undefined;
+  const left = b.messages_omitted
+    ? `${b.messages_omitted} older message${b.messages_omitted === 1 ? ' was' : 's were'} left out to fit max_chars=${b.max_chars}`
+    : '';
+  const cut = b.newest_cut ? `the newest message's extracted text was cut to ${b.max_chars} characters` : '';
+  return `TEXT BUDGET: ${[left, cut].filter(Boolean).join('; ')}. Read any message whole with get_message, or call get_thread again with a larger max_chars.`;
 }
 
 /** Conversations (docs/guides/receiving.md › Threads): the threads route group. */
@@ -181,13 +219,32 @@ const THREAD_TOOLS: Record<string, ToolSpec> = {
     permission: 'messages:read',
     outside: { fields: OUTSIDE_TEXT.thread },
     group: 'threads',
-    description:
-      'Read one conversation: its messages oldest first, sent and received. A received message’s inbound.extracted_text is what its sender wrote (without the quoted history and signature); get_message has the full text. Reply to a received message with reply.',
-    input: { identity_id: identityId, thread_id: z.string().describe('The thread id (thr_…).') },
+    description: `Read one conversation in one call: its messages oldest first, what you sent beside what came back, each with its text. Budget: max_chars (default ${THREAD_MAX_CHARS_DEFAULT}, ${THREAD_MAX_CHARS_MIN}–${THREAD_MAX_CHARS_MAX}) bounds the characters of all messages' text together: the newest messages stay whole, older ones are trimmed to their extracted text (what the sender wrote, without quoted history and signature: text_form "extracted"), then the oldest are left out (text_budget.messages_omitted says how many); when the newest alone is over, its extracted text is cut to max_chars (text_form "cut"). text: "extracted" shows every message trimmed from the start. get_message has any message's full text and HTML. Reply to a received message with reply.`,
+    input: {
+      identity_id: identityId,
+      thread_id: z.string().describe('The thread id (thr_…).'),
+      max_chars: z
+        .number()
+        .int()
+        .min(THREAD_MAX_CHARS_MIN)
+        .max(THREAD_MAX_CHARS_MAX)
+        .optional()
+        .describe(`The text budget in characters (default ${THREAD_MAX_CHARS_DEFAULT}).`),
+      text: z
+        .enum(['whole', 'extracted'])
+        .optional()
+        .describe(
+          '`extracted`: every message as its extracted text (default `whole`: the newest whole while they fit).',
+        ),
+    },
     call: (a, identity) => ({
       method: 'GET',
       path: `/v1/identities/${enc(identity)}/threads/${enc(a.thread_id)}`,
+      query: Object.fromEntries(
+        Object.entries(pick(a, ['max_chars', 'text'])).map(([k, v]) => [k, String(v)]),
+      ),
     }),
+    note: threadBudgetNote,
   },
 };
 
@@ -249,11 +306,12 @@ export const TOOLS: Record<string, ToolSpec> = {
       cc: addresses.optional(),
       bcc: addresses.optional(),
       ...body,
+      ...schedule,
     },
     call: (a, identity) => ({
       method: 'POST',
       path: msgPath(identity, a.message_id, 'forward'),
-      body: pick(a, ['to', 'cc', 'bcc', 'text', 'html']),
+      body: pick(a, ['to', 'cc', 'bcc', 'text', 'html', ...SCHEDULE_FIELDS]),
       key: a.idempotency_key,
     }),
   },
@@ -261,7 +319,7 @@ export const TOOLS: Record<string, ToolSpec> = {
     permission: 'messages:read',
     outside: MESSAGE,
     description:
-      'Read one message: its status (and per-recipient deliveries), addresses and subject. Poll this after a send to follow it to a final status. `uncertain` means nobody knows whether it went out: do not send it again.',
+      'Read one message, sent or received: its status (and per-recipient deliveries), addresses, subject and body (text, sanitised html, extracted_text: what its sender wrote without quoted history and signature; attachments). body_withheld names why a body is not shown (payload_redacted: a transactional template’s message once final). Poll this after a send to follow it to a final status. `uncertain` means nobody knows whether it went out: do not send it again.',
     input: { identity_id: identityId, message_id: messageId },
     call: (a, identity) => ({ method: 'GET', path: msgPath(identity, a.message_id) }),
   },
@@ -412,10 +470,15 @@ async function runTool(
   }
   const result =
     spec.operation || spec.permission === 'messages:read' ? withAttempt(parsed, spec.operation) : parsed;
-  const waits =
-    spec.operation && pendingApproval(result) ? [{ type: 'text' as const, text: PENDING_APPROVAL_NOTE }] : [];
+  const follow =
+    result && typeof result === 'object' && 'unless_reply' in result ? followUpState(result) : undefined;
+  const notes = [
+    spec.operation && pendingApproval(result) ? PENDING_APPROVAL_NOTE : undefined,
+    follow ? FOLLOW_UP_NOTES[follow] : undefined,
+    spec.note?.(result),
+  ].flatMap((text) => (text ? [{ type: 'text' as const, text }] : []));
   return {
-    content: [...waits, { type: 'text', text: UNTRUSTED_NOTICE }, { type: 'text', text: fenced(result) }],
+    content: [...notes, { type: 'text', text: UNTRUSTED_NOTICE }, { type: 'text', text: fenced(result) }],
     structuredContent: result,
     _meta: { 'pmail/untrusted_content': true },
   };

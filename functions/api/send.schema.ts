@@ -20,6 +20,7 @@ import {
   TEMPLATE_NAME_PATTERN,
 } from '../core/limits.ts';
 import type { ParsedSend, SendCommand } from '../core/send-command.ts';
+import { unlessReplyErrors } from '../core/unless-reply.ts';
 
 /**
  * The bodies of send, reply, reply-all and forward (openapi.yaml). Strict: an unknown field is a 400,
@@ -115,6 +116,7 @@ const replyFields = {
   headers: headers.optional(),
   metadata: metadata.optional(),
   send_at: sendAt,
+  unless_reply: z.boolean().optional(),
   ...templateFields,
 };
 
@@ -188,6 +190,7 @@ export function parseSendBody(operation: SendOperation, text: string): ParsedSen
       : given.variables !== undefined
         ? [{ path: 'variables', message: 'only with template' }]
         : [];
+  errors.push(...unlessReplyErrors(operation, parsed.data));
   if (errors.length > 0) {
     throw invalidRequest(errors);
   }

@@ -444,11 +444,11 @@ export function laterCopy(
     : { type: 'duplicate' };
 }
 
-/** A short plain-text snippet: whitespace collapsed, cut at a code point, SNIPPET_CHARS at most. */
-export function snippetOf(text: string | undefined): string {
+/** A short plain-text snippet: whitespace collapsed, cut at a code point, `max` (SNIPPET_CHARS) at most. */
+export function snippetOf(text: string | undefined, max = SNIPPET_CHARS): string {
   const s = (text ?? '').replace(/\s+/g, ' ').trim();
-  if (s.length <= SNIPPET_CHARS) return s;
-  const cut = s.slice(0, SNIPPET_CHARS);
+  if (s.length <= max) return s;
+  const cut = s.slice(0, max);
   return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 

@@ -6,9 +6,10 @@ import { withoutBackoffReason } from './send-attempt.ts';
  * Cancel: only while queued, with no transport claim and no delivery already submitted.
  * The message becomes `canceled` (deliveries stay queued: the message status is authoritative);
  * back-off (its `retry_later` reason too) and dispatch are cleared, and the lock is released by the
- * caller.
+ * caller. A cancel the system decided names its reason (`status_reason`: `reply_received`, an
+ * identity paused …); a caller's cancel has none.
  */
-export function cancelMessage(m: MessageRecord, now: number): MessageRecord {
+export function cancelMessage(m: MessageRecord, now: number, reason?: string): MessageRecord {
   const partlySent = (m.deliveries ?? []).some((d) => d.status !== 'queued' && d.status !== 'suppressed');
   // An undispatched message (held for a transport not configured yet) cancels alike.
   if ((m.status !== 'queued' && m.status !== 'undispatched') || m.claim || partlySent) {
@@ -17,6 +18,7 @@ export function cancelMessage(m: MessageRecord, now: number): MessageRecord {
   return {
     ...withoutBackoffReason(m),
     status: 'canceled',
+    ...(reason ? { status_reason: reason } : {}),
     backoff: undefined,
     dispatch: undefined,
     holds_lock: undefined,

@@ -88,6 +88,7 @@ export function messageRecord(r: MessageRecordInput): MessageRecord {
     version: 1,
     deliveries: deliveriesOf(p, now),
     ...(body.send_at ? { send_at: Date.parse(body.send_at) } : {}),
+    ...(body.unless_reply ? { unless_reply: true } : {}),
     ...(r.quotaDay ? { quota_day: r.quotaDay } : {}),
     // A send by template: the template, its version and the variables (functions/send/template.ts).
     ...templateFields(body),

@@ -1,4 +1,5 @@
 import { consentKindOf } from './job-kind.ts';
+import { bodyOf, bodyRedacted, type MessageBody } from './message-body.ts';
 import type { Delivery, InboundFields, Mailbox, MessageRecord } from './model.ts';
 import { redactPayload } from './template-payload.ts';
 import type { Trust } from './trust.ts';
@@ -17,12 +18,6 @@ export function msgIdView(id: string): string {
   return `<${bare}>`;
 }
 
-/** How long the text preview of a received message is. */
-export const SNIPPET_CHARS = 200;
-
-const snippetOf = (text: string | undefined) =>
-  text === undefined ? null : text.replace(/\s+/g, ' ').trim().slice(0, SNIPPET_CHARS);
-
 /** The id an attachment has in the API: its position in the message's list, from 1 (`att_1`). */
 export const attachmentId = (index: number) => `att_${index + 1}`;
 
@@ -32,12 +27,8 @@ export function attachmentIndex(id: string): number | undefined {
   return m ? Number(m[1]) - 1 : undefined;
 }
 
-/**
- * The received message's fields. A page of the list leaves `text`, `extracted_text` and `html` null
- * (the message itself has them; a page of bodies would not fit one answer), `snippet` is always
- * there; a thread's view keeps `extracted_text` only.
- */
-function toApiInbound(m: MessageRecord, bodies: boolean, extracted: boolean) {
+/** A received message's receipt: envelope, verdicts, parse flags and threading (its body is the Message's own). */
+function toApiInbound(m: MessageRecord) {
   // An inbound copy written before ingest read it (loopback's) has no fields: the view shows null.
   const i: Partial<InboundFields> = m.inbound ?? {};
   const v = i.verdicts ?? {};
@@ -54,21 +45,7 @@ function toApiInbound(m: MessageRecord, bodies: boolean, extracted: boolean) {
     parse: i.parse ?? null,
     cap: i.cap ?? null,
     threaded_by: i.threaded_by ?? null,
-    snippet: snippetOf(i.text),
-    text: bodies ? (i.text ?? null) : null,
-    extracted_text: extracted ? (i.extracted_text ?? null) : null,
-    html: bodies ? (i.html ?? null) : null,
-    body_truncated: i.body_truncated ?? false,
     headers: (i.headers ?? []).map((h) => ({ name: h.name, value: h.value })),
-    attachments: (i.attachments ?? []).map((a, index) => ({
-      id: attachmentId(index),
-      filename: a.filename ?? null,
-      content_type: a.content_type,
-      size: a.size,
-      content_id: a.content_id ?? null,
-      risky: a.risky !== undefined,
-      risk: a.risky ?? null,
-    })),
     verdicts: {
       spf: v.spf ?? null,
       dkim: v.dkim ?? null,
@@ -88,10 +65,41 @@ function toApiInbound(m: MessageRecord, bodies: boolean, extracted: boolean) {
 }
 
 /**
- * The Message object (openapi.yaml › Message), as the API returns it. `bodies: false` (a page of the list)
- * leaves a received message's text and HTML out, and its extracted text unless `extracted`.
+ * How much of the body a view carries: `full` (the message itself) or `summary` (a page of the list,
+ * an action's answer: snippet and attachments, no text, HTML or extracted text). A view that leaves
+ * out a body field the message may have says so (`body_omitted`).
  */
-export function toApiMessage(record: MessageRecord, opts: { bodies?: boolean; extracted?: boolean } = {}) {
+export type BodyView = 'full' | 'summary';
+
+function bodyFields(b: MessageBody, view: BodyView, read: boolean) {
+  const full = view === 'full' && read;
+  return {
+    text: full ? b.text : null,
+    html: full ? b.html : null,
+    extracted_text: full ? b.extracted_text : null,
+    snippet: b.snippet,
+    attachments: b.attachments.map((a, index) => ({
+      id: attachmentId(index),
+      filename: a.filename ?? null,
+      content_type: a.content_type,
+      size: a.size,
+      content_id: a.content_id ?? null,
+      risky: a.risky !== undefined,
+      risk: a.risky ?? null,
+    })),
+    body_truncated: b.body_truncated,
+    body_withheld: b.withheld,
+    body_omitted: !full && b.withheld === null,
+  };
+}
+
+/**
+ * The Message object (openapi.yaml › Message), as the API returns it. `body` is what
+ * functions/bodies/read-bodies.ts read (core/message-body.ts › bodyOf); without it a received
+ * message's body is its record's and a sent message's is not read (its body fields empty,
+ * `body_omitted`). `view` says how much of it is shown.
+ */
+export function toApiMessage(record: MessageRecord, body?: MessageBody, view: BodyView = 'full') {
   // As the codec stores it: a final message of a transactional template shows its redaction.
   const m = redactPayload(record);
   const outbound = m.direction === 'outbound';
@@ -108,6 +116,7 @@ export function toApiMessage(record: MessageRecord, opts: { bodies?: boolean; ex
     bcc: m.bcc.map(mailbox),
     reply_to: m.reply_to.map(mailbox),
     subject: m.subject,
+    ...bodyFields(body ?? bodyOf(m), view, body !== undefined || !outbound || bodyRedacted(m)),
     sent_at: outbound ? iso(m.created_at) : null,
     received_at: iso(m.created_at),
     kind: m.kind,
@@ -118,12 +127,13 @@ export function toApiMessage(record: MessageRecord, opts: { bodies?: boolean; ex
     rfc_message_id: msgIdView(m.rfc_message_id),
     in_reply_to: m.in_reply_to ? msgIdView(m.in_reply_to) : null,
     send_at: iso(m.send_at),
+    unless_reply: outbound ? m.unless_reply === true : null,
     provider: m.provider ?? null,
     provider_message_id: m.provider_message_id ?? null,
     // A send by template: which template and version rendered it; its variables are never shown.
     template: m.template ? { name: m.template.name, version: m.template.version } : null,
     payload_redacted_at: iso(m.payload_redacted_at),
-    inbound: outbound ? null : toApiInbound(m, opts.bodies ?? true, opts.extracted ?? opts.bodies ?? true),
+    inbound: outbound ? null : toApiInbound(m),
     // Held mail (core/hold.ts): only a key holding messages:hold ever reads one.
     held: m.held ? { reason: m.held.reason, held_at: iso(m.held.at) } : null,
     ...(outbound ? { deliveries: (m.deliveries ?? []).map(toApiDelivery) } : {}),

@@ -174,6 +174,11 @@ export interface MessageRecord {
   quota_day?: string;
   /** A scheduled send: not attempted before this time (epoch ms). */
   send_at?: number;
+  /**
+   * A scheduled threaded send that waits for no answer: canceled (`reply_received`) at its claim
+   * when a qualifying message arrived in its thread after it was committed (core/unless-reply.ts).
+   */
+  unless_reply?: boolean;
   /** A send by template: the template and the version it rendered. */
   template?: { name: string; version: number; category: 'transactional' | 'marketing' };
   /**

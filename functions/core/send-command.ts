@@ -38,6 +38,8 @@ export interface SendCommand {
   headers?: Record<string, string>;
   metadata?: Record<string, string>;
   send_at?: string;
+  /** A scheduled send in a thread, canceled at its time if an answer came (core/unless-reply.ts). */
+  unless_reply?: boolean;
   unsubscribe?: { url: string; mailto?: string };
   consent?: { basis: string; recorded_at?: string };
   thread_id?: string;

@@ -495,7 +495,9 @@ function composeDecision(s: SubmitSnapshot, d: Decided): SubmitDecision {
   const { operation, body, identity, tenant } = s;
   const target = s.target;
   const forwarded = operation === 'forward' ? forwardedParts(target!, s.forwarded!, body) : undefined;
-  const replyTo = threadTokenReplyTo(s.hashKey, d.domain, d.from, identity.id, d.threadId);
+  const replyTo = carriesThreadToken(tenant, d.domain)
+    ? threadTokenReplyTo(s.hashKey, d.from, identity.id, d.threadId)
+    : undefined;
   const { hop, references, inReplyTo, marketing } = d.threading;
   return {
     messageId: `msg_${s.ulid}`,
@@ -639,18 +641,24 @@ export function checkSendingDomain(
 }
 
 /**
- * Reply-To and the thread token: on `reply_token = 'subaddress'` domains the Reply-To is
- * the From's local part + `+t{thread ulid}.{mac}`; the MAC (HMAC of identity and thread) lets inbound
- * routing trust the token. Skipped when the local part would pass 64 characters.
+ * Whether a send carries the thread token in its Reply-To: from a domain with `reply_token =
+ * 'subaddress'`, and every send of a test-mode tenant, so the local loop shows the token as a live
+ * domain would use it and a reply to it (through `npm start`'s MX, or loopback) lands in its thread.
+ */
+export const carriesThreadToken = (tenant: Pick<Tenant, 'mode'>, domain: DomainRecord | undefined): boolean =>
+  domain?.reply_token === 'subaddress' || tenant.mode === 'test';
+
+/**
+ * Reply-To and the thread token: the From's local part + `+t{thread ulid}.{mac}`; the MAC (HMAC of
+ * identity and thread) lets inbound routing trust the token. Skipped when the local part would pass
+ * 64 characters.
  */
 export function threadTokenReplyTo(
   hashKey: string,
-  domain: DomainRecord | undefined,
   from: Mailbox,
   identityId: string,
   threadId: string,
 ): Mailbox | undefined {
-  if (domain?.reply_token !== 'subaddress') return undefined;
   const at = from.address.lastIndexOf('@');
   const mac = createHmac('sha256', hashKey)
     .update(`thread:${identityId}:${threadId}`)

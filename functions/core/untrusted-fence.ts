@@ -41,10 +41,11 @@ export const OUTSIDE_TEXT = {
     'subject',
     'from, to, cc, bcc, reply_to (names and addresses)',
     'rfc_message_id, in_reply_to',
+    'text, html, extracted_text, snippet, attachments[].filename (sent mail too: a quote or a forward carries outside text)',
     'deliveries[].smtp_response',
-    'inbound (text, html, extracted_text, snippet, headers, attachments[].filename, envelope addresses)',
+    'inbound (headers, envelope addresses)',
   ],
-  thread: ['subject', 'participants', 'snippet', 'messages[] (each as a message)'],
+  thread: ['subject', 'participants', 'snippet', 'messages[] (each as a message, its text included)'],
   event: ['data (subjects, names, addresses, snippets, remote servers’ answers and bounce diagnostic text)'],
 } as const;
 

@@ -1,7 +1,8 @@
 import { htmlToText } from 'html-to-text';
 import { Parser } from 'htmlparser2';
 import sanitizeHtml from 'sanitize-html';
-import { MAX_HTML_NESTING, MAX_HTML_READ_CHARS } from '../core/inbound.ts';
+import { MAX_HTML_NESTING, MAX_HTML_READ_CHARS, MAX_STORED_HTML_BYTES } from '../core/inbound.ts';
+import { type Cut, stored } from './stored.ts';
 
 /**
  * A received HTML body as the record keeps it: the part of it that is read (`readableHtml`), made
@@ -82,4 +83,10 @@ export function sanitise(html: string): string {
     allowedSchemesByTag: { img: ['http', 'https', 'cid', 'data'] },
     allowProtocolRelative: false,
   });
+}
+
+/** An HTML body as a record keeps it, received or sent: the part read, sanitised, cut to MAX_STORED_HTML_BYTES. */
+export function storedHtml(html: string): Cut {
+  const source = readableHtml(html);
+  return stored(sanitise(source.value), MAX_STORED_HTML_BYTES, source.cut);
 }

@@ -2,22 +2,20 @@ import type { AddressObject, HeaderValue, ParsedMail } from 'mailparser';
 import {
   type CapExceeded,
   capExceeded,
-  cutUtf8,
   INBOUND_CAPS,
   type InboundCaps,
   KEPT_HEADERS,
   MAX_HEADER_VALUE,
   MAX_KEPT_HEADERS,
-  MAX_LISTED_ATTACHMENTS,
   MAX_STORED_HTML_BYTES,
   MAX_STORED_TEXT_BYTES,
   messageIds,
   mimeShape,
-  riskyAttachment,
 } from '../core/inbound.ts';
 import type { InboundAttachment, Mailbox } from '../core/model.ts';
 import { extractNewText } from './extract.ts';
 import { htmlText, readableHtml, sanitise } from './html.ts';
+import { listedAttachments, stored, storedText } from './stored.ts';
 
 /**
  * A received message as ingest stores it. Parsed with mailparser under the caps of core/inbound.ts:
@@ -134,18 +132,7 @@ function shaped(
     ...(text ? { text: text.value, extractedText: extractNewText(text.value) } : {}),
     ...(html ? { html: html.value } : {}),
     bodyTruncated: !!(text?.cut || html?.cut),
-    attachments: withBody
-      ? mail.attachments.slice(0, MAX_LISTED_ATTACHMENTS).map((a) => {
-          const risky = riskyAttachment(a.filename, a.contentType);
-          return {
-            ...(a.filename ? { filename: a.filename.slice(0, 255) } : {}),
-            content_type: a.contentType,
-            size: a.size,
-            ...(a.contentDisposition === 'inline' && a.cid ? { content_id: a.cid } : {}),
-            ...(risky ? { risky } : {}),
-          };
-        })
-      : [],
+    attachments: withBody ? listedAttachments(mail.attachments) : [],
     isDsn,
   };
 }
@@ -169,21 +156,15 @@ function mailboxes(value: AddressObject | AddressObject[] | HeaderValue | undefi
   return out.slice(0, 100);
 }
 
-type Cut = { value: string; cut: boolean };
-
 /**
  * The text and the sanitised HTML as the record keeps them, each cut to fit it. HTML is read only
  * as far as `readableHtml` reads it (`cut` when it stopped short); the text is the message's own
  * text parts, or, when they say nothing, the text of the HTML.
  */
-function bodies(mail: ParsedMail): { text?: Cut; html?: Cut } {
+function bodies(mail: ParsedMail): { text?: ReturnType<typeof stored>; html?: ReturnType<typeof stored> } {
   const source = typeof mail.html === 'string' && mail.html ? readableHtml(mail.html) : undefined;
-  const stored = (value: string, max: number, cut: boolean): Cut => {
-    const c = cutUtf8(value, max);
-    return { value: c.value, cut: c.cut || cut };
-  };
   const text = mail.text?.trim()
-    ? stored(mail.text, MAX_STORED_TEXT_BYTES, false)
+    ? storedText(mail.text)
     : source
       ? stored(htmlText(source.value), MAX_STORED_TEXT_BYTES, source.cut)
       : undefined;

@@ -66,7 +66,7 @@ export async function cancelSend(
     deps,
     args.identityId,
     args.messageId,
-    (m, now) => cancelMessage(m, now),
+    (m, now) => cancelMessage(m, now, args.reason),
     (m, _after, now) => [
       eventPutItem(
         deps.db,

@@ -288,6 +288,6 @@ async function refused(
   }));
   return new PmailError(err.code, err.message, {
     retryAfter: err.retryAfter,
-    details: { ...(err.details ?? {}), message: toApiMessage(after, { bodies: false }) },
+    details: { ...(err.details ?? {}), message: toApiMessage(after) },
   });
 }

@@ -12,6 +12,7 @@ import {
   suppressAtSend,
 } from '../core/send-attempt.ts';
 import type { TransportResult, TransportTaskResult } from '../core/transport-result.ts';
+import { unlessReplyCheck } from '../core/unless-reply.ts';
 import type { Deps } from '../deps.ts';
 import type { DepsFor } from '../lambda-ports.ts';
 import { countAttempt } from '../metrics.ts';
@@ -25,6 +26,7 @@ import { cancelSend } from './actions.ts';
 import { chooseClaimTransport } from './claim-transport.ts';
 import type { SendAttemptInput } from './dispatcher.ts';
 import { deliverLoopback } from './loopback-delivery.ts';
+import type { UnlessReplyCheck } from './unless-reply.ts';
 
 /**
  * The tasks of statemachines/send-attempt.asl.json (docs/architecture.md › The
@@ -39,6 +41,8 @@ export type ClaimOutput =
       token: string;
       /** The relay's transport only: each queued recipient's signed return path (core/return-path.ts). */
       return_paths?: Record<string, string>;
+      /** A follow-up that waits for no answer: what its claim checks on the thread (send/unless-reply.ts). */
+      unless_reply?: UnlessReplyCheck;
     } & TransportChoice)
   | {
       outcome: 'stop';
@@ -94,7 +98,8 @@ export async function claim(
   // Only the relay's envelope is pmail's own: SES and Cloudflare send with their own return paths.
   const paths =
     choice.provider === 'smtp' ? { return_paths: returnPathsOf(deps.config.hashKey, checked) } : {};
-  return { outcome: 'claimed', token, ...choice, ...paths };
+  const check = unlessReplyCheck(checked);
+  return { outcome: 'claimed', token, ...choice, ...paths, ...(check ? { unless_reply: check } : {}) };
 }
 
 /**

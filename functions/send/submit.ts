@@ -1,9 +1,11 @@
+import { sentBodyOf } from '../bodies/sent-body.ts';
 import { alwaysNeedsApproval, approvalNeeded } from '../core/approval.ts';
-import type { Operation } from '../core/compose.ts';
+import { composePlan, type Operation } from '../core/compose.ts';
 import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
 import { snippetOf } from '../core/inbound.ts';
 import { MAX_SCHEDULE_MS } from '../core/limits.ts';
+import { storesSentBody } from '../core/message-body.ts';
 import { messageRecord, pendingApprovalEvent, suppressedEvent } from '../core/message-record.ts';
 import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
@@ -18,6 +20,7 @@ import { countOutbound } from '../store/contacts.store.ts';
 import type { Db } from '../store/db.ts';
 import { appendEvent } from '../store/events.store.ts';
 import { evaluate, type IdempotencyItem } from '../store/idempotency.store.ts';
+import { putSentBody } from '../store/message-bodies.store.ts';
 import { getMessage, putAcceptedMessage } from '../store/messages.store.ts';
 import {
   type EarlyLease,
@@ -674,16 +677,46 @@ async function commit(
   if (t.suppressedAll) await appendEvent(deps.db, suppressedEvent(message), deps.clock());
   if (t.pending) await appendEvent(deps.db, pendingApprovalEvent(message), deps.clock());
   const response = JSON.stringify(toApiMessage(message));
-  // The thread list's summary beside the key's completion, one round trip for both: unconditional
-  // and idempotent (store/thread-list.store.ts); a failure is logged and never undoes the send.
+  const answer = await completeWritten(deps, args.key, response, message, prepared);
+  return { type: 'stored', tenant: args.tenant, message, prepared, counts: w.counts, response, answer };
+}
+
+/**
+ * After the message's put, in one round trip: the key's completion, the thread list's summary and
+ * the sent body's item (docs/design/cost.md › Sent bodies). The summary and the body are
+ * unconditional and idempotent (store/thread-list.store.ts, store/message-bodies.store.ts); a
+ * failure of either is logged and never undoes the send (a body never written is read back from
+ * the MIME).
+ */
+async function completeWritten(
+  deps: WritePorts,
+  key: HeldKey,
+  response: string,
+  message: MessageRecord,
+  prepared: Prepared,
+): Promise<string> {
+  const logged = (what: string) => (e: unknown) =>
+    deps.log.error(`${what} failed`, { message_id: message.id, ...errorFields(e) });
   const [answer] = await Promise.all([
-    completeKey(deps, args.key, response),
+    completeKey(deps, key, response),
     noteThreadMessage(deps.db, message, {
       now: deps.clock(),
-      snippet: snippetOf(prepared.compose.text),
-    }).catch((e) => deps.log.error('thread summary failed', { message_id: message.id, ...errorFields(e) })),
+      // A transactional template's text (a sign-in link, a code) is not kept in the thread's summary either.
+      snippet: storesSentBody(message) ? snippetOf(prepared.compose.text) : '',
+    }).catch(logged('thread summary')),
+    storesSentBody(message) ? storeSentBody(deps, message, prepared).catch(logged('sent body')) : undefined,
   ]);
-  return { type: 'stored', tenant: args.tenant, message, prepared, counts: w.counts, response, answer };
+  return answer;
+}
+
+/** The sent body as the composition sent it (core/compose.ts › composePlan), stored once. */
+async function storeSentBody(deps: WritePorts, message: MessageRecord, prepared: Prepared): Promise<void> {
+  const plan = composePlan({
+    ...prepared.compose,
+    inReplyTo: prepared.inReplyTo,
+    references: prepared.references,
+  });
+  await putSentBody(deps.db, message.identity_id, message.id, await sentBodyOf(plan));
 }
 
 export function capReached(

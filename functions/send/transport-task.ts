@@ -6,16 +6,16 @@ import type { Deps } from '../deps.ts';
 import { failDomainOnRelayRefusal } from '../domains/relay-refusal.ts';
 import { writeToken } from '../store/db.ts';
 import { getDomain } from '../store/directory.store.ts';
-import { claimSending } from '../store/messages.store.ts';
 import { adapterBudgetMs, type TransportTaskSpec } from '../transports/tasks.ts';
 import type { Transport, TransportDomain, TransportRequest } from '../transports/transport.ts';
 import type { SendAttemptInput } from './dispatcher.ts';
+import { claimUnlessAnswered, type UnlessReplyCheck } from './unless-reply.ts';
 
 /** What a transport task reads and writes: the message (its claim), its domain and its stored copy. */
-export type TransportTaskDeps = Pick<Deps, 'db' | 'blobs' | 'clock' | 'log'>;
+export type TransportTaskDeps = Pick<Deps, 'db' | 'blobs' | 'clock' | 'log' | 'newId'>;
 
 export type TransportTaskInput = SendAttemptInput & {
-  claim: { token: string; return_paths?: Record<string, string> };
+  claim: { token: string; return_paths?: Record<string, string>; unless_reply?: UnlessReplyCheck };
 };
 
 /**
@@ -37,12 +37,21 @@ export async function runTransport(
   const token = input.claim.token;
   // This invocation's own nonce on the claim: a duplicate invocation of the same execution carries
   // the same token, so only this tells the claim write's own outcome after a lost answer.
-  const claimed = await claimSending(deps.db, input.identity_id, input.message_id, {
-    token,
-    by: writeToken(),
-    at: deps.clock(),
-  });
-  if (!claimed.written) return claimRefused(deps, input, claimed.current);
+  // A follow-up that waits for no answer is claimed, or canceled, on its thread's answers.
+  const claimed = await claimUnlessAnswered(
+    deps,
+    input,
+    { token, by: writeToken(), at: deps.clock() },
+    input.claim.unless_reply,
+  );
+  if (!claimed.written) {
+    if ('answered' in claimed)
+      return {
+        type: 'not_claimed',
+        detail: 'an answer arrived in its thread first: canceled (reply_received)',
+      };
+    return claimRefused(deps, input, 'current' in claimed ? claimed.current : undefined);
+  }
   const message = claimed.message;
   const domainName = domainOf(message.from.address);
   const stored = await getDomain(deps.db, domainName);

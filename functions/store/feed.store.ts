@@ -61,6 +61,18 @@ export function onFeed<T extends TransactItem>(item: T, entry: FeedEntry): T {
   return Object.assign({ ...item }, { [ENTRY]: entry });
 }
 
+const BUILT = Symbol('built from a position');
+type Built = TransactItem & { [BUILT]?: { of: TransactItem; build: (pos: number) => TransactItem } };
+
+/**
+ * An item of the same transaction as `of` (an `onFeed` item, the same object), built by `transactAt`
+ * from the number `of` takes: another item that records that position (a thread's qualifying
+ * answers, core/unless-reply.ts) commits with it.
+ */
+export function atPositionOf(of: TransactItem, build: (pos: number) => TransactItem): TransactItem {
+  return Object.assign({ ...build(0) }, { [BUILT]: { of, build } });
+}
+
 /**
  * Run a TransactWriteItems whose `onFeed` items are positioned: their numbers taken (one `ADD` per
  * feed), `pos` set on each, and each one's slot appended after the caller's items, so a caller's
@@ -88,6 +100,8 @@ export async function transactAt(db: Db, items: TransactItem[]): Promise<void> {
     const numbers = await takeNumbers(db, entries);
     const slots = entries.flatMap((e, i) => (e ? [slotPut(db, e, numbers[i]!)] : []));
     const sent = items.map((item, i) => {
+      const built = (item as Built)[BUILT];
+      if (built) return built.build(numbers[items.indexOf(built.of)]!);
       const n = numbers[i];
       return n === undefined ? item : { Put: { ...item.Put!, Item: { ...item.Put!.Item, pos: n } } };
     });

@@ -1,11 +1,12 @@
 import { sha256Hex } from '../core/fingerprint.ts';
 import { HELD_CAPS, STRANGER_WINDOW_MS, strangerWindow } from '../core/hold.ts';
 import type { MessageRecord } from '../core/model.ts';
+import { qualifiesAsReply } from '../core/unless-reply.ts';
 import { batchedReads } from './batch-reads.ts';
 import { type ContactCount, contactCountUpdates } from './contacts.store.ts';
 import { type Db, failedConditions, type TransactItem } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
-import { onFeed, transactAt } from './feed.store.ts';
+import { atPositionOf, onFeed, transactAt } from './feed.store.ts';
 import { getMessage, heldIndexKeys, messageFeedEntry, messagePutItem } from './messages.store.ts';
 import { keys, MESSAGE_SK_PREFIX } from './table-keys.ts';
 import { threadNoteItem } from './thread-list.store.ts';
@@ -179,11 +180,15 @@ export async function releaseHeld(
   },
 ): Promise<boolean> {
   const { held, next, now } = args;
-  const put = messagePutItem(db, next, held.version);
+  const put = onFeed(messagePutItem(db, next, held.version) as TransactItem, messageFeedEntry(next, now));
+  const note = { now, snippet: args.snippet, fromAddress: args.routedTo };
   const items: TransactItem[] = [
-    onFeed(put as TransactItem, messageFeedEntry(next, now)),
+    put,
     eventPutItem(db, args.event, now),
-    threadNoteItem(db, next, { now, snippet: args.snippet, fromAddress: args.routedTo }),
+    // Released, an answer counts as any received one for a follow-up waiting on it (core/unless-reply.ts).
+    qualifiesAsReply(next)
+      ? atPositionOf(put, (pos) => threadNoteItem(db, next, { ...note, replyPos: pos }))
+      : threadNoteItem(db, next, note),
     heldGone(db, held),
     args.audit,
     ...(args.countSender

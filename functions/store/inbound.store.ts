@@ -1,10 +1,11 @@
 import { sha256Hex } from '../core/fingerprint.ts';
 import { MESSAGE_ID_WINDOW_MS, type SenderAuth } from '../core/inbound.ts';
 import type { MessageRecord } from '../core/model.ts';
+import { qualifiesAsReply } from '../core/unless-reply.ts';
 import { type ContactCount, contactCountUpdates } from './contacts.store.ts';
 import { type Db, failedConditions, isTransactionCanceled, type TransactItem } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
-import { onFeed, transactAt } from './feed.store.ts';
+import { atPositionOf, onFeed, transactAt } from './feed.store.ts';
 import { heldCapUpdate } from './hold.store.ts';
 import { findByProviderId, getMessage, messageFeedEntry, messagePutItem } from './messages.store.ts';
 import { threadNoteItem } from './thread-list.store.ts';
@@ -174,6 +175,9 @@ export async function storeInbound(
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
+  // Held mail takes no place in the feed and no thread note until it is released (store/hold.store.ts).
+  const put = held ? messagePut : onFeed(messagePut, messageFeedEntry(message, now));
+  const note = { now, snippet: args.snippet, fromAddress: args.routedTo };
   const items: TransactItem[] = [
     {
       Put: {
@@ -189,11 +193,16 @@ export async function storeInbound(
     },
     ...(marker ? [messageIdMarkerPut(db, message, marker, now)] : []),
     ...(held ? [heldCapUpdate(db, message.identity_id, message.raw_size)] : []),
-    held ? messagePut : onFeed(messagePut, messageFeedEntry(message, now)),
+    put,
     eventPutItem(db, args.event, now),
+    // An answer a follow-up waits on records its own number on the thread (core/unless-reply.ts).
     ...(held
       ? []
-      : [threadNoteItem(db, message, { now, snippet: args.snippet, fromAddress: args.routedTo })]),
+      : [
+          qualifiesAsReply(message)
+            ? atPositionOf(put, (pos) => threadNoteItem(db, message, { ...note, replyPos: pos }))
+            : threadNoteItem(db, message, note),
+        ]),
     ...(args.countSender
       ? contactCountUpdates(db, message.identity_id, [args.countSender], now, counts)
       : []),

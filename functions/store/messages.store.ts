@@ -15,6 +15,7 @@ import {
   isTransient,
   oldItem,
   outcomeUnknown,
+  type TransactItem,
   writeToken,
 } from './db.ts';
 import { type FeedEntry, identityFeed, onFeed, readFeed, transactAt } from './feed.store.ts';
@@ -398,6 +399,12 @@ export function mayHaveApplied(err: unknown): boolean {
 /** How often claimSending sends its write while each answer is lost and nothing else has decided. */
 const CLAIM_SENDS = 3;
 
+/** What the claim's write answers: the claim written, refused (the message as it is), or refused by its guard. */
+export type ClaimWrite =
+  | { written: true; message: MessageRecord }
+  | { written: false; current?: MessageRecord; guarded?: false }
+  | { written: false; guarded: true };
+
 /**
  * The transport task's first write (docs/architecture.md › The attempt's writes, step by step): the claim and
  * its `sending` mark in one conditional write, immediately before the one provider call. Admitted
@@ -405,20 +412,27 @@ const CLAIM_SENDS = 3;
  * token) and a cancel that landed first are all refused; `written: false` gives the message as it
  * was (`ReturnValuesOnConditionCheckFailure`), or nothing when it is gone.
  *
+ * With `guard` (a ConditionCheck on another item: a follow-up's thread has no new answer,
+ * store/thread-replies.store.ts › noNewReplies) the write is one transaction of the claim and the
+ * guard, so the claim is written only while the guard holds; a failed guard answers `guarded` and the
+ * caller decides again. The transaction answers no item: the claimed message is read back.
+ *
  * An owned transition (docs/lost-answers.md): the claim carries the invocation's nonce (`by`). When
  * the answer is lost (in the table client's retry or outside it) the message is read again, consistently,
  * and core/send-attempt.ts › claimWriteSeen decides: this nonce's claim is this write (`written`);
  * no claim on a queued message sends it again; anything else is a refusal like the condition's. A
  * refusal whose old item carries this nonce is this write's own earlier send. Only when that read
  * fails too does the error go up (the invocation cannot tell whether it holds the claim). Without
- * `by` the call draws its own nonce.
+ * `by` the call draws its own nonce. The guarded transaction is resent by the table's client with
+ * its ClientRequestToken, and DynamoDB answers the resend as the first send.
  */
 export async function claimSending(
   db: Db,
   identityId: string,
   messageId: string,
   claim: { token: string; by?: string; at: number },
-): Promise<{ written: true; message: MessageRecord } | { written: false; current?: MessageRecord }> {
+  guard?: TransactItem,
+): Promise<ClaimWrite> {
   const mine = { token: claim.token, by: claim.by ?? writeToken() };
   const update = (): UpdateCommandInput => ({
     TableName: db.table,
@@ -436,6 +450,7 @@ export async function claimSending(
   });
   for (let send = 1; ; send++) {
     try {
+      if (guard) return await claimGuarded(db, update(), guard, mine);
       const out = await db.update(update());
       return { written: true, message: fromItem(out.Attributes)! };
     } catch (err) {
@@ -451,6 +466,37 @@ export async function claimSending(
       if (seen === 'refused') return { written: false, current };
     }
   }
+}
+
+/** `claimSending`'s write with its guard: one transaction, the message read back once written. */
+async function claimGuarded(
+  db: Db,
+  update: UpdateCommandInput,
+  guard: TransactItem,
+  mine: { token: string; by: string },
+): Promise<ClaimWrite> {
+  const { ReturnValues: _all, ...claim } = update;
+  const key = update.Key as { pk: string; sk: string };
+  for (let conflicts = 0; ; conflicts++) {
+    try {
+      await db.transact({ TransactItems: [{ Update: claim }, guard] as TransactItem[] });
+      break;
+    } catch (err) {
+      if (!isTransactionCanceled(err)) throw err;
+      const failed = failedConditions(err, ['message', 'guard'] as const);
+      if (failed.has('message')) {
+        const current = fromItem(err.CancellationReasons?.[0]?.Item);
+        if (current && claimWriteSeen(current, mine) === 'mine') return { written: true, message: current };
+        return { written: false, current };
+      }
+      if (failed.has('guard')) return { written: false, guarded: true };
+      // Another transaction on the message or the thread at the same moment: nothing applied, send again.
+      if (conflicts >= CLAIM_SENDS || !err.CancellationReasons?.some((r) => r.Code === 'TransactionConflict'))
+        throw err;
+    }
+  }
+  const message = await getMessage(db, key.pk.slice(2), key.sk.slice(MESSAGE_SK_PREFIX.length), true);
+  return message ? { written: true, message } : { written: false };
 }
 
 export interface MessagePage {

@@ -23,7 +23,7 @@ const listPk = (identityId: string) => `TL#${identityId}`;
 export function threadNoteItem(
   db: Db,
   message: MessageRecord,
-  args: { now: number; snippet: string; fromAddress?: string },
+  args: { now: number; snippet: string; fromAddress?: string; replyPos?: number },
 ): { Update: NonNullable<TransactItem['Update']> } {
   const participants = participantsOf(message);
   const set = [
@@ -39,7 +39,7 @@ export function threadNoteItem(
     Update: {
       TableName: db.table,
       Key: threadKey(message.identity_id, message.thread_id),
-      UpdateExpression: `SET ${set.join(', ')} ADD message_ids :ids${participants.length ? ', participants :who' : ''}`,
+      UpdateExpression: `SET ${set.join(', ')} ADD message_ids :ids${participants.length ? ', participants :who' : ''}${args.replyPos !== undefined ? ', reply_pos :reply' : ''}`,
       ExpressionAttributeNames: { '#type': 'type' },
       ExpressionAttributeValues: {
         ':type': 'thread',
@@ -51,6 +51,8 @@ export function threadNoteItem(
         ':ids': new Set([message.id]),
         ...(participants.length ? { ':who': new Set(participants) } : {}),
         ...(args.fromAddress ? { ':from': args.fromAddress } : {}),
+        // A qualifying answer's number in the feed (store/thread-replies.store.ts).
+        ...(args.replyPos !== undefined ? { ':reply': new Set([args.replyPos]) } : {}),
       },
     },
   };

@@ -127,6 +127,13 @@ describe('console', () => {
     const html = await res.text();
     expect(html).not.toMatch(/<script>|<script [^>]*>[^<]/);
     const script = /src="(\/console\/main-[^"]+\.js)"/.exec(html)![1];
+    // The tab's icon, served from the console's own files like its script.
+    const icon = /<link rel="icon" type="image\/svg\+xml" href="(\/console\/favicon-[0-9a-f]{8}\.svg)">/.exec(
+      html,
+    )![1];
+    const svg = await fetch(`${http.url}${icon}`);
+    expect([svg.status, svg.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
+    expect(await svg.text()).toMatch(/^<svg /);
     const asset = await fetch(`${http.url}${script}`);
     expect(asset.headers.get('cache-control')).toContain('immutable');
     expect(asset.headers.get('content-type')).toContain('javascript');
@@ -252,7 +259,8 @@ describe('console', () => {
     await link.waitFor();
     const cells = await page.locator('tr', { has: link }).getByRole('cell').allTextContents();
     expect(cells[0]).toBe(`${subject}Plain words from outside.`);
-    expect(cells[1]).toBe('customer@simulator.invalid');
+    // Who wrote it, and whom it was written to (the To, not the sender).
+    expect(cells.slice(1, 3)).toEqual(['customer@simulator.invalid', s.agent.address]);
     await accessible(page, 'inbox-received');
     await link.click();
     await page.getByRole('heading', { name: subject }).waitFor();
@@ -272,7 +280,8 @@ describe('console', () => {
     await page.getByRole('heading', { level: 1, name: 'Thread' }).waitFor();
     const items = page.locator('ol.thread > li');
     await expect.poll(() => items.count()).toBe(2);
-    expect(await items.nth(0).textContent()).toContain('(sent)');
+    expect(await items.nth(0).textContent()).toMatch(/^Sent /);
+    expect(await items.nth(0).locator('pre.body').textContent()).toBe('Console test body.');
     expect(await items.nth(1).locator('pre.body').textContent()).toBe('Plain words from outside.');
     await accessible(page, 'thread');
   });
@@ -349,7 +358,7 @@ describe('console', () => {
     const drop = await sendAs(s.peer.id, 'delivered@simulator.invalid', 'Console held, reject me');
     expect((await s.message(s.peer.id, keep.id))?.status).toBe('pending_approval');
     await page.reload();
-    const row = (m: { id: string }) => page.locator(`tr[data-message="${m.id}"]`);
+    const row = (m: { id: string }) => page.locator(`article[data-message="${m.id}"]`);
     await row(keep).waitFor();
     await row(drop).waitFor();
     await accessible(page, 'approvals-held');

@@ -193,7 +193,10 @@ describe('reading mail through the CLI', () => {
     expect(thread).toMatchObject({ message_count: 1 });
     const shown = await pmail(['thread', received.thread_id], P);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(new RegExp(`^${received.id} +inbound +received `, 'm'));
+    // The conversation's text: the received message under its line, the subject's escape replaced.
+    expect(shown.stdout).toMatch(new RegExp(`^── received \\S+  .+ → .+  ${received.id}$`, 'm'));
+    expect(shown.stdout).toMatch(/^ {3}Please pay\.$/m);
+    expect(shown.stdout).not.toContain('\x1b');
     expect((await pmail(['thread', 'thr_00000000000000000000000000'], P)).code).toBe(5);
   });
 });

@@ -250,6 +250,45 @@ describe('messages.sendBatch', () => {
   });
 });
 
+describe('the conversation through @pmail/client', () => {
+  it('reads a sent message’s body and attachment, and its thread under a budget', async () => {
+    const pmail = client();
+    const pdf = Buffer.from('%PDF-1.4 client note');
+    const text = `Your parcel is on its way. ${'It arrives between nine and noon. '.repeat(10)}`;
+    const sent = await pmail.messages.send(s.agent.id, {
+      to: ['delivered@simulator.invalid'],
+      subject: 'client-conversation',
+      text,
+      attachments: [
+        { filename: 'note.pdf', content_type: 'application/pdf', content_base64: pdf.toString('base64') },
+      ],
+    });
+    const followUp = await pmail.messages.send(s.agent.id, {
+      to: ['delivered@simulator.invalid'],
+      subject: 'client-conversation',
+      text: 'One more thing: ring twice.',
+      thread_id: sent.data.thread_id,
+    });
+    const m = await pmail.messages.get(s.agent.id, sent.data.id);
+    expect([m.direction, m.text, m.extracted_text]).toEqual(['outbound', text, text]);
+    expect(m.attachments.map((a) => [a.id, a.filename, a.size])).toEqual([['att_1', 'note.pdf', pdf.length]]);
+    const bytes = await pmail.messages.attachment(s.agent.id, sent.data.id, 'att_1');
+    expect(Buffer.from(bytes).equals(pdf)).toBe(true);
+
+    const whole = await pmail.threads.get(s.agent.id, sent.data.thread_id);
+    expect(whole.messages.map((x) => [x.id, x.text, x.text_form])).toEqual([
+      [sent.data.id, text, 'whole'],
+      [followUp.data.id, 'One more thing: ring twice.', 'whole'],
+    ]);
+    // A budget smaller than both: the older one is left out, and the answer says so.
+    const tight = await pmail.threads.get(s.agent.id, sent.data.thread_id, { max_chars: 200 });
+    expect(tight.messages.map((x) => x.id)).toEqual([followUp.data.id]);
+    expect(tight.text_budget).toMatchObject({ max_chars: 200, messages_omitted: 1 });
+    const listed = await pmail.threads.list(s.agent.id, { limit: 100 });
+    expect(listed.data.map((t) => t.id)).toContain(sent.data.thread_id);
+  });
+});
+
 describe('typed errors', () => {
   it('404 message_not_found with status and request id', async () => {
     const err = await client()

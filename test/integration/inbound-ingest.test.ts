@@ -306,10 +306,8 @@ describe('threading', () => {
 
   it('threads by a verified thread token; a forged or stale token threads nothing', async () => {
     const sent = await outbound('token');
-    const domain = { reply_token: 'subaddress' } as never;
     const token = threadTokenReplyTo(
       s.deps.config.hashKey,
-      domain,
       { address: s.agent.address },
       s.agent.id,
       sent.thread_id,
@@ -329,7 +327,6 @@ describe('threading', () => {
     // Another identity's valid token, on this identity's address: its MAC is not this identity's.
     const peers = threadTokenReplyTo(
       s.deps.config.hashKey,
-      domain,
       { address: s.agent.address },
       s.peer.id,
       sent.thread_id,
@@ -339,13 +336,7 @@ describe('threading', () => {
 
     // A genuine MAC for a thread that does not exist (stale).
     const gone = `thr_${'0'.repeat(10)}${'z'.repeat(16)}`;
-    const stale = threadTokenReplyTo(
-      s.deps.config.hashKey,
-      domain,
-      { address: s.agent.address },
-      s.agent.id,
-      gone,
-    )!;
+    const stale = threadTokenReplyTo(s.deps.config.hashKey, { address: s.agent.address }, s.agent.id, gone)!;
     const st = await deliver(mime({ subject: 'stale token' }), [stale.address]);
     const sm = (await s.message(s.agent.id, st.report.stored[0]))!;
     expect(sm.thread_id).not.toBe(gone);

@@ -151,9 +151,10 @@ describe('reading received mail through the API', () => {
     expect(ids).toEqual(expect.arrayContaining([loopbackId, receivedId, ingestedId]));
     expect(res.body.data.every((m: { direction: string }) => m.direction === 'inbound')).toBe(true);
     const received = res.body.data.find((m: { id: string }) => m.id === receivedId);
-    expect(received.inbound).toMatchObject({ text: null, html: null });
-    expect(received.inbound.snippet).toMatch(/^Hello, it has been a week\. x+$/);
-    expect(received.inbound.snippet).toHaveLength(200);
+    expect(received).toMatchObject({ text: null, html: null, extracted_text: null, body_omitted: true });
+    expect(received.snippet).toMatch(/^Hello, it has been a week\. x+$/);
+    expect(received.snippet).toHaveLength(200);
+    expect(received.inbound).not.toHaveProperty('text');
     const outbound = await s.call('GET', `/v1/identities/${s.agent.id}/messages`, {
       query: { direction: 'inbound' },
     });
@@ -175,27 +176,37 @@ describe('reading received mail through the API', () => {
         canonical: { from: 'customer@outside.example' },
         parse: 'parsed',
         threaded_by: 'new',
-        html: '<p>Hello</p>',
         headers: [{ name: 'Auto-Submitted', value: 'auto-replied' }],
-        attachments: [
-          {
-            filename: 'invoice.exe',
-            content_type: 'application/x-msdownload',
-            size: 12,
-            risky: true,
-            risk: 'executable',
-          },
-        ],
         verdicts: { spf: 'PASS', dkim: 'GRAY', dmarc: 'PASS', spam: 'PASS', virus: 'PASS' },
         auto: 'auto_submitted',
         dsn_unmatched: false,
       },
+      html: '<p>Hello</p>',
+      attachments: [
+        {
+          filename: 'invoice.exe',
+          content_type: 'application/x-msdownload',
+          size: 12,
+          risky: true,
+          risk: 'executable',
+        },
+      ],
+      body_omitted: false,
+      body_withheld: null,
     });
-    expect(res.body.inbound.text).toMatch(/^Hello, {3}it has been\n a week\./);
+    expect(res.body.text).toMatch(/^Hello, {3}it has been\n a week\./);
+    expect(res.body.inbound).not.toHaveProperty('attachments');
     expect(res.body).not.toHaveProperty('deliveries');
     expect(res.body.inbound).not.toHaveProperty('dedupe_key');
     const sent = await s.call('GET', `/v1/identities/${s.agent.id}/messages/${sentId}`);
     expect(sent.body.inbound).toBeNull();
+    // The same fields, both directions: what the agent sent beside what came back.
+    expect(sent.body).toMatchObject({
+      text: 'hi there',
+      extracted_text: 'hi there',
+      snippet: 'hi there',
+      html: null,
+    });
   });
 
   it('serves the stored original of a received message byte for byte', async () => {
@@ -222,7 +233,7 @@ describe('reading received mail through the API', () => {
         dsn_unmatched: false,
       },
     });
-    expect(res.body.inbound.text).toContain('Hello, it has been a week.');
+    expect(res.body.text).toContain('Hello, it has been a week.');
     const raw = await getRaw(s, s.peer.id, ingestedId);
     expect(raw.status).toBe(200);
     expect(raw.body.toString('utf8')).toBe(RAW.replace('To: agent', `To: ${s.peer.address}`));

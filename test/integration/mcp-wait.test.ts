@@ -68,7 +68,7 @@ async function mailAgent(subject: string, headers: Record<string, string> = {}):
 }
 
 type WaitAnswer = {
-  data: { id: string; subject: string; thread_id: string; inbound: { text: string | null } }[];
+  data: { id: string; subject: string; thread_id: string; text: string | null }[];
   after: string;
   timed_out: boolean;
 };
@@ -93,7 +93,7 @@ describe('wait_for_message', () => {
     expect(answer.timed_out).toBe(false);
     expect(answer.data.map((m) => m.subject)).toEqual([subject]);
     // The full message, text included, as get_message shows it.
-    expect(answer.data[0].inbound.text).toContain(subject);
+    expect(answer.data[0].text).toContain(subject);
     expect(at - arrived).toBeLessThan(1000);
     console.info(`wait_for_message answered ${at - arrived} ms after the MX accepted the answer`);
     const content = res.content as { type: string; text: string }[];

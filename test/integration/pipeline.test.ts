@@ -507,9 +507,11 @@ describe('reply, reply-all and forward', () => {
       headers: { 'idempotency-key': 'reply-1' },
     });
     expect(reply.status).toBe(202);
+    // To the Reply-To: a test-mode send carries the thread token there, as a live domain's would.
+    expect(first.body.reply_to[0].address).toMatch(/^agent\+t[0-9a-z]{26}\.[0-9a-f]{6}@/);
     expect(reply.body).toMatchObject({
       subject: 'Re: Booking 42',
-      to: [{ address: s.agent.address }],
+      to: [{ address: first.body.reply_to[0].address }],
       from: { address: s.peer.address },
       in_reply_to: first.body.rfc_message_id,
       thread_id: m.thread_id,
@@ -528,7 +530,7 @@ describe('reply, reply-all and forward', () => {
   it('reply-all drops every own address and the original Bcc, and forward carries the note and attachments', async () => {
     const s = await stack({ seed: { names: ['agent', 'peer', 'third'] } });
     const third = s.identities[2];
-    await s.send(
+    const team = await s.send(
       {
         to: [s.peer.address],
         cc: [third.address],
@@ -555,7 +557,7 @@ describe('reply, reply-all and forward', () => {
     const recipients = [...all.body.to, ...all.body.cc, ...all.body.bcc].map(
       (r: { address: string }) => r.address,
     );
-    expect(recipients.sort()).toEqual([s.agent.address, third.address].sort());
+    expect(recipients.sort()).toEqual([team.body.reply_to[0].address, third.address].sort());
 
     const fwd = await s.call('POST', `/v1/identities/${s.peer.id}/messages/${m.id}/forward`, {
       body: { to: ['delivered@simulator.invalid'], text: 'See below' },

@@ -104,7 +104,7 @@ describe('POST /v1/identities/{id}/messages', () => {
     }
   });
 
-  it('reads the tenant with the pipeline in one BatchGetItem beside the reservation: a new send is six round trips of eight calls', async () => {
+  it('reads the tenant with the pipeline in one BatchGetItem beside the reservation: a new send is six round trips of nine calls', async () => {
     // Executions are not started here, so no attempt's calls mix with the request's. A known
     // recipient (no contact write after the commit) and a lease with room on today's counter (no
     // block leased ahead): the common case.
@@ -173,8 +173,9 @@ describe('POST /v1/identities/{id}/messages', () => {
         // (docs/design/ordering.md), then the message with its slot in one transaction.
         ['UpdateItem F'],
         ['TransactWriteItems F+M'],
-        // The thread list's summary goes beside the key's completion: no round trip of its own.
-        ['UpdateItem IK', 'UpdateItem TH'],
+        // The thread list's summary and the sent body go beside the key's completion: no round
+        // trip of their own (docs/design/cost.md › Sent bodies).
+        ['PutItem MB', 'UpdateItem IK', 'UpdateItem TH'],
       ]);
     } finally {
       await r.close();

@@ -124,12 +124,19 @@ describe('threads', () => {
       'inbound',
       'outbound',
     ]);
-    // The new text on the thread; the full text (with the quote) on the message.
-    expect(one.body.messages[1].inbound.extracted_text).toBe(gmail.expected);
-    expect(one.body.messages[1].inbound.text).toBeNull();
+    // Both sides' text on the thread: what the agent sent, the answer whole within the budget.
+    expect(one.body.messages[0].text).toContain('Can we meet on Tuesday?');
+    expect(one.body.messages[1]).toMatchObject({ text_form: 'whole', extracted_text: null, html: null });
+    expect(one.body.messages[1].text).toContain('wrote:');
+    expect(one.body.messages[2].text).toContain('Booked for Tuesday.');
+    // The new text alone, on the thread trimmed and on the message.
+    const trimmed = await s.call('GET', `/v1/identities/${s.agent.id}/threads/${sent.thread_id}`, {
+      query: { text: 'extracted' },
+    });
+    expect(trimmed.body.messages[1]).toMatchObject({ text: gmail.expected, text_form: 'extracted' });
     const full = await s.call('GET', `/v1/identities/${s.agent.id}/messages/${answer.id}`);
-    expect(full.body.inbound.text).toContain('wrote:');
-    expect(full.body.inbound.extracted_text).toBe(gmail.expected);
+    expect(full.body.text).toContain('wrote:');
+    expect(full.body.extracted_text).toBe(gmail.expected);
 
     // The same through MCP, marked untrusted.
     const client = await mcpClient();
@@ -239,7 +246,7 @@ describe('threads', () => {
     });
     const m = await received(subject);
     const view = await s.call('GET', `/v1/identities/${s.agent.id}/messages/${m.id}`);
-    expect(view.body.inbound.attachments).toMatchObject([
+    expect(view.body.attachments).toMatchObject([
       { id: 'att_1', filename: 'report.pdf', content_type: 'application/pdf', risky: false, risk: null },
       { id: 'att_2', filename: 'setup.exe', risky: true, risk: 'executable' },
       { id: 'att_3', risky: false },

@@ -32,6 +32,7 @@ const COMMANDS = [
   'reject',
   'threads',
   'thread',
+  'read',
   'events',
   'held',
   'held list',

@@ -137,15 +137,7 @@ describe('core/inbound.ts › verifiedThreadToken', () => {
   const key = 'hash-key';
   const thread = 'thr_01jabcdefghjkmnpqrstvwxyz0';
   const detailOf = (identity: string, t = thread, k = key) =>
-    threadTokenReplyTo(
-      k,
-      { reply_token: 'subaddress' } as never,
-      { address: 'agent@example.com' },
-      identity,
-      t,
-    )!
-      .address.split('@')[0]
-      .split('+')[1];
+    threadTokenReplyTo(k, { address: 'agent@example.com' }, identity, t)!.address.split('@')[0].split('+')[1];
 
   it('verifies the token pmail put in Reply-To for this identity', () => {
     expect(verifiedThreadToken(key, 'idn_a', detailOf('idn_a'))).toBe(thread);

@@ -60,9 +60,17 @@ const pkg =
   (p: string) =>
     p.startsWith('pkg:') &&
     names.some((n) => (typeof n === 'string' ? p === `pkg:${n}` : n.test(p.slice(4))));
-const USE_CASES = ['send', 'events', 'sweeper', 'domains', 'admin', 'webhooks', 'stream', 'outcomes'].map(
-  (d) => `functions/${d}`,
-);
+const USE_CASES = [
+  'send',
+  'events',
+  'sweeper',
+  'domains',
+  'admin',
+  'webhooks',
+  'stream',
+  'outcomes',
+  'bodies',
+].map((d) => `functions/${d}`);
 const isEntry = (f: string) => f.endsWith('.handler.ts');
 /**
  * Where an AWS SDK client may be built or a command sent: the adapters (store/, transports/,

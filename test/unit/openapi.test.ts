@@ -23,12 +23,14 @@ import { routes } from '../../functions/api/routes.ts';
 import { forwardBodySchema, replyBodySchema, sendBodySchema } from '../../functions/api/send.schema.ts';
 import { createTemplateSchema } from '../../functions/api/templates/create-template.ts';
 import { updateTemplateSchema } from '../../functions/api/templates/update-template.ts';
+import { getThreadQuerySchema } from '../../functions/api/threads/get-thread.ts';
 import { createWebhookSchema } from '../../functions/api/webhooks/create-webhook.ts';
 import { effectivePolicy, toAuditView, toKeyView, toTenantView } from '../../functions/core/admin-views.ts';
 import { toDomainView } from '../../functions/core/domains.ts';
 import { PmailError } from '../../functions/core/errors.ts';
 import { toIdentityView } from '../../functions/core/identity-view.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../functions/core/limits.ts';
+import { bodyOf } from '../../functions/core/message-body.ts';
 import { toApiMessage } from '../../functions/core/message-view.ts';
 import type {
   DeliveryStatus,
@@ -44,9 +46,11 @@ import {
   type SuppressionReason,
 } from '../../functions/core/suppressions.ts';
 import { type TemplateRecord, toTemplateSummary, toTemplateView } from '../../functions/core/templates.ts';
+import { toApiThread } from '../../functions/core/thread-view.ts';
 import { toWebhookView, type WebhookEndpoint } from '../../functions/core/webhooks.ts';
 import { silentLogger } from '../../functions/log.ts';
 import type { DryRunResult } from '../../functions/send/submit.ts';
+import { outboundMessage } from '../support/records.ts';
 
 // openapi.yaml is the contract and is tested against the code. These tests read the
 // document and compare it with the routes table, the error table, the zod schemas and the Message
@@ -787,6 +791,81 @@ describe('openapi.yaml request schemas', () => {
       expect(violations(doc.components.schemas.AuditEvent, view)).toEqual([]);
       expect(sorted(Object.keys(view))).toEqual(requiredNames(doc.components.schemas.AuditEvent));
     }
+  });
+
+  it('declares exactly the fields of the Message view, sent and received, and of a thread under its budget', () => {
+    const sent = outboundMessage({ id: 'msg_01jd0000000000000000000000', unless_reply: true });
+    const body = bodyOf(sent, {
+      text: 'Hello',
+      html: '<p>Hello</p>',
+      attachments: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 3 }],
+    });
+    const received = outboundMessage({
+      id: 'msg_01jd0000000000000000000001',
+      direction: 'inbound',
+      status: 'received',
+      inbound: {
+        ses_message_id: 's',
+        received_at: 0,
+        envelope_from: 'c@x.example',
+        envelope_recipient: 'a@example.com',
+        routed_to: 'a@example.com',
+        dedupe_key: 'd',
+        canonical: { from: 'c@x.example', to: [], cc: [], reply_to: [] },
+        parse: 'parsed',
+        threaded_by: 'new',
+        text: 'Thanks',
+        extracted_text: 'Thanks',
+        headers: [],
+        attachments: [],
+        verdicts: {},
+      },
+    });
+    for (const view of [
+      toApiMessage(sent, body),
+      toApiMessage(sent, body, 'summary'),
+      toApiMessage(sent),
+      toApiMessage(received, bodyOf(received)),
+    ]) {
+      expect(violations(doc.components.schemas.Message, view)).toEqual([]);
+      const withDeliveries = view.direction === 'outbound' ? ['deliveries'] : [];
+      expect(sorted(Object.keys(view))).toEqual(
+        sorted([...requiredNames(doc.components.schemas.Message), ...withDeliveries]),
+      );
+    }
+    const summary = {
+      id: 'thr_01jd0000000000000000000000',
+      subject: 's',
+      participants: [],
+      message_ids: [sent.id, received.id],
+      last_message_at: 0,
+      snippet: '',
+    };
+    const thread = toApiThread(
+      summary,
+      [sent, received],
+      new Map([
+        [sent.id, body],
+        [received.id, bodyOf(received)],
+      ]),
+      { max_chars: 200, prefer: 'whole' },
+    );
+    expect(violations(doc.components.schemas.Thread, thread)).toEqual([]);
+    expect(sorted(Object.keys(thread))).toEqual(requiredNames(doc.components.schemas.Thread));
+    expect(sorted(Object.keys(thread.text_budget))).toEqual(
+      sorted(deref(doc.components.schemas.Thread).allOf![1].properties!.text_budget.required!),
+    );
+  });
+
+  it('describes the same getThread query parameters as getThreadQuerySchema', () => {
+    const query = z.toJSONSchema(getThreadQuerySchema, { io: 'input' }) as JsonSchema;
+    const params = parametersOf('getThread').filter((p) => p.in === 'query');
+    const documented: JsonSchema = {
+      type: 'object',
+      properties: Object.fromEntries(params.map((p) => [p.name, p.schema])),
+      required: params.filter((p) => p.required).map((p) => p.name),
+    };
+    expect(schemaDrift({ ...query, additionalProperties: undefined }, documented, '')).toEqual([]);
   });
 
   it('describes the same listMessages query parameters as listQuerySchema', () => {

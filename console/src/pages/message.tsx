@@ -1,4 +1,3 @@
-import DOMPurify from 'dompurify';
 import { useState } from 'preact/hooks';
 import { allEvents, api, apiText, type Inbound, type Mailbox, type Message } from '../api.ts';
 import { useLive } from '../live.ts';
@@ -14,12 +13,14 @@ import {
   time,
   useLoad,
 } from '../ui.tsx';
+import { MessageBody } from './body.tsx';
 
 const list = (ms: Mailbox[]) => ms.map((m) => (m.name ? `${m.name} <${m.address}>` : m.address)).join(', ');
 
 /**
- * One message: each recipient's delivery and SMTP answer, the event timeline, its headers and
- * body, and the actions the API allows on it now (each asks first).
+ * One message, sent or received: each recipient's delivery and SMTP answer, the event timeline,
+ * its headers and its body alike in both directions (pages/body.tsx), and the actions the API
+ * allows on it now (each asks first).
  */
 export function MessagePage({ me, params }: PageProps) {
   const path = `/v1/identities/${encodeURIComponent(params.identity)}/messages/${encodeURIComponent(params.message)}`;
@@ -193,57 +194,32 @@ export function MessagePage({ me, params }: PageProps) {
               <dd>{m.provider ? `${m.provider} ${m.provider_message_id ?? ''}` : '—'}</dd>
             </dl>
           </Section>
-          {m.inbound ? <Received inbound={m.inbound} /> : <Original path={path} />}
+          {m.inbound ? <Received inbound={m.inbound} /> : null}
+          <MessageBody m={m} />
+          {m.direction === 'outbound' ? <Original path={path} /> : null}
         </>
       ) : null}
     </>
   );
 }
 
-/**
- * A received message: where it came from is outside, so its text is shown as text, its HTML only
- * sanitised in a sandbox, its attachments only named (the API does not serve their bytes here).
- */
+/** A received message's checks: where it came from is outside (its body is MessageBody's). */
 function Received({ inbound }: { inbound: Inbound }) {
   const v = inbound.verdicts;
   return (
-    <>
-      <Section title="Checks">
-        <p>
-          SPF {v.spf ?? '—'} · DKIM {v.dkim ?? '—'} · DMARC {v.dmarc ?? '—'} · spam {v.spam ?? '—'} · virus{' '}
-          {v.virus ?? '—'}
-        </p>
-        <p class="hint">
-          Received mail is written by someone outside: treat its links and requests with care.
-        </p>
-      </Section>
-      <Section title="Text">
-        {inbound.text !== null ? <pre class="body">{inbound.text}</pre> : <p>No text part.</p>}
-        {inbound.body_truncated ? <p class="hint">The body was cut to the size pmail keeps.</p> : null}
-      </Section>
-      {inbound.html !== null ? (
-        <Section title="HTML preview">
-          <HtmlPreview html={inbound.html} />
-        </Section>
-      ) : null}
-      {inbound.attachments.length ? (
-        <Section title="Attachments">
-          <ul>
-            {inbound.attachments.map((a, i) => (
-              <li key={i}>
-                {a.filename ?? '(unnamed)'} — {a.content_type}, {a.size} bytes{a.risky ? ' (risky type)' : ''}
-              </li>
-            ))}
-          </ul>
-        </Section>
-      ) : null}
-    </>
+    <Section title="Checks">
+      <p>
+        SPF {v.spf ?? '—'} · DKIM {v.dkim ?? '—'} · DMARC {v.dmarc ?? '—'} · spam {v.spam ?? '—'} · virus{' '}
+        {v.virus ?? '—'}
+      </p>
+      <p class="hint">Received mail is written by someone outside: treat its links and requests with care.</p>
+    </Section>
   );
 }
 
 /**
- * A sent message's body: its stored MIME as pmail sent it (GET …/raw), read on request and shown
- * as text, never rendered.
+ * A sent message's stored MIME as pmail sent it (GET …/raw), read on request and shown as text,
+ * never rendered: the exact HTML and headers that left.
  */
 function Original({ path }: { path: string }) {
   const [raw, setRaw] = useState<string>();
@@ -260,14 +236,4 @@ function Original({ path }: { path: string }) {
       <ErrorNote error={error} />
     </Section>
   );
-}
-
-/**
- * An email's HTML, sanitised (DOMPurify: no scripts, no handlers, no forms) and shown in an iframe
- * with `sandbox` and no allowances: no scripts run, it has no origin, and it inherits the
- * console's Content-Security-Policy, so it loads nothing from elsewhere.
- */
-export function HtmlPreview({ html, title = 'HTML preview' }: { html: string; title?: string }) {
-  const clean = DOMPurify.sanitize(html, { FORBID_TAGS: ['form', 'style'], WHOLE_DOCUMENT: false });
-  return <iframe class="preview" title={title} sandbox="" srcdoc={clean} referrerpolicy="no-referrer" />;
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Message, type Page } from '../api.ts';
+import { useIdentity } from '../identity.ts';
 import { useLive } from '../live.ts';
 import { can, ErrorNote, LiveMark, Loading, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
 
@@ -21,20 +22,20 @@ const STATUSES = [
 ];
 
 /**
- * The messages of one identity, newest first, a page at a time (the API's cursor). Direction is
- * the API's filter; status filters the page shown. The identity's message events on the stream
+ * The messages of one identity, newest first, a page at a time (the API's cursor): who wrote each
+ * and to whom, whatever its direction. Direction is the API's filter; status filters the page shown.
+ * It opens on the identity src/identity.ts chooses; the identity's message events on the stream
  * reload the page (a message sent, received, delivered, bounced…).
  */
 export function Messages({ me, identities, fixedDirection }: PageProps & { fixedDirection?: 'inbound' }) {
   // The filters are part of the page's address (`#/messages?identity=…&direction=…&status=…`).
   const [route, search] = location.hash.split('?');
   const given = new URLSearchParams(search ?? '');
-  const [identity, setIdentity] = useState(
-    identities.find((i) => i.id === given.get('identity'))?.id ?? identities[0]?.id ?? '',
-  );
+  const [identity, setIdentity] = useIdentity(identities, given.get('identity'));
   const [direction, setDirection] = useState<string>(fixedDirection ?? given.get('direction') ?? '');
   const [status, setStatus] = useState(given.get('status') ?? '');
   useEffect(() => {
+    if (!identity) return;
     const q = new URLSearchParams({
       identity,
       ...(direction && !fixedDirection ? { direction } : {}),
@@ -114,7 +115,8 @@ export function Messages({ me, identities, fixedDirection }: PageProps & { fixed
         <thead>
           <tr>
             <th scope="col">Subject</th>
-            <th scope="col">{direction === 'inbound' ? 'From' : 'Recipients'}</th>
+            <th scope="col">From</th>
+            <th scope="col">Recipients</th>
             <th scope="col">Status</th>
             <th scope="col">Time</th>
           </tr>
@@ -126,13 +128,11 @@ export function Messages({ me, identities, fixedDirection }: PageProps & { fixed
                 <a href={`#/messages/${encodeURIComponent(m.identity_id)}/${encodeURIComponent(m.id)}`}>
                   {m.subject || '(no subject)'}
                 </a>
-                {m.inbound?.snippet ? <div class="hint snippet">{m.inbound.snippet}</div> : null}
+                {m.snippet ? <div class="hint snippet">{m.snippet}</div> : null}
               </td>
-              <td>
-                {m.direction === 'inbound'
-                  ? m.from.address
-                  : [...m.to, ...m.cc, ...m.bcc].map((r) => r.address).join(', ')}
-              </td>
+              <td>{m.from.address}</td>
+              {/* Whom it was written to, sent or received: a received message's To and Cc, never its sender. */}
+              <td>{[...m.to, ...m.cc, ...m.bcc].map((r) => r.address).join(', ')}</td>
               <td>
                 <Status value={m.status} />
               </td>
@@ -141,7 +141,7 @@ export function Messages({ me, identities, fixedDirection }: PageProps & { fixed
           ))}
           {!page.loading && rows.length === 0 ? (
             <tr>
-              <td colSpan={4}>No messages.</td>
+              <td colSpan={5}>No messages.</td>
             </tr>
           ) : null}
         </tbody>

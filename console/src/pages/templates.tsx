@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Page } from '../api.ts';
 import { ErrorNote, Loading, type PageProps, Section, time, useLoad } from '../ui.tsx';
-import { HtmlPreview } from './message.tsx';
+import { HtmlPreview } from './body.tsx';
 
 interface TemplateSummary {
   name: string;

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Message, type Page } from '../api.ts';
+import { useIdentity } from '../identity.ts';
 import { useLive } from '../live.ts';
 import { can, ErrorNote, LiveMark, Loading, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
 
@@ -13,9 +14,14 @@ interface ThreadSummary {
 }
 
 interface Thread extends ThreadSummary {
-  messages: (Message & { inbound?: (Message['inbound'] & { extracted_text?: string | null }) | null })[];
+  /** Each with `text` as the budget left it (`text_form`: its extracted text here, or cut). */
+  messages: (Message & { text_form: 'whole' | 'extracted' | 'cut' })[];
   messages_truncated: boolean;
+  text_budget: { max_chars: number; messages_omitted: number };
 }
+
+/** The thread page asks for every message's new text under the widest budget the API allows. */
+const THREAD_PAGE_BUDGET = '500000';
 
 /** A pmail without the threads routes answers 404 `route_not_found`: the page says so. */
 const noThreads = (e: unknown) => e instanceof ApiError && e.code === 'route_not_found';
@@ -28,7 +34,7 @@ const messageLink = (m: Message) =>
  * by the identity's message events on the stream.
  */
 export function Threads({ me, identities }: PageProps) {
-  const [identity, setIdentity] = useState(identities[0]?.id ?? '');
+  const [identity, setIdentity] = useIdentity(identities);
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const page = useLoad(
@@ -105,13 +111,17 @@ export function Threads({ me, identities }: PageProps) {
 }
 
 /**
- * One conversation, oldest message first, both directions: who wrote, when, its status, and the
- * new text of a received reply (as text) — each links to its message page. The thread's events on
- * the stream reload it.
+ * One conversation, oldest message first, both directions: who wrote to whom, when, its status,
+ * and its text — a received message's new text, with its quoted history one click away (the
+ * message's whole text, read then), a sent message's text as it went out. Each links to its
+ * message page (HTML, attachments, deliveries). The thread's events on the stream reload it.
  */
 export function ThreadPage({ me, params }: PageProps) {
   const path = `/v1/identities/${encodeURIComponent(params.identity)}/threads/${encodeURIComponent(params.thread)}`;
-  const thread = useLoad(() => api<Thread>('GET', path), [path]);
+  const thread = useLoad(
+    () => api<Thread>('GET', path, { query: { text: 'extracted', max_chars: THREAD_PAGE_BUDGET } }),
+    [path],
+  );
   const live = useLive(
     can(me, 'events:read') ? { identity_id: params.identity, thread_id: params.thread } : undefined,
     () => thread.reload(),
@@ -135,25 +145,53 @@ export function ThreadPage({ me, params }: PageProps) {
           <p>
             {t.message_count} messages · {t.participants.join(', ')}
             {t.messages_truncated ? ' · the latest 100 shown' : ''}
+            {t.text_budget.messages_omitted ? ` · ${t.text_budget.messages_omitted} older left out` : ''}
           </p>
           <ol class="thread">
             {t.messages.map((m) => (
-              <li key={m.id} data-message={m.id}>
+              <li key={m.id} data-message={m.id} class={m.direction}>
                 <p>
-                  <strong>{m.direction === 'inbound' ? m.from.address : `${m.from.address} (sent)`}</strong>{' '}
+                  <strong>{m.direction === 'inbound' ? 'Received' : 'Sent'}</strong> {m.from.address} →{' '}
+                  {[...m.to, ...m.cc].map((r) => r.address).join(', ')}{' '}
                   <a href={messageLink(m)}>
-                    <time dateTime={m.received_at}>{time(m.sent_at ?? m.received_at)}</time>
+                    <time dateTime={m.sent_at ?? m.received_at}>{time(m.sent_at ?? m.received_at)}</time>
                   </a>{' '}
                   <Status value={m.status} />
+                  {m.status_reason ? <span class="reason"> — {m.status_reason}</span> : null}
                 </p>
-                {m.inbound?.extracted_text || m.inbound?.snippet ? (
-                  <pre class="body">{m.inbound.extracted_text ?? m.inbound.snippet}</pre>
-                ) : null}
+                <ThreadText m={m} />
               </li>
             ))}
           </ol>
         </>
       ) : null}
+    </>
+  );
+}
+
+/** A message's text in the thread, and for a received one its whole text (the quote) on request. */
+function ThreadText({ m }: { m: Thread['messages'][number] }) {
+  const [whole, setWhole] = useState<string | null>();
+  const [error, setError] = useState<unknown>();
+  if (m.body_withheld) return <p class="hint">No body shown ({m.body_withheld}).</p>;
+  const showQuote = async () => {
+    try {
+      const path = `/v1/identities/${encodeURIComponent(m.identity_id)}/messages/${encodeURIComponent(m.id)}`;
+      setWhole((await api<Message>('GET', path)).text);
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return (
+    <>
+      {m.text !== null ? <pre class="body">{whole ?? m.text}</pre> : <p class="hint">No text.</p>}
+      {m.direction === 'inbound' && whole === undefined && m.text !== null ? (
+        <button type="button" class="secondary small" onClick={showQuote}>
+          Show quoted history
+        </button>
+      ) : null}
+      {m.text_form === 'cut' ? <p class="hint">Cut to fit: the message page has all of it.</p> : null}
+      <ErrorNote error={error} />
     </>
   );
 }

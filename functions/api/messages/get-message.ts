@@ -1,3 +1,4 @@
+import { loadBody } from '../../bodies/read-bodies.ts';
 import { messageNotFound } from '../../core/errors.ts';
 import { maySee } from '../../core/hold.ts';
 import { isId } from '../../core/ids.ts';
@@ -14,7 +15,7 @@ export const getMessageRoute: ScopedRoute = {
   handle: async (deps, { key, identity, params, requestId }) => {
     const m = await messageOf(deps.db, identity.id, params.message_id, key);
     if (!m) throw messageNotFound();
-    return json(200, toApiMessage(m), requestId);
+    return json(200, toApiMessage(m, await loadBody(deps, m)), requestId);
   },
 };
 

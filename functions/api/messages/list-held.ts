@@ -27,7 +27,7 @@ export const listHeldRoute: ScopedRoute = {
     return json(
       200,
       {
-        data: page.data.map((m) => toApiMessage(m, { bodies: false })),
+        data: page.data.map((m) => toApiMessage(m, undefined, 'summary')),
         next_cursor: encodeCursor(page.next),
         held: { ...summary, caps: { count: HELD_CAPS.count, bytes: HELD_CAPS.bytes } },
       },

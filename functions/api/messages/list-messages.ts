@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { loadBodies } from '../../bodies/read-bodies.ts';
 import {
   invalidCursor,
   invalidQuery,
@@ -10,7 +11,7 @@ import { encodeFollowCursor, type FollowPosition, parseAfter } from '../../core/
 import { maySee } from '../../core/hold.ts';
 import { ID_PATTERNS, isId } from '../../core/ids.ts';
 import { toApiMessage } from '../../core/message-view.ts';
-import { MESSAGE_STATUSES } from '../../core/model.ts';
+import { MESSAGE_STATUSES, type MessageRecord } from '../../core/model.ts';
 import type { BaseDeps } from '../../deps.ts';
 import { feedHead, identityFeed } from '../../store/feed.store.ts';
 import { getMessage, listMessages, listMessagesAfter } from '../../store/messages.store.ts';
@@ -59,7 +60,7 @@ export const listMessagesRoute: ScopedRoute = {
     return json(
       200,
       {
-        data: page.data.map((m) => toApiMessage(m, { bodies: false })),
+        data: await summaries(deps, page.data),
         next_cursor: page.next_cursor ? encodeCursor(page.next_cursor) : null,
       },
       requestId,
@@ -104,7 +105,7 @@ async function readOn(deps: BaseDeps, identityId: string, q: ListQuery, key: { s
     ...(q.thread_id ? { thread: q.thread_id } : {}),
   });
   return {
-    data: page.data.map((m) => toApiMessage(m, { bodies: false })),
+    data: await summaries(deps, page.data),
     next_cursor: page.more ? after : null,
     after,
   };
@@ -145,6 +146,12 @@ async function threadVisible(
     getMessage(deps.db, identityId, `msg_${threadId.slice(4)}`),
   ]);
   return thread !== undefined || (root?.thread_id === threadId && maySee(key, root));
+}
+
+/** A page's messages as a list shows them: snippet and attachments, no text, HTML or extracted text (no MIME read). */
+async function summaries(deps: BaseDeps, page: MessageRecord[]) {
+  const bodies = await loadBodies(deps, page, { mime: false });
+  return page.map((m) => toApiMessage(m, bodies.get(m.id), 'summary'));
 }
 
 const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('base64url');

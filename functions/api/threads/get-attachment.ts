@@ -1,3 +1,4 @@
+import { loadBody } from '../../bodies/read-bodies.ts';
 import { messageNotFound, PmailError } from '../../core/errors.ts';
 import { attachmentDisposition, servedAttachmentType } from '../../core/inbound.ts';
 import { attachmentIndex } from '../../core/message-view.ts';
@@ -7,18 +8,20 @@ import { messageOf } from '../messages/get-message.ts';
 import type { IdentityRoute } from '../operation.ts';
 
 /**
- * GET …/messages/{message_id}/attachments/{attachment_id}: one attachment's bytes of a received
- * message: never inline, never sniffed, a risky or active type as bytes only. Read from the
- * received raw message in the blob store: the threads Lambda is built with `blobs`.
+ * GET …/messages/{message_id}/attachments/{attachment_id}: one attachment's bytes of a message,
+ * received or sent: never inline, never sniffed, a risky or active type as bytes only. Read from the
+ * stored MIME in the blob store: the threads Lambda is built with `blobs`.
  */
 export const getAttachmentRoute: IdentityRoute<DepsFor<'api-threads'>> = {
   handle: async (deps, { key, identity, params, requestId }) => {
     const m = await messageOf(deps.db, identity.id, params.message_id, key);
     if (!m) throw messageNotFound();
     const index = attachmentIndex(params.attachment_id);
-    const listed = index === undefined ? undefined : m.inbound?.attachments[index];
-    const raw = listed && m.inbound?.parse === 'parsed' ? await deps.blobs.get(m.raw_key) : undefined;
-    const bytes = raw && listed ? await readAttachment(raw.body, index!, listed) : undefined;
+    const all = index === undefined ? [] : (await loadBody(deps, m)).attachments;
+    const listed = index === undefined ? undefined : all[index];
+    const parsed = m.direction === 'outbound' || m.inbound?.parse === 'parsed';
+    const raw = listed && parsed ? await deps.blobs.get(m.raw_key) : undefined;
+    const bytes = raw && listed ? await readAttachment(raw.body, index!, all) : undefined;
     if (!listed || !bytes)
       throw new PmailError('attachment_not_found', 'No attachment with this id on this message.');
     return {

@@ -33,6 +33,9 @@ export type ReplyMessageRequest = Schemas['ReplyMessageRequest'];
 export type ForwardMessageRequest = Schemas['ForwardMessageRequest'];
 export type SendMessageResponse = Schemas['SendMessageResponse'];
 export type DryRunResult = Schemas['DryRunResult'];
+export type MessageAttachment = Schemas['MessageAttachment'];
+export type ThreadMessage = Schemas['ThreadMessage'];
+export type Thread = operations['getThread']['responses'][200]['content']['application/json'];
 
 export interface PmailOptions {
   /** `Authorization: Bearer <apiKey>` on every call. */
@@ -225,6 +228,21 @@ export class Pmail {
           body,
         }),
       ),
+    /**
+     * An attachment's bytes, sent or received (its `id` in the message's `attachments`), as the
+     * API serves it: always a download, a risky or renderable type as application/octet-stream.
+     */
+    attachment: async (identityId: string, messageId: string, attachmentId: string): Promise<Uint8Array> => {
+      const r = await this.http.GET(
+        '/v1/identities/{identity_id}/messages/{message_id}/attachments/{attachment_id}',
+        {
+          params: { path: { identity_id: identityId, message_id: messageId, attachment_id: attachmentId } },
+          parseAs: 'arrayBuffer',
+        },
+      );
+      if (!r.response.ok) throw errorFromResponse(r.response, r.error);
+      return new Uint8Array(r.data as ArrayBuffer);
+    },
     /** Reads the message every `intervalMs` until its status is one of `until`; resolves to it. */
     wait: async (identityId: string, messageId: string, opts: WaitOptions): Promise<Message> => {
       const until = new Set<string>(Array.isArray(opts.until) ? opts.until : [opts.until]);
@@ -266,6 +284,28 @@ export class Pmail {
       opts,
     );
   }
+
+  /** Conversations: both directions, each message with its text (docs/guides/receiving.md › Threads). */
+  readonly threads = {
+    /** One page, newest activity first; pass the answer's `next_cursor` as `cursor` for the next. */
+    list: (identityId: string, query: Query<'listThreads'> = {}) =>
+      this.unwrap(
+        this.http.GET('/v1/identities/{identity_id}/threads', {
+          params: { path: { identity_id: identityId }, query },
+        }),
+      ),
+    /**
+     * One conversation, oldest first, what was sent beside what came back, under a text budget
+     * (`max_chars`, default 20,000 characters: the newest whole, older ones trimmed to their
+     * extracted text, then the oldest left out; `text_budget` says what it did).
+     */
+    get: (identityId: string, threadId: string, query: Query<'getThread'> = {}) =>
+      this.unwrap(
+        this.http.GET('/v1/identities/{identity_id}/threads/{thread_id}', {
+          params: { path: { identity_id: identityId, thread_id: threadId }, query },
+        }),
+      ),
+  };
 
   readonly tenants = {
     create: (body: Body<'TenantCreateRequest'>, opts: KeyOptions = {}) =>

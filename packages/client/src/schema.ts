@@ -284,11 +284,18 @@ export interface paths {
         };
         /**
          * Get a thread
-         * @description One conversation: its summary and its messages oldest first, sent and received (the latest
-         *     100; `messages_truncated` tells when there are more). Each message is the Message object
-         *     as the list shows it: a received one carries `inbound.extracted_text` (what its sender
-         *     wrote, without quoted history and signature) and leaves `text` and `html` null;
-         *     `getMessage` has them. Needs the `messages:read` permission.
+         * @description One conversation in one call: its summary and its messages oldest first, sent and received
+         *     (the latest 100; `messages_truncated` tells when there are more), each with its text, under a
+         *     budget of characters (docs/guides/receiving.md › Reading a thread under a budget).
+         *     `max_chars` bounds the characters (Unicode code points) of all the messages' `text`
+         *     together: every message whole if that fits; else the oldest trimmed to their
+         *     `extracted_text` (what the sender wrote, without quoted history and signature; a sent
+         *     message's is its text), oldest first, so the newest stay whole; else the oldest left out
+         *     (`text_budget.messages_omitted` says how many); and when the newest message alone, trimmed,
+         *     is still over, its extracted text cut to `max_chars` (`text_form: cut`,
+         *     `text_budget.newest_cut`). Each message's `text_form` says which it is; HTML and the
+         *     extracted text beside the whole text are left out (`body_omitted`): `getMessage` has them.
+         *     Needs the `messages:read` permission.
          */
         get: operations["getThread"];
         put?: never;
@@ -314,14 +321,14 @@ export interface paths {
                  *     404 `message_not_found`.
                  */
                 message_id: components["parameters"]["MessageId"];
-                /** @description The attachment's `id` in the message's `inbound.attachments` (`att_1`, `att_2`, …). */
+                /** @description The attachment's `id` in the message's `attachments` (`att_1`, `att_2`, …). */
                 attachment_id: string;
             };
             cookie?: never;
         };
         /**
-         * Download an attachment of a received message
-         * @description The attachment's bytes, read from the stored original. Always a download
+         * Download an attachment of a message
+         * @description The attachment's bytes, received or sent, read from the stored original. Always a download
          *     (`Content-Disposition: attachment`, never inline), with `X-Content-Type-Options: nosniff`
          *     and a sandboxing Content-Security-Policy. Its declared type, except a `risky` attachment
          *     and a type a browser would run or render (HTML, XHTML, SVG, XML), which come as
@@ -1998,6 +2005,7 @@ export interface components {
             headers?: components["schemas"]["CustomHeaders"];
             metadata?: components["schemas"]["Metadata"];
             send_at?: components["schemas"]["SendAt"];
+            unless_reply?: components["schemas"]["UnlessReply"];
             template?: components["schemas"]["TemplateName"];
             variables?: components["schemas"]["TemplateVariables"];
         } | unknown | unknown | unknown;
@@ -2018,6 +2026,7 @@ export interface components {
             headers?: components["schemas"]["CustomHeaders"];
             metadata?: components["schemas"]["Metadata"];
             send_at?: components["schemas"]["SendAt"];
+            unless_reply?: components["schemas"]["UnlessReply"];
             template?: components["schemas"]["TemplateName"];
             variables?: components["schemas"]["TemplateVariables"];
         } | unknown | unknown | unknown;
@@ -2047,9 +2056,22 @@ export interface components {
              */
             include_attachments: boolean;
             send_at?: components["schemas"]["SendAt"];
+            unless_reply?: components["schemas"]["UnlessReply"];
             template?: components["schemas"]["TemplateName"];
             variables?: components["schemas"]["TemplateVariables"];
         } | unknown | unknown | unknown;
+        /**
+         * @description A follow-up that waits for no answer: with `send_at`, on a reply, a reply-all, a forward or
+         *     a send with `thread_id`. When its time comes it is canceled (`status: canceled`,
+         *     `status_reason: reply_received`, `message.canceled` with `reason: reply_received`) if a
+         *     message arrived in its thread after it was accepted that is a person's mail: not automatic
+         *     (an out-of-office, an auto-reply, a list), not a delivery report, not a duplicate, not held
+         *     back. Decided in the same write that claims it for sending, so an answer landing at the last
+         *     moment either cancels it or finds it already sent, never both (docs/guides/sending.md › A
+         *     follow-up unless they reply). Without `send_at`, or on a send outside a thread: 400
+         *     `invalid_request` naming `unless_reply`.
+         */
+        UnlessReply: boolean;
         /**
          * @description A send by template: the name of a template of the identity's tenant (its current
          *     version; 404 `template_not_found` when there is none). Instead of `subject`, `text`,
@@ -2256,8 +2278,11 @@ export interface components {
             status: "pending_approval" | "queued" | "submitted" | "delivered" | "deferred" | "bounced" | "complained" | "rejected" | "failed" | "uncertain" | "suppressed" | "canceled" | "undispatched" | "received";
             /**
              * @description A stable reason code when the message reached rejected, failed or uncertain (or
-             *     suppressed). A queued message waiting in a back-off shows `retry_later:{class}`; that
-             *     reason goes when the message leaves queued (a submitted message has none).
+             *     suppressed), or was canceled by pmail (`reply_received`: a follow-up sent with
+             *     `unless_reply` whose thread was answered first; `rejected_by_reviewer`; an identity
+             *     paused or deleted, a tenant suspended). A queued message waiting in a back-off shows
+             *     `retry_later:{class}`; that reason goes when the message leaves queued (a submitted
+             *     message has none).
              */
             status_reason: string | null;
             from: components["schemas"]["Mailbox"];
@@ -2266,6 +2291,45 @@ export interface components {
             bcc: components["schemas"]["Mailbox"][];
             reply_to: components["schemas"]["Mailbox"][];
             subject: string;
+            /**
+             * @description The plain text, sent or received: a sent message's text part as it went out (signature,
+             *     disclosure and footers included); a received message's text part, or the text of its
+             *     HTML when only HTML came. Null when the message has none, when this view leaves it out
+             *     (`body_omitted`) or when it is withheld (`body_withheld`). Text from outside on received
+             *     mail, and on sent mail that quotes or forwards it: show it as text, never as markup.
+             */
+            text: string | null;
+            /**
+             * @description The HTML, sanitised (scripts, event handlers, forms, frames and `javascript:` links
+             *     removed), sent or received; the exact HTML sent stays in the stored MIME
+             *     (`getMessageRaw`). Null like `text`.
+             */
+            html: string | null;
+            /**
+             * @description What the sender wrote: a received message's text without the quoted history and the
+             *     signature (docs/guides/receiving.md › The new text); a sent message's text. Null like
+             *     `text`.
+             */
+            extracted_text: string | null;
+            /** @description The start of the text, whitespace collapsed (at most 200 characters); null without text. */
+            snippet: string | null;
+            /** @description The message's attachments, sent or received, in order; each downloadable with `getAttachment`. */
+            attachments: components["schemas"]["MessageAttachment"][];
+            /** @description The text or HTML was cut to fit what pmail stores; the stored original has all of it. */
+            body_truncated: boolean;
+            /**
+             * @description Why the message shows no body although it had one: `payload_redacted`, a transactional
+             *     template's message once final (its payload is spent, so a sign-in link or a code does
+             *     not come back in a thread, a search or an agent's context). Null otherwise.
+             * @enum {string|null}
+             */
+            body_withheld: "payload_redacted" | null;
+            /**
+             * @description This view leaves out body fields the message may have: a page of `listMessages`, a
+             *     send's or an action's answer (`text`, `html` and `extracted_text` null), a thread
+             *     (`html` and `extracted_text` null, `text` as the budget left it). `getMessage` has them.
+             */
+            body_omitted: boolean;
             /**
              * Format: date-time
              * @description Outbound only, when pmail accepted the message; null on inbound messages.
@@ -2318,6 +2382,12 @@ export interface components {
              */
             send_at: string | null;
             /**
+             * @description Outbound: the send waits for no answer (`unless_reply` in the request): at its time it is
+             *     canceled with `status_reason: reply_received` if a qualifying message arrived in its
+             *     thread after it was accepted. Null on inbound mail.
+             */
+            unless_reply: boolean | null;
+            /**
              * @description The provider that took the message; null until one has.
              * @enum {string|null}
              */
@@ -2336,9 +2406,10 @@ export interface components {
             payload_redacted_at: string | null;
             held: components["schemas"]["Held"];
             /**
-             * @description A received message's own fields (null on an outbound message). The typed addresses are
-             *     `from`, `to`, `cc` and `reply_to` above; `canonical` has them lower case. In a page of
-             *     `listMessages`, `text` and `html` are null: get the message for them.
+             * @description What belongs to a received message's receipt (null on an outbound message): envelope,
+             *     verdicts, parse flags, threading. Its body is the Message's own (`text`, `html`, …). The
+             *     typed addresses are `from`, `to`, `cc` and `reply_to` above; `canonical` has them lower
+             *     case.
              */
             inbound: null | components["schemas"]["InboundFields"];
             /** @description Outbound messages only, one per recipient. */
@@ -2414,6 +2485,18 @@ export interface components {
             address: string;
             name: string | null;
         };
+        MessageAttachment: {
+            /** @description Its id for `getAttachment` (`att_1`, `att_2`, … in list order). */
+            id: string;
+            filename: string | null;
+            content_type: string;
+            size: number;
+            content_id: string | null;
+            /** @description An executable, script, macro document or archive (`risk` says which); downloaded as bytes only. */
+            risky: boolean;
+            /** @description `executable`, `script`, `macro_document` or `archive`; null otherwise. */
+            risk: string | null;
+        };
         InboundFields: {
             /** @description MAIL FROM; empty for a bounce. */
             envelope_from: string | null;
@@ -2441,36 +2524,10 @@ export interface components {
              *     possible duplicate, in the thread of the earlier message with its Message-ID).
              */
             threaded_by: string | null;
-            /** @description The start of the text, whitespace collapsed (at most 200 characters). */
-            snippet: string | null;
-            /** @description The plain text (derived from the HTML when only HTML came). */
-            text: string | null;
-            /**
-             * @description What the sender wrote: the text without the quoted history and the signature
-             *     (docs/guides/receiving.md › The new text); null on a page of the list and when the
-             *     message has no text. `text` keeps all of it.
-             */
-            extracted_text: string | null;
-            /** @description The HTML, sanitised (scripts, event handlers, forms and frames removed). */
-            html: string | null;
-            /** @description The text or HTML was cut to fit; the original has all of it. */
-            body_truncated: boolean;
             /** @description The headers that matter, in message order. */
             headers: {
                 name: string;
                 value: string;
-            }[];
-            attachments: {
-                /** @description Its id for `getAttachment` (`att_1`, `att_2`, … in list order). */
-                id: string;
-                filename: string | null;
-                content_type: string;
-                size: number;
-                content_id: string | null;
-                /** @description An executable, script, macro document or archive (`risk` says which); downloaded as bytes only. */
-                risky: boolean;
-                /** @description `executable`, `script`, `macro_document` or `archive`; null otherwise. */
-                risk: string | null;
             }[];
             /** @description SES's verdicts (`PASS`, `FAIL`, `GRAY`, `PROCESSING_FAILED`, `DISABLED`); null when not given. */
             verdicts: {
@@ -2533,10 +2590,34 @@ export interface components {
             next_cursor: string | null;
         };
         Thread: components["schemas"]["ThreadSummary"] & {
-            /** @description Oldest first, both directions; the latest 100. */
-            messages: components["schemas"]["Message"][];
+            /**
+             * @description Oldest first, both directions; the latest 100, less the oldest the budget left out.
+             *     Each is a Message with `text` as the budget left it (`text_form`); its `html` and
+             *     `extracted_text` are null (`body_omitted`).
+             */
+            messages: components["schemas"]["ThreadMessage"][];
             /** @description The thread has more than the 100 messages shown. */
             messages_truncated: boolean;
+            /** @description What the budget did (`max_chars`, docs/guides/receiving.md › Reading a thread under a budget). */
+            text_budget: {
+                max_chars: number;
+                /** @description The characters of every message's `text` together, at most `max_chars`. */
+                used_chars: number;
+                /** @description How many of the oldest messages were left out to fit. */
+                messages_omitted: number;
+                /** @description How many messages show their extracted text instead of their whole text. */
+                messages_trimmed: number;
+                /** @description The newest message alone was over the budget, its extracted text cut to `max_chars`. */
+                newest_cut: boolean;
+            };
+        };
+        ThreadMessage: components["schemas"]["Message"] & {
+            /**
+             * @description `whole`: `text` is the message's whole text; `extracted`: its extracted text; `cut`:
+             *     its extracted text cut to the budget (the newest message alone over it).
+             * @enum {string}
+             */
+            text_form: "whole" | "extracted" | "cut";
         };
         MessageList: {
             data: components["schemas"]["Message"][];
@@ -4293,7 +4374,15 @@ export interface operations {
     };
     getThread: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The text budget, in characters (Unicode code points) of all the messages' `text` together. */
+                max_chars?: number;
+                /**
+                 * @description `whole` (the newest messages whole while they fit) or `extracted` (every message as
+                 *     its extracted text from the start; the budget then only leaves out and cuts).
+                 */
+                text?: "whole" | "extracted";
+            };
             header?: never;
             path: {
                 /**
@@ -4319,6 +4408,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Thread"];
+                };
+            };
+            /** @description - `invalid_request`: a query parameter is unknown or out of range (`details.errors[]`). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthenticated"];
@@ -4355,7 +4454,7 @@ export interface operations {
                  *     404 `message_not_found`.
                  */
                 message_id: components["parameters"]["MessageId"];
-                /** @description The attachment's `id` in the message's `inbound.attachments` (`att_1`, `att_2`, …). */
+                /** @description The attachment's `id` in the message's `attachments` (`att_1`, `att_2`, …). */
                 attachment_id: string;
             };
             cookie?: never;
@@ -4382,7 +4481,8 @@ export interface operations {
              * @description - `identity_not_found`: no such identity, or the key does not cover it.
              *     - `message_not_found`: the identity has no message with this id.
              *     - `attachment_not_found`: the message lists no attachment with this id, or its
-             *       original is not stored (a quarantined or unparsed message).
+             *       original is not stored (a quarantined or unparsed message), or its body is withheld
+             *       (`body_withheld`).
              */
             404: {
                 headers: {

@@ -681,6 +681,7 @@ _SendMessageRequestOptional = TypedDict(
         "headers": "CustomHeaders",
         "metadata": "Metadata",
         "send_at": "SendAt",
+        "unless_reply": "UnlessReply",
         "template": "TemplateName",
         "variables": "TemplateVariables",
     },
@@ -709,6 +710,7 @@ _ReplyMessageRequestOptional = TypedDict(
         "headers": "CustomHeaders",
         "metadata": "Metadata",
         "send_at": "SendAt",
+        "unless_reply": "UnlessReply",
         "template": "TemplateName",
         "variables": "TemplateVariables",
     },
@@ -741,6 +743,7 @@ _ForwardMessageRequestOptional = TypedDict(
         "metadata": "Metadata",
         "include_attachments": bool,
         "send_at": "SendAt",
+        "unless_reply": "UnlessReply",
         "template": "TemplateName",
         "variables": "TemplateVariables",
     },
@@ -750,6 +753,10 @@ _ForwardMessageRequestOptional = TypedDict(
 
 class ForwardMessageRequest(_ForwardMessageRequestRequired, _ForwardMessageRequestOptional):
     """A forward: the reply fields plus the recipients and whether to carry the original's"""
+
+
+UnlessReply = bool
+"""A follow-up that waits for no answer: with `send_at`, on a reply, a reply-all, a forward or"""
 
 
 TemplateName = str
@@ -1092,6 +1099,14 @@ _SendMessageResponseRequired = TypedDict(
         "bcc": List["Mailbox"],
         "reply_to": List["Mailbox"],
         "subject": str,
+        "text": Optional[str],
+        "html": Optional[str],
+        "extracted_text": Optional[str],
+        "snippet": Optional[str],
+        "attachments": List["MessageAttachment"],
+        "body_truncated": bool,
+        "body_withheld": Optional[Literal["payload_redacted", None]],
+        "body_omitted": bool,
         "sent_at": Optional[str],
         "received_at": str,
         "kind": Literal["transactional", "marketing", "auto_reply"],
@@ -1102,6 +1117,7 @@ _SendMessageResponseRequired = TypedDict(
         "rfc_message_id": str,
         "in_reply_to": Optional[str],
         "send_at": Optional[str],
+        "unless_reply": Optional[bool],
         "provider": Optional[Literal["simulator", "loopback", "ses", "cloudflare", "smtp", None]],
         "provider_message_id": Optional[str],
         "template": Optional["SendMessageResponseTemplate1"],
@@ -1161,6 +1177,14 @@ _MessageRequired = TypedDict(
         "bcc": List["Mailbox"],
         "reply_to": List["Mailbox"],
         "subject": str,
+        "text": Optional[str],
+        "html": Optional[str],
+        "extracted_text": Optional[str],
+        "snippet": Optional[str],
+        "attachments": List["MessageAttachment"],
+        "body_truncated": bool,
+        "body_withheld": Optional[Literal["payload_redacted", None]],
+        "body_omitted": bool,
         "sent_at": Optional[str],
         "received_at": str,
         "kind": Literal["transactional", "marketing", "auto_reply"],
@@ -1171,6 +1195,7 @@ _MessageRequired = TypedDict(
         "rfc_message_id": str,
         "in_reply_to": Optional[str],
         "send_at": Optional[str],
+        "unless_reply": Optional[bool],
         "provider": Optional[Literal["simulator", "loopback", "ses", "cloudflare", "smtp", None]],
         "provider_message_id": Optional[str],
         "template": Optional["MessageTemplate1"],
@@ -1289,6 +1314,31 @@ class Mailbox(_MailboxRequired, _MailboxOptional):
     """Mailbox"""
 
 
+_MessageAttachmentRequired = TypedDict(
+    "_MessageAttachmentRequired",
+    {
+        "id": str,
+        "filename": Optional[str],
+        "content_type": str,
+        "size": int,
+        "content_id": Optional[str],
+        "risky": bool,
+        "risk": Optional[str],
+    },
+)
+
+
+_MessageAttachmentOptional = TypedDict(
+    "_MessageAttachmentOptional",
+    {},
+    total=False,
+)
+
+
+class MessageAttachment(_MessageAttachmentRequired, _MessageAttachmentOptional):
+    """MessageAttachment"""
+
+
 _InboundFieldsCanonicalRequired = TypedDict(
     "_InboundFieldsCanonicalRequired",
     {
@@ -1329,31 +1379,6 @@ _InboundFieldsHeadersItemOptional = TypedDict(
 
 class InboundFieldsHeadersItem(_InboundFieldsHeadersItemRequired, _InboundFieldsHeadersItemOptional):
     """InboundFieldsHeadersItem"""
-
-
-_InboundFieldsAttachmentsItemRequired = TypedDict(
-    "_InboundFieldsAttachmentsItemRequired",
-    {
-        "id": str,
-        "filename": Optional[str],
-        "content_type": str,
-        "size": int,
-        "content_id": Optional[str],
-        "risky": bool,
-        "risk": Optional[str],
-    },
-)
-
-
-_InboundFieldsAttachmentsItemOptional = TypedDict(
-    "_InboundFieldsAttachmentsItemOptional",
-    {},
-    total=False,
-)
-
-
-class InboundFieldsAttachmentsItem(_InboundFieldsAttachmentsItemRequired, _InboundFieldsAttachmentsItemOptional):
-    """InboundFieldsAttachmentsItem"""
 
 
 _InboundFieldsVerdictsRequired = TypedDict(
@@ -1409,13 +1434,7 @@ _InboundFieldsRequired = TypedDict(
         "parse": Optional[Literal["parsed", "oversize", "unparsed", "quarantined", None]],
         "cap": Optional[str],
         "threaded_by": Optional[str],
-        "snippet": Optional[str],
-        "text": Optional[str],
-        "extracted_text": Optional[str],
-        "html": Optional[str],
-        "body_truncated": bool,
         "headers": List["InboundFieldsHeadersItem"],
-        "attachments": List["InboundFieldsAttachmentsItem"],
         "verdicts": "InboundFieldsVerdicts",
         "sender_auth": Optional[Literal["authenticated", "unverified", "failed", None]],
         "trust": "Trust",
@@ -1482,6 +1501,29 @@ class ThreadList(_ThreadListRequired, _ThreadListOptional):
     """ThreadList"""
 
 
+_ThreadTextBudgetRequired = TypedDict(
+    "_ThreadTextBudgetRequired",
+    {
+        "max_chars": int,
+        "used_chars": int,
+        "messages_omitted": int,
+        "messages_trimmed": int,
+        "newest_cut": bool,
+    },
+)
+
+
+_ThreadTextBudgetOptional = TypedDict(
+    "_ThreadTextBudgetOptional",
+    {},
+    total=False,
+)
+
+
+class ThreadTextBudget(_ThreadTextBudgetRequired, _ThreadTextBudgetOptional):
+    """What the budget did (`max_chars`, docs/guides/receiving.md › Reading a thread under a budget)."""
+
+
 _ThreadRequired = TypedDict(
     "_ThreadRequired",
     {
@@ -1491,8 +1533,9 @@ _ThreadRequired = TypedDict(
         "message_count": int,
         "last_message_at": str,
         "snippet": str,
-        "messages": List["Message"],
+        "messages": List["ThreadMessage"],
         "messages_truncated": bool,
+        "text_budget": "ThreadTextBudget",
     },
 )
 
@@ -1506,6 +1549,84 @@ _ThreadOptional = TypedDict(
 
 class Thread(_ThreadRequired, _ThreadOptional):
     """Thread"""
+
+
+_ThreadMessageTemplate1Required = TypedDict(
+    "_ThreadMessageTemplate1Required",
+    {
+        "name": str,
+        "version": int,
+    },
+)
+
+
+_ThreadMessageTemplate1Optional = TypedDict(
+    "_ThreadMessageTemplate1Optional",
+    {},
+    total=False,
+)
+
+
+class ThreadMessageTemplate1(_ThreadMessageTemplate1Required, _ThreadMessageTemplate1Optional):
+    """ThreadMessageTemplate1"""
+
+
+_ThreadMessageRequired = TypedDict(
+    "_ThreadMessageRequired",
+    {
+        "id": str,
+        "thread_id": str,
+        "identity_id": str,
+        "direction": Literal["outbound", "inbound"],
+        "status": Literal["pending_approval", "queued", "submitted", "delivered", "deferred", "bounced", "complained", "rejected", "failed", "uncertain", "suppressed", "canceled", "undispatched", "received"],
+        "status_reason": Optional[str],
+        "from": "Mailbox",
+        "to": List["Mailbox"],
+        "cc": List["Mailbox"],
+        "bcc": List["Mailbox"],
+        "reply_to": List["Mailbox"],
+        "subject": str,
+        "text": Optional[str],
+        "html": Optional[str],
+        "extracted_text": Optional[str],
+        "snippet": Optional[str],
+        "attachments": List["MessageAttachment"],
+        "body_truncated": bool,
+        "body_withheld": Optional[Literal["payload_redacted", None]],
+        "body_omitted": bool,
+        "sent_at": Optional[str],
+        "received_at": str,
+        "kind": Literal["transactional", "marketing", "auto_reply"],
+        "consent_kind": Optional[Literal["transactional", "elective", None]],
+        "labels": List[str],
+        "flags": List[str],
+        "metadata": Dict[str, str],
+        "rfc_message_id": str,
+        "in_reply_to": Optional[str],
+        "send_at": Optional[str],
+        "unless_reply": Optional[bool],
+        "provider": Optional[Literal["simulator", "loopback", "ses", "cloudflare", "smtp", None]],
+        "provider_message_id": Optional[str],
+        "template": Optional["ThreadMessageTemplate1"],
+        "payload_redacted_at": Optional[str],
+        "held": "Held",
+        "inbound": Optional["InboundFields"],
+        "text_form": Literal["whole", "extracted", "cut"],
+    },
+)
+
+
+_ThreadMessageOptional = TypedDict(
+    "_ThreadMessageOptional",
+    {
+        "deliveries": List["Delivery"],
+    },
+    total=False,
+)
+
+
+class ThreadMessage(_ThreadMessageRequired, _ThreadMessageOptional):
+    """ThreadMessage"""
 
 
 _MessageListRequired = TypedDict(
