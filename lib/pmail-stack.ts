@@ -101,18 +101,25 @@ export class PmailStack extends Stack {
     // Record writes loopback's inbound copies (functions/send/loopback-delivery.ts).
     for (const fn of [...apiFunctions, this.send.record]) this.data.grantBlobReadWrite(fn);
     // Each transport task reads the message, its domain and the directory and writes the claim with
-    // its sending mark (functions/send/transport-task.ts); no keys, no blob writes. Provider grants
-    // follow per transport.
+    // its sending mark (functions/send/transport-task.ts); a follow-up sent unless they reply is
+    // claimed with a guard on its thread's answers (ConditionCheckItem), or canceled with its event
+    // at a feed position (PutItem): functions/send/unless-reply.ts; the SMTP one's PutItem also fails
+    // a relay's domain that refuses the login (functions/domains/relay-refusal.ts). No keys, no blob writes.
+    // Provider grants follow per transport.
     for (const fn of this.send.transportFunctions) {
-      this.data.grantTableItems(fn, ['GetItem', 'BatchGetItem', 'UpdateItem']);
+      this.data.grantTableItems(fn, [
+        'GetItem',
+        'BatchGetItem',
+        'UpdateItem',
+        'ConditionCheckItem',
+        'PutItem',
+      ]);
     }
     // The SMTP relay transport reads the stored copy it sends and its domains' relay secrets.
     const smtp = this.send.transports.smtp;
     if (smtp) {
       this.data.grantOutboundRead(smtp);
       grantSmtpSecretsRead(smtp);
-      // A relay that refuses the login fails its domain at once (functions/domains/relay-refusal.ts).
-      this.data.grantTableItems(smtp, ['PutItem']);
     }
     // The Cloudflare transport reads the stored copy it sends and, when the stack has Cloudflare
     // settings, its own sending token (without them it refuses every send: no account, no token).

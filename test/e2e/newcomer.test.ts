@@ -47,7 +47,12 @@ describe('the CLI beside npm start', () => {
     const list = (await pmail(['list', '--limit', '3'])).stdout.trim().split('\n');
     expect(list[0]).toMatch(/^ID +DIRECTION +STATUS +ATTEMPT +SUBJECT$/);
     expect(list[1]).toMatch(/^msg_\w+ +outbound +\w+/);
-    const events = (await pmail(['events', '--limit', '3'])).stdout.trim().split('\n');
+    // The send's events follow it (the simulator's delivery): read until the first has come.
+    let events: string[] = [];
+    for (const end = Date.now() + 20_000; events.length < 2 && Date.now() < end; ) {
+      events = (await pmail(['events', '--limit', '3'])).stdout.trim().split('\n');
+      if (events.length < 2) await new Promise((r) => setTimeout(r, 250));
+    }
     expect(events[0]).toMatch(/^CREATED +TYPE +MESSAGE +ID$/);
     expect(events[1]).toMatch(/^\S+Z +[a-z.]+ +\S+ +evt_\w+$/);
   });

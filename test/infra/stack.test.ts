@@ -523,14 +523,15 @@ describe('permissions', () => {
     }
   });
 
-  it('let each transport task read the message, its domain and the directory and set the mark, and nothing else on the table (the SMTP one also fails a refused relay’s domain)', () => {
+  it('let each transport task read the message, its domain and the directory, set the mark or cancel a follow-up answered, and nothing else on the table', () => {
     for (const f of transports()) {
       const granted = permissionsOf(f);
       const table = [...granted.keys()].filter((a) => a.startsWith('dynamodb:')).sort();
       expect(table, f.node.path).toEqual([
         'dynamodb:BatchGetItem',
+        'dynamodb:ConditionCheckItem',
         'dynamodb:GetItem',
-        ...(f === stack.send.transports.smtp ? ['dynamodb:PutItem'] : []),
+        'dynamodb:PutItem',
         'dynamodb:UpdateItem',
       ]);
       expect(granted.get('dynamodb:UpdateItem')?.join()).not.toContain('/index/');
@@ -607,7 +608,9 @@ describe('permissions', () => {
       .sort();
     expect(actions).toEqual([
       'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
       'dynamodb:GetItem',
+      'dynamodb:PutItem',
       'dynamodb:UpdateItem',
       's3:GetObject',
       's3:ListBucket',

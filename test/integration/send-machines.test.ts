@@ -69,7 +69,12 @@ describe('back-off in the Standard send machine', () => {
       expect(m!.updated_at - m!.created_at).toBeLessThanOrEqual(25 * 3600_000);
       const failed = await outbox(s, 'message.failed');
       expect(failed.map((e) => e.data)).toEqual([
-        { message_id: sent.body.id, identity_id: s.agent.id, reason: 'quota_exhausted' },
+        {
+          message_id: sent.body.id,
+          identity_id: s.agent.id,
+          thread_id: m!.thread_id,
+          reason: 'quota_exhausted',
+        },
       ]);
       // one Standard execution looped through every retry
       expect(s.machine.started).toEqual([`${sent.body.id}-d1`, `${sent.body.id}-s2`]);

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { permissionsOf } from '../../functions/core/keys.ts';
 import { STREAM_CLOSE } from '../../functions/core/stream.ts';
 import { portsFor } from '../../functions/lambda-ports.ts';
@@ -64,7 +64,8 @@ async function feedAfter(after?: string, key = s.apiKey): Promise<string[]> {
 }
 const lastId = async (key = s.apiKey) => (await feedAfter(undefined, key)).at(-1);
 const ids = (c: StreamClient) => c.events().map((e) => e.id);
-const until = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
+// Waits on liveness, not speed: generous, as the whole suite shares two cores with this file.
+const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error('condition not met in time');
@@ -82,13 +83,22 @@ function racingFanOuts(n: number): () => Promise<void> {
       });
   };
   const racers = Array.from({ length: n }, racer);
-  return async () => {
+  const stop = async () => {
     done = true;
+    racing.delete(stop);
     await Promise.all(racers);
   };
+  racing.add(stop);
+  return stop;
 }
 
-describe('the event stream', () => {
+/** The racing fan-outs of a test that failed before stopping them: stopped before the next one. */
+const racing = new Set<() => Promise<void>>();
+afterEach(async () => {
+  await Promise.all([...racing].map((stop) => stop()));
+});
+
+describe('the event stream', { timeout: 120_000 }, () => {
   it('delivers the events of 20 sends once each, in feed order, each the Event object GET /v1/events returns', async () => {
     const before = await lastId();
     const c = await openStream(url, { key: s.apiKey });

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX } from '../../functions/inbound/notification.ts';
+import { asLambda } from '../../functions/local/aws-calls.ts';
 import type { MachineKind, SendInput } from '../../functions/send/dispatcher.ts';
 import { claimUnlessAnswered } from '../../functions/send/unless-reply.ts';
 import { writeToken } from '../../functions/store/db.ts';
 import { hooksOf } from '../../functions/store/dynamodb.ts';
 import { getReplyPositions } from '../../functions/store/thread-replies.store.ts';
+import { transportTask } from '../../functions/transports/tasks.ts';
 import { type Call, faults } from '../support/faults.ts';
 import { type TestStack, tenantItems, testStack } from '../support/local.ts';
 
@@ -22,6 +24,9 @@ const held = new Map<string, { name: string; input: SendInput; machine?: Machine
 let s: TestStack;
 beforeAll(async () => {
   s = await testStack({
+    // One customer answers dozens of times here: above the stranger rate's default, which would
+    // hold its answers (docs/guides/receiving.md › How much a stranger can make an agent read).
+    seed: { identity: { receive_policy: { stranger_rate: { per_sender: 1000, total: 1000 } } } },
     waitTimeOverrides: NO_WAITS,
     config: { simEventDelaySeconds: 0 },
     dispatcher: {
@@ -171,14 +176,20 @@ const guardedClaim = (c: Call) =>
 const ingestCommit = (c: Call) =>
   c.command === 'TransactWriteItems' && JSON.stringify(c.input).includes('inbound_dedupe');
 
+/** The claim as the simulator's transport task runs it (its AWS calls recorded as that Lambda's). */
+const claimAsLambda = <T>(fn: () => T) =>
+  asLambda({ service: 'send-attempt', part: transportTask('simulator').state }, fn);
+
 describe('send/unless-reply.ts › claimUnlessAnswered: an answer racing the claim', () => {
   const claimOf = async (f: { id: string }) => {
     const m = (await s.message(s.agent.id, f.id))!;
-    return claimUnlessAnswered(
-      s.deps,
-      { tenant_id: s.tenantId, identity_id: s.agent.id, message_id: f.id },
-      { token: `t-${fresh()}`, by: writeToken(), at: s.deps.clock() },
-      { thread_id: m.thread_id, after: m.pos! },
+    return claimAsLambda(() =>
+      claimUnlessAnswered(
+        s.deps,
+        { tenant_id: s.tenantId, identity_id: s.agent.id, message_id: f.id },
+        { token: `t-${fresh()}`, by: writeToken(), at: s.deps.clock() },
+        { thread_id: m.thread_id, after: m.pos! },
+      ),
     );
   };
 
@@ -268,11 +279,13 @@ describe('thread-replies.store.ts › noNewReplies: the guarded claim whose answ
       // biome-ignore lint/suspicious/noThenProperty: the fault helper's option (test/support/faults.ts)
       then: () => answer(c.sent.rfc_message_id, c.subject, 'An answer after the claim landed.'),
     });
-    const claimed = await claimUnlessAnswered(
-      s.deps,
-      { tenant_id: s.tenantId, identity_id: s.agent.id, message_id: f.id },
-      { token: 'lost-token', by: writeToken(), at: s.deps.clock() },
-      { thread_id: m.thread_id, after: m.pos! },
+    const claimed = await claimAsLambda(() =>
+      claimUnlessAnswered(
+        s.deps,
+        { tenant_id: s.tenantId, identity_id: s.agent.id, message_id: f.id },
+        { token: 'lost-token', by: writeToken(), at: s.deps.clock() },
+        { thread_id: m.thread_id, after: m.pos! },
+      ),
     );
     expect(fx.sent(rule)).toBe(2);
     expect(claimed.written).toBe(true);

@@ -50,7 +50,7 @@ export function openStream(
     frames,
     events,
     closed,
-    waitForEvents: (n, timeoutMs = 10_000) =>
+    waitForEvents: (n, timeoutMs = 30_000) =>
       new Promise((resolve, reject) => {
         const timer = setTimeout(
           () => reject(new Error(`${events().length} of ${n} events in ${timeoutMs} ms`)),

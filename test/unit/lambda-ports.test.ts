@@ -134,6 +134,9 @@ describe('bundles', () => {
     'functions/sweeper/orphans.handler.ts': 'blobs',
     'functions/webhooks/deliver.handler.ts': 'webhook-deliverer',
     'functions/webhooks/fan-out.handler.ts': 'webhook-fan-out',
+    'functions/api/stream.handler.ts': 'stream-connect',
+    'functions/api/stream-authorizer.handler.ts': 'stream-authorizer',
+    'functions/stream/fan-out.handler.ts': 'stream-fan-out',
   };
 
   it('carry the S3 client only where the function reads or writes blobs, and MIME parsing only where it parses', async () => {
@@ -164,7 +167,7 @@ describe('bundles', () => {
     const expected = Object.fromEntries(
       Object.keys(found).map((rel) => {
         const api = /^functions\/api\/(\w+)\.handler\.ts$/.exec(rel)?.[1];
-        const service = api ? (`api-${api}` as keyof typeof LAMBDA_PORTS) : serviceOf[rel];
+        const service = serviceOf[rel] ?? (api ? (`api-${api}` as keyof typeof LAMBDA_PORTS) : undefined);
         const s3 =
           /^functions\/send\/\w+-transport\.handler\.ts$/.test(rel) ||
           service === 'blobs' ||
