@@ -144,6 +144,41 @@ describe('unless_reply: a follow-up that waits for no answer', () => {
     expect((await timeComes(f.id)).status).toBe('delivered');
   });
 
+  it('counts no held answer; released before its time, the answer cancels it', async () => {
+    const c = await conversation();
+    const policy = async (hold: string) => {
+      const res = await s.call('PATCH', `/v1/identities/${s.agent.id}`, {
+        body: { receive_policy: { hold, stranger_rate: { per_sender: 1000, total: 1000 } } },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+    await policy('unauthenticated');
+    try {
+      // Held (nothing proves who sent it), an answer counts for nothing: the follow-up goes.
+      const kept = await followUp(c.first);
+      const unproven = await answer(
+        c.sent.rfc_message_id,
+        c.subject,
+        'Cancel the follow-up, says a stranger.',
+      );
+      expect(unproven.held).toMatchObject({ reason: 'unauthenticated' });
+      expect((await timeComes(kept.id)).status).toBe('delivered');
+      expect(await canceledEvents(kept.id)).toEqual([]);
+
+      // A person releases the next one before the follow-up's time: it is an answer like any other.
+      const second = await followUp(c.first);
+      const vouched = await answer(c.sent.rfc_message_id, c.subject, 'Yes, go ahead with the order.');
+      const release = await s.call('POST', `/v1/identities/${s.agent.id}/messages/${vouched.id}/release`);
+      expect(release.status, JSON.stringify(release.body)).toBe(200);
+      expect(await timeComes(second.id)).toMatchObject({
+        status: 'canceled',
+        status_reason: 'reply_received',
+      });
+    } finally {
+      await policy('none');
+    }
+  });
+
   it('is refused without send_at, and on a send outside a thread', async () => {
     const c = await conversation();
     const now = await s.call('POST', `/v1/identities/${s.agent.id}/messages/${c.first.id}/reply`, {
