@@ -14,6 +14,7 @@ import { toApiMessage } from '../../core/message-view.ts';
 import { MESSAGE_STATUSES, type MessageRecord } from '../../core/model.ts';
 import type { BaseDeps } from '../../deps.ts';
 import { feedHead, identityFeed } from '../../store/feed.store.ts';
+import { withStoredLabels } from '../../store/labels.store.ts';
 import { getMessage, listMessages, listMessagesAfter } from '../../store/messages.store.ts';
 import { getThread } from '../../store/threads.store.ts';
 import { json } from '../http.ts';
@@ -149,8 +150,11 @@ async function threadVisible(
 }
 
 /** A page's messages as a list shows them: snippet and attachments, no text, HTML or extracted text (no MIME read). */
-async function summaries(deps: BaseDeps, page: MessageRecord[]) {
-  const bodies = await loadBodies(deps, page, { mime: false });
+async function summaries(deps: BaseDeps, records: MessageRecord[]) {
+  const [bodies, page] = await Promise.all([
+    loadBodies(deps, records, { mime: false }),
+    withStoredLabels(deps.db, records),
+  ]);
   return page.map((m) => toApiMessage(m, bodies.get(m.id), 'summary'));
 }
 

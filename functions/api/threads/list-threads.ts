@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { invalidQuery } from '../../core/errors.ts';
 import { decodeThreadCursor, encodeThreadCursor, toApiThreadSummary } from '../../core/threads.ts';
+import { getLabelsOf } from '../../store/labels.store.ts';
 import { listThreads } from '../../store/thread-list.store.ts';
 import { json } from '../http.ts';
 import type { IdentityRoute } from '../operation.ts';
@@ -25,10 +26,14 @@ export const listThreadsRoute: IdentityRoute = {
       );
     }
     const page = await listThreads(deps.db, identity.id, { limit: q.data.limit, after });
+    const labels = await getLabelsOf(
+      deps.db,
+      page.data.map((t) => ({ identityId: identity.id, id: t.id })),
+    );
     return json(
       200,
       {
-        data: page.data.map(toApiThreadSummary),
+        data: page.data.map((t) => toApiThreadSummary(t, labels.get(t.id))),
         next_cursor: page.last ? encodeThreadCursor(page.last) : null,
       },
       requestId,
