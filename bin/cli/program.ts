@@ -18,6 +18,7 @@ import { doctorCommand } from './doctor.ts';
 import { heldAction, heldListCommand } from './held.ts';
 import { inboxCommand, threadsCommand, watchCommand } from './inbox.ts';
 import { err, type Io, io } from './io.ts';
+import { labelCommand } from './labels.ts';
 import { readCommand, threadTextCommand } from './read.ts';
 
 /**
@@ -260,6 +261,17 @@ function mailCommands(program: Command, act: Act): void {
       .option('--full', "received messages' whole text (default: their new text, without quoted history)")
       .option('--max-chars <n>', "the text budget of the whole thread (default: the API's)", positiveInt),
     threadTextCommand,
+  );
+  act(
+    withIdentity(
+      program
+        .command('label')
+        .description("add and remove a message's or a conversation's labels (by the id: msg_… or thr_…)")
+        .argument('<message-or-thread-id>'),
+    )
+      .option('--add <labels>', 'labels to add, comma-separated')
+      .option('--remove <labels>', 'labels to remove, comma-separated'),
+    labelCommand,
   );
   act(
     withIdentity(

@@ -10,7 +10,7 @@ import {
   WAIT_MAX_SECONDS,
   waitBackoffMs,
 } from '../core/follow.ts';
-import { IDEMPOTENCY_KEY_PATTERN, MAX_BATCH_MESSAGES } from '../core/limits.ts';
+import { IDEMPOTENCY_KEY_PATTERN, MAX_BATCH_MESSAGES, MAX_LABELS } from '../core/limits.ts';
 import {
   attemptStateOf,
   type SendOperationName,
@@ -167,6 +167,13 @@ const msgPath = (identity: string, id: string, action = '') =>
 const pick = (a: Record<string, unknown>, keys: string[]) =>
   Object.fromEntries(keys.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
 
+/** What a label tool takes (core/labels.ts: the alphabet, at most MAX_LABELS). */
+const labelChange = {
+  add: z.array(z.string()).max(MAX_LABELS).optional().describe('Labels to add.'),
+  remove: z.array(z.string()).max(MAX_LABELS).optional().describe('Labels to remove.'),
+};
+const LABEL_RULES = `A label is 1–64 of A-Z a-z 0-9 . _ : / - (starting with a letter or digit), at most ${MAX_LABELS}; adding one already there or removing one absent changes nothing, so a change is safe to repeat.`;
+
 /** `reply` and `reply_all`: the same input and call, to their own route. */
 function replyTool(operation: 'reply' | 'reply_all', description: string): ToolSpec {
   return {
@@ -213,6 +220,22 @@ const THREAD_TOOLS: Record<string, ToolSpec> = {
       method: 'GET',
       path: `/v1/identities/${enc(identity)}/threads`,
       query: Object.fromEntries(Object.entries(pick(a, ['limit', 'cursor'])).map(([k, v]) => [k, String(v)])),
+    }),
+  },
+  label_thread: {
+    permission: 'messages:write',
+    outside: { fields: OUTSIDE_TEXT.labels },
+    group: 'threads',
+    description: `Add and remove a conversation's labels (your state on it: needs-reply, handled, escalated…); returns its labels after the change. ${LABEL_RULES}`,
+    input: {
+      identity_id: identityId,
+      thread_id: z.string().describe('The thread id (thr_…).'),
+      ...labelChange,
+    },
+    call: (a, identity) => ({
+      method: 'POST',
+      path: `/v1/identities/${enc(identity)}/threads/${enc(a.thread_id)}/labels`,
+      body: pick(a, ['add', 'remove']),
     }),
   },
   get_thread: {
@@ -340,6 +363,17 @@ export const TOOLS: Record<string, ToolSpec> = {
       query: Object.fromEntries(
         Object.entries(pick(a, ['direction', 'limit', 'cursor'])).map(([k, v]) => [k, String(v)]),
       ),
+    }),
+  },
+  label_message: {
+    permission: 'messages:write',
+    outside: { fields: OUTSIDE_TEXT.labels },
+    description: `Add and remove a message's labels; returns its labels after the change. ${LABEL_RULES}`,
+    input: { identity_id: identityId, message_id: messageId, ...labelChange },
+    call: (a, identity) => ({
+      method: 'POST',
+      path: msgPath(identity, a.message_id, 'labels'),
+      body: pick(a, ['add', 'remove']),
     }),
   },
   cancel: {

@@ -181,6 +181,13 @@ class Messages(_Group):
                 raise PmailWaitTimeoutError(message_id, message["status"], timeout)
             self._sleep(min(interval, max(0.0, deadline - self._now())))
 
+    def label(
+        self, identity_id: str, message_id: str, add: Iterable[str] = (), remove: Iterable[str] = ()
+    ) -> t.MessageLabels:
+        """Add and remove the message's labels; the labels after the change. Idempotent: sending it again changes nothing more."""
+        body = {"add": list(add), "remove": list(remove)}
+        return self._http.request("POST", self._path(identity_id, message_id, "labels"), body=body).body
+
     def cancel(self, identity_id: str, message_id: str) -> t.Message:
         """Not resent after a network error (the POST takes no key): read the message to learn the outcome."""
         return self._http.request("POST", self._path(identity_id, message_id, "cancel")).body
@@ -226,6 +233,14 @@ class Threads(_Group):
     def get(self, identity_id: str, thread_id: str) -> t.Thread:
         """One conversation and its messages, oldest first."""
         return self._get("/v1/identities/%s/threads/%s" % (_q(identity_id), _q(thread_id)))
+
+    def label(
+        self, identity_id: str, thread_id: str, add: Iterable[str] = (), remove: Iterable[str] = ()
+    ) -> t.ThreadLabels:
+        """Add and remove the conversation's labels; the labels after the change (idempotent)."""
+        body = {"add": list(add), "remove": list(remove)}
+        path = "/v1/identities/%s/threads/%s/labels" % (_q(identity_id), _q(thread_id))
+        return self._http.request("POST", path, body=body).body
 
 
 class Events(_Group):
