@@ -63,7 +63,10 @@ export interface paths {
         };
         /**
          * List messages
-         * @description The identity's messages, newest first, one page at a time. Pass `next_cursor` from a page
+         * @description The identity's messages, newest first, one page at a time, those the filters select
+         *     (`label`, `from`, `to`, `subject`, `since`, `until`, `has_attachment`, with `direction` and
+         *     `status`; docs/design/search.md › Filters). A filtered page reads at most 500 messages: it
+         *     may hold fewer than `limit`, even none, with a `next_cursor` to go on. Pass `next_cursor` from a page
          *     as `cursor` to get the next one; `next_cursor` is null on the last page. Needs the
          *     `messages:read` permission. A query parameter not listed here is refused with 400
          *     `invalid_request`.
@@ -4003,6 +4006,20 @@ export interface operations {
                 after?: string;
                 /** @description With `after`, only messages of this thread of the identity. */
                 thread_id?: string;
+                /** @description One of its labels, exactly (a message's own labels; a thread's own, not its messages'). */
+                label?: string;
+                /** @description An address (any case), or a domain (`example.com`: any address at it): the sender. */
+                from?: string;
+                /** @description An address or a domain, as `from`: any To or Cc recipient. */
+                to?: string;
+                /** @description A part of the subject, case- and accent-insensitive. */
+                subject?: string;
+                /** @description Only messages written at or after this time (RFC 3339). */
+                since?: string;
+                /** @description Only messages written at or before this time (RFC 3339). */
+                until?: string;
+                /** @description `true`: only messages with an attachment; `false`: only those without. */
+                has_attachment?: "true" | "false";
             };
             header?: never;
             path: {
@@ -4422,6 +4439,18 @@ export interface operations {
                 limit?: number;
                 /** @description The opaque `next_cursor` of the previous page. */
                 cursor?: string;
+                /** @description One of its labels, exactly (a message's own labels; a thread's own, not its messages'). */
+                label?: string;
+                /** @description An address (any case), or a domain (`example.com`: any address at it): any participant. */
+                from?: string;
+                /** @description An address or a domain, as `from`: any participant. */
+                to?: string;
+                /** @description A part of the subject, case- and accent-insensitive. */
+                subject?: string;
+                /** @description Only threads whose latest message is at or after this time (RFC 3339). */
+                since?: string;
+                /** @description Only threads whose latest message is at or before this time (RFC 3339). */
+                until?: string;
             };
             header?: never;
             path: {
