@@ -206,7 +206,14 @@ function mailCommands(program: Command, act: Act): void {
         new Option('--status <s>', 'only this status, e.g. pending_approval').choices(MESSAGE_STATUSES),
       )
       .option('--limit <n>', 'at most n messages', positiveInt)
-      .option('--cursor <c>', 'the next page (from `more: --cursor …`)'),
+      .option('--cursor <c>', 'the next page (from `more: --cursor …`)')
+      .option('--label <l>', 'only messages with this label')
+      .option('--from <a>', 'only messages from this address or domain')
+      .option('--to <a>', 'only messages to (or cc) this address or domain')
+      .option('--subject <s>', 'only messages whose subject has this (any case, any accents)')
+      .option('--since <t>', 'only messages at or after this RFC 3339 time')
+      .option('--until <t>', 'only messages at or before this RFC 3339 time')
+      .option('--has-attachment', 'only messages with an attachment'),
     listCommand,
   );
   act(

@@ -174,6 +174,19 @@ const labelChange = {
 };
 const LABEL_RULES = `A label is 1–64 of A-Z a-z 0-9 . _ : / - (starting with a letter or digit), at most ${MAX_LABELS}; adding one already there or removing one absent changes nothing, so a change is safe to repeat.`;
 
+/** The list filters (core/list-filter.ts), as the list tools take them. */
+const FILTERS = ['label', 'from', 'to', 'subject', 'since', 'until'];
+const listFilters = {
+  label: z.string().optional().describe('Only those with this label.'),
+  from: z.string().optional().describe('An address, or a domain (example.com).'),
+  to: z.string().optional().describe('An address, or a domain (example.com).'),
+  subject: z.string().optional().describe('A part of the subject (any case, any accents).'),
+  since: z.string().optional().describe('RFC 3339 time: at or after it.'),
+  until: z.string().optional().describe('RFC 3339 time: at or before it.'),
+};
+const FILTER_RULES =
+  'Filters (each optional, all combined): label, from, to (an address or a domain), subject (a part of it), since, until (RFC 3339). A filtered page may hold fewer than limit, even none, with a next_cursor to go on.';
+
 /** `reply` and `reply_all`: the same input and call, to their own route. */
 function replyTool(operation: 'reply' | 'reply_all', description: string): ToolSpec {
   return {
@@ -209,17 +222,19 @@ const THREAD_TOOLS: Record<string, ToolSpec> = {
     permission: 'messages:read',
     outside: { in: 'data[]', fields: OUTSIDE_TEXT.thread },
     group: 'threads',
-    description:
-      'List an identity’s conversations, newest activity first: subject, participants, message_count, last_message_at and a snippet of the latest message. Pass next_cursor back as cursor for the next page; read one with get_thread.',
+    description: `List an identity’s conversations, newest activity first: subject, participants, message_count, last_message_at, labels and a snippet of the latest message. Pass next_cursor back as cursor for the next page; read one with get_thread. ${FILTER_RULES}`,
     input: {
       identity_id: identityId,
       limit: z.number().int().min(1).max(100).optional(),
       cursor: z.string().optional(),
+      ...listFilters,
     },
     call: (a, identity) => ({
       method: 'GET',
       path: `/v1/identities/${enc(identity)}/threads`,
-      query: Object.fromEntries(Object.entries(pick(a, ['limit', 'cursor'])).map(([k, v]) => [k, String(v)])),
+      query: Object.fromEntries(
+        Object.entries(pick(a, ['limit', 'cursor', ...FILTERS])).map(([k, v]) => [k, String(v)]),
+      ),
     }),
   },
   label_thread: {
@@ -349,19 +364,22 @@ export const TOOLS: Record<string, ToolSpec> = {
   list_messages: {
     permission: 'messages:read',
     outside: MESSAGES,
-    description:
-      'List an identity’s messages, newest first; pass next_cursor back as cursor for the next page.',
+    description: `List an identity’s messages, newest first; pass next_cursor back as cursor for the next page. ${FILTER_RULES} has_attachment: only messages with (true) or without (false) one.`,
     input: {
       identity_id: identityId,
       direction: z.enum(['inbound', 'outbound']).optional(),
       limit: z.number().int().min(1).max(100).optional(),
       cursor: z.string().optional(),
+      ...listFilters,
+      has_attachment: z.boolean().optional(),
     },
     call: (a, identity) => ({
       method: 'GET',
       path: `/v1/identities/${enc(identity)}/messages`,
       query: Object.fromEntries(
-        Object.entries(pick(a, ['direction', 'limit', 'cursor'])).map(([k, v]) => [k, String(v)]),
+        Object.entries(pick(a, ['direction', 'limit', 'cursor', ...FILTERS, 'has_attachment'])).map(
+          ([k, v]) => [k, String(v)],
+        ),
       ),
     }),
   },

@@ -84,6 +84,9 @@ describe('pmail held', () => {
     expect(removed).toEqual({ message_id: urgent, labels: ['needs-reply'] });
     const thread = (await s.message(s.agent.id, urgent))!.thread_id!;
     expect((await pmail(['label', thread, '--add', 'handled'])).stdout).toBe(`${thread}: handled\n`);
+    // pmail list filters by the label.
+    const listed = JSON.parse((await pmail(['list', '--label', 'needs-reply', '--json'])).stdout);
+    expect(listed.data.map((m: { id: string }) => m.id)).toEqual([urgent]);
     const bad = await pmail(['label', urgent, '--add', 'no spaces']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('invalid_label');

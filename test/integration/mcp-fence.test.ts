@@ -157,12 +157,21 @@ describe('the MCP untrusted fence', () => {
     });
     expect(labelled.structuredContent).toEqual({ message_id: sent.body.id, labels: [hostile, 'triaged'] });
     expectFenceHolds('label_message', labelled, hostile);
+    // list_messages filters by the label: the labelled message only.
+    const filtered = await call('list_messages', { identity_id: s.agent.id, label: 'triaged', limit: 100 });
+    expect((filtered.structuredContent as { data: { id: string }[] }).data.map((m) => m.id)).toEqual([
+      sent.body.id,
+    ]);
     const thread = await call('label_thread', {
       identity_id: s.agent.id,
       thread_id: message.thread_id,
       add: ['handled'],
     });
     expectFenceHolds('label_thread', thread, 'handled');
+    const threads = await call('list_threads', { identity_id: s.agent.id, label: 'handled' });
+    expect((threads.structuredContent as { data: { id: string }[] }).data.map((t) => t.id)).toEqual([
+      message.thread_id,
+    ]);
   });
 
   it('holds in list_events', async () => {
