@@ -166,6 +166,10 @@ describe('POST …/messages/{id}/labels', () => {
     expect(agent.body.error.code).toBe('message_not_found');
     const person = await s.call('POST', labelPath(m), { body: { add: ['reviewed'] } });
     expect(person.body.labels).toEqual(['reviewed']);
+    const held = await s.call('GET', `/v1/identities/${s.agent.id}/held`, { query: { limit: '100' } });
+    expect(held.body.data.find((x: { id: string }) => x.id === m.id).labels).toEqual(['reviewed']);
+    // No event announces it to keys that may not see held mail.
+    expect((await eventsOfType('message.labeled')).filter((e) => e.data.message_id === m.id)).toEqual([]);
   });
 });
 
