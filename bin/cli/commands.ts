@@ -277,6 +277,13 @@ export async function listCommand(ctx: Ctx): Promise<number> {
     status: o.status,
     limit: o.limit,
     cursor: o.cursor,
+    label: o.label,
+    from: o.from,
+    to: o.to,
+    subject: o.subject,
+    since: o.since,
+    until: o.until,
+    has_attachment: o.hasAttachment === undefined ? undefined : String(o.hasAttachment),
   } as never);
   if (o.json) printJson(page);
   else {

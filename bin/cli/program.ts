@@ -18,6 +18,7 @@ import { doctorCommand } from './doctor.ts';
 import { heldAction, heldListCommand } from './held.ts';
 import { inboxCommand, threadsCommand, watchCommand } from './inbox.ts';
 import { err, type Io, io } from './io.ts';
+import { labelCommand } from './labels.ts';
 import { readCommand, threadTextCommand } from './read.ts';
 
 /**
@@ -205,7 +206,14 @@ function mailCommands(program: Command, act: Act): void {
         new Option('--status <s>', 'only this status, e.g. pending_approval').choices(MESSAGE_STATUSES),
       )
       .option('--limit <n>', 'at most n messages', positiveInt)
-      .option('--cursor <c>', 'the next page (from `more: --cursor …`)'),
+      .option('--cursor <c>', 'the next page (from `more: --cursor …`)')
+      .option('--label <l>', 'only messages with this label')
+      .option('--from <a>', 'only messages from this address or domain')
+      .option('--to <a>', 'only messages to (or cc) this address or domain')
+      .option('--subject <s>', 'only messages whose subject has this (any case, any accents)')
+      .option('--since <t>', 'only messages at or after this RFC 3339 time')
+      .option('--until <t>', 'only messages at or before this RFC 3339 time')
+      .option('--has-attachment', 'only messages with an attachment'),
     listCommand,
   );
   act(
@@ -260,6 +268,17 @@ function mailCommands(program: Command, act: Act): void {
       .option('--full', "received messages' whole text (default: their new text, without quoted history)")
       .option('--max-chars <n>', "the text budget of the whole thread (default: the API's)", positiveInt),
     threadTextCommand,
+  );
+  act(
+    withIdentity(
+      program
+        .command('label')
+        .description("add and remove a message's or a conversation's labels (by the id: msg_… or thr_…)")
+        .argument('<message-or-thread-id>'),
+    )
+      .option('--add <labels>', 'labels to add, comma-separated')
+      .option('--remove <labels>', 'labels to remove, comma-separated'),
+    labelCommand,
   );
   act(
     withIdentity(

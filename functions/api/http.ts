@@ -233,6 +233,16 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'Only a held message can be released or deleted; read its current state.',
   },
+  invalid_label: {
+    status: 400,
+    retryable: false,
+    fix: 'Use 1–64 characters: letters, digits and . _ : / - , starting with a letter or digit (details.errors).',
+  },
+  too_many_labels: {
+    status: 409,
+    retryable: false,
+    fix: 'Remove labels in the same change, or first: at most details.max_labels per message or thread.',
+  },
   not_pending_approval: {
     status: 409,
     retryable: false,

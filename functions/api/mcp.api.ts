@@ -10,7 +10,7 @@ import {
   WAIT_MAX_SECONDS,
   waitBackoffMs,
 } from '../core/follow.ts';
-import { IDEMPOTENCY_KEY_PATTERN, MAX_BATCH_MESSAGES } from '../core/limits.ts';
+import { IDEMPOTENCY_KEY_PATTERN, MAX_BATCH_MESSAGES, MAX_LABELS } from '../core/limits.ts';
 import {
   attemptStateOf,
   type SendOperationName,
@@ -167,6 +167,26 @@ const msgPath = (identity: string, id: string, action = '') =>
 const pick = (a: Record<string, unknown>, keys: string[]) =>
   Object.fromEntries(keys.filter((k) => a[k] !== undefined).map((k) => [k, a[k]]));
 
+/** What a label tool takes (core/labels.ts: the alphabet, at most MAX_LABELS). */
+const labelChange = {
+  add: z.array(z.string()).max(MAX_LABELS).optional().describe('Labels to add.'),
+  remove: z.array(z.string()).max(MAX_LABELS).optional().describe('Labels to remove.'),
+};
+const LABEL_RULES = `A label is 1–64 of A-Z a-z 0-9 . _ : / - (starting with a letter or digit), at most ${MAX_LABELS}; adding one already there or removing one absent changes nothing, so a change is safe to repeat.`;
+
+/** The list filters (core/list-filter.ts), as the list tools take them. */
+const FILTERS = ['label', 'from', 'to', 'subject', 'since', 'until'];
+const listFilters = {
+  label: z.string().optional().describe('Only those with this label.'),
+  from: z.string().optional().describe('An address, or a domain (example.com).'),
+  to: z.string().optional().describe('An address, or a domain (example.com).'),
+  subject: z.string().optional().describe('A part of the subject (any case, any accents).'),
+  since: z.string().optional().describe('RFC 3339 time: at or after it.'),
+  until: z.string().optional().describe('RFC 3339 time: at or before it.'),
+};
+const FILTER_RULES =
+  'Filters (each optional, all combined): label, from, to (an address or a domain), subject (a part of it), since, until (RFC 3339). A filtered page may hold fewer than limit, even none, with a next_cursor to go on.';
+
 /** `reply` and `reply_all`: the same input and call, to their own route. */
 function replyTool(operation: 'reply' | 'reply_all', description: string): ToolSpec {
   return {
@@ -202,17 +222,35 @@ const THREAD_TOOLS: Record<string, ToolSpec> = {
     permission: 'messages:read',
     outside: { in: 'data[]', fields: OUTSIDE_TEXT.thread },
     group: 'threads',
-    description:
-      'List an identity’s conversations, newest activity first: subject, participants, message_count, last_message_at and a snippet of the latest message. Pass next_cursor back as cursor for the next page; read one with get_thread.',
+    description: `List an identity’s conversations, newest activity first: subject, participants, message_count, last_message_at, labels and a snippet of the latest message. Pass next_cursor back as cursor for the next page; read one with get_thread. ${FILTER_RULES}`,
     input: {
       identity_id: identityId,
       limit: z.number().int().min(1).max(100).optional(),
       cursor: z.string().optional(),
+      ...listFilters,
     },
     call: (a, identity) => ({
       method: 'GET',
       path: `/v1/identities/${enc(identity)}/threads`,
-      query: Object.fromEntries(Object.entries(pick(a, ['limit', 'cursor'])).map(([k, v]) => [k, String(v)])),
+      query: Object.fromEntries(
+        Object.entries(pick(a, ['limit', 'cursor', ...FILTERS])).map(([k, v]) => [k, String(v)]),
+      ),
+    }),
+  },
+  label_thread: {
+    permission: 'messages:write',
+    outside: { fields: OUTSIDE_TEXT.labels },
+    group: 'threads',
+    description: `Add and remove a conversation's labels (your state on it: needs-reply, handled, escalated…); returns its labels after the change. ${LABEL_RULES}`,
+    input: {
+      identity_id: identityId,
+      thread_id: z.string().describe('The thread id (thr_…).'),
+      ...labelChange,
+    },
+    call: (a, identity) => ({
+      method: 'POST',
+      path: `/v1/identities/${enc(identity)}/threads/${enc(a.thread_id)}/labels`,
+      body: pick(a, ['add', 'remove']),
     }),
   },
   get_thread: {
@@ -326,20 +364,34 @@ export const TOOLS: Record<string, ToolSpec> = {
   list_messages: {
     permission: 'messages:read',
     outside: MESSAGES,
-    description:
-      'List an identity’s messages, newest first; pass next_cursor back as cursor for the next page.',
+    description: `List an identity’s messages, newest first; pass next_cursor back as cursor for the next page. ${FILTER_RULES} has_attachment: only messages with (true) or without (false) one.`,
     input: {
       identity_id: identityId,
       direction: z.enum(['inbound', 'outbound']).optional(),
       limit: z.number().int().min(1).max(100).optional(),
       cursor: z.string().optional(),
+      ...listFilters,
+      has_attachment: z.boolean().optional(),
     },
     call: (a, identity) => ({
       method: 'GET',
       path: `/v1/identities/${enc(identity)}/messages`,
       query: Object.fromEntries(
-        Object.entries(pick(a, ['direction', 'limit', 'cursor'])).map(([k, v]) => [k, String(v)]),
+        Object.entries(pick(a, ['direction', 'limit', 'cursor', ...FILTERS, 'has_attachment'])).map(
+          ([k, v]) => [k, String(v)],
+        ),
       ),
+    }),
+  },
+  label_message: {
+    permission: 'messages:write',
+    outside: { fields: OUTSIDE_TEXT.labels },
+    description: `Add and remove a message's labels; returns its labels after the change. ${LABEL_RULES}`,
+    input: { identity_id: identityId, message_id: messageId, ...labelChange },
+    call: (a, identity) => ({
+      method: 'POST',
+      path: msgPath(identity, a.message_id, 'labels'),
+      body: pick(a, ['add', 'remove']),
     }),
   },
   cancel: {

@@ -8,6 +8,7 @@ import { deleteMessageRoute } from './messages/delete-message.ts';
 import { forwardMessageRoute } from './messages/forward.ts';
 import { getMessageRoute } from './messages/get-message.ts';
 import { getMessageRawRoute } from './messages/get-raw.ts';
+import { labelMessageRoute } from './messages/labels.ts';
 import { listHeldRoute } from './messages/list-held.ts';
 import { listMessagesRoute } from './messages/list-messages.ts';
 import type { MessagesRoute, ScopedRoute } from './messages/operation.ts';
@@ -45,6 +46,7 @@ const SCOPED: Record<string, ScopedRoute> = {
   releaseMessage: releaseMessageRoute,
   deleteMessage: deleteMessageRoute,
   listHeld: listHeldRoute,
+  labelMessage: labelMessageRoute,
 };
 
 /**

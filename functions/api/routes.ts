@@ -125,6 +125,19 @@ export const routes: readonly Route[] = [
     group: 'messages',
     operation: 'rejectMessage',
   },
+  // Labels as state (functions/api/messages/labels.ts, threads/labels.ts).
+  {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/messages/{message_id}/labels',
+    group: 'messages',
+    operation: 'labelMessage',
+  },
+  {
+    method: 'POST',
+    path: '/v1/identities/{identity_id}/threads/{thread_id}/labels',
+    group: 'threads',
+    operation: 'labelThread',
+  },
   // Held mail (functions/api/messages/release.ts, delete-message.ts, list-held.ts).
   {
     method: 'POST',

@@ -54,6 +54,8 @@ export type ErrorCode =
   | 'not_cancelable'
   | 'not_pending_approval'
   | 'message_not_held'
+  | 'invalid_label'
+  | 'too_many_labels'
   | 'not_uncertain'
   | 'not_retryable'
   | 'resolve_required'
@@ -229,3 +231,15 @@ export class NotCancelableError extends PmailError {
     });
   }
 }
+
+/** A label a change would add outside the label alphabet (core/labels.ts › LABEL_PATTERN). */
+export const invalidLabel = (errors: FieldError[]) =>
+  new PmailError('invalid_label', 'A label is outside the label alphabet or length.', {
+    details: { errors },
+  });
+
+/** A change that would leave a message or thread with more than `max` labels (core/labels.ts). */
+export const tooManyLabels = (max: number, would: number) =>
+  new PmailError('too_many_labels', `At most ${max} labels per message or thread.`, {
+    details: { max_labels: max, would_have: would },
+  });

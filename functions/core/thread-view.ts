@@ -16,6 +16,7 @@ export function toApiThread(
   records: readonly MessageRecord[],
   bodies: ReadonlyMap<string, MessageBody>,
   budget: { max_chars: number; prefer: 'whole' | 'extracted' },
+  labels: readonly string[] = [],
 ) {
   const inOrder = [...records].sort((a, b) => (a.id < b.id ? -1 : 1));
   const texts = inOrder.map((m) => {
@@ -29,7 +30,7 @@ export function toApiThread(
     return [{ ...toApiMessage(m, bodies.get(m.id), 'summary'), text: view.text, text_form: view.form }];
   });
   return {
-    ...toApiThreadSummary(thread),
+    ...toApiThreadSummary(thread, labels),
     messages_truncated: thread.message_ids.length > MAX_THREAD_VIEW_MESSAGES,
     text_budget: {
       max_chars: budget.max_chars,

@@ -48,7 +48,7 @@ export interface ThreadSummary {
 }
 
 /** The summary as the API shows it (openapi.yaml › ThreadSummary). */
-export function toApiThreadSummary(t: ThreadSummary) {
+export function toApiThreadSummary(t: ThreadSummary, labels: readonly string[] = []) {
   return {
     id: t.id,
     subject: t.subject,
@@ -56,6 +56,7 @@ export function toApiThreadSummary(t: ThreadSummary) {
     message_count: t.message_ids.length,
     last_message_at: new Date(t.last_message_at).toISOString(),
     snippet: t.snippet,
+    labels: [...labels],
   };
 }
 

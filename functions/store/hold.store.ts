@@ -7,6 +7,7 @@ import { type ContactCount, contactCountUpdates } from './contacts.store.ts';
 import { type Db, failedConditions, type TransactItem } from './db.ts';
 import { eventPutItem, type OutboxEvent } from './events.store.ts';
 import { atPositionOf, onFeed, transactAt } from './feed.store.ts';
+import { labelsDeleteItem } from './labels.store.ts';
 import { getMessage, heldIndexKeys, messageFeedEntry, messagePutItem } from './messages.store.ts';
 import { keys, MESSAGE_SK_PREFIX } from './table-keys.ts';
 import { threadNoteItem } from './thread-list.store.ts';
@@ -199,8 +200,8 @@ export async function releaseHeld(
 }
 
 /**
- * Delete a held message, in one transaction with the held counter and its audit entry, conditioned
- * on its version and on its being held. False when it changed since it was read. A transaction
+ * Delete a held message, in one transaction with the held counter, its audit entry and its labels
+ * item (store/labels.store.ts), conditioned on its version and on its being held. False when it changed since it was read. A transaction
  * (docs/lost-answers.md): resent with its ClientRequestToken, answered as the first send.
  */
 export async function deleteHeld(db: Db, held: MessageRecord, audit: TransactItem): Promise<boolean> {
@@ -215,6 +216,7 @@ export async function deleteHeld(db: Db, held: MessageRecord, audit: TransactIte
     },
     heldGone(db, held),
     audit,
+    labelsDeleteItem(db, { identityId: held.identity_id, id: held.id }),
   ]);
 }
 

@@ -508,7 +508,7 @@ export interface MessagePage {
  * Newest first. Message sort keys are `M#{ulid}`, so the partition order is time order. A direction
  * or status filter is a FilterExpression, and so is leaving held mail out (core/hold.ts: only
  * `withHeld` lists it): pages are topped up until `limit` items are found or the partition ends.
- * The cursor is the sort key of the last item returned.
+ * The cursor is the sort key of the last item returned. `range` bounds the sort keys (a time range).
  */
 export async function listMessages(
   db: Db,
@@ -519,6 +519,8 @@ export async function listMessages(
     limit: number;
     cursor?: string;
     withHeld?: boolean;
+    /** Message ids from `low` to `high` (inclusive; core/list-filter.ts › messageIdBounds): a key range. */
+    range?: { low?: string; high?: string };
   },
 ): Promise<MessagePage> {
   const filters = [
@@ -534,10 +536,13 @@ export async function listMessages(
   while (data.length < opts.limit && !exhausted) {
     const out = await db.query({
       TableName: db.table,
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :m)',
+      KeyConditionExpression: opts.range
+        ? 'pk = :pk AND sk BETWEEN :m AND :high'
+        : 'pk = :pk AND begins_with(sk, :m)',
       ExpressionAttributeValues: {
         ':pk': `I#${identityId}`,
-        ':m': MESSAGE_SK_PREFIX,
+        ':m': `${MESSAGE_SK_PREFIX}${opts.range?.low ?? ''}`,
+        ...(opts.range ? { ':high': `${MESSAGE_SK_PREFIX}${opts.range.high ?? '~'}` } : {}),
         ...(opts.direction ? { ':d': opts.direction } : {}),
         ...(opts.status ? { ':s': opts.status } : {}),
       },

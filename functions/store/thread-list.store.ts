@@ -112,14 +112,15 @@ export async function getThreadSummary(
 
 /**
  * The identity's threads, newest activity first, `limit` a page; `after`: the list key a previous
- * page ended at. The index holds keys only: the page's items are read in one BatchGetItem. The
- * index is eventually consistent, so a thread written to while a client pages may show on two pages.
+ * page ended at; `keys`: each returned thread's list key, in order. The index holds keys only: the
+ * page's items are read in one BatchGetItem. The index is eventually consistent, so a thread
+ * written to while a client pages may show on two pages.
  */
 export async function listThreads(
   db: Db,
   identityId: string,
   opts: { limit: number; after?: string },
-): Promise<{ data: ThreadSummary[]; last?: string }> {
+): Promise<{ data: ThreadSummary[]; keys: string[]; last?: string }> {
   const out = await db.query({
     TableName: db.table,
     IndexName: 'gsi2',
@@ -142,8 +143,14 @@ export async function listThreads(
   const items = await Promise.all(
     keys.map((k) => batched.get({ TableName: db.table, Key: threadKey(identityId, threadIdOfKey(k)) })),
   );
-  const data = items.flatMap((r, i) => summaryOf(threadIdOfKey(keys[i]), r.Item) ?? []);
-  return { data, ...(out.LastEvaluatedKey ? { last: String(out.LastEvaluatedKey.gsi2sk) } : {}) };
+  const found = items.map((r, i) => summaryOf(threadIdOfKey(keys[i]), r.Item));
+  const data = found.flatMap((t) => t ?? []);
+  const listed = keys.filter((_, i) => found[i] !== undefined);
+  return {
+    data,
+    keys: listed,
+    ...(out.LastEvaluatedKey ? { last: String(out.LastEvaluatedKey.gsi2sk) } : {}),
+  };
 }
 
 /** These messages of the identity, in the order given (one BatchGetItem per 100; a missing one is left out). */

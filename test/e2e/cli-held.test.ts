@@ -75,5 +75,20 @@ describe('pmail held', () => {
     expect(await s.message(s.agent.id, second)).toBeUndefined();
     // A message that is not held: refused (409, exit 6).
     expect((await pmail(['held', 'delete', urgent])).code).toBe(6);
+
+    // pmail label: a message's labels and its conversation's, each change printing them after it.
+    const labelled = await pmail(['label', urgent, '--add', 'needs-reply,crm:x']);
+    expect(labelled.code, labelled.stderr).toBe(0);
+    expect(labelled.stdout).toBe(`${urgent}: needs-reply, crm:x\n`);
+    const removed = JSON.parse((await pmail(['label', urgent, '--remove', 'crm:x', '--json'])).stdout);
+    expect(removed).toEqual({ message_id: urgent, labels: ['needs-reply'] });
+    const thread = (await s.message(s.agent.id, urgent))!.thread_id!;
+    expect((await pmail(['label', thread, '--add', 'handled'])).stdout).toBe(`${thread}: handled\n`);
+    // pmail list filters by the label.
+    const listed = JSON.parse((await pmail(['list', '--label', 'needs-reply', '--json'])).stdout);
+    expect(listed.data.map((m: { id: string }) => m.id)).toEqual([urgent]);
+    const bad = await pmail(['label', urgent, '--add', 'no spaces']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('invalid_label');
   });
 });

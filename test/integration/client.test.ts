@@ -251,7 +251,7 @@ describe('messages.sendBatch', () => {
 });
 
 describe('the conversation through @pmail/client', () => {
-  it('reads a sent message’s body and attachment, and its thread under a budget', async () => {
+  it('reads a sent message’s body and attachment, its thread under a budget, and labels both', async () => {
     const pmail = client();
     const pdf = Buffer.from('%PDF-1.4 client note');
     const text = `Your parcel is on its way. ${'It arrives between nine and noon. '.repeat(10)}`;
@@ -286,6 +286,20 @@ describe('the conversation through @pmail/client', () => {
     expect(tight.text_budget).toMatchObject({ max_chars: 200, messages_omitted: 1 });
     const listed = await pmail.threads.list(s.agent.id, { limit: 100 });
     expect(listed.data.map((t) => t.id)).toContain(sent.data.thread_id);
+
+    // Labels: the change answers the labels after it; the views show them.
+    expect((await pmail.messages.label(s.agent.id, sent.data.id, { add: ['sent-ok', 'x'] })).labels).toEqual([
+      'sent-ok',
+      'x',
+    ]);
+    expect((await pmail.messages.label(s.agent.id, sent.data.id, { remove: ['x'] })).labels).toEqual([
+      'sent-ok',
+    ]);
+    expect((await pmail.messages.get(s.agent.id, sent.data.id)).labels).toEqual(['sent-ok']);
+    expect((await pmail.threads.label(s.agent.id, sent.data.thread_id, { add: ['handled'] })).labels).toEqual(
+      ['handled'],
+    );
+    expect((await pmail.threads.get(s.agent.id, sent.data.thread_id)).labels).toEqual(['handled']);
   });
 });
 

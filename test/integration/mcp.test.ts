@@ -39,6 +39,8 @@ const ALL_TOOLS = [
   'forward',
   'get_message',
   'get_thread',
+  'label_message',
+  'label_thread',
   'list_events',
   'list_messages',
   'list_threads',

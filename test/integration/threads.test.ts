@@ -113,6 +113,7 @@ describe('threads', () => {
       message_count: 3,
       last_message_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       snippet: 'Booked for Tuesday.',
+      labels: [],
     });
 
     const one = await thread(sent.thread_id);

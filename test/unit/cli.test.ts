@@ -32,6 +32,7 @@ const COMMANDS = [
   'reject',
   'threads',
   'thread',
+  'label',
   'read',
   'events',
   'held',

@@ -5,6 +5,7 @@ import { isId } from '../../core/ids.ts';
 import { toApiMessage } from '../../core/message-view.ts';
 import type { MessageRecord } from '../../core/model.ts';
 import type { Db } from '../../store/db.ts';
+import { withStoredLabels } from '../../store/labels.store.ts';
 import { getMessage } from '../../store/messages.store.ts';
 import { json } from '../http.ts';
 import type { ScopedRoute } from './operation.ts';
@@ -15,7 +16,8 @@ export const getMessageRoute: ScopedRoute = {
   handle: async (deps, { key, identity, params, requestId }) => {
     const m = await messageOf(deps.db, identity.id, params.message_id, key);
     if (!m) throw messageNotFound();
-    return json(200, toApiMessage(m, await loadBody(deps, m)), requestId);
+    const [labelled] = await withStoredLabels(deps.db, [m]);
+    return json(200, toApiMessage(labelled!, await loadBody(deps, m)), requestId);
   },
 };
 

@@ -3,6 +3,7 @@ import { HELD_CAPS } from '../../core/hold.ts';
 import { isId } from '../../core/ids.ts';
 import { toApiMessage } from '../../core/message-view.ts';
 import { getHeldSummary, listHeld } from '../../store/hold.store.ts';
+import { withStoredLabels } from '../../store/labels.store.ts';
 import { decodeCursor, encodeCursor, pageQueryFields } from '../cursor.ts';
 import { json } from '../http.ts';
 import { parseQuery } from '../parse.ts';
@@ -24,10 +25,11 @@ export const listHeldRoute: ScopedRoute = {
       listHeld(deps.db, identity.id, { limit: q.limit, after }),
       getHeldSummary(deps.db, identity.id),
     ]);
+    const labelled = await withStoredLabels(deps.db, page.data);
     return json(
       200,
       {
-        data: page.data.map((m) => toApiMessage(m, undefined, 'summary')),
+        data: labelled.map((m) => toApiMessage(m, undefined, 'summary')),
         next_cursor: encodeCursor(page.next),
         held: { ...summary, caps: { count: HELD_CAPS.count, bytes: HELD_CAPS.bytes } },
       },

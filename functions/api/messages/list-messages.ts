@@ -10,13 +10,22 @@ import {
 import { encodeFollowCursor, type FollowPosition, parseAfter } from '../../core/follow.ts';
 import { maySee } from '../../core/hold.ts';
 import { ID_PATTERNS, isId } from '../../core/ids.ts';
+import {
+  filtersItems,
+  type ListFilter,
+  MAX_FILTER_SCAN,
+  messageIdBounds,
+  messageMatches,
+} from '../../core/list-filter.ts';
 import { toApiMessage } from '../../core/message-view.ts';
 import { MESSAGE_STATUSES, type MessageRecord } from '../../core/model.ts';
 import type { BaseDeps } from '../../deps.ts';
 import { feedHead, identityFeed } from '../../store/feed.store.ts';
+import { withStoredLabels } from '../../store/labels.store.ts';
 import { getMessage, listMessages, listMessagesAfter } from '../../store/messages.store.ts';
 import { getThread } from '../../store/threads.store.ts';
 import { json } from '../http.ts';
+import { anyFilter, listFilterFields, listFilterOf } from '../list-filter.schema.ts';
 import { zodErrors } from '../send.schema.ts';
 import type { ScopedRoute } from './operation.ts';
 
@@ -28,6 +37,7 @@ export const listQuerySchema = z.strictObject({
   after: z.string().max(6000).optional(),
   thread_id: z.string().regex(ID_PATTERNS.thread).optional(),
   status: z.enum(MESSAGE_STATUSES).optional(),
+  ...listFilterFields,
 });
 
 type ListQuery = z.output<typeof listQuerySchema>;
@@ -40,6 +50,20 @@ export const listMessagesRoute: ScopedRoute = {
     if (!q.success) {
       throw invalidQuery(zodErrors(q.error));
     }
+    const filter = listFilterOf(q.data);
+    if (q.data.after !== undefined && anyFilter(filter)) {
+      throw new PmailError(
+        'invalid_request',
+        'The filters select a page of the list, not a read on from `after`.',
+        {
+          details: {
+            errors: [
+              { path: 'after', message: 'not with label, from, to, subject, since, until, has_attachment' },
+            ],
+          },
+        },
+      );
+    }
     if (q.data.after !== undefined && q.data.status !== undefined) {
       throw new PmailError('invalid_request', 'status filters the list, not a read on from `after`.', {
         details: { errors: [{ path: 'status', message: 'not with after' }] },
@@ -51,12 +75,17 @@ export const listMessagesRoute: ScopedRoute = {
         details: { errors: [{ path: 'thread_id', message: 'use with after' }] },
       });
     }
-    const page = await listMessages(deps.db, identity.id, {
-      direction: q.data.direction,
-      status: q.data.status,
-      limit: q.data.limit,
-      cursor: q.data.cursor ? decodeCursor(q.data.cursor) : undefined,
-    });
+    const cursor = q.data.cursor ? decodeCursor(q.data.cursor) : undefined;
+    const list = { direction: q.data.direction, status: q.data.status, range: messageIdBounds(filter) };
+    if (filtersItems(filter)) {
+      const page = await filteredPage(deps, identity.id, { ...list, limit: q.data.limit, cursor }, filter);
+      return json(
+        200,
+        { data: page.data, next_cursor: page.next ? encodeCursor(page.next) : null },
+        requestId,
+      );
+    }
+    const page = await listMessages(deps.db, identity.id, { ...list, limit: q.data.limit, cursor });
     return json(
       200,
       {
@@ -148,9 +177,49 @@ async function threadVisible(
   return thread !== undefined || (root?.thread_id === threadId && maySee(key, root));
 }
 
+/**
+ * A page of the messages the filter matches (docs/design/search.md › Filters): the list read a
+ * page at a time, each page's summaries (with their labels) matched, until `limit` match or
+ * MAX_FILTER_SCAN messages were read; then `next` is the last message read, so the next page goes
+ * on from there (a page may hold fewer than `limit`, even none, and still have a `next`).
+ */
+async function filteredPage(
+  deps: BaseDeps,
+  identityId: string,
+  opts: Omit<Parameters<typeof listMessages>[2], 'limit'> & { limit: number },
+  filter: ListFilter,
+): Promise<{ data: Summary[]; next: string | null }> {
+  const data: Summary[] = [];
+  let cursor = opts.cursor;
+  let scanned = 0;
+  for (;;) {
+    const page = await listMessages(deps.db, identityId, {
+      ...opts,
+      cursor,
+      limit: Math.min(100, MAX_FILTER_SCAN - scanned),
+    });
+    const views = await summaries(deps, page.data);
+    for (const [i, v] of views.entries()) {
+      scanned++;
+      cursor = v.id;
+      if (!messageMatches(v, filter)) continue;
+      data.push(v);
+      const last = i === views.length - 1 && !page.next_cursor;
+      if (data.length === opts.limit) return { data, next: last ? null : v.id };
+    }
+    if (!page.next_cursor) return { data, next: null };
+    if (scanned >= MAX_FILTER_SCAN) return { data, next: cursor ?? null };
+  }
+}
+
+type Summary = ReturnType<typeof toApiMessage>;
+
 /** A page's messages as a list shows them: snippet and attachments, no text, HTML or extracted text (no MIME read). */
-async function summaries(deps: BaseDeps, page: MessageRecord[]) {
-  const bodies = await loadBodies(deps, page, { mime: false });
+async function summaries(deps: BaseDeps, records: MessageRecord[]) {
+  const [bodies, page] = await Promise.all([
+    loadBodies(deps, records, { mime: false }),
+    withStoredLabels(deps.db, records),
+  ]);
   return page.map((m) => toApiMessage(m, bodies.get(m.id), 'summary'));
 }
 

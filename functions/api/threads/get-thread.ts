@@ -10,6 +10,7 @@ import {
 import { toApiThread } from '../../core/thread-view.ts';
 import { viewedMessageIds } from '../../core/threads.ts';
 import type { DepsFor } from '../../lambda-ports.ts';
+import { getLabels, withStoredLabels } from '../../store/labels.store.ts';
 import { getMessages, getThreadSummary } from '../../store/thread-list.store.ts';
 import { json } from '../http.ts';
 import type { IdentityRoute } from '../operation.ts';
@@ -38,9 +39,14 @@ export const getThreadRoute: IdentityRoute<DepsFor<'api-threads'>> = {
       ? await getThreadSummary(deps.db, identity.id, params.thread_id)
       : undefined;
     if (!thread) throw threadNotFound();
-    const messages = await getMessages(deps.db, identity.id, viewedMessageIds(thread.message_ids));
+    const [messages, labels] = await Promise.all([
+      getMessages(deps.db, identity.id, viewedMessageIds(thread.message_ids)).then((ms) =>
+        withStoredLabels(deps.db, ms),
+      ),
+      getLabels(deps.db, { identityId: identity.id, id: thread.id }),
+    ]);
     const bodies = await loadBodies(deps, messages, { mime: true });
     const budget = { max_chars: q.data.max_chars, prefer: q.data.text };
-    return json(200, toApiThread(thread, messages, bodies, budget), requestId);
+    return json(200, toApiThread(thread, messages, bodies, budget, labels?.labels), requestId);
   },
 };

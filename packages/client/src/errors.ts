@@ -54,6 +54,8 @@ export const ERROR_CODES = [
   'not_cancelable',
   'not_pending_approval',
   'message_not_held',
+  'invalid_label',
+  'too_many_labels',
   'not_uncertain',
   'not_retryable',
   'resolve_required',

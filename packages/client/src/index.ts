@@ -213,6 +213,17 @@ export class Pmail {
           params: { path: { identity_id: identityId }, query },
         }),
       ),
+    /**
+     * Add and remove the message's labels; answers its labels after the change. A change is
+     * idempotent (docs/guides/receiving.md › Labels): sending it again changes nothing more.
+     */
+    label: (identityId: string, messageId: string, change: Body<'LabelChange'>) =>
+      this.unwrap(
+        this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/labels', {
+          params: { path: { identity_id: identityId, message_id: messageId } },
+          body: change,
+        }),
+      ),
     /** Not resent after a network error (the POST takes no key): read the message to learn the outcome. */
     cancel: (identityId: string, messageId: string) =>
       this.unwrap(
@@ -303,6 +314,14 @@ export class Pmail {
       this.unwrap(
         this.http.GET('/v1/identities/{identity_id}/threads/{thread_id}', {
           params: { path: { identity_id: identityId, thread_id: threadId }, query },
+        }),
+      ),
+    /** Add and remove the conversation's labels; answers its labels after the change (idempotent). */
+    label: (identityId: string, threadId: string, change: Body<'LabelChange'>) =>
+      this.unwrap(
+        this.http.POST('/v1/identities/{identity_id}/threads/{thread_id}/labels', {
+          params: { path: { identity_id: identityId, thread_id: threadId } },
+          body: change,
         }),
       ),
   };

@@ -63,7 +63,10 @@ export interface paths {
         };
         /**
          * List messages
-         * @description The identity's messages, newest first, one page at a time. Pass `next_cursor` from a page
+         * @description The identity's messages, newest first, one page at a time, those the filters select
+         *     (`label`, `from`, `to`, `subject`, `since`, `until`, `has_attachment`, with `direction` and
+         *     `status`; docs/design/search.md › Filters). A filtered page reads at most 500 messages: it
+         *     may hold fewer than `limit`, even none, with a `next_cursor` to go on. Pass `next_cursor` from a page
          *     as `cursor` to get the next one; `next_cursor` is null on the last page. Needs the
          *     `messages:read` permission. A query parameter not listed here is refused with 400
          *     `invalid_request`.
@@ -531,6 +534,79 @@ export interface paths {
          *     message released already is answered as it is. Needs the `messages:hold` permission. No body.
          */
         post: operations["releaseMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/messages/{message_id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add and remove labels on a message
+         * @description Labels as state on a message (docs/guides/receiving.md › Labels): `add` and `remove` in one
+         *     change, answered with the labels after it. Idempotent: adding a label already there or
+         *     removing one that is not changes nothing (and emits nothing). Concurrent changes all land
+         *     (each is written at the version it read; a change that lost the race reads and applies
+         *     again). A label added is 1–64 characters of `A-Z a-z 0-9 . _ : / -`, starting with a
+         *     letter or digit, compared exactly; at most 20 per message. The change writes a small labels
+         *     item, never the message item nor its `version`, and emits `message.labeled` with `labels`,
+         *     `added` and `removed`. Needs the `messages:write` permission.
+         */
+        post: operations["labelMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/identities/{identity_id}/threads/{thread_id}/labels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /** @description The thread (`thr_…`); one of another identity or tenant answers 404 `thread_not_found`. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add and remove labels on a thread
+         * @description Labels as state on a thread (docs/guides/receiving.md › Labels): `add` and `remove` in one
+         *     change, answered with the labels after it. Idempotent: adding a label already there or
+         *     removing one that is not changes nothing (and emits nothing). Concurrent changes all land
+         *     (each is written at the version it read; a change that lost the race reads and applies
+         *     again). A label added is 1–64 characters of `A-Z a-z 0-9 . _ : / -`, starting with a
+         *     letter or digit, compared exactly; at most 20 per thread. The change writes a small labels
+         *     item, never the message item nor its `version`, and emits `thread.labeled` with `labels`,
+         *     `added` and `removed`. Needs the `messages:write` permission.
+         */
+        post: operations["labelThread"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2135,8 +2211,26 @@ export interface components {
              */
             recorded_at?: string;
         };
-        /** @description Your own tags, returned on the message. */
+        /**
+         * @description Your own tags, returned on the message. Kept as sent; a later change of labels
+         *     (POST …/messages/{message_id}/labels) adds only labels of its alphabet, and may remove these.
+         */
         Labels: string[];
+        /** @description Labels to add and to remove, at least one in all. */
+        LabelChange: {
+            add?: string[];
+            remove?: string[];
+        };
+        MessageLabels: {
+            message_id: string;
+            /** @description The message's labels after the change, in the order they were added. */
+            labels: string[];
+        };
+        ThreadLabels: {
+            thread_id: string;
+            /** @description The thread's labels after the change, in the order they were added. */
+            labels: string[];
+        };
         /** @description Your own string pairs, returned on the message; at most 20 keys. */
         Metadata: {
             [key: string]: string;
@@ -2583,6 +2677,8 @@ export interface components {
             last_message_at: string;
             /** @description The start of the latest message's new text, whitespace collapsed (at most 140 characters). */
             snippet: string;
+            /** @description The conversation's labels (POST …/threads/{thread_id}/labels), in the order they were added. */
+            labels: string[];
         };
         ThreadList: {
             data: components["schemas"]["ThreadSummary"][];
@@ -3910,6 +4006,20 @@ export interface operations {
                 after?: string;
                 /** @description With `after`, only messages of this thread of the identity. */
                 thread_id?: string;
+                /** @description One of its labels, exactly (a message's own labels; a thread's own, not its messages'). */
+                label?: string;
+                /** @description An address (any case), or a domain (`example.com`: any address at it): the sender. */
+                from?: string;
+                /** @description An address or a domain, as `from`: any To or Cc recipient. */
+                to?: string;
+                /** @description A part of the subject, case- and accent-insensitive. */
+                subject?: string;
+                /** @description Only messages written at or after this time (RFC 3339). */
+                since?: string;
+                /** @description Only messages written at or before this time (RFC 3339). */
+                until?: string;
+                /** @description `true`: only messages with an attachment; `false`: only those without. */
+                has_attachment?: "true" | "false";
             };
             header?: never;
             path: {
@@ -4329,6 +4439,18 @@ export interface operations {
                 limit?: number;
                 /** @description The opaque `next_cursor` of the previous page. */
                 cursor?: string;
+                /** @description One of its labels, exactly (a message's own labels; a thread's own, not its messages'). */
+                label?: string;
+                /** @description An address (any case), or a domain (`example.com`: any address at it): any participant. */
+                from?: string;
+                /** @description An address or a domain, as `from`: any participant. */
+                to?: string;
+                /** @description A part of the subject, case- and accent-insensitive. */
+                subject?: string;
+                /** @description Only threads whose latest message is at or after this time (RFC 3339). */
+                since?: string;
+                /** @description Only threads whose latest message is at or before this time (RFC 3339). */
+                until?: string;
             };
             header?: never;
             path: {
@@ -4902,6 +5024,193 @@ export interface operations {
                 };
             };
             /** @description `message_not_held`: the message was never held. */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    labelMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /**
+                 * @description The message (`msg_…`). An id that is malformed or not a message of this identity answers
+                 *     404 `message_not_found`.
+                 */
+                message_id: components["parameters"]["MessageId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "add": [
+                 *         "needs-reply"
+                 *       ],
+                 *       "remove": [
+                 *         "handled"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["LabelChange"];
+            };
+        };
+        responses: {
+            /** @description The message's labels after the change. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageLabels"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body is not a change (`details.errors`), or a label is both added and removed.
+             *     - `invalid_label`: a label to add is outside the alphabet or length (`details.errors`).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description - `permission_denied`: the key lacks `messages:write`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `message_not_found`: the identity has no such message this key may see (held mail without `messages:hold` included).
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `too_many_labels`: the change would leave more than 20 labels (`details.max_labels`). */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    labelThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The identity (`idn_…`). An id that is malformed, unknown or outside the key's scope
+                 *     answers 404 `identity_not_found`, alike.
+                 */
+                identity_id: components["parameters"]["IdentityId"];
+                /** @description The thread (`thr_…`); one of another identity or tenant answers 404 `thread_not_found`. */
+                thread_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "add": [
+                 *         "needs-reply"
+                 *       ],
+                 *       "remove": [
+                 *         "handled"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["LabelChange"];
+            };
+        };
+        responses: {
+            /** @description The thread's labels after the change. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadLabels"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: the body is not a change (`details.errors`), or a label is both added and removed.
+             *     - `invalid_label`: a label to add is outside the alphabet or length (`details.errors`).
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /** @description - `permission_denied`: the key lacks `messages:write`. */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description - `identity_not_found`: no such identity, or the key does not cover it.
+             *     - `thread_not_found`: the identity has no such thread this key may see (held mail without `messages:hold` included).
+             */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `too_many_labels`: the change would leave more than 20 labels (`details.max_labels`). */
             409: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];

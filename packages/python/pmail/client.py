@@ -156,10 +156,15 @@ class Messages(_Group):
         status: Optional[str] = None,
         limit: Optional[int] = None,
         thread_id: Optional[str] = None,
+        **filters: Any,
     ) -> Iterator[Dict[str, Any]]:
-        """The identity's messages, newest first, one page (`data`, `next_cursor`) at a time."""
+        """The identity's messages, newest first, one page (`data`, `next_cursor`) at a time.
+
+        `filters`: label, from_ (the sender), to, subject, since, until (RFC 3339), has_attachment
+        (a bool); a filtered page may hold fewer than `limit`, even none, and still go on.
+        """
         query = {"direction": direction, "status": status, "limit": limit, "thread_id": thread_id}
-        return self._pages(self._path(identity_id), query)
+        return self._pages(self._path(identity_id), {**query, **_filters(filters)})
 
     def wait(
         self,
@@ -181,6 +186,13 @@ class Messages(_Group):
                 raise PmailWaitTimeoutError(message_id, message["status"], timeout)
             self._sleep(min(interval, max(0.0, deadline - self._now())))
 
+    def label(
+        self, identity_id: str, message_id: str, add: Iterable[str] = (), remove: Iterable[str] = ()
+    ) -> t.MessageLabels:
+        """Add and remove the message's labels; the labels after the change. Idempotent: sending it again changes nothing more."""
+        body = {"add": list(add), "remove": list(remove)}
+        return self._http.request("POST", self._path(identity_id, message_id, "labels"), body=body).body
+
     def cancel(self, identity_id: str, message_id: str) -> t.Message:
         """Not resent after a network error (the POST takes no key): read the message to learn the outcome."""
         return self._http.request("POST", self._path(identity_id, message_id, "cancel")).body
@@ -196,6 +208,17 @@ class Messages(_Group):
     ) -> Keyed[t.Message]:
         """Say what happened to an `uncertain` message: `sent` or `not_sent`."""
         return self._keyed(self._path(identity_id, message_id, "resolve"), {"outcome": outcome}, idempotency_key)
+
+
+def _filters(filters: Mapping[str, Any]) -> Dict[str, Any]:
+    """The list filters as query parameters: `from_` is `from`, a bool `has_attachment` `true`/`false`."""
+    out: Dict[str, Any] = {}
+    for name, value in filters.items():
+        if value is None:
+            continue
+        key = "from" if name == "from_" else name
+        out[key] = ("true" if value else "false") if isinstance(value, bool) else value
+    return out
 
 
 def _batch_result(key: str, item: Mapping[str, Any]) -> BatchResult:
@@ -219,13 +242,21 @@ def _batch_result(key: str, item: Mapping[str, Any]) -> BatchResult:
 
 
 class Threads(_Group):
-    def list(self, identity_id: str, limit: Optional[int] = None) -> Iterator[Dict[str, Any]]:
-        """The identity's conversations, latest first, one page at a time."""
-        return self._pages("/v1/identities/%s/threads" % _q(identity_id), {"limit": limit})
+    def list(self, identity_id: str, limit: Optional[int] = None, **filters: Any) -> Iterator[Dict[str, Any]]:
+        """The identity's conversations, latest first, one page at a time; `filters` as `messages.list`'s."""
+        return self._pages("/v1/identities/%s/threads" % _q(identity_id), {"limit": limit, **_filters(filters)})
 
     def get(self, identity_id: str, thread_id: str) -> t.Thread:
         """One conversation and its messages, oldest first."""
         return self._get("/v1/identities/%s/threads/%s" % (_q(identity_id), _q(thread_id)))
+
+    def label(
+        self, identity_id: str, thread_id: str, add: Iterable[str] = (), remove: Iterable[str] = ()
+    ) -> t.ThreadLabels:
+        """Add and remove the conversation's labels; the labels after the change (idempotent)."""
+        body = {"add": list(add), "remove": list(remove)}
+        path = "/v1/identities/%s/threads/%s/labels" % (_q(identity_id), _q(thread_id))
+        return self._http.request("POST", path, body=body).body
 
 
 class Events(_Group):

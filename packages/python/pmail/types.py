@@ -57,6 +57,8 @@ ERROR_CODES: Dict[str, int] = {
     "not_cancelable": 409,
     "not_pending_approval": 409,
     "message_not_held": 409,
+    "invalid_label": 400,
+    "too_many_labels": 409,
     "not_uncertain": 409,
     "not_retryable": 409,
     "resolve_required": 409,
@@ -831,7 +833,67 @@ class Consent(_ConsentRequired, _ConsentOptional):
 
 
 Labels = List[str]
-"""Your own tags, returned on the message."""
+"""Your own tags, returned on the message. Kept as sent; a later change of labels"""
+
+
+_LabelChangeRequired = TypedDict(
+    "_LabelChangeRequired",
+    {},
+)
+
+
+_LabelChangeOptional = TypedDict(
+    "_LabelChangeOptional",
+    {
+        "add": List[str],
+        "remove": List[str],
+    },
+    total=False,
+)
+
+
+class LabelChange(_LabelChangeRequired, _LabelChangeOptional):
+    """Labels to add and to remove, at least one in all."""
+
+
+_MessageLabelsRequired = TypedDict(
+    "_MessageLabelsRequired",
+    {
+        "message_id": str,
+        "labels": List[str],
+    },
+)
+
+
+_MessageLabelsOptional = TypedDict(
+    "_MessageLabelsOptional",
+    {},
+    total=False,
+)
+
+
+class MessageLabels(_MessageLabelsRequired, _MessageLabelsOptional):
+    """MessageLabels"""
+
+
+_ThreadLabelsRequired = TypedDict(
+    "_ThreadLabelsRequired",
+    {
+        "thread_id": str,
+        "labels": List[str],
+    },
+)
+
+
+_ThreadLabelsOptional = TypedDict(
+    "_ThreadLabelsOptional",
+    {},
+    total=False,
+)
+
+
+class ThreadLabels(_ThreadLabelsRequired, _ThreadLabelsOptional):
+    """ThreadLabels"""
 
 
 _MetadataRequired = TypedDict(
@@ -1466,6 +1528,7 @@ _ThreadSummaryRequired = TypedDict(
         "message_count": int,
         "last_message_at": str,
         "snippet": str,
+        "labels": List[str],
     },
 )
 
@@ -1533,6 +1596,7 @@ _ThreadRequired = TypedDict(
         "message_count": int,
         "last_message_at": str,
         "snippet": str,
+        "labels": List[str],
         "messages": List["ThreadMessage"],
         "messages_truncated": bool,
         "text_budget": "ThreadTextBudget",

@@ -110,6 +110,16 @@ def test_a_reply_and_the_conversation(stack):
     thread = client.threads.get(stack.peer["id"], reply.data["thread_id"])
     assert [m["id"] for m in thread["messages"]][-1] == reply.data["id"]
     assert any(t["id"] == reply.data["thread_id"] for t in next(client.threads.list(stack.peer["id"]))["data"])
+    labelled = client.messages.label(stack.peer["id"], inbound["id"], add=["needs-reply", "py"])
+    assert labelled["labels"] == ["needs-reply", "py"]
+    assert client.messages.label(stack.peer["id"], inbound["id"], remove=["py"])["labels"] == ["needs-reply"]
+    assert client.messages.get(stack.peer["id"], inbound["id"])["labels"] == ["needs-reply"]
+    assert client.threads.label(stack.peer["id"], reply.data["thread_id"], add=["handled"])["labels"] == ["handled"]
+    assert client.threads.get(stack.peer["id"], reply.data["thread_id"])["labels"] == ["handled"]
+    filtered = next(client.messages.list(stack.peer["id"], label="needs-reply", has_attachment=False))
+    assert [m["id"] for m in filtered["data"]] == [inbound["id"]]
+    threads = next(client.threads.list(stack.peer["id"], label="handled"))
+    assert [t["id"] for t in threads["data"]] == [reply.data["thread_id"]]
 
 
 def test_the_control_plane(stack):
