@@ -1,4 +1,13 @@
-import { identityNotFound, PmailError } from '../core/errors.ts';
+import {
+  addressTaken,
+  clientIdConflict,
+  identityNotFound,
+  noSuchSendingDomain,
+  sendingDomainRemoved,
+  sendingDomainRequired,
+  usernameNotAscii,
+  usernameRefused,
+} from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import type { ApiKeyDefinition, Identity, Tenant } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
@@ -62,17 +71,9 @@ export async function createIdentity(
   opts: { requestId?: string; finish?: (i: Identity) => Extra } = {},
 ): Promise<{ identity: Identity; created: boolean }> {
   const username = input.username.toLowerCase();
-  if (!/^[\x21-\x7e]+$/.test(username))
-    throw new PmailError('address_unsupported', 'The username must be ASCII.', {
-      details: { errors: [{ path: 'username', message: 'must be ASCII' }] },
-    });
+  if (!/^[\x21-\x7e]+$/.test(username)) throw usernameNotAscii();
   if (!USERNAME_PATTERN.test(username) || RESERVED_USERNAMES.has(username) || username.includes('+'))
-    throw new PmailError('address_invalid', 'This username cannot be used.', {
-      details: {
-        errors: [{ path: 'username', message: 'must match ^[a-z0-9][a-z0-9._-]{0,23}$ and not be reserved' }],
-        ...(RESERVED_USERNAMES.has(username) ? { reason: 'reserved' } : {}),
-      },
-    });
+    throw usernameRefused(RESERVED_USERNAMES.has(username));
   const fingerprint = sha256Hex(JSON.stringify({ ...input, username }));
   if (input.client_id) {
     const claim = await getClientIdClaim(deps.db, tenant.id, input.client_id);
@@ -117,10 +118,7 @@ export async function createIdentity(
       ...(opts.finish?.(identity) ?? []),
     ],
   );
-  if (out === 'address_taken')
-    throw new PmailError('address_taken', 'This address belongs to another identity or was retired.', {
-      details: { username, domain },
-    });
+  if (out === 'address_taken') throw addressTaken(username, domain);
   if (out === 'client_id_taken') {
     const claim = await getClientIdClaim(deps.db, tenant.id, input.client_id!);
     if (claim) return existingForClient(deps, tenant, claim, fingerprint);
@@ -134,10 +132,7 @@ async function existingForClient(
   claim: { identity_id: string; fingerprint: string },
   fingerprint: string,
 ): Promise<{ identity: Identity; created: boolean }> {
-  if (claim.fingerprint !== fingerprint)
-    throw new PmailError('client_id_conflict', 'This client_id made an identity with other fields.', {
-      details: { identity_id: claim.identity_id },
-    });
+  if (claim.fingerprint !== fingerprint) throw clientIdConflict(claim.identity_id);
   const identity = await getIdentity(deps.db, claim.identity_id);
   if (!identity || identity.tenant_id !== tenant.id) throw identityNotFound();
   return { identity, created: false };
@@ -151,23 +146,11 @@ async function sendingDomain(
   const testDomain = testDomainOf(tenant, deps.config.testDomain ?? DEFAULT_TEST_DOMAIN);
   const wanted = requested?.toLowerCase();
   if (tenant.mode === 'test' && (wanted === undefined || wanted === testDomain)) return testDomain;
-  if (wanted === undefined)
-    throw new PmailError('domain_unavailable', 'A live tenant needs one of its sending domains.', {
-      details: {
-        reason: 'domain_required',
-        errors: [{ path: 'domain', message: 'required for a live tenant' }],
-      },
-    });
+  if (wanted === undefined) throw sendingDomainRequired();
   const domain = await getDomain(deps.db, wanted);
   // Another tenant's domain answers as a missing one.
-  if (!domain || domain.tenant_id !== tenant.id)
-    throw new PmailError('domain_unavailable', 'This tenant has no such sending domain.', {
-      details: { reason: 'domain_not_found', domain: wanted },
-    });
-  if (domain.state === 'removing' || domain.state === 'removed')
-    throw new PmailError('domain_unavailable', 'This sending domain is being removed.', {
-      details: { reason: 'domain_removed', domain: wanted },
-    });
+  if (!domain || domain.tenant_id !== tenant.id) throw noSuchSendingDomain(wanted);
+  if (domain.state === 'removing' || domain.state === 'removed') throw sendingDomainRemoved(wanted);
   return domain.domain;
 }
 

@@ -1,5 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { identityNotFound, keptChanging, keyNotFound, PmailError, tenantNotFound } from '../core/errors.ts';
+import {
+  expiredKeyNotRotated,
+  identityNotFound,
+  invalidField,
+  keptChanging,
+  keyNotFound,
+  newKeyTooWide,
+  tenantNotFound,
+} from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { liftRefusal, mintRefusal } from '../core/guardrails.ts';
 import {
@@ -97,8 +105,7 @@ export async function mintKey(
 
 /** The permissions and fields of a new key, first, so a refused permission is 400 whatever the caller. */
 function checkMintInput(input: MintInput, now: number): void {
-  const invalid = (path: string, message: string) =>
-    new PmailError('invalid_request', message, { details: { errors: [{ path, message }] } });
+  const invalid = invalidField;
   checkPermissionsForLevel(input.level, input.permissions);
   if (input.level === 'platform' && (input.tenant_id || input.identity_id))
     throw invalid('tenant_id', 'a platform key names no tenant or identity');
@@ -131,10 +138,7 @@ function checkMintScope(actor: Actor, input: MintInput): void {
     !notWider(c, scope) ||
     (c.level !== 'platform' && input.tenant_id !== undefined && input.tenant_id !== c.tenant_id) ||
     (c.level === 'identity' && input.identity_id !== c.identity_id);
-  if (exceeded)
-    throw new PmailError('key_scope_exceeded', 'The new key would be wider than the calling key.', {
-      details: { level: input.level },
-    });
+  if (exceeded) throw newKeyTooWide(input.level);
   const refusal = mintRefusal(c, input);
   if (refusal) throw refusal;
 }
@@ -218,10 +222,7 @@ export async function rotateKey(
     const lifted = liftRefusal(caller, d);
     if (lifted) throw lifted;
     const now = deps.clock();
-    if (d.expires_at !== undefined && d.expires_at <= now)
-      throw new PmailError('invalid_request', 'An expired key cannot be rotated; mint a new one.', {
-        details: { errors: [{ path: 'key_id', message: 'the key has expired' }] },
-      });
+    if (d.expires_at !== undefined && d.expires_at <= now) throw expiredKeyNotRotated();
     const items = await getSecretItems(deps.db, d.secrets);
     const live = d.secrets.filter((h) => {
       const s = items.get(h);

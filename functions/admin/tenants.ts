@@ -1,4 +1,4 @@
-import { keptChanging, PmailError, policyVersionConflict, tenantNotFound } from '../core/errors.ts';
+import { keptChanging, policyVersionConflict, tenantExists, tenantNotFound } from '../core/errors.ts';
 import type { Tenant, TenantPolicy } from '../core/model.ts';
 import { mergePolicy, type PolicyPatch } from '../core/tenant-policy.ts';
 import type { Deps } from '../deps.ts';
@@ -59,9 +59,7 @@ export async function createTenant(
   ]);
   if (out === 'slug_taken') {
     const holder = await tenantIdOfSlug(deps.db, input.slug);
-    throw new PmailError('tenant_exists', 'A tenant with this slug exists.', {
-      details: { slug: input.slug, ...(holder ? { tenant_id: holder } : {}) },
-    });
+    throw tenantExists(input.slug, holder);
   }
   return tenant;
 }

@@ -1,4 +1,11 @@
-import { identityNotFound, PmailError, permissionDenied } from '../core/errors.ts';
+import {
+  identityNotFound,
+  keyExpired,
+  keyRevoked,
+  malformedAuthorization,
+  permissionDenied,
+  unknownApiKey,
+} from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { isId } from '../core/ids.ts';
 import {
@@ -40,7 +47,7 @@ export async function authenticate(
 /** The SHA-256 of the bearer secret (what the `K#{sha256}` item is keyed by); 401 when malformed. */
 export function bearerHash(authorization: string | undefined): string {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
-  if (!m) throw new PmailError('unauthenticated', 'Missing or malformed Authorization header.');
+  if (!m) throw malformedAuthorization();
   return sha256Hex(m[1]);
 }
 
@@ -55,11 +62,11 @@ export async function admitCaller(
   hash: string,
 ): Promise<Caller> {
   const { db, clock, log } = deps;
-  if (!key) throw new PmailError('unauthenticated', 'Unknown API key.');
+  if (!key) throw unknownApiKey();
   const now = clock();
   const problem = secretProblem(key, now);
-  if (problem === 'key_revoked') throw new PmailError('key_revoked', 'This API key was revoked.');
-  if (problem === 'key_expired') throw new PmailError('key_expired', 'This API key has expired.');
+  if (problem === 'key_revoked') throw keyRevoked();
+  if (problem === 'key_expired') throw keyExpired();
   if (key.last_used_at === undefined || key.last_used_at < now - LAST_USED_EVERY_MS) {
     try {
       await touchLastUsed(db, key.key_id, hash, now, now - LAST_USED_EVERY_MS);

@@ -1,4 +1,4 @@
-import { PmailError } from '../core/errors.ts';
+import { noConsoleFile } from '../core/errors.ts';
 import type { Logger } from '../log.ts';
 import { routeGroup } from './http.ts';
 
@@ -62,7 +62,7 @@ export function consoleApi(deps: { newId: () => string; log: Logger }, ports: Co
       (route.operation === 'getConsoleAsset' && name === 'index.html') ||
       !Object.hasOwn(files, name)
     ) {
-      throw new PmailError('route_not_found', 'No such console file.');
+      throw noConsoleFile();
     }
     const file = files[name];
     return {

@@ -1,4 +1,4 @@
-import { PmailError, tenantNotFound } from '../core/errors.ts';
+import { tenantKeyRequired, tenantNotFound } from '../core/errors.ts';
 import type { ApiKeyRecord } from '../core/model.ts';
 import type { DepsFor } from '../lambda-ports.ts';
 import { type Permission, requirePermission } from './auth.ts';
@@ -48,9 +48,7 @@ function tenantInScope(key: ApiKeyRecord, tenantId: string, permission: Permissi
   if (!(permission === 'domains:read' && key.scopes.includes('domains:write')))
     requirePermission(key, permission);
   if (permission === 'domains:write' && key.identity_ids) {
-    throw new PmailError('permission_denied', 'Changing domains needs a tenant-level key.', {
-      details: { required: permission, reason: 'tenant_key_required' },
-    });
+    throw tenantKeyRequired(permission);
   }
   if (tenantId !== key.tenant_id) throw tenantNotFound();
   return tenantId;

@@ -1,5 +1,13 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { type ErrorCode, PmailError, payloadTooLarge } from '../core/errors.ts';
+import {
+  briefOutage,
+  type ErrorCode,
+  internalError,
+  methodNotAllowed,
+  noRouteFor,
+  PmailError,
+  payloadTooLarge,
+} from '../core/errors.ts';
 import { MAX_BODY_BYTES } from '../core/limits.ts';
 import type { Logger } from '../log.ts';
 import { errorFields } from '../log.ts';
@@ -346,12 +354,7 @@ export function noContent(requestId: string): ApiResult {
 }
 
 export function errorResponse(err: unknown, requestId: string, log: Logger): ApiResult {
-  const e =
-    err instanceof PmailError
-      ? err
-      : isTransient(err)
-        ? new PmailError('unavailable', 'The service is briefly unavailable.', { cause: err, retryAfter: 1 })
-        : new PmailError('internal_error', 'Something went wrong on our side.', { cause: err });
+  const e = err instanceof PmailError ? err : isTransient(err) ? briefOutage(err) : internalError(err);
   if (e.code === 'internal_error' || e.code === 'unavailable') {
     log.error('request failed', { request_id: requestId, code: e.code, ...errorFields(e.cause ?? e) });
   }
@@ -434,17 +437,17 @@ const compiled = routes.map((r) => ({
 }));
 
 /** Match a request against the routes table: the route and its path parameters, or 404/405. */
-/** A path that matches no route (or cannot be decoded). */
-const noRouteFor = (path: string) => new PmailError('route_not_found', `No route for ${path}.`);
 
 export function matchRoute(method: string, path: string): { route: Route; params: Record<string, string> } {
   const hits = compiled.filter((c) => c.re.test(path));
   if (hits.length === 0) throw noRouteFor(path);
   const hit = hits.find((c) => c.route.method === method);
   if (!hit) {
-    throw new PmailError('method_not_allowed', `${method} is not allowed on ${path}.`, {
-      details: { allow: hits.map((c) => c.route.method) },
-    });
+    throw methodNotAllowed(
+      method,
+      path,
+      hits.map((c) => c.route.method),
+    );
   }
   let values: string[];
   try {

@@ -1,4 +1,4 @@
-import { PmailError, routeNotFound } from '../core/errors.ts';
+import { attachmentLinkNotFound, routeNotFound } from '../core/errors.ts';
 import {
   attachmentLinkKey,
   contentDisposition,
@@ -54,5 +54,4 @@ export function linksApi(deps: DepsFor<'api-links'>) {
   });
 }
 
-const notFound = () =>
-  new PmailError('attachment_not_found', 'No attachment is available at this link.', { details: {} });
+const notFound = attachmentLinkNotFound;

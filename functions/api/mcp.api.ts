@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { PmailError } from '../core/errors.ts';
+import { identityIdRequired, type PmailError } from '../core/errors.ts';
 import {
   encodeFollowCursor,
   FOLLOW_HEAD,
@@ -500,13 +500,7 @@ async function runTool(
 ): Promise<CallToolResult> {
   const identity = (args.identity_id as string | undefined) ?? key.scope.identity_id;
   if (!identity && !spec.tenantOnly) {
-    return errorResult(
-      envelopeOf(
-        new PmailError('invalid_request', 'identity_id is required for a key of more than one identity.', {
-          details: { errors: [{ path: 'identity_id', message: 'required' }] },
-        }),
-      ),
-    );
+    return errorResult(envelopeOf(identityIdRequired()));
   }
   const invoke: Invoke = (c) => invokeGroup(groups, c, authorization, spec.group);
   const { status, body: parsed } = spec.run

@@ -1,4 +1,4 @@
-import { PmailError, tenantNotFound } from '../core/errors.ts';
+import { levelRequired, tenantNotFound } from '../core/errors.ts';
 import { isId } from '../core/ids.ts';
 import type { KeyLevel, Tenant } from '../core/model.ts';
 import type { Db } from '../store/db.ts';
@@ -10,9 +10,7 @@ import type { Caller } from './auth.ts';
 /** 403 scope_denied unless the key's level is one of `levels`. */
 export function requireLevel(key: Caller, levels: readonly KeyLevel[], what: string): void {
   if (!levels.includes(key.scope.level)) {
-    throw new PmailError('scope_denied', `${what} needs a ${levels.join(' or ')} key.`, {
-      details: { required_level: levels[levels.length - 1] },
-    });
+    throw levelRequired(what, levels);
   }
 }
 

@@ -1,4 +1,4 @@
-import { PmailError } from '../core/errors.ts';
+import { tenantKeyRequired } from '../core/errors.ts';
 import type { DepsFor } from '../lambda-ports.ts';
 import { type Caller, type Permission, requirePermission } from './auth.ts';
 import { operationGroup } from './operation.ts';
@@ -37,9 +37,7 @@ function tenantKey(key: Caller, permission: Permission): string {
   if (!(permission === 'webhooks:read' && key.scopes.includes('webhooks:manage')))
     requirePermission(key, permission);
   if (key.identity_ids) {
-    throw new PmailError('permission_denied', 'Webhook endpoints need a tenant-level key.', {
-      details: { required: permission, reason: 'tenant_key_required' },
-    });
+    throw tenantKeyRequired(permission);
   }
   return ownTenant(key, 'Webhook endpoints');
 }

@@ -1,4 +1,4 @@
-import { PmailError } from './errors.ts';
+import { notPendingApproval, type PmailError } from './errors.ts';
 import type { Identity, MessageRecord } from './model.ts';
 import { type ContactCounts, canonicalAddress, isKnownRecipient } from './suppressions.ts';
 
@@ -53,9 +53,7 @@ export function approvalNeeded(
 /** 409 `not_pending_approval` with the message's current state, unless it still waits for approval. */
 export function checkPendingApproval(m: MessageRecord): void {
   if (m.status === 'pending_approval') return;
-  throw new PmailError('not_pending_approval', 'This message is not waiting for approval.', {
-    details: { status: m.status, status_reason: m.status_reason ?? null },
-  });
+  throw notPendingApproval(m.status, m.status_reason ?? null);
 }
 
 /**

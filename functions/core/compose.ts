@@ -1,4 +1,4 @@
-import { type FieldError, PmailError } from './errors.ts';
+import { type FieldError, invalidContent } from './errors.ts';
 import {
   BASE64_PATTERN,
   MAX_ATTACHMENTS,
@@ -407,6 +407,6 @@ export function checkContent(input: ContentInput): void {
     }
   }
   if (errors.length > 0) {
-    throw new PmailError('invalid_request', 'The message content is not valid.', { details: { errors } });
+    throw invalidContent(errors);
   }
 }

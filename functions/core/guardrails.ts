@@ -1,8 +1,9 @@
 import {
+  draftOnlyLocked,
   guardrailLocked,
   identityCapAboveCeiling,
   keyOutlivesCaller,
-  PmailError,
+  type PmailError,
   permissionDenied,
 } from './errors.ts';
 import { type KeyScope, PERMISSION_LEVELS, type Permission } from './keys.ts';
@@ -194,11 +195,6 @@ export function liftRefusal(
 export function approveRefusal(key: Pick<KeyScope, 'level' | 'sends_need_approval'>): PmailError | undefined {
   return key.sends_need_approval ? draftOnlyLocked(key.level, 'approve a send') : undefined;
 }
-
-const draftOnlyLocked = (level: KeyLevel, what: string) =>
-  new PmailError('guardrail_locked', `A draft-only key cannot ${what}: its sends need approval.`, {
-    details: { change: 'key.sends_need_approval', required_level: 'tenant', key_level: level },
-  });
 
 /** The permissions a key may put on a new key of `level` (what the console offers). */
 export function grantablePermissions(

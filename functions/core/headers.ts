@@ -1,4 +1,4 @@
-import { type FieldError, PmailError } from './errors.ts';
+import { type FieldError, headerNotAllowed, invalidHeaders } from './errors.ts';
 import { utf8Length } from './reply.ts';
 
 /**
@@ -57,9 +57,7 @@ export function validateCustomHeaders(
         : 'only X-* names and Importance, Priority, Sensitivity, Keywords, Comments, Organization are allowed',
     }));
   if (notAllowed.length > 0) {
-    throw new PmailError('header_not_allowed', 'A custom header is not allowed.', {
-      details: { errors: notAllowed },
-    });
+    throw headerNotAllowed(notAllowed);
   }
 
   const byLower = new Map<string, string>();
@@ -111,6 +109,4 @@ function isAllowedName(name: string): boolean {
   return X_NAME.test(name) && name.length <= MAX_HEADER_NAME_BYTES && !RESERVED.test(name);
 }
 
-function invalid(errors: FieldError[]): PmailError {
-  return new PmailError('invalid_request', 'A custom header is not valid.', { details: { errors } });
-}
+const invalid = invalidHeaders;

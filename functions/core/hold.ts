@@ -1,4 +1,4 @@
-import { PmailError } from './errors.ts';
+import { notHeld } from './errors.ts';
 import type { HeldReason, HoldPolicy, MessageRecord, ReceivePolicy } from './model.ts';
 import { canonicalAddress } from './recipients.ts';
 import { type ContactCounts, isKnownRecipient } from './suppressions.ts';
@@ -132,9 +132,7 @@ export const isHeld = (m: Pick<MessageRecord, 'held'>): boolean => m.held !== un
 /** 409 message_not_held: release and delete act on held mail only. */
 export function checkHeld(m: MessageRecord): void {
   if (isHeld(m)) return;
-  throw new PmailError('message_not_held', 'This message is not held.', {
-    details: { direction: m.direction, status: m.status },
-  });
+  throw notHeld(m.direction, m.status);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { keyNotFound, PmailError } from './errors.ts';
+import { keyNotFound, keyTooWide, permissionsNotForLevel } from './errors.ts';
 import type { ApiKeyDefinition, ApiKeyRecord, KeyLevel } from './model.ts';
 
 /**
@@ -120,15 +120,7 @@ export function checkPermissionsForLevel(level: KeyLevel, permissions: readonly 
     (p) => !(PERMISSION_LEVELS[p as Permission] as readonly KeyLevel[] | undefined)?.includes(level),
   );
   if (refused.length > 0) {
-    throw new PmailError('invalid_request', `A ${level} key cannot hold ${refused.join(', ')}.`, {
-      details: {
-        reason: 'permission_not_allowed_for_level',
-        errors: refused.map((p) => ({
-          path: 'permissions',
-          message: `${p} is not allowed on a ${level} key`,
-        })),
-      },
-    });
+    throw permissionsNotForLevel(level, refused);
   }
 }
 
@@ -153,8 +145,6 @@ export function notWider(caller: KeyScope, target: Pick<KeyScope, 'level' | 'sco
 export function checkKeyAccess(caller: KeyScope, target: KeyScope): void {
   if (!reaches(caller, target)) throw keyNotFound();
   if (caller.key_id !== target.key_id && !notWider(caller, target)) {
-    throw new PmailError('key_scope_exceeded', 'This key is wider than the calling key.', {
-      details: { level: target.level },
-    });
+    throw keyTooWide(target.level);
   }
 }

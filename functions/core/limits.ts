@@ -1,4 +1,4 @@
-import { PmailError } from './errors.ts';
+import { idempotencyKeyRequired, invalidIdempotencyKey } from './errors.ts';
 
 /**
  * The send path's limits, defined once: the request schemas (functions/api/send.schema.ts), the
@@ -73,15 +73,11 @@ export const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
  */
 export function checkIdempotencyKey(key: string | undefined, required: boolean): string | undefined {
   if (key === undefined) {
-    if (required) throw new PmailError('idempotency_key_required', 'A send needs an Idempotency-Key header.');
+    if (required) throw idempotencyKeyRequired();
     return undefined;
   }
   if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new PmailError(
-      'invalid_idempotency_key',
-      'The Idempotency-Key must be 1–255 printable ASCII characters.',
-      { details: { pattern: IDEMPOTENCY_KEY_PATTERN.source } },
-    );
+    throw invalidIdempotencyKey(IDEMPOTENCY_KEY_PATTERN.source);
   }
   return key;
 }

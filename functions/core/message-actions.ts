@@ -1,4 +1,4 @@
-import { NotCancelableError, PmailError } from './errors.ts';
+import { NotCancelableError, notRetryable, notUncertain, resolveRequired } from './errors.ts';
 import type { MessageRecord } from './model.ts';
 import { withoutBackoffReason } from './send-attempt.ts';
 
@@ -44,13 +44,7 @@ export function resolveMessage(m: MessageRecord, outcome: 'sent' | 'not_sent', n
     !deliveries.some((d) => d.status === 'uncertain') ||
     (outcome === 'not_sent' && reported)
   ) {
-    const message =
-      m.status === 'uncertain' && reported
-        ? 'A provider event already reported on this message: it was sent, and cannot be resolved as not sent.'
-        : 'Only an uncertain message can be resolved.';
-    throw new PmailError('not_uncertain', message, {
-      details: { status: m.status, ...(m.status === 'uncertain' ? { provider_reported: reported } : {}) },
-    });
+    throw notUncertain(m.status, reported);
   }
   const status = outcome === 'sent' ? 'submitted' : 'failed';
   return {
@@ -97,13 +91,7 @@ export function retryMessage(
   executionFor: (n: number) => string,
 ): RetryDecision {
   if (m.status === 'uncertain' || (m.status === 'failed' && WAS_UNCERTAIN.has(m.status_reason ?? ''))) {
-    throw new PmailError(
-      'resolve_required',
-      'This message is or was uncertain: resolve it, never retry it.',
-      {
-        details: { status: m.status, status_reason: m.status_reason ?? null },
-      },
-    );
+    throw resolveRequired(m.status, m.status_reason ?? null);
   }
   if (m.status === 'failed' && RETRYABLE_FAILURES.has(m.status_reason ?? '')) {
     const n = (m.dispatch?.n ?? m.dispatch_n ?? 1) + 1;
@@ -131,11 +119,5 @@ export function retryMessage(
   }
   // Idempotent for the operator: a message a retry already re-queued answers its state.
   if (m.retry && m.status !== 'failed') return { type: 'current' };
-  throw new PmailError(
-    'not_retryable',
-    'Only a failed message whose failure was not a refusal can be retried.',
-    {
-      details: { status: m.status, status_reason: m.status_reason ?? null },
-    },
-  );
+  throw notRetryable(m.status, m.status_reason ?? null);
 }

@@ -1,4 +1,4 @@
-import { identityNotFound, PmailError } from './errors.ts';
+import { identityNotFound, identityOwnerRequired, identityPaused, tenantSuspended } from './errors.ts';
 import type { Identity, Tenant } from './model.ts';
 
 /**
@@ -10,19 +10,15 @@ export function checkSender(tenant: Tenant, identity: Identity): void {
   if (identity.status === 'deleting' || identity.status === 'deleted') {
     throw identityNotFound();
   }
-  if (tenant.status === 'suspended') throw new PmailError('tenant_suspended', 'The tenant is suspended.');
+  if (tenant.status === 'suspended') throw tenantSuspended();
   if (identity.status === 'paused') {
-    throw new PmailError('identity_paused', 'The identity is paused and cannot send.', {
-      details: { reason: identity.pause_reason ?? 'manual' },
-    });
+    throw identityPaused(identity.pause_reason ?? 'manual');
   }
   if (!identity.owner_name || !identity.owner_email) {
-    throw new PmailError('identity_owner_required', 'The identity has no accountable owner.', {
-      details: {
-        missing: [!identity.owner_name && 'owner_name', !identity.owner_email && 'owner_email'].filter(
-          Boolean,
-        ),
-      },
-    });
+    throw identityOwnerRequired(
+      [!identity.owner_name && 'owner_name', !identity.owner_email && 'owner_email'].filter(
+        (f) => f !== false,
+      ),
+    );
   }
 }

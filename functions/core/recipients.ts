@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url';
-import { type ErrorCode, type FieldError, PmailError } from './errors.ts';
+import { addressInvalid, addressUnsupported, noRecipients, tooManyRecipients } from './errors.ts';
 import type { Mailbox, RecipientField } from './model.ts';
 
 /** A recipient as the API takes it: a bare address or `{ address, name }`. */
@@ -40,17 +40,15 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 export function normaliseAddress(raw: string, path: string): string {
   const value = raw.trim();
   const at = value.lastIndexOf('@');
-  const fail = (code: ErrorCode, message: string) =>
-    new PmailError(code, message, { details: { errors: [{ path, message }] satisfies FieldError[] } });
-  if (at <= 0 || at === value.length - 1) throw fail('address_invalid', `${path} is not an email address`);
+  const fail = (message: string) => addressInvalid(path, message);
+  if (at <= 0 || at === value.length - 1) throw fail(`${path} is not an email address`);
   const local = value.slice(0, at);
   const domainInput = value.slice(at + 1);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: checking for non-ASCII on purpose
   if (/[^\x00-\x7F]/.test(local)) {
-    throw fail('address_unsupported', `${path} has a non-ASCII local part (SMTPUTF8 is not supported)`);
+    throw addressUnsupported(path, `${path} has a non-ASCII local part (SMTPUTF8 is not supported)`);
   }
-  if (!LOCAL_ATOM.test(local) || local.length > 64)
-    throw fail('address_invalid', `${path} has an invalid local part`);
+  if (!LOCAL_ATOM.test(local) || local.length > 64) throw fail(`${path} has an invalid local part`);
   const domain = domainToASCII(domainInput.toLowerCase());
   if (
     !domain ||
@@ -58,10 +56,10 @@ export function normaliseAddress(raw: string, path: string): string {
     !domain.includes('.') ||
     !domain.split('.').every((l) => LABEL.test(l))
   ) {
-    throw fail('address_invalid', `${path} has an invalid domain`);
+    throw fail(`${path} has an invalid domain`);
   }
   const address = `${local}@${domain}`;
-  if (address.length > 254) throw fail('address_invalid', `${path} is longer than 254 characters`);
+  if (address.length > 254) throw fail(`${path} is longer than 254 characters`);
   return address;
 }
 
@@ -94,9 +92,7 @@ export function normaliseRecipients(input: Partial<Record<RecipientField, Recipi
     });
   }
   if (out.length === 0) {
-    throw new PmailError('invalid_request', 'A message needs at least one recipient.', {
-      details: { errors: [{ path: 'to', message: 'at least one recipient in to, cc or bcc is required' }] },
-    });
+    throw noRecipients();
   }
   return out;
 }
@@ -108,9 +104,7 @@ export const HARD_MAX_RECIPIENTS = 49;
 export function checkRecipientCount(recipients: Recipient[], policyMax: number | undefined): void {
   const max = Math.min(policyMax ?? DEFAULT_MAX_RECIPIENTS, HARD_MAX_RECIPIENTS);
   if (recipients.length > max) {
-    throw new PmailError('too_many_recipients', `A message may have at most ${max} recipients.`, {
-      details: { max_recipients: max, count: recipients.length },
-    });
+    throw tooManyRecipients(max, recipients.length);
   }
 }
 

@@ -1,4 +1,4 @@
-import { PmailError } from './errors.ts';
+import { invalidQuery, ticketMismatch } from './errors.ts';
 import type { EventFilter } from './event-access.ts';
 import { EVENT_KEEP_MS } from './feed.ts';
 import { ID_PATTERNS } from './ids.ts';
@@ -75,19 +75,15 @@ export function parseTypes(csv: string | undefined): string[] | undefined {
   const patterns = [...new Set(csv.split(',').map((t) => t.trim()))];
   const bad = patterns.filter((t) => !TYPE_PATTERN.test(t));
   if (bad.length > 0 || patterns.length > STREAM_TYPES_MAX) {
-    throw new PmailError('invalid_request', 'The query is not valid.', {
-      details: {
-        errors: [
-          {
-            path: 'types',
-            message:
-              bad.length > 0
-                ? `not an event type or a prefix like message.*: ${bad.slice(0, 3).join(', ')}`
-                : `at most ${STREAM_TYPES_MAX} types`,
-          },
-        ],
+    throw invalidQuery([
+      {
+        path: 'types',
+        message:
+          bad.length > 0
+            ? `not an event type or a prefix like message.*: ${bad.slice(0, 3).join(', ')}`
+            : `at most ${STREAM_TYPES_MAX} types`,
       },
-    });
+    ]);
   }
   return patterns;
 }
@@ -108,12 +104,7 @@ export function ticketFilter(
     (k) => url[k] !== undefined && ticket[k] === undefined,
   );
   if (differs.length > 0 || widens.length > 0) {
-    throw new PmailError('invalid_request', 'The query is not valid.', {
-      details: {
-        reason: 'ticket_mismatch',
-        errors: [...differs, ...widens].map((k) => ({ path: k, message: 'not as the ticket was issued' })),
-      },
-    });
+    throw ticketMismatch([...differs, ...widens]);
   }
   return { ...ticket, ...(url.after !== undefined ? { after: url.after } : {}) };
 }

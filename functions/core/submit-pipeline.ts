@@ -8,7 +8,17 @@ import {
   serviceHeaderCount,
 } from './compose.ts';
 import { transportGap } from './domains.ts';
-import { messageNotFound, PmailError, threadNotFound } from './errors.ts';
+import {
+  autoReplyNotAllowed,
+  domainNotReady,
+  invalidField,
+  marketingSendIncomplete,
+  messageNotFound,
+  PmailError,
+  testModeRecipient,
+  threadNotFound,
+  transportUnavailable,
+} from './errors.ts';
 import { validateCustomHeaders } from './headers.ts';
 import { consentKindOf } from './job-kind.ts';
 import type {
@@ -333,11 +343,7 @@ function checkTestModeRecipients(s: SubmitSnapshot, recipients: Recipient[]): vo
     return !rec || rec.status === 'retired';
   });
   if (refused.length > 0) {
-    throw new PmailError(
-      'test_mode_recipient',
-      'A test tenant can send only to @simulator.invalid and to addresses of identities on this deployment.',
-      { details: { fields: refused.map((r) => r.field) } },
-    );
+    throw testModeRecipient(refused.map((r) => r.field));
   }
 }
 
@@ -352,12 +358,8 @@ function checkMarketing(body: SendCommand): void {
     https = false;
   }
   if (!https || !body.consent) {
-    throw new PmailError(
-      'marketing_requirements_missing',
-      'A marketing send needs unsubscribe.url (HTTPS) and consent.',
-      {
-        details: { missing: [!https && 'unsubscribe.url', !body.consent && 'consent'].filter(Boolean) },
-      },
+    throw marketingSendIncomplete(
+      [!https && 'unsubscribe.url', !body.consent && 'consent'].filter((f) => f !== false),
     );
   }
 }
@@ -379,9 +381,7 @@ function checkAutoReply(s: SubmitSnapshot, thread: ThreadItem | undefined): numb
             ? 'exchange_cap_reached'
             : undefined;
   if (reason) {
-    throw new PmailError('auto_reply_not_allowed', 'This automatic reply is not allowed.', {
-      details: { reason, ...(reason === 'exchange_cap_reached' ? { max_automatic_exchanges: max } : {}) },
-    });
+    throw autoReplyNotAllowed(reason, max);
   }
   return streak + 1;
 }
@@ -585,10 +585,7 @@ export function chooseFrom(
     (rec.status === 'active' ||
       (rec.status === 'retiring' && ctx.threaded && ctx.thread?.from_address?.toLowerCase() === rec.address));
   if (fromAddress) {
-    const invalid = (message: string) =>
-      new PmailError('invalid_request', message, {
-        details: { errors: [{ path: 'from_address', message }] },
-      });
+    const invalid = (message: string) => invalidField('from_address', message);
     let normalised: string;
     try {
       normalised = normaliseAddress(fromAddress, 'from_address');
@@ -626,18 +623,14 @@ export function checkSendingDomain(
   marketing: boolean,
 ): boolean {
   if (domain && (domain.state === 'pending' || domain.state === 'verifying')) {
-    throw new PmailError('domain_not_ready', 'The sending domain is not verified yet.', {
-      details: { domain: domain.domain, state: domain.state },
-    });
+    throw domainNotReady(domain.domain, domain.state);
   }
   if (tenant.mode === 'test') return false;
   const gap = transportGap(domain, marketing);
   if (!gap) return false;
   // A configuration not completed yet is held when the tenant says so.
   if (gap.holdable && tenant.policy?.unconfigured_transport === 'hold') return true;
-  throw new PmailError('transport_unavailable', 'The sending domain cannot send this message.', {
-    details: { reason: gap.reason },
-  });
+  throw transportUnavailable(gap.reason);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { domainToASCII } from 'node:url';
-import { type FieldError, PmailError } from './errors.ts';
+import { type FieldError, invalidListEntry, PmailError } from './errors.ts';
 import type { ConsentKind } from './job-kind.ts';
 import { canonicalAddress, normaliseAddress } from './recipients.ts';
 
@@ -82,10 +82,7 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
  * is 400 invalid_request with `details.errors[0].path = "entry"`.
  */
 export function normaliseListEntry(raw: string): string {
-  const fail = (message: string) =>
-    new PmailError('invalid_request', 'The list entry is not an address or @domain.', {
-      details: { errors: [{ path: 'entry', message }] satisfies FieldError[] },
-    });
+  const fail = invalidListEntry;
   const value = raw.trim();
   if (value.startsWith('@')) {
     const domain = domainToASCII(value.slice(1).toLowerCase());

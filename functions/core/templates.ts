@@ -1,7 +1,13 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import * as ajvFormats from 'ajv-formats';
 import Handlebars from 'handlebars';
-import { type FieldError, PmailError } from './errors.ts';
+import {
+  type FieldError,
+  invalidTemplate,
+  marketingTemplateWithoutUnsubscribe,
+  renderFailed,
+  variablesRefused,
+} from './errors.ts';
 import {
   MAX_PAYLOAD_ERRORS,
   MAX_SUBJECT_CHARS,
@@ -108,7 +114,7 @@ export function checkTemplateSource(t: TemplateSource): void {
     });
   errors.push(...schemaProblems(t.variables_schema));
   if (errors.length > 0) {
-    throw new PmailError('invalid_template', 'The template is not valid.', { details: { errors } });
+    throw invalidTemplate(errors);
   }
 }
 
@@ -155,9 +161,7 @@ export function checkVariables(
   variables: unknown,
 ): void {
   const refuse = (errors: PayloadError[]) =>
-    new PmailError('invalid_payload', "The variables do not match the template's schema.", {
-      details: { template: t.name, version: t.version, errors: errors.slice(0, MAX_PAYLOAD_ERRORS) },
-    });
+    variablesRefused(t.name, t.version, errors.slice(0, MAX_PAYLOAD_ERRORS));
   if (bytes(JSON.stringify(variables)) > MAX_TEMPLATE_VARIABLES_BYTES) {
     throw refuse([
       {
@@ -195,11 +199,7 @@ export function renderTemplate(
   opts: { unsubscribeUrl?: string } = {},
 ): Rendered {
   if (t.category === 'marketing' && !isHttpsUrl(opts.unsubscribeUrl)) {
-    throw new PmailError(
-      'marketing_requirements_missing',
-      'A marketing template cannot render without an HTTPS unsubscribe.url.',
-      { details: { missing: ['unsubscribe.url'], template: t.name } },
-    );
+    throw marketingTemplateWithoutUnsubscribe(t.name);
   }
   const data = { data: { unsubscribe_url: opts.unsubscribeUrl ?? '' } };
   const run = (src: string, forHtml: boolean) => {
@@ -208,20 +208,7 @@ export function renderTemplate(
     } catch {
       // A render that fails is a payload error, terminal. The engine's
       // message is not passed on: it could quote a variable.
-      throw new PmailError('invalid_payload', 'The template could not render with these variables.', {
-        details: {
-          template: t.name,
-          version: t.version,
-          errors: [
-            {
-              instance_path: '',
-              keyword: 'render',
-              schema_path: '#',
-              message: 'the template failed to render',
-            },
-          ],
-        },
-      });
+      throw renderFailed(t.name, t.version);
     }
   };
   const subject = run(t.subject, false)

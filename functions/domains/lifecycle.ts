@@ -4,7 +4,7 @@ import {
   nextDomainState,
   nextRelayDomainState,
 } from '../core/domains.ts';
-import { PmailError } from '../core/errors.ts';
+import { domainBusy, relayProbeUnavailable } from '../core/errors.ts';
 import type { DomainRecord } from '../core/model.ts';
 import type { Deps } from '../deps.ts';
 import { getDomain } from '../store/directory.store.ts';
@@ -56,7 +56,7 @@ export async function checkDomain(
     checked_at: now,
     updated_at: Math.max(now, (d.updated_at ?? 0) + 1),
   };
-  if (!(await saveDomain(deps.db, next, d.updated_at))) throw busy();
+  if (!(await saveDomain(deps.db, next, d.updated_at))) throw domainBusy();
   if (next.state !== d.state) {
     deps.log.info('domain state moved', {
       domain_id: d.id,
@@ -94,8 +94,7 @@ async function checkWithProvider(
     case 'ses':
       return nextDomainState(d, await ports.identities.get(d.domain, d.ses?.region));
     case 'smtp': {
-      if (!ports.probeSmtp)
-        throw new PmailError('unavailable', 'The SMTP relay probe is not available here.');
+      if (!ports.probeSmtp) throw relayProbeUnavailable();
       const probe = await ports.probeSmtp(d, ports.probeTimeoutMs ?? PROBE_TIMEOUT_MS.api);
       return nextRelayDomainState(d, probe);
     }
@@ -127,7 +126,7 @@ export async function removeDomain(
       state_reason: 'removed_by_api',
       updated_at: Math.max(deps.clock(), (current.updated_at ?? 0) + 1),
     };
-    if (!(await saveDomain(deps.db, removing, current.updated_at))) throw busy();
+    if (!(await saveDomain(deps.db, removing, current.updated_at))) throw domainBusy();
     current = removing;
   }
   if (current.transport === 'ses') await ports.identities.delete(current.domain, current.ses?.region);
@@ -138,14 +137,9 @@ export async function removeDomain(
     state: 'removed',
     updated_at: Math.max(deps.clock(), (current.updated_at ?? 0) + 1),
   };
-  if (!(await saveDomain(deps.db, removed, current.updated_at))) throw busy();
+  if (!(await saveDomain(deps.db, removed, current.updated_at))) throw domainBusy();
   return removed;
 }
-
-export const busy = () =>
-  new PmailError('unavailable', 'The domain changed while this request ran; retry.', {
-    details: { reason: 'domain_busy' },
-  });
 
 /**
  * The scheduled check (EventBridge, lib/domains.ts): every registered `ses` or `smtp` domain not

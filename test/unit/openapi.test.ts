@@ -382,6 +382,34 @@ const pipelineOf = (operationId: string) =>
         : true,
   );
 
+/** The codes each named error of functions/core/errors.ts builds, itself or through another it calls. */
+const CODES_OF_FACTORY: Map<string, Set<string>> = (() => {
+  const chunks = readFileSync(new URL('../../functions/core/errors.ts', import.meta.url), 'utf8')
+    .split(/\nexport (?:const|function|class) /)
+    .slice(1)
+    .map((c) => ({ name: /^\w+/.exec(c)![0], body: c }));
+  const own = new Map(
+    chunks.map(({ name, body }) => [
+      name,
+      [...body.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]).filter((w) => w in ERRORS),
+    ]),
+  );
+  return new Map(
+    chunks.map(({ name, body }) => {
+      const called = [...body.matchAll(/\b(\w+)\(/g)]
+        .map((m) => m[1])
+        .filter((f) => f !== name && own.has(f));
+      return [name, new Set([...own.get(name)!, ...called.flatMap((f) => own.get(f)!)])];
+    }),
+  );
+})();
+
+/** The error codes a source names: as literals, and through the named errors it calls. */
+const codesNamedBy = (source: string): string[] => [
+  ...[...source.matchAll(/'([a-z_]+)'/g)].map((m) => m[1]).filter((word) => word in ERRORS),
+  ...[...source.matchAll(/\b(\w+)\(/g)].flatMap((m) => [...(CODES_OF_FACTORY.get(m[1]) ?? [])]),
+];
+
 /** The sources of the submit path; every error code they name must be documented on a send. */
 const SUBMIT_SOURCES = [
   'functions/api/auth.ts',
@@ -914,9 +942,7 @@ describe('openapi.yaml send operations', () => {
   it('documents on some send operation every error code the submit path names', () => {
     const named = new Set(
       SUBMIT_SOURCES.flatMap((file) =>
-        [...readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').matchAll(/'([a-z_]+)'/g)]
-          .map((m) => m[1])
-          .filter((word) => word in ERRORS),
+        codesNamedBy(readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8')),
       ),
     );
     const documented = new Set(SEND_IDS.flatMap((id) => operation(id).op['x-error-codes'] ?? []));

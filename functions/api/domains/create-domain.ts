@@ -8,7 +8,7 @@ import {
   sesDnsRecords,
   toDomainView,
 } from '../../core/domains.ts';
-import { PmailError } from '../../core/errors.ts';
+import { domainExists } from '../../core/errors.ts';
 import type { DomainRecord } from '../../core/model.ts';
 import { checkDomain } from '../../domains/lifecycle.ts';
 import { createDomain } from '../../store/domains.store.ts';
@@ -95,9 +95,7 @@ export const createDomainRoute: DomainsRoute = {
       updated_at: now,
     });
     if ((await createDomain(deps.db, domain)) === 'exists') {
-      throw new PmailError('domain_exists', 'This domain is already a sending domain of a tenant.', {
-        details: { name: body.name },
-      });
+      throw domainExists(body.name);
     }
     if (body.transport === 'smtp') {
       // The secret is written only once the name is this tenant's (never over another's).

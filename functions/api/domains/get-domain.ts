@@ -1,5 +1,5 @@
 import { DOMAIN_ID_PATTERN, toDomainView } from '../../core/domains.ts';
-import { PmailError } from '../../core/errors.ts';
+import { domainNotFound } from '../../core/errors.ts';
 import type { DomainRecord } from '../../core/model.ts';
 import type { Db } from '../../store/db.ts';
 import { getTenantDomain } from '../../store/domains.store.ts';
@@ -21,6 +21,6 @@ export async function domainOf(db: Db, tenantId: string, domainId: string): Prom
   const d = DOMAIN_ID_PATTERN.test(domainId ?? '')
     ? await getTenantDomain(db, tenantId, domainId)
     : undefined;
-  if (!d) throw new PmailError('domain_not_found', 'No domain with this id in this tenant.');
+  if (!d) throw domainNotFound();
   return d;
 }

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import * as z from 'zod';
-import { invalidRequest, PmailError, relayCredentialsUnavailable } from '../../core/errors.ts';
+import { invalidRequest, relayCredentialsUnavailable, relaySecretNotStored } from '../../core/errors.ts';
 import type { DomainRecord, SmtpDomainSettings } from '../../core/model.ts';
 import { RELAY_HOST_PATTERN, relayPortAllowed, relayTargetAllowed } from '../../core/relay-address.ts';
 import type { Deps } from '../../deps.ts';
@@ -93,9 +93,7 @@ export async function storeSecret(
     await writeSmtpSecret(ports.secrets, ports.secretPrefix, d.domain, secret);
   } catch (err) {
     deps.log.warn('relay secret not stored', { domain_id: d.id, error: String((err as Error)?.name) });
-    throw new PmailError('unavailable', 'The relay credentials could not be stored; retry with PATCH.', {
-      details: { reason: 'secret_store_unavailable' },
-    });
+    throw relaySecretNotStored();
   }
 }
 

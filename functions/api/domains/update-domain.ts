@@ -5,9 +5,8 @@ import {
   SMTP_PROBE_PENDING,
   toDomainView,
 } from '../../core/domains.ts';
-import { domainRemoved, invalidRequest } from '../../core/errors.ts';
+import { domainBusy, domainRemoved, invalidRequest } from '../../core/errors.ts';
 import type { DomainRecord } from '../../core/model.ts';
-import { busy } from '../../domains/lifecycle.ts';
 import { saveDomain } from '../../store/domains.store.ts';
 import { bodyOf, json } from '../http.ts';
 import { parseBody } from '../parse.ts';
@@ -60,7 +59,7 @@ export const updateDomainRoute: DomainsRoute = {
       next.state_reason = SMTP_PROBE_PENDING;
       await storeSecret(deps, ports, d, body.smtp);
     }
-    if (!(await saveDomain(deps.db, next, d.updated_at))) throw busy();
+    if (!(await saveDomain(deps.db, next, d.updated_at))) throw domainBusy();
     return json(200, toDomainView(next), requestId);
   },
 };

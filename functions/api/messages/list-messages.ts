@@ -1,10 +1,13 @@
 import * as z from 'zod';
 import { loadBodies } from '../../bodies/read-bodies.ts';
 import {
+  filtersWithAfter,
+  invalidAfter,
   invalidCursor,
   invalidQuery,
   messageNotFound,
-  PmailError,
+  statusWithAfter,
+  threadIdWithoutAfter,
   threadNotFound,
 } from '../../core/errors.ts';
 import { encodeFollowCursor, type FollowPosition, parseAfter } from '../../core/follow.ts';
@@ -52,28 +55,14 @@ export const listMessagesRoute: ScopedRoute = {
     }
     const filter = listFilterOf(q.data);
     if (q.data.after !== undefined && anyFilter(filter)) {
-      throw new PmailError(
-        'invalid_request',
-        'The filters select a page of the list, not a read on from `after`.',
-        {
-          details: {
-            errors: [
-              { path: 'after', message: 'not with label, from, to, subject, since, until, has_attachment' },
-            ],
-          },
-        },
-      );
+      throw filtersWithAfter();
     }
     if (q.data.after !== undefined && q.data.status !== undefined) {
-      throw new PmailError('invalid_request', 'status filters the list, not a read on from `after`.', {
-        details: { errors: [{ path: 'status', message: 'not with after' }] },
-      });
+      throw statusWithAfter();
     }
     if (q.data.after !== undefined) return json(200, await readOn(deps, identity.id, q.data, key), requestId);
     if (q.data.thread_id !== undefined) {
-      throw new PmailError('invalid_request', 'thread_id filters a read on from `after`.', {
-        details: { errors: [{ path: 'thread_id', message: 'use with after' }] },
-      });
+      throw threadIdWithoutAfter();
     }
     const cursor = q.data.cursor ? decodeCursor(q.data.cursor) : undefined;
     const list = { direction: q.data.direction, status: q.data.status, range: messageIdBounds(filter) };
@@ -108,13 +97,7 @@ export const listMessagesRoute: ScopedRoute = {
 async function readOn(deps: BaseDeps, identityId: string, q: ListQuery, key: { scopes: readonly string[] }) {
   const parsed = parseAfter(q.after ?? '');
   if (!parsed || q.cursor !== undefined) {
-    throw new PmailError('invalid_request', 'after is not a message id or a cursor of a read on.', {
-      details: {
-        errors: [
-          { path: 'after', message: 'a message id, or `after` from a previous answer (not with cursor)' },
-        ],
-      },
-    });
+    throw invalidAfter();
   }
   const cursorThread = parsed.type === 'cursor' ? parsed.position.thread : undefined;
   const [start, thread] = await Promise.all([

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PmailError } from '../../core/errors.ts';
+import { PmailError, streamTicketUnusable } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/fingerprint.ts';
 import { maySeeHeld } from '../../core/hold.ts';
 import { ID_PATTERNS } from '../../core/ids.ts';
@@ -96,9 +96,7 @@ async function byTicket(
 ): Promise<{ key: Caller; hash: string; wanted: StreamFilter & { after?: string } }> {
   const used = await redeemTicket(deps.db, sha256Hex(ticket), connectionId, deps.clock());
   if (typeof used === 'string') {
-    throw new PmailError('unauthenticated', 'This stream ticket cannot be used.', {
-      details: { reason: `ticket_${used}` },
-    });
+    throw streamTicketUnusable(used);
   }
   const key = await admitCaller(deps, await getApiKey(deps.db, used.key_hash), used.key_hash);
   const wanted = ticketFilter({ ...used.filter, ...(used.after ? { after: used.after } : {}) }, asked);

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PmailError } from '../../core/errors.ts';
+import { templateExists, templateLimitReached } from '../../core/errors.ts';
 import { MAX_TEMPLATES_PER_TENANT, TEMPLATE_NAME_PATTERN } from '../../core/limits.ts';
 import { checkTemplateSource, toTemplateView } from '../../core/templates.ts';
 import { createTemplate } from '../../store/templates.store.ts';
@@ -29,14 +29,8 @@ export const createTemplateRoute: TemplatesRoute = {
       { ...source, tenant_id: tenantId, name, created_at: now, updated_at: now },
       MAX_TEMPLATES_PER_TENANT,
     );
-    if ('refused' in out && out.refused === 'exists')
-      throw new PmailError('template_exists', 'A template with this name exists in this tenant.', {
-        details: { template: name },
-      });
-    if ('refused' in out)
-      throw new PmailError('template_limit_reached', 'This tenant has as many templates as it may keep.', {
-        details: { limit: MAX_TEMPLATES_PER_TENANT },
-      });
+    if ('refused' in out && out.refused === 'exists') throw templateExists(name);
+    if ('refused' in out) throw templateLimitReached(MAX_TEMPLATES_PER_TENANT);
     return json(201, toTemplateView(out.created), requestId);
   },
 };

@@ -1,4 +1,4 @@
-import { PmailError } from '../../core/errors.ts';
+import { suppressionNotFound } from '../../core/errors.ts';
 import { normaliseAddress } from '../../core/recipients.ts';
 import { addressHash } from '../../core/suppressions.ts';
 import { deleteSuppression } from '../../store/suppressions.store.ts';
@@ -10,7 +10,7 @@ export const deleteSuppressionRoute: TenantRoute = {
   handle: async (deps, { tenantId, params, requestId }) => {
     const address = normaliseAddress(params.address, 'address');
     const deleted = await deleteSuppression(deps.db, tenantId, addressHash(deps.config.hashKey, address));
-    if (!deleted) throw new PmailError('suppression_not_found', 'This address is not suppressed.');
+    if (!deleted) throw suppressionNotFound();
     return noContent(requestId);
   },
 };

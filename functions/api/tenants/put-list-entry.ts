@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { invalidRequest, PmailError } from '../../core/errors.ts';
+import { invalidRequest, listEntryConflict } from '../../core/errors.ts';
 import { normaliseListEntry, toListEntryView } from '../../core/suppressions.ts';
 import { putListEntry } from '../../store/send-lists.store.ts';
 import { bodyOf, json } from '../http.ts';
@@ -29,9 +29,7 @@ export const putListEntryRoute: TenantRoute = {
     const unauthenticated = body.unauthenticated === true;
     const out = await putListEntry(deps.db, tenantId, list, entry, now, { unauthenticated });
     if (!out.created && (out.entry.unauthenticated === true) !== unauthenticated)
-      throw new PmailError('list_entry_conflict', 'The entry is on the list with another unauthenticated.', {
-        details: { entry: toListEntryView(out.entry) },
-      });
+      throw listEntryConflict(toListEntryView(out.entry));
     return json(out.created ? 201 : 200, toListEntryView(out.entry), requestId);
   },
 };

@@ -1,5 +1,5 @@
 import { loadBody } from '../../bodies/read-bodies.ts';
-import { messageNotFound, PmailError } from '../../core/errors.ts';
+import { attachmentNotFound, messageNotFound } from '../../core/errors.ts';
 import { attachmentDisposition, servedAttachmentType } from '../../core/inbound.ts';
 import { attachmentIndex } from '../../core/message-view.ts';
 import { readAttachment } from '../../inbound/attachment.ts';
@@ -22,8 +22,7 @@ export const getAttachmentRoute: IdentityRoute<DepsFor<'api-threads'>> = {
     const parsed = m.direction === 'outbound' || m.inbound?.parse === 'parsed';
     const raw = listed && parsed ? await deps.blobs.get(m.raw_key) : undefined;
     const bytes = raw && listed ? await readAttachment(raw.body, index!, all) : undefined;
-    if (!listed || !bytes)
-      throw new PmailError('attachment_not_found', 'No attachment with this id on this message.');
+    if (!listed || !bytes) throw attachmentNotFound();
     return {
       statusCode: 200,
       headers: {

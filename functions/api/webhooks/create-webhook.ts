@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
-import { PmailError } from '../../core/errors.ts';
+import { webhookLimitReached } from '../../core/errors.ts';
 import {
   formatSecret,
   sealSecret,
@@ -72,13 +72,7 @@ export const createWebhookRoute: WebhooksRoute = {
     const sealed = sealSecret(deps.config.hashKey, secretAad(tenantId, id), secret, randomBytes(12));
     const out = await createWebhook(deps.db, { ...endpoint, secret_sealed: sealed }, WEBHOOK_LIMIT);
     if (!out.created) {
-      throw new PmailError(
-        'webhook_limit_reached',
-        `A tenant has at most ${WEBHOOK_LIMIT} webhook endpoints.`,
-        {
-          details: { limit: WEBHOOK_LIMIT },
-        },
-      );
+      throw webhookLimitReached(WEBHOOK_LIMIT);
     }
     return json(201, { ...toWebhookView(endpoint), secret }, requestId);
   },

@@ -1,4 +1,4 @@
-import { PmailError } from '../../core/errors.ts';
+import { webhookDisabled } from '../../core/errors.ts';
 import { testEventData, WEBHOOK_TEST_EVENT } from '../../core/webhooks.ts';
 import { putTestEvent } from '../../store/webhook-deliveries.store.ts';
 import { json } from '../http.ts';
@@ -14,9 +14,7 @@ export const testWebhookRoute: WebhooksRoute = {
   handle: async (deps, { key, tenantId, params, requestId }) => {
     const endpoint = await endpointOf(deps.db, tenantId, params.webhook_id);
     if (endpoint.status !== 'active') {
-      throw new PmailError('webhook_disabled', 'This webhook endpoint is disabled; it receives no events.', {
-        details: { disabled_reason: endpoint.disabled_reason ?? null },
-      });
+      throw webhookDisabled(endpoint.disabled_reason ?? null);
     }
     const event = {
       id: `evt_${deps.newId()}`,
