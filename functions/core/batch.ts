@@ -1,4 +1,4 @@
-import { type FieldError, invalidRequest } from './errors.ts';
+import { type FieldError, invalidBatch, invalidRequest } from './errors.ts';
 import { IDEMPOTENCY_KEY_PATTERN, MAX_BATCH_MESSAGES, MAX_BATCH_RECIPIENTS } from './limits.ts';
 
 /**
@@ -59,7 +59,7 @@ export function parseBatch(value: unknown): BatchItem[] {
       message: `at most ${MAX_BATCH_RECIPIENTS} recipients across the batch (this one names ${recipients})`,
     });
   }
-  if (errors.length > 0) throw invalidRequest(errors, 'The batch is not valid; no message of it was sent.');
+  if (errors.length > 0) throw invalidBatch(errors);
   return items;
 }
 

@@ -603,6 +603,39 @@ export const notPendingApproval = (status: string, statusReason: string | null) 
     details: { status, status_reason: statusReason },
   });
 
+/* Bodies and paths refused as a whole (their fields in `details.errors`). */
+
+/** A relay host or port outside what pmail connects to (core/relay-address.ts). */
+export const relayRefused = (path: string, message: string) =>
+  invalidRequest([{ path, message }], 'The relay is not allowed.');
+
+export const suppressionExpiryPast = () =>
+  invalidRequest(
+    [{ path: 'expires_at', message: 'must be a time in the future' }],
+    'expires_at must be in the future.',
+  );
+
+/** A `…/lists/{direction}/{kind}` path naming no list. */
+export const invalidList = (errors: FieldError[]) => invalidRequest(errors, 'The list is not valid.');
+
+/** A policy whose identity cap is above its tenant cap. */
+export const identityCapAboveTenantCap = (tenantCap: number) =>
+  invalidRequest(
+    [{ path: 'identity_daily_send_cap', message: `must be at most ${tenantCap}` }],
+    'identity_daily_send_cap cannot exceed daily_send_cap.',
+  );
+
+/** A batch refused whole: nothing of it was sent. */
+export const invalidBatch = (errors: FieldError[]) =>
+  invalidRequest(errors, 'The batch is not valid; no message of it was sent.');
+
+/** A label change naming the same labels in `add` and in `remove`. */
+export const labelAddedAndRemoved = (labels: string[]) =>
+  invalidRequest(
+    labels.map((l) => ({ path: 'remove', message: `"${l}" is also in add` })),
+    'A label is both added and removed.',
+  );
+
 /**
  * A cancel refused (the message is past queued, claimed, or partly sent). A class, so a caller that
  * cancels on its own account (the claim's re-check) steers on it rather than on the code.

@@ -1,4 +1,4 @@
-import { type FieldError, invalidLabel, invalidRequest, tooManyLabels } from './errors.ts';
+import { type FieldError, invalidLabel, labelAddedAndRemoved, tooManyLabels } from './errors.ts';
 import { MAX_LABEL_CHARS, MAX_LABELS } from './limits.ts';
 
 /**
@@ -42,10 +42,7 @@ export function checkLabelChange(change: LabelChange): void {
   if (errors.length) throw invalidLabel(errors);
   const both = change.add.filter((l) => change.remove.includes(l));
   if (both.length) {
-    throw invalidRequest(
-      both.map((l) => ({ path: 'remove', message: `"${l}" is also in add` })),
-      'A label is both added and removed.',
-    );
+    throw labelAddedAndRemoved(both);
   }
 }
 

@@ -10,7 +10,9 @@ import { ERRORS } from '../../functions/api/http.ts';
  * errors.ts, this fails on:
  *   - `new PmailError(…)` or a class extending PmailError;
  *   - a code of the error table (ERRORS in functions/api/http.ts) handed to a call or a `new`, or
- *     given as an object's `code`: a refusal built by hand under another name.
+ *     given as an object's `code`: a refusal built by hand under another name;
+ *   - `invalidRequest(errors, text)`: a refusal's text written outside errors.ts (`invalidRequest(errors)`
+ *     alone, the fields a schema refused under the one generic text, is the named refusal).
  * Reading a code (`err.code === 'thread_busy'`, a `case`) is not building one.
  */
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -52,6 +54,9 @@ function buildsRefusal(n: ts.Node): string | undefined {
   if (ts.isHeritageClause(n) && n.types.some((t) => t.expression.getText() === 'PmailError')) {
     return 'extends PmailError';
   }
+  if (ts.isCallExpression(n) && n.expression.getText() === 'invalidRequest' && n.arguments.length > 1) {
+    return 'invalidRequest with a text of its own';
+  }
   if (!isCodeLiteral(n)) return undefined;
   const p = n.parent;
   if ((ts.isCallExpression(p) || ts.isNewExpression(p)) && p.arguments?.includes(n as ts.Expression)) {
@@ -91,6 +96,8 @@ describe('refusals by name', () => {
       "const e = refuse('thread_busy', 'Busy.');",
       "const body = { code: 'rate_limited', message: 'Slow down.' };",
       'class Mine extends PmailError {}',
+      "throw invalidRequest(errors, 'The list is bad.');",
+      'throw invalidRequest(zodErrors(parsed.error));',
       "if (err.code === 'thread_busy') retry();",
       "switch (err.code) { case 'daily_cap_reached': break; }",
       "const key = 'message_not_found';",
@@ -102,6 +109,7 @@ describe('refusals by name', () => {
       "functions/api/x.ts:3 code 'thread_busy' handed to a call",
       "functions/api/x.ts:4 code 'rate_limited' as an object's code",
       'functions/api/x.ts:5 extends PmailError',
+      'functions/api/x.ts:6 invalidRequest with a text of its own',
     ]);
   });
 

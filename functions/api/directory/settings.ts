@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { DEFAULT_BOUNCE_RATE_PAUSE, DEFAULT_COMPLAINT_RATE_PAUSE } from '../../core/abuse.ts';
 import { effectivePolicy, toTenantView } from '../../core/admin-views.ts';
-import { invalidRequest } from '../../core/errors.ts';
+import { identityCapAboveTenantCap } from '../../core/errors.ts';
 import type { Tenant, TenantPolicy } from '../../core/model.ts';
 import { DEFAULT_IDENTITY_DAILY_CAP, DEFAULT_TENANT_DAILY_CAP } from '../../core/quota.ts';
 import { DEFAULT_MAX_RECIPIENTS, HARD_MAX_RECIPIENTS } from '../../core/recipients.ts';
@@ -74,11 +74,7 @@ export const timezone = z
 export function checkPolicy(p: TenantPolicy): void {
   const tenantCap = p.daily_send_cap ?? POLICY_DEFAULTS.daily_send_cap;
   const identityCap = p.identity_daily_send_cap ?? POLICY_DEFAULTS.identity_daily_send_cap;
-  if (identityCap > tenantCap)
-    throw invalidRequest(
-      [{ path: 'identity_daily_send_cap', message: `must be at most ${tenantCap}` }],
-      'identity_daily_send_cap cannot exceed daily_send_cap.',
-    );
+  if (identityCap > tenantCap) throw identityCapAboveTenantCap(tenantCap);
 }
 
 export const tenantView = (t: Tenant) => toTenantView(t, effectivePolicy(t.policy ?? {}, POLICY_DEFAULTS));

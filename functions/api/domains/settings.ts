@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import * as z from 'zod';
-import { invalidRequest, relayCredentialsUnavailable, relaySecretNotStored } from '../../core/errors.ts';
+import { relayCredentialsUnavailable, relayRefused, relaySecretNotStored } from '../../core/errors.ts';
 import type { DomainRecord, SmtpDomainSettings } from '../../core/model.ts';
 import { RELAY_HOST_PATTERN, relayPortAllowed, relayTargetAllowed } from '../../core/relay-address.ts';
 import type { Deps } from '../../deps.ts';
@@ -107,8 +107,7 @@ const defaultResolve = async (host: string): Promise<string[]> =>
  */
 export async function checkRelayHost(ports: DomainsApiPorts, smtp: SmtpSettingsBody): Promise<void> {
   if (ports.allowLocalRelays) return;
-  const refuse = (message: string, path = 'smtp.host') =>
-    invalidRequest([{ path, message }], 'The relay is not allowed.');
+  const refuse = (message: string, path = 'smtp.host') => relayRefused(path, message);
   const port = relayPortAllowed(smtp.port);
   if (!port.ok) throw refuse(port.detail, 'smtp.port');
   let addresses: string[];

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { invalidRequest } from '../../core/errors.ts';
+import { suppressionExpiryPast } from '../../core/errors.ts';
 import { normaliseAddress } from '../../core/recipients.ts';
 import {
   API_SUPPRESSION_REASONS,
@@ -36,10 +36,7 @@ export const createSuppressionRoute: TenantRoute = {
     const address = normaliseAddress(body.address, 'address');
     const expiresAt = body.expires_at === undefined ? undefined : Date.parse(body.expires_at);
     if (expiresAt !== undefined && expiresAt <= now) {
-      throw invalidRequest(
-        [{ path: 'expires_at', message: 'must be a time in the future' }],
-        'expires_at must be in the future.',
-      );
+      throw suppressionExpiryPast();
     }
     const out = await putSuppressionIfAbsent(
       deps.db,

@@ -1,4 +1,4 @@
-import { invalidRequest } from '../../core/errors.ts';
+import { invalidList } from '../../core/errors.ts';
 import { LIST_DIRECTIONS, LIST_KINDS, type ListDirection, type ListKind } from '../../core/suppressions.ts';
 
 /** The list a path names (`…/lists/{direction}/{kind}`); 400 invalid_request for any other. */
@@ -8,6 +8,6 @@ export function listKind(direction: string, kind: string): { direction: ListDire
     errors.push({ path: 'direction', message: 'must be send or receive' });
   if (!(LIST_KINDS as readonly string[]).includes(kind))
     errors.push({ path: 'kind', message: 'must be block or allow' });
-  if (errors.length > 0) throw invalidRequest(errors, 'The list is not valid.');
+  if (errors.length > 0) throw invalidList(errors);
   return { direction: direction as ListDirection, kind: kind as ListKind };
 }
