@@ -6,7 +6,9 @@ import {
   keptChanging,
   messageNotFound,
   NotCancelableError,
+  notUncertain,
   PmailError,
+  tenantKeyRequired,
 } from '../../functions/core/errors.ts';
 import { cancelMessage } from '../../functions/core/message-actions.ts';
 import { outboundMessage } from '../support/records.ts';
@@ -36,6 +38,26 @@ describe('named errors', () => {
       message: 'The tenant kept changing; retry.',
       retryAfter: 1,
     });
+  });
+
+  it('one text for a change only a tenant-level key may make, whichever route refuses it', () => {
+    expect(tenantKeyRequired('domains:write')).toMatchObject({
+      code: 'permission_denied',
+      message: 'The domains:write permission needs a tenant-level key.',
+      details: { required: 'domains:write', reason: 'tenant_key_required' },
+    });
+    expect(tenantKeyRequired('webhooks:read').message).toBe(
+      'The webhooks:read permission needs a tenant-level key.',
+    );
+  });
+
+  it('a refused resolve says whether a provider already reported the message sent', () => {
+    expect(notUncertain('uncertain', true)).toMatchObject({
+      message: expect.stringMatching(/^A provider event already reported/),
+      details: { status: 'uncertain', provider_reported: true },
+    });
+    expect(notUncertain('uncertain', false).message).toBe('Only an uncertain message can be resolved.');
+    expect(notUncertain('submitted', false).details).toEqual({ status: 'submitted' });
   });
 
   it('a refused cancel is a NotCancelableError, a PmailError with code not_cancelable', () => {
