@@ -102,7 +102,8 @@ export function invalidRequest(errors: FieldError[], message = 'The request body
 }
 
 /*
- * Named errors: a refusal raised in more than one place is built here, so its text is written once.
+ * Named errors: every refusal is built here, one function per kind, so its code, text and details are
+ * written once (test/unit/refusals-by-name.test.ts fails on one built elsewhere).
  */
 
 export const routeNotFound = () => new PmailError('route_not_found', 'No such route.');
