@@ -3,6 +3,7 @@ import { mintKey } from '../admin/keys.ts';
 import { createTenant } from '../admin/tenants.ts';
 import { permissionsOf } from '../core/keys.ts';
 import type { DomainRecord, Identity, Tenant } from '../core/model.ts';
+import { DEFAULT_TIMEZONE } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { putDomain } from '../store/directory.store.ts';
 import { updateIdentityFields } from '../store/identities.store.ts';
