@@ -1,7 +1,7 @@
 import { keptChanging, PmailError, policyVersionConflict, tenantNotFound } from '../core/errors.ts';
 import type { Tenant, TenantPolicy } from '../core/model.ts';
-import { mergePolicy, type PolicyPatch } from '../core/tenant-policy.ts';
 import { DEFAULT_TIMEZONE } from '../core/quota.ts';
+import { mergePolicy, type PolicyPatch } from '../core/tenant-policy.ts';
 import type { Deps } from '../deps.ts';
 import { auditPut } from '../store/audit-log.store.ts';
 import {

@@ -6,7 +6,13 @@ import {
   rejectMessage,
 } from '../core/approval.ts';
 import { derivedEventId } from '../core/delivery-outbox.ts';
-import { dailyCapReached, messageNotFound, PmailError, rateLimited, refusedAtApproval } from '../core/errors.ts';
+import {
+  dailyCapReached,
+  messageNotFound,
+  PmailError,
+  rateLimited,
+  refusedAtApproval,
+} from '../core/errors.ts';
 import { aboutMessage } from '../core/event-access.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';

@@ -339,8 +339,7 @@ export async function completeIdempotency(
       if (!isOutcomeUnknown(err)) throw err;
       const seen = await readItem(db, args.identityId, args.keyHash);
       if (seen?.message_id !== args.messageId) return false;
-      if (seen.state === 'completed')
-        return !!seen.response && decodeAnswer(seen.response) === args.response;
+      if (seen.state === 'completed') return !!seen.response && decodeAnswer(seen.response) === args.response;
       if (send >= SENDS) throw err;
     }
   }
