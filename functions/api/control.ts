@@ -1,5 +1,5 @@
 import { canonicalJson } from '../core/canonical-json.ts';
-import { PmailError, requestInProgress } from '../core/errors.ts';
+import { idempotencyConflict, requestInProgress } from '../core/errors.ts';
 import { sha256Hex } from '../core/fingerprint.ts';
 import { checkIdempotencyKey } from '../core/limits.ts';
 import type { Deps } from '../deps.ts';
@@ -42,8 +42,7 @@ export async function idempotentControl(
   const found = await reserveControl(deps.db, c);
   if (found.type === 'replay')
     return json(found.status, JSON.parse(found.body), requestId, { 'idempotent-replayed': 'true' });
-  if (found.type === 'conflict')
-    throw new PmailError('idempotency_conflict', 'This Idempotency-Key was used with another request.');
+  if (found.type === 'conflict') throw idempotencyConflict();
   if (found.type === 'in_progress') throw requestInProgress();
   let used = false;
   try {

@@ -44,7 +44,7 @@ export async function seedTestTenant(
     slug: `${opts.tenant?.slug ?? 'local'}-${deps.newId().slice(-12)}`,
     name: opts.tenant?.name ?? 'Local test tenant',
     mode: opts.mode ?? 'test',
-    timezone: opts.timezone ?? 'UTC',
+    timezone: opts.timezone ?? DEFAULT_TIMEZONE,
     policy: opts.policy ?? {},
   });
   const domain = opts.domain ?? `t${tenant.id.slice(-8)}.pmail.test`;
