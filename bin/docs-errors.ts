@@ -25,7 +25,7 @@ export function errorsMarkdown(): string {
     '{',
     '  "error": {',
     '    "code": "idempotency_conflict",',
-    '    "message": "This Idempotency-Key was used with another request.",',
+    '    "message": "This Idempotency-Key was used for a different request.",',
     '    "retryable": false,',
     '    "fix": "…",',
     '    "request_id": "req_…",',

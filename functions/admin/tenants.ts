@@ -1,5 +1,6 @@
 import { keptChanging, policyVersionConflict, tenantExists, tenantNotFound } from '../core/errors.ts';
 import type { Tenant, TenantPolicy } from '../core/model.ts';
+import { DEFAULT_TIMEZONE } from '../core/quota.ts';
 import { mergePolicy, type PolicyPatch } from '../core/tenant-policy.ts';
 import type { Deps } from '../deps.ts';
 import { auditPut } from '../store/audit-log.store.ts';
@@ -37,7 +38,7 @@ export async function createTenant(
     name: input.name,
     mode: input.mode,
     status: 'active',
-    timezone: input.timezone ?? 'UTC',
+    timezone: input.timezone ?? DEFAULT_TIMEZONE,
     policy: mergePolicy({}, (input.policy ?? {}) as PolicyPatch),
     policy_version: 1,
     created_at: now,

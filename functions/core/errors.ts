@@ -139,6 +139,12 @@ export const webhookNotFound = () => new PmailError('webhook_not_found', 'No web
 export const requestInProgress = () =>
   new PmailError('request_in_progress', 'A request with this Idempotency-Key is still running.');
 
+/** The Idempotency-Key was used for another request (its original message, when it names one). */
+export const idempotencyConflict = (originalMessageId?: string) =>
+  new PmailError('idempotency_conflict', 'This Idempotency-Key was used for a different request.', {
+    details: originalMessageId ? { original_message_id: originalMessageId } : {},
+  });
+
 /** A body that does not parse as JSON. */
 export const invalidJson = () =>
   invalidRequest([{ path: '', message: 'not valid JSON' }], 'The request body is not valid JSON.');
@@ -177,6 +183,56 @@ export const notAttempted = () =>
 export const messageTooLarge = (sizeBytes: number, maxBytes: number) =>
   new PmailError('message_too_large', 'The composed message is larger than the transport limit.', {
     details: { size_bytes: sizeBytes, max_bytes: maxBytes },
+  });
+
+/** A send's `send_at` in the past or beyond the schedule limit (core/limits.ts › MAX_SCHEDULE_MS). */
+export const invalidSendAt = () =>
+  new PmailError('invalid_request', 'send_at must be in the future and at most 30 days ahead.', {
+    details: { errors: [{ path: 'send_at', message: 'in the future, at most 30 days ahead' }] },
+  });
+
+/** A `dry_run` query parameter other than true or false. */
+export const invalidDryRun = () =>
+  new PmailError('invalid_request', 'dry_run must be true or false.', {
+    details: { errors: [{ path: 'dry_run', message: 'true or false' }] },
+  });
+
+/** The identity's rate window is full; the same key may be retried after `retryAfter` seconds. */
+export const rateLimited = (retryAfter: number) =>
+  new PmailError('rate_limited', 'Too many sends for this identity; wait and retry with the same key.', {
+    retryAfter,
+    details: { retry_after: retryAfter },
+  });
+
+/** The identity's or the tenant's daily cap (`limit`) is reached until `resetsAt`, the local midnight. */
+export const dailyCapReached = (scope: 'identity' | 'tenant', limit: number, resetsAt: number, now: number) =>
+  new PmailError('daily_cap_reached', `The ${scope}'s daily send cap is reached.`, {
+    retryAfter: Math.max(1, Math.ceil((resetsAt - now) / 1000)),
+    details: { cap: scope, limit, resets_at: new Date(resetsAt).toISOString() },
+  });
+
+/** Another message of the thread held its lock for longer than a send waits. */
+export const threadBusy = (retryAfter: number) =>
+  new PmailError('thread_busy', 'Another message of this thread is being sent.', {
+    retryAfter,
+    details: { retry_after: retryAfter },
+  });
+
+/** A dry run naming a recipient on the send-block list. */
+export const recipientBlocked = (recipients: { address: string; field: string }[]) =>
+  new PmailError('recipient_blocked', 'A recipient is on the send-block list.', { details: { recipients } });
+
+/** A dry run whose every recipient is suppressed. */
+export const allRecipientsSuppressed = (recipients: unknown[]) =>
+  new PmailError('all_recipients_suppressed', 'Every recipient is suppressed; nothing would be sent.', {
+    details: { recipients },
+  });
+
+/** A check's refusal at approval, answered with the message as the refusal left it. */
+export const refusedAtApproval = (err: PmailError, message: unknown) =>
+  new PmailError(err.code, err.message, {
+    retryAfter: err.retryAfter,
+    details: { ...(err.details ?? {}), message },
   });
 
 /** An item that kept moving under a read-then-write; the client retries (`what`: "key", "tenant", …). */
@@ -309,10 +365,6 @@ export const invalidIdempotencyKey = (pattern: string) =>
   new PmailError('invalid_idempotency_key', 'The Idempotency-Key must be 1–255 printable ASCII characters.', {
     details: { pattern },
   });
-
-/** The Idempotency-Key's first request was another one (another body, route or caller). */
-export const idempotencyConflict = (details?: Record<string, unknown>) =>
-  new PmailError('idempotency_conflict', 'This Idempotency-Key was used with another request.', { details });
 
 /** A stream opened with a ticket asking, on its URL, for other than the ticket holds. */
 export const ticketMismatch = (paths: readonly string[]) =>

@@ -6,6 +6,15 @@ export const DEFAULT_TENANT_DAILY_CAP = 10_000;
 export const DEFAULT_IDENTITY_DAILY_CAP = 1_000;
 export const WARNING_THRESHOLDS = [80, 100] as const;
 
+/** The time zone of a tenant created without one: its days are counted in UTC. */
+export const DEFAULT_TIMEZONE = 'UTC';
+
+/**
+ * How long a day's counter item outlives the day's end before its TTL deletes it: long enough for
+ * a cancel or a late quota warning to find the day it counts on.
+ */
+export const COUNTER_KEEP_MS = 48 * 3600_000;
+
 /**
  * The tenant's day allowance is leased to identities in blocks (store/quota.store.ts): a send counts
  * on its identity's counter item, and only every block's first send writes the tenant's item. A
@@ -107,4 +116,18 @@ export function crossedThresholds(before: number, after: number, cap: number): n
 export function possibleLocalDays(now: number): string[] {
   const utcDay = (t: number) => new Date(t).toISOString().slice(0, 10);
   return [...new Set([now - 12 * 3600_000, now, now + 14 * 3600_000].map(utcDay))];
+}
+
+/** The day a send is counted on: the tenant's local day, when its caps reset, when its counter item expires. */
+export interface CounterDay {
+  day: string;
+  resetsAt: number;
+  expiresAt: number;
+}
+
+/** The counter day of `now` in the tenant's time zone (DEFAULT_TIMEZONE when it has none). */
+export function counterDay(now: number, timeZone: string | undefined): CounterDay {
+  const tz = timeZone || DEFAULT_TIMEZONE;
+  const resetsAt = nextLocalMidnight(now, tz);
+  return { day: localDay(now, tz), resetsAt, expiresAt: resetsAt + COUNTER_KEEP_MS };
 }

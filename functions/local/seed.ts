@@ -3,6 +3,7 @@ import { mintKey } from '../admin/keys.ts';
 import { createTenant } from '../admin/tenants.ts';
 import { permissionsOf } from '../core/keys.ts';
 import type { DomainRecord, Identity, Tenant } from '../core/model.ts';
+import { DEFAULT_TIMEZONE } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { putDomain } from '../store/directory.store.ts';
 import { updateIdentityFields } from '../store/identities.store.ts';
@@ -43,7 +44,7 @@ export async function seedTestTenant(
     slug: `${opts.tenant?.slug ?? 'local'}-${deps.newId().slice(-12)}`,
     name: opts.tenant?.name ?? 'Local test tenant',
     mode: opts.mode ?? 'test',
-    timezone: opts.timezone ?? 'UTC',
+    timezone: opts.timezone ?? DEFAULT_TIMEZONE,
     policy: opts.policy ?? {},
   });
   const domain = opts.domain ?? `t${tenant.id.slice(-8)}.pmail.test`;

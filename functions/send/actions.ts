@@ -4,7 +4,7 @@ import { sha256Hex } from '../core/fingerprint.ts';
 import { cancelMessage, resolveMessage, retryMessage } from '../core/message-actions.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { MessageRecord, Tenant } from '../core/model.ts';
-import { localDay } from '../core/quota.ts';
+import { counterDay } from '../core/quota.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { auditPut } from '../store/audit-log.store.ts';
@@ -94,7 +94,7 @@ export async function cancelSend(
  */
 async function giveBackDailyCount(deps: Pick<Deps, 'db' | 'log'>, tenant: Tenant, m: MessageRecord) {
   try {
-    const day = m.quota_day ?? localDay(m.created_at, tenant.timezone || 'UTC');
+    const day = m.quota_day ?? counterDay(m.created_at, tenant.timezone).day;
     await releaseSend(deps.db, {
       tenantId: tenant.id,
       identityId: m.identity_id,

@@ -6,12 +6,18 @@ import {
   rejectMessage,
 } from '../core/approval.ts';
 import { derivedEventId } from '../core/delivery-outbox.ts';
-import { messageNotFound, PmailError } from '../core/errors.ts';
+import {
+  dailyCapReached,
+  messageNotFound,
+  PmailError,
+  rateLimited,
+  refusedAtApproval,
+} from '../core/errors.ts';
 import { aboutMessage } from '../core/event-access.ts';
 import { toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
 import { checkSender } from '../core/policy.ts';
-import { localDay, nextLocalMidnight } from '../core/quota.ts';
+import { counterDay } from '../core/quota.ts';
 import { domainOf } from '../core/recipients.ts';
 import { suppressAtSend } from '../core/send-attempt.ts';
 import { capsFor, checkSendingDomain } from '../core/submit-pipeline.ts';
@@ -25,7 +31,6 @@ import { getOutboundMessage, mutateMessage } from '../store/messages.store.ts';
 import { rateRetryAfter, releaseSend, reserveSend } from '../store/quota.store.ts';
 import { getSuppressionsFor } from '../store/suppressions.store.ts';
 import { executionName, startExecution } from './dispatcher.ts';
-import { capReached, rateLimited } from './submit.ts';
 
 /**
  * POST …/messages/{id}/approve and …/reject (docs/guides/sending.md › Approval before a send); the
@@ -222,19 +227,14 @@ type Counters = { tenantId: string; identityId: string; day: string; now: number
  */
 async function countApproval(deps: Pick<Deps, 'db' | 'clock' | 'newId'>, d: Decision): Promise<Counters> {
   const started = deps.clock();
-  const tz = d.tenant.timezone || 'UTC';
-  const resetsAt = nextLocalMidnight(started, tz);
-  const counters = {
-    tenantId: d.tenant.id,
-    identityId: d.identity.id,
-    day: localDay(started, tz),
-    now: started,
-  };
+  const { day, resetsAt, expiresAt } = counterDay(started, d.tenant.timezone);
+  const counters = { tenantId: d.tenant.id, identityId: d.identity.id, day, now: started };
   const caps = capsFor(d.tenant, d.identity);
-  const reserved = await reserveSend(deps.db, { ...counters, expiresAt: resetsAt + 48 * 3600_000, caps });
+  const reserved = await reserveSend(deps.db, { ...counters, expiresAt, caps });
   if (!reserved.ok) {
     if (reserved.refused === 'rate') throw rateLimited(rateRetryAfter(started));
-    throw await refused(deps, d, capReached(reserved.refused, caps, resetsAt, started));
+    const scope = reserved.refused;
+    throw await refused(deps, d, dailyCapReached(scope, caps[scope], resetsAt, started));
   }
   return counters;
 }
@@ -286,8 +286,5 @@ async function refused(
     type: 'message.failed',
     data: { reason: err.code, at_approval: true },
   }));
-  return new PmailError(err.code, err.message, {
-    retryAfter: err.retryAfter,
-    details: { ...(err.details ?? {}), message: toApiMessage(after) },
-  });
+  return refusedAtApproval(err, toApiMessage(after));
 }

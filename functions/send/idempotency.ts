@@ -1,10 +1,10 @@
-import { PmailError, requestInProgress } from '../core/errors.ts';
+import { requestInProgress } from '../core/errors.ts';
+import { storedAnswer } from '../core/idempotency.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import {
   abandonIdempotency,
   completeIdempotency,
-  type Lookup,
   lookupIdempotency,
   type Reserved,
   releaseIdempotency,
@@ -22,26 +22,6 @@ export interface KeyRef {
   fingerprint: string;
 }
 
-/**
- * The stored answer of a completed key with the same fingerprint (replay it), undefined when the
- * key is free; a different request under the key is 409 idempotency_conflict, a running one 409
- * request_in_progress.
- */
-export function storedAnswer(lookup: Lookup): string | undefined {
-  switch (lookup.type) {
-    case 'absent':
-      return undefined;
-    case 'replay':
-      return lookup.response;
-    case 'conflict':
-      throw new PmailError('idempotency_conflict', 'This Idempotency-Key was used for a different request.', {
-        details: lookup.message_id ? { original_message_id: lookup.message_id } : {},
-      });
-    case 'in_progress':
-      throw requestInProgress();
-  }
-}
-
 /** Step 1: a consistent read of the key; its stored answer, or undefined when it is free. */
 export async function lookupKey(deps: Pick<Deps, 'db' | 'clock'>, key: KeyRef): Promise<string | undefined> {
   return storedAnswer(
@@ -54,7 +34,7 @@ export async function lookupKey(deps: Pick<Deps, 'db' | 'clock'>, key: KeyRef): 
  * carries the message id it mints). `reserved` when this request now owns the key, with the
  * message id to write (kept from an earlier owner whose lease passed: `attempt` > 0); `replay` with
  * the stored answer when a request with the same body completed it in between; throws as
- * `storedAnswer` for a conflict or a request still running.
+ * core/idempotency.ts › `storedAnswer` for a conflict or a request still running.
  */
 export async function reserveKey(
   deps: Pick<Deps, 'db' | 'clock'>,

@@ -1,4 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterLostTakeover, afterRefusedPut, type KeyVerdict, keyVerdict } from '../core/idempotency.ts';
 import type { Db } from './db.ts';
 import { conditionally, isConditionFailed, isOutcomeUnknown, oldItem } from './db.ts';
 import { keys } from './table-keys.ts';
@@ -33,28 +34,12 @@ export interface IdempotencyItem {
   expires_at: number;
 }
 
-export type Lookup =
-  | { type: 'absent' }
-  | { type: 'replay'; response: string; message_id: string }
-  | { type: 'conflict'; message_id?: string }
-  | { type: 'in_progress' };
-
-/** A key's item decided on (the first read's, or the one a refused put returned). */
-export function evaluate(item: IdempotencyItem | undefined, fingerprint: string, now: number): Lookup {
-  if (!item || item.expires_at <= now) return { type: 'absent' };
-  if (item.state === 'completed') {
-    if (item.fingerprint === fingerprint) {
-      return {
-        type: 'replay',
-        response: gunzipSync(item.response!).toString('utf8'),
-        message_id: item.message_id!,
-      };
-    }
-    return { type: 'conflict', message_id: item.message_id };
-  }
-  if ((item.lease_until ?? 0) > now) return { type: 'in_progress' };
-  return { type: 'absent' };
+/** The core's verdict (core/idempotency.ts) on a key's item as stored: its answer decoded when replayed. */
+export function verdictOf(item: IdempotencyItem | undefined, fingerprint: string, now: number): KeyVerdict {
+  return keyVerdict(item, fingerprint, now, () => decodeAnswer(item!.response!));
 }
+
+const decodeAnswer = (response: Uint8Array) => gunzipSync(response).toString('utf8');
 
 export async function lookupIdempotency(
   db: Db,
@@ -62,13 +47,13 @@ export async function lookupIdempotency(
   keyHash: string,
   fingerprint: string,
   now: number,
-): Promise<Lookup> {
+): Promise<KeyVerdict> {
   const out = await db.get({
     TableName: db.table,
     Key: keys.idempotency(identityId, keyHash),
     ConsistentRead: true,
   });
-  return evaluate(out.Item as IdempotencyItem | undefined, fingerprint, now);
+  return verdictOf(out.Item as IdempotencyItem | undefined, fingerprint, now);
 }
 
 /** The key is ours: `message_id` (a send's) minted now or kept from an owner whose lease passed. */
@@ -106,7 +91,7 @@ const heldBy = (item: IdempotencyItem | undefined, owner: string): boolean =>
  * (the earlier owner may have written that message, or may still: one id, one message). A takeover
  * by a different request (another fingerprint) of a key that already names a message is a
  * conflict: that message may exist, and its request is not this one. Losing returns what the
- * winner left, decided as the first read's item is (`evaluate`).
+ * winner left, decided as the first read's item is (`verdictOf`).
  *
  * Both writes recognise their own earlier send by the request's token, `owner` (docs/lost-answers.md):
  * the put is a create, sent again after a lost answer, and a refusal whose item this request holds
@@ -126,15 +111,12 @@ export async function reserveIdempotency(
     /** A send's message id, minted by the caller; stored with the reservation. */
     messageId?: string;
   },
-): Promise<Reserved | Lookup> {
+): Promise<Reserved | KeyVerdict> {
   const put = await putReservation(db, args);
   if (put.type === 'reserved') return put;
   const { old } = put;
-  const lookup = evaluate(old, args.fingerprint, args.now);
-  if (lookup.type !== 'absent' || !old) return lookup.type === 'absent' ? { type: 'in_progress' } : lookup;
-  // An in-progress item whose lease has passed.
-  if (old.message_id && old.fingerprint !== args.fingerprint) return { type: 'conflict' };
-  return takeOver(db, args, old);
+  const next = afterRefusedPut(old, args.fingerprint, args.now, () => decodeAnswer(old!.response!));
+  return next.type === 'take_over' ? takeOver(db, args, old!) : next;
 }
 
 /**
@@ -197,7 +179,7 @@ async function putReservation(
 }
 
 /** The takeover of an in-progress key whose lease has passed: it keeps the key's message id. */
-async function takeOver(db: Db, args: ReserveArgs, old: OwnedItem): Promise<Reserved | Lookup> {
+async function takeOver(db: Db, args: ReserveArgs, old: OwnedItem): Promise<Reserved | KeyVerdict> {
   const { identityId, keyHash, fingerprint, owner, now } = args;
   const kept = old.message_id ?? args.messageId;
   const attempt = (old.attempt ?? 0) + 1;
@@ -238,9 +220,8 @@ async function takeOver(db: Db, args: ReserveArgs, old: OwnedItem): Promise<Rese
       } else if (isConditionFailed(err)) {
         seen = oldItem<IdempotencyItem>(err);
       } else throw err;
-      const again = evaluate(seen, fingerprint, now);
       // Another request took it over first (or it changed as a lease ran out): it runs.
-      return again.type === 'absent' ? { type: 'in_progress' } : again;
+      return afterLostTakeover(verdictOf(seen, fingerprint, now));
     }
   }
 }
@@ -358,8 +339,7 @@ export async function completeIdempotency(
       if (!isOutcomeUnknown(err)) throw err;
       const seen = await readItem(db, args.identityId, args.keyHash);
       if (seen?.message_id !== args.messageId) return false;
-      if (seen.state === 'completed')
-        return !!seen.response && gunzipSync(seen.response).toString('utf8') === args.response;
+      if (seen.state === 'completed') return !!seen.response && decodeAnswer(seen.response) === args.response;
       if (send >= SENDS) throw err;
     }
   }

@@ -252,7 +252,7 @@ describe('layers', () => {
   it('reads the whole import graph', () => {
     expect(FILES.length).toBeGreaterThan(100);
     expect(
-      graph.some((e) => e.from === 'functions/send/submit.ts' && e.to === 'functions/core/errors.ts'),
+      graph.some((e) => e.from === 'functions/send/submit/decide.ts' && e.to === 'functions/core/errors.ts'),
     ).toBe(true);
   });
 

@@ -18,15 +18,6 @@ import { ERRORS } from '../../functions/api/http.ts';
 const ROOT = resolve(import.meta.dirname, '../..');
 const ERRORS_FILE = 'functions/core/errors.ts';
 
-/** Files moved by the submit restructure, which converts their refusals to factories itself. */
-const MOVED_BY_SUBMIT_RESTRUCTURE = [
-  'functions/send/',
-  'functions/api/messages/submit.ts',
-  'functions/api/messages/send-message.ts',
-  'functions/api/messages/send-batch.ts',
-  'functions/store/idempotency.store.ts',
-];
-
 const CODES = new Set(Object.keys(ERRORS));
 
 /** Calls whose argument shares a code's spelling but names something else, and why. */
@@ -41,9 +32,7 @@ function sources(dir: string): string[] {
     .map((f) => join(dir, f));
 }
 
-const FILES = ['functions', 'bin', 'console/src']
-  .flatMap(sources)
-  .filter((f) => f !== ERRORS_FILE && !MOVED_BY_SUBMIT_RESTRUCTURE.some((m) => f.startsWith(m)));
+const FILES = ['functions', 'bin', 'console/src'].flatMap(sources).filter((f) => f !== ERRORS_FILE);
 
 const isCodeLiteral = (n: ts.Node): n is ts.StringLiteralLike =>
   ts.isStringLiteralLike(n) && CODES.has(n.text);
