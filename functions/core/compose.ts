@@ -81,13 +81,13 @@ export interface ComposeInput {
   /** Already through validateCustomHeaders (headers.ts). */
   customHeaders?: Record<string, string>;
   signature?: { text?: string; html?: string };
-  /** The identity's ai_disclosure (E8). */
+  /** The identity's ai_disclosure. */
   disclosure?: { mode: 'footer' | 'header' | 'none'; text: string };
-  /** kind: marketing (G9, FR-OUT-8): the HTTPS one-click URL and an optional mailto address. */
+  /** kind: marketing: the HTTPS one-click URL and an optional mailto address. */
   marketing?: { url: string; mailto?: string };
-  /** kind: auto_reply: Auto-Submitted: auto-replied (FR-OUT-7). */
+  /** kind: auto_reply: Auto-Submitted: auto-replied. */
   autoReply?: boolean;
-  /** operation forward: the original message (C6). */
+  /** operation forward: the original message. */
   forward?: ForwardedMessage;
   /** operation forward: the original's attachments to attach again (include_attachments). */
   forwardAttachments?: AttachmentInput[];
@@ -140,7 +140,7 @@ export function composePlan(input: ComposeInput): ComposePlan {
     sig?.html ?? (sig?.text !== undefined ? escapeHtml(sig.text).replace(/\n/g, '<br>') : undefined);
   if (sigHtml) appendHtmlPart(SIGNATURE_HTML_SEPARATOR + sigHtml);
 
-  // 3. AI disclosure (E8).
+  // 3. AI disclosure.
   if (input.disclosure?.mode === 'footer' && input.disclosure.text) {
     appendText(`\n\n${input.disclosure.text}`);
     appendHtmlPart(`<p>${escapeHtml(input.disclosure.text)}</p>`);

@@ -123,7 +123,7 @@ export interface SubmitReads {
 export interface SubmitDecision {
   messageId: string;
   threadId: string;
-  /** A reply, reply-all, forward or a send with thread_id: takes the thread lock (C4). */
+  /** A reply, reply-all, forward or a send with thread_id: takes the thread lock. */
   threaded: boolean;
   target?: MessageRecord;
   thread?: ThreadItem;
@@ -543,7 +543,7 @@ function composeDecision(s: SubmitSnapshot, d: Decided): SubmitDecision {
   };
 }
 
-/** The daily caps of a send (step 18): the identity's own, else the tenant policy's, else the defaults. */
+/** The daily caps of a send (counted after the checks: docs/architecture.md › The submit path, step 4): the identity's own, else the tenant policy's, else the defaults. */
 export function capsFor(tenant: Tenant, identity: Identity): { tenant: number; identity: number } {
   const policy = tenant.policy ?? {};
   return {
@@ -553,7 +553,7 @@ export function capsFor(tenant: Tenant, identity: Identity): { tenant: number; i
 }
 
 /**
- * The References of a threaded message (C2): the thread's chain when it has one, else the answered
+ * The References of a threaded message: the thread's chain when it has one, else the answered
  * message's own chain; the answered message's id is always in it. Trimmed to 2,048 bytes.
  */
 export function referencesFor(thread: ThreadItem | undefined, target: MessageRecord | undefined): string[] {
@@ -564,7 +564,7 @@ export function referencesFor(thread: ThreadItem | undefined, target: MessageRec
 }
 
 /**
- * Step 13 (FR-OUT-5, C3): a plain send uses from_address (an active address of the identity) or the
+ * Check 13, the From: a plain send uses from_address (an active address of the identity) or the
  * primary. On a thread, from_address may also be a retiring address the thread already uses;
  * without it the thread keeps its From, or a reply uses the address the counterparty wrote to.
  */
@@ -673,7 +673,7 @@ export function threadTokenReplyTo(
 const RISKY_NAME = /\.(exe|com|bat|cmd|scr|js|jse|vbs|vbe|wsf|msi|ps1|jar|hta|lnk)$/i;
 const RISKY_TYPE = /javascript|x-msdownload|x-sh\b/i;
 
-/** C6: the forwarded original as composed, and the attachments attached again (include_attachments). */
+/** A forward: the original as composed, and the attachments attached again (include_attachments). */
 function forwardedParts(original: MessageRecord, content: ForwardedContent, body: SendCommand) {
   return {
     original: {

@@ -143,7 +143,7 @@ export interface RecipientFilterContext {
   elective: boolean;
   /** Tenant policy `send_allowlist_only`. */
   allowlistOnly: boolean;
-  /** Identity `send_policy.require_known_recipient` (E2). */
+  /** Identity `send_policy.require_known_recipient`. */
   requireKnownRecipient: boolean;
   /** The suppression found for each recipient address. */
   suppressions: ReadonlyMap<string, Pick<Suppression, 'reason' | 'expires_at' | 'elective'>>;

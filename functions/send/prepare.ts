@@ -56,7 +56,7 @@ export type LoadedSubmit = Omit<SubmitSnapshot, 'ulid'>;
 export interface Prepared {
   messageId: string;
   threadId: string;
-  /** A reply, reply-all, forward or a send with thread_id: takes the thread lock (C4). */
+  /** A reply, reply-all, forward or a send with thread_id: takes the thread lock. */
   threaded: boolean;
   target?: MessageRecord;
   thread?: ThreadItem;
@@ -342,7 +342,7 @@ async function loadThreadRoot(
   return root?.thread_id === threadId && !isHeld(root) ? root : undefined;
 }
 
-/** C6: a forwarded message's body and attachments, parsed from its stored MIME (missing: empty). */
+/** A forwarded message's body and attachments, parsed from its stored MIME (missing: empty). */
 async function loadForwarded(deps: PreparePorts, original: MessageRecord): Promise<ForwardedContent> {
   const raw = await deps.blobs.get(original.raw_key);
   // mailparser (with libmime's charset tables) loads on the first forward of a container only.
