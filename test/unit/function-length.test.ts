@@ -20,9 +20,6 @@ const CONSOLE_PAGE =
 const CLI_TABLE = "the CLI's commander table: one statement per command, read as a list";
 /** `file › name` → why it may be longer. */
 const EXCEPTIONS: Readonly<Record<string, string>> = {
-  'functions/core/ses-events.ts › normaliseSes': "one switch over SES's event types, a case per type",
-  'functions/core/cf-outcome.ts › classifyCloudflare':
-    "one decision table over Cloudflare's answers, a row per answer, read top to bottom",
   'functions/local/mx.ts › startLocalMx':
     "the local MX's smtp-server options: one object of callbacks sharing the server's state",
   'functions/local/dynamodb-local.ts › startDynamoDbLocal':
@@ -31,12 +28,8 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
     'its refusals are moved into named factories in a change of its own, which shortens it',
   'functions/store/inbound.store.ts › storeInbound':
     'a write protocol with its lost-answer tests (docs/lost-answers.md): changed only with them',
-  'functions/adapters/ses-identities.ts › sesIdentities':
-    "a port's adapter: one object of the port's methods around one SES client",
   'functions/core/headers.ts › validateCustomHeaders':
     'its refusals are moved into named factories in a change of its own, which shortens it',
-  'functions/store/blobs.ts › folderBlobStore':
-    "a port's adapter: one object of the port's methods around one folder",
   'console/src/pages/message.tsx › MessagePage': CONSOLE_PAGE,
   'console/src/pages/messages.tsx › Messages': CONSOLE_PAGE,
   'console/src/pages/suppressions.tsx › Suppressions': CONSOLE_PAGE,
