@@ -20,10 +20,6 @@ const CONSOLE_PAGE =
 const CLI_TABLE = "the CLI's commander table: one statement per command, read as a list";
 /** `file › name` → why it may be longer. */
 const EXCEPTIONS: Readonly<Record<string, string>> = {
-  'functions/local/mx.ts › startLocalMx':
-    "the local MX's smtp-server options: one object of callbacks sharing the server's state",
-  'functions/local/dynamodb-local.ts › startDynamoDbLocal':
-    'starts a child process and waits for it: the start, the wait and the stop share its handle',
   'functions/admin/identities.ts › createIdentity':
     'its refusals are moved into named factories in a change of its own, which shortens it',
   'functions/store/inbound.store.ts › storeInbound':
@@ -46,8 +42,6 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   'bin/cli/program.ts › controlCommands': CLI_TABLE,
   'bin/cli/local.ts › start':
     '`npm start` wires the local runtime, its ports and its shutdown in order; the CLI changes in parallel',
-  'bin/cli/admin.ts › adminBootstrap':
-    'reads the table, refuses or mints and prints, in one order the command documents',
 };
 
 const key = (f: FunctionLength) => `${f.file} › ${f.name}`;
