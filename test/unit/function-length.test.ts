@@ -40,8 +40,6 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   'console/src/main.tsx › App': "the console's routes: one table of pages, moved with the pages",
   'bin/cli/program.ts › mailCommands': CLI_TABLE,
   'bin/cli/program.ts › controlCommands': CLI_TABLE,
-  'bin/cli/local.ts › start':
-    '`npm start` wires the local runtime, its ports and its shutdown in order; the CLI changes in parallel',
 };
 
 const key = (f: FunctionLength) => `${f.file} › ${f.name}`;
