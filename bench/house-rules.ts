@@ -8,6 +8,25 @@ import { join, relative } from 'node:path';
 /** The longest a function may be, in lines (its signature to its closing brace). */
 export const FUNCTION_LINES = 60;
 
+/** Where comments, test titles and docs are read for citations (folders and files of the repository). */
+export const PROSE = [
+  'functions',
+  'lib',
+  'bin',
+  'docs',
+  'openapi.yaml',
+  'statemachines',
+  'deploy',
+  'README.md',
+  'CONTRIBUTING.md',
+  'bench',
+  'console/src',
+  'packages/client/src',
+  'packages/client/README.md',
+  '.ci',
+  'test',
+] as const;
+
 /** Citations of documents a reader of the repository cannot open: a specification, its seeds, its design file. */
 export const OUTSIDE_CITATIONS: readonly RegExp[] = [
   /\bDESIGN\b/,
