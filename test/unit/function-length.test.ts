@@ -23,7 +23,7 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   'functions/admin/identities.ts › createIdentity':
     'its inline refusals move into named factories (core/errors.ts) in a change made in parallel; split after it lands',
   'functions/store/inbound.store.ts › storeInbound':
-    'a write protocol with its lost-answer tests (docs/lost-answers.md): changed only with them',
+    'a transaction of the store: an item split out is a conditional write of its own, which CONTRIBUTING.md › Changing a write protocol asks a lost-answer test for',
   'functions/core/headers.ts › validateCustomHeaders':
     'its inline refusals move into named factories (core/errors.ts) in a change made in parallel; split after it lands',
   'console/src/pages/message.tsx › MessagePage': CONSOLE_PAGE,
