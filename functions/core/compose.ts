@@ -234,7 +234,7 @@ function serviceHeaderParts(input: ServiceHeaderInput): {
 
 /**
  * What the service's own headers weigh against the custom-header limits (≤ 20 non-X- headers, 16 KiB
- * in all): pass it to validateCustomHeaders at policy step 11, before composing.
+ * in all): pass it to validateCustomHeaders at check 11, before composing.
  */
 export function serviceHeaderCount(input: ServiceHeaderInput): { serviceNonX: number; serviceBytes: number } {
   const entries = Object.entries(serviceHeaders(input));
@@ -349,7 +349,7 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
-// ---- Policy step 12: content limits ----
+// ---- Check 12: content limits ----
 
 export interface ContentInput {
   text?: string;
@@ -361,7 +361,7 @@ export interface ContentInput {
 }
 
 /**
- * Policy step 12: text or html; subject ≤ 998 characters; ≤ 32 attachments, valid base64, inline
+ * Check 12: text or html; subject ≤ 998 characters; ≤ 32 attachments, valid base64, inline
  * parts with content_id; ≤ 20 labels of 1–64 characters; metadata ≤ 20 keys, keys ≤ 64 and values
  * ≤ 512 characters. Every failure is listed in one 400 invalid_request. Lengths are string lengths, as
  * the request schema counts them.

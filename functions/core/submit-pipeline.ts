@@ -114,7 +114,7 @@ export interface SubmitReads {
   domains?: string[];
   directory?: string[];
   contacts?: string[];
-  /** Suppressions, send lists and contacts of these recipients (step 16). */
+  /** Suppressions, send lists and contacts of these recipients (check 16). */
   filters?: string[];
   forwarded?: boolean;
 }
@@ -142,7 +142,7 @@ export interface SubmitDecision {
   caps: { tenant: number; identity: number };
   /** The recipients' contacts as read (by canonical address): who is already known. */
   contacts: Map<string, ContactCounts>;
-  /** Held `undispatched` (steps 14–15 under `unconfigured_transport: "hold"`). */
+  /** Held `undispatched` (checks 14–15 under `unconfigured_transport: "hold"`). */
   undispatched?: boolean;
 }
 
@@ -177,7 +177,7 @@ export function likelyFromDomain(identity: Identity, body: SendCommand): string 
   return domainOf(body.from_address ?? identity.primary_address);
 }
 
-/** The recipients a send or forward names in its body, as step 6 normalises them; undefined if refused. */
+/** The recipients a send or forward names in its body, as check 6 normalises them; undefined if refused. */
 export function namedRecipients(operation: Operation, body: SendCommand): string[] | undefined {
   if (operation !== 'send' && operation !== 'forward') return undefined;
   try {
@@ -190,7 +190,7 @@ export function namedRecipients(operation: Operation, body: SendCommand): string
 /** The identity's own addresses, the keys of `addresses`. */
 export const identityAddressList = (identity: Identity) => identity.addresses ?? [identity.primary_address];
 
-/** Test mode (step 8): the recipients looked up in the directory (those outside the simulator). */
+/** Test mode (check 8): the recipients looked up in the directory (those outside the simulator). */
 const outsideSimulator = (recipients: Recipient[]) =>
   recipients.filter((r) => !isSimulatorAddress(r.address));
 
@@ -616,7 +616,7 @@ export function chooseFrom(
 }
 
 /**
- * Steps 14–15. A test tenant's mail goes to the simulator and loopback, which need no domain. Until
+ * Checks 14–15. A test tenant's mail goes to the simulator and loopback, which need no domain. Until
  * a live domain has a transport, a live send is a 422 rather than a message that can never leave —
  * or, under the tenant policy `unconfigured_transport: "hold"`, accepted `undispatched` (true).
  */

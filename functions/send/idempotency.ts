@@ -50,11 +50,11 @@ export async function lookupKey(deps: Pick<Deps, 'db' | 'clock'>, key: KeyRef): 
 }
 
 /**
- * The reservation (step 2): the conditional put of an `in_progress` item owned by `owner` with a lease (a send's
- * carries the message id it mints). `reserved` when this request now owns the key, with the
- * message id to write (kept from an earlier owner whose lease passed: `attempt` > 0); `replay` with
- * the stored answer when a request with the same body completed it in between; throws as
- * `storedAnswer` for a conflict or a request still running.
+ * The reservation (step 2): the conditional put of an `in_progress` item owned by `owner` with a
+ * lease (a send's carries the message id it mints). `reserved` when this request now owns the key,
+ * with the message id to write (kept from an earlier owner whose lease passed: `attempt` > 0);
+ * `replay` with the stored answer when a request with the same body completed it in between;
+ * throws as `storedAnswer` for a conflict or a request still running.
  */
 export async function reserveKey(
   deps: Pick<Deps, 'db' | 'clock'>,
@@ -88,8 +88,9 @@ export async function completeKey(
 }
 
 /**
- * A failure (step 7) when the key's message may exist or may still be written (a put whose answer was lost, a
- * key taken over from an owner that may still run): keep the message id, end the lease; never throws.
+ * A failure (step 7) when the key's message may exist or may still be written (a put whose answer
+ * was lost, a key taken over from an owner that may still run): keep the message id, end the lease;
+ * never throws.
  */
 export async function abandonKey(
   deps: Pick<Deps, 'db' | 'log' | 'clock'>,

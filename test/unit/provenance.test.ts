@@ -41,6 +41,32 @@ function provenanceOffences(root: string, paths: readonly string[], skip: readon
   return offences;
 }
 
+/** How many steps docs/architecture.md › The submit path numbers (its top-level list). */
+function submitSteps(root: string): number {
+  const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+  const start = doc.indexOf('## The submit path');
+  const section = doc.slice(start, doc.indexOf('\n## ', start + 1));
+  return section.split('\n').filter((l) => /^\d+\. \*\*/.test(l)).length;
+}
+
+/**
+ * `file:line: text` for every line that names a step of the submit path beyond the ones
+ * docs/architecture.md numbers, or a send check as a "policy step" (the checks are "check N").
+ */
+function numberingOffences(root: string, paths: readonly string[], steps: number): string[] {
+  const offences: string[] = [];
+  for (const file of filesUnder(root, paths)) {
+    const text = readFileSync(join(root, file), 'utf8');
+    if (text.includes('\u0000')) continue;
+    text.split('\n').forEach((line, i) => {
+      const named = [...line.matchAll(/submit path[^.;]{0,12}?\bsteps? (\d+)/gi)].map((m) => Number(m[1]));
+      if (named.some((n) => n > steps) || /\bpolicy steps? \d/i.test(line))
+        offences.push(`${file}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  return offences;
+}
+
 describe('provenance: the code, the tests and the docs cite only what the repository holds', () => {
   it('reads every folder and file it checks', () => {
     for (const path of SCANNED) expect(filesUnder(ROOT, [path]).length, path).toBeGreaterThan(0);
@@ -113,5 +139,30 @@ describe('provenance: the code, the tests and the docs cite only what the reposi
   it('finds no issue number, DESIGN, TOOLCHAIN.md, STYLE.md, seed 00x, seed’s, seed step, design ›, ../shared, provider-outcomes.md or requirement id', () => {
     const offences = provenanceOffences(ROOT, SCANNED, [SELF, PATTERNS]);
     expect(offences, `cite docs/… or say the reason in place:\n${offences.join('\n')}`).toEqual([]);
+  });
+  it('numbers the submit path as docs/architecture.md does, and names a send check "check N"', () => {
+    const steps = submitSteps(ROOT);
+    expect(steps).toBeGreaterThanOrEqual(5);
+    const root = mkdtempSync(join(tmpdir(), 'pmail-numbering-'));
+    try {
+      mkdirSync(join(root, 'src'));
+      writeFileSync(
+        join(root, 'src/a.ts'),
+        [
+          '// docs/architecture.md › The submit path, step 4',
+          `// docs/architecture.md › The submit path, step ${steps + 1}`,
+          '/** Step 5 (policy step 16) */',
+          '// check 16, the recipient filters',
+        ].join('\n'),
+      );
+      expect(numberingOffences(root, ['src'], steps)).toEqual([
+        `src/a.ts:2: // docs/architecture.md › The submit path, step ${steps + 1}`,
+        'src/a.ts:3: /** Step 5 (policy step 16) */',
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+    const offences = numberingOffences(ROOT, SCANNED, steps).filter((o) => !o.startsWith(`${SELF}:`));
+    expect(offences, 'use the step numbers of docs/architecture.md › The submit path').toEqual([]);
   });
 });
