@@ -24,7 +24,11 @@ export interface BootstrapFlags {
   json?: boolean;
 }
 
-export async function adminBootstrap(values: BootstrapFlags, stateDir?: string): Promise<number> {
+/** The table to bootstrap (and the API it serves): exactly one of --stack, --table or --local names it. */
+async function bootstrapTarget(
+  values: BootstrapFlags,
+  stateDir: string | undefined,
+): Promise<{ table: string; endpoint?: string; api?: string }> {
   const sources = [values.stack, values.table, values.local].filter((v) => v !== undefined).length;
   if (sources !== 1) throw new CliError(EXIT.usage, 'give exactly one of --stack, --table or --local');
   let table = values.table;
@@ -50,9 +54,14 @@ export async function adminBootstrap(values: BootstrapFlags, stateDir?: string):
     api = outputs.ApiUrl;
     if (!table) throw new CliError(EXIT.config, `stack ${values.stack} has no TableName output`);
   }
+  return { table: table!, endpoint, api };
+}
+
+export async function adminBootstrap(values: BootstrapFlags, stateDir?: string): Promise<number> {
+  const { table, endpoint, api } = await bootstrapTarget(values, stateDir);
   // A DynamoDB Local takes any Region; AWS needs the operator's (flag, AWS_REGION or ~/.aws/config).
   const region = values.region ?? (endpoint ? undefined : await sdkRegion());
-  const db = createDb({ table: table!, endpoint, region });
+  const db = createDb({ table, endpoint, region });
   const clock = () => Date.now();
   try {
     const out = await bootstrapPlatformKey({ db, clock, newId: ulidFrom(clock) }, { name: values.name });

@@ -71,46 +71,76 @@ export async function start(): Promise<number> {
   };
   writeFileSync(localFile, `${JSON.stringify(local, null, 2)}\n`, { mode: 0o600 });
 
-  const [agent, peer] = seeded.identities;
   process.stdout.write(
-    [
-      '',
-      `pmail is running at ${http.url} (DynamoDB Local on ${dynamo.endpoint}; state in ${stateDir})`,
-      `API key (test mode, every tenant permission): ${seeded.apiKey}`,
-      `Console: ${http.url}/console (sign in with the API key)`,
-      `Event stream (WebSocket, same key as "Authorization: Bearer"): ${stream}`,
-      ...(seeded.platformKey ? [`Platform key (every platform permission): ${seeded.platformKey}`] : []),
-      `Identities: ${seeded.identities.map((i) => `${i.name} ${i.id} <${i.address}>`).join(', ')}`,
-      '',
-      'Send a first email from agent to peer:',
-      '',
-      `curl -sS -X POST ${http.url}/v1/identities/${agent.id}/messages \\`,
-      `  -H 'Authorization: Bearer ${seeded.apiKey}' \\`,
-      `  -H 'Idempotency-Key: first-email' -H 'Content-Type: application/json' \\`,
-      `  -d '{"to":["${peer.address}"],"subject":"Hello","text":"My first pmail."}'`,
-      '',
-      `Or from the CLI (it reads .pmail/local.json): ${cli(['send', '--to', peer.address, '--subject', 'Hello', '--text', 'My first pmail.', '--wait'])}`,
-      '',
-      `Then read peer's inbox: curl -sS -H 'Authorization: Bearer ${seeded.apiKey}' '${http.url}/v1/identities/${peer.id}/messages?direction=inbound'`,
-      '',
-      `Local MX (SMTP, no auth) on ${mx.host}:${mx.port}, for this deployment's domains. Mail agent from outside:`,
-      '',
-      `node -e "require('nodemailer').createTransport({host:'${mx.host}',port:${mx.port}}).sendMail({from:'someone@example.net',to:'${agent.address}',subject:'Hi',text:'Hello agent'}).then(r=>console.log(r.response))"`,
-      '',
-      `Live mode: the live tenant's domain ${LIVE_DOMAIN} sends through SES — the real SES code path — to a local SES (${ses.url}, open it to see the mail):`,
-      '',
-      `curl -sS -X POST ${http.url}/v1/identities/${live.identities[0].id}/messages \\`,
-      `  -H 'Authorization: Bearer ${live.apiKey}' \\`,
-      `  -H 'Idempotency-Key: first-live' -H 'Content-Type: application/json' \\`,
-      `  -d '{"to":["someone@example.net"],"subject":"Through SES","text":"Sent through the SES adapter."}'`,
-      '',
-      `When something does not work: ${cli(['doctor'])}`,
-      '',
-      'Ctrl-C stops everything (DynamoDB Local included).',
-      '',
-    ].join('\n'),
+    welcome({ url: http.url, dynamo: dynamo.endpoint, stateDir, stream, seeded, live, mx, ses: ses.url }),
   );
+  stopOnSignalOrDeath({ runtime, http, ses, dynamo });
+  return new Promise<number>(() => undefined);
+}
 
+type Seeded = SeededTenant & { platformKey?: string };
+
+/** What `npm start` prints once it runs: where things are, and a first send by curl, the CLI and SMTP. */
+function welcome(o: {
+  url: string;
+  dynamo: string;
+  stateDir: string;
+  stream: string;
+  seeded: Seeded;
+  live: SeededTenant;
+  mx: { host: string; port: number };
+  ses: string;
+}): string {
+  const [agent, peer] = o.seeded.identities;
+  return [
+    '',
+    `pmail is running at ${o.url} (DynamoDB Local on ${o.dynamo}; state in ${o.stateDir})`,
+    `API key (test mode, every tenant permission): ${o.seeded.apiKey}`,
+    `Console: ${o.url}/console (sign in with the API key)`,
+    `Event stream (WebSocket, same key as "Authorization: Bearer"): ${o.stream}`,
+    ...(o.seeded.platformKey ? [`Platform key (every platform permission): ${o.seeded.platformKey}`] : []),
+    `Identities: ${o.seeded.identities.map((i) => `${i.name} ${i.id} <${i.address}>`).join(', ')}`,
+    '',
+    'Send a first email from agent to peer:',
+    '',
+    `curl -sS -X POST ${o.url}/v1/identities/${agent.id}/messages \\`,
+    `  -H 'Authorization: Bearer ${o.seeded.apiKey}' \\`,
+    `  -H 'Idempotency-Key: first-email' -H 'Content-Type: application/json' \\`,
+    `  -d '{"to":["${peer.address}"],"subject":"Hello","text":"My first pmail."}'`,
+    '',
+    `Or from the CLI (it reads .pmail/local.json): ${cli(['send', '--to', peer.address, '--subject', 'Hello', '--text', 'My first pmail.', '--wait'])}`,
+    '',
+    `Then read peer's inbox: curl -sS -H 'Authorization: Bearer ${o.seeded.apiKey}' '${o.url}/v1/identities/${peer.id}/messages?direction=inbound'`,
+    '',
+    `Local MX (SMTP, no auth) on ${o.mx.host}:${o.mx.port}, for this deployment's domains. Mail agent from outside:`,
+    '',
+    `node -e "require('nodemailer').createTransport({host:'${o.mx.host}',port:${o.mx.port}}).sendMail({from:'someone@example.net',to:'${agent.address}',subject:'Hi',text:'Hello agent'}).then(r=>console.log(r.response))"`,
+    '',
+    `Live mode: the live tenant's domain ${LIVE_DOMAIN} sends through SES — the real SES code path — to a local SES (${o.ses}, open it to see the mail):`,
+    '',
+    `curl -sS -X POST ${o.url}/v1/identities/${o.live.identities[0].id}/messages \\`,
+    `  -H 'Authorization: Bearer ${o.live.apiKey}' \\`,
+    `  -H 'Idempotency-Key: first-live' -H 'Content-Type: application/json' \\`,
+    `  -d '{"to":["someone@example.net"],"subject":"Through SES","text":"Sent through the SES adapter."}'`,
+    '',
+    `When something does not work: ${cli(['doctor'])}`,
+    '',
+    'Ctrl-C stops everything (DynamoDB Local included).',
+    '',
+  ].join('\n');
+}
+
+/**
+ * Stops everything, in order, on SIGINT or SIGTERM, when the process that started this one has gone,
+ * or when DynamoDB Local or the local SES ends on its own.
+ */
+function stopOnSignalOrDeath(parts: {
+  runtime: Awaited<ReturnType<typeof createLocalRuntime>>;
+  http: Awaited<ReturnType<typeof startHttpServer>>;
+  ses: Awaited<ReturnType<typeof startLocalSes>>;
+  dynamo: Awaited<ReturnType<typeof startDynamoDbLocal>>;
+}): void {
+  const { runtime, http, ses, dynamo } = parts;
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
@@ -147,10 +177,7 @@ export async function start(): Promise<number> {
     process.stderr.write(describeExit(exit));
     return stop(EXIT.unavailable);
   });
-  return new Promise<number>(() => undefined);
 }
-
-type Seeded = SeededTenant & { platformKey?: string };
 
 /** `pmail ARGS` as a line that runs on the Node this runs on (bin/node22.mjs). */
 const cli = (args: string[]) => pmailCommand(args, PMAIL_SCRIPT, process.cwd());

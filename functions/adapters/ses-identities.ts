@@ -14,13 +14,13 @@ export interface SesIdentitiesSettings {
   defaultSigningHostedZone?: string;
 }
 
-/** The SESv2 implementation (retries are fine here: these calls are idempotent or read-only). */
-export function sesIdentities(
-  settings: SesIdentitiesSettings,
-  make = (region: string) => new SESv2Client({ region }),
-): SesIdentities {
+/** One SESv2 client per region, made when first asked for (the deployment's region by default). */
+function clientPerRegion(
+  defaultRegion: () => string,
+  make: (region: string) => SESv2Client,
+): (region?: string) => SESv2Client {
   const clients = new Map<string, SESv2Client>();
-  const client = (region = settings.region) => {
+  return (region = defaultRegion()) => {
     let c = clients.get(region);
     if (!c) {
       c = make(region);
@@ -28,6 +28,14 @@ export function sesIdentities(
     }
     return c;
   };
+}
+
+/** The SESv2 implementation (retries are fine here: these calls are idempotent or read-only). */
+export function sesIdentities(
+  settings: SesIdentitiesSettings,
+  make = (region: string) => new SESv2Client({ region }),
+): SesIdentities {
+  const client = clientPerRegion(() => settings.region, make);
   return {
     async create({ domain, region, configurationSet, mailFrom }) {
       const r = region ?? settings.region;

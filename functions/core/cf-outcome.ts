@@ -81,36 +81,46 @@ export function classifyCloudflare(answer: CfAnswer, messageId: string): CfOutco
   }
   const body = (answer.body && typeof answer.body === 'object' ? answer.body : {}) as CfBody;
   const { status } = answer;
-  if (status >= 200 && status < 300) {
-    const result = body.result;
-    if (body.success === false || !result || typeof result !== 'object') {
-      return {
-        type: 'unknown',
-        provider,
-        reason: 'transport_connection_lost',
-        detail: `HTTP ${status} without a readable result`,
-      };
-    }
-    const bounced = strings(result.permanent_bounces);
-    const refused: RecipientRefusal[] = bounced.map((address) => ({
-      address,
-      code: '550',
-      detail: 'cloudflare: permanent bounce at submission',
-    }));
-    const id =
-      typeof result.message_id === 'string'
-        ? result.message_id
-        : typeof result.messageId === 'string'
-          ? result.messageId
-          : undefined;
+  if (status >= 200 && status < 300) return classifyAccepted(status, body, messageId);
+  return classifyError(status, body);
+}
+
+/** A 2xx answer: accepted, with its permanent bounces refused; unreadable, the outcome is unknown. */
+function classifyAccepted(status: number, body: CfBody, messageId: string): CfOutcome {
+  const provider = 'cloudflare';
+  const result = body.result;
+  if (body.success === false || !result || typeof result !== 'object') {
     return {
-      type: 'accepted',
+      type: 'unknown',
       provider,
-      provider_message_id: id ?? cfRestProviderMessageId(messageId),
-      refused,
-      deferred: [],
+      reason: 'transport_connection_lost',
+      detail: `HTTP ${status} without a readable result`,
     };
   }
+  const bounced = strings(result.permanent_bounces);
+  const refused: RecipientRefusal[] = bounced.map((address) => ({
+    address,
+    code: '550',
+    detail: 'cloudflare: permanent bounce at submission',
+  }));
+  const id =
+    typeof result.message_id === 'string'
+      ? result.message_id
+      : typeof result.messageId === 'string'
+        ? result.messageId
+        : undefined;
+  return {
+    type: 'accepted',
+    provider,
+    provider_message_id: id ?? cfRestProviderMessageId(messageId),
+    refused,
+    deferred: [],
+  };
+}
+
+/** An error answer, by its code and message: the decision table of the contract. */
+function classifyError(status: number, body: CfBody): CfOutcome {
+  const provider = 'cloudflare';
   const err = body.errors?.[0] ?? {};
   const code = String(err.code ?? '');
   const message = String(err.message ?? '');

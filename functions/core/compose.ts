@@ -81,13 +81,13 @@ export interface ComposeInput {
   /** Already through validateCustomHeaders (headers.ts). */
   customHeaders?: Record<string, string>;
   signature?: { text?: string; html?: string };
-  /** The identity's ai_disclosure (E8). */
+  /** The identity's ai_disclosure. */
   disclosure?: { mode: 'footer' | 'header' | 'none'; text: string };
-  /** kind: marketing (G9, FR-OUT-8): the HTTPS one-click URL and an optional mailto address. */
+  /** kind: marketing: the HTTPS one-click URL and an optional mailto address. */
   marketing?: { url: string; mailto?: string };
-  /** kind: auto_reply: Auto-Submitted: auto-replied (FR-OUT-7). */
+  /** kind: auto_reply: Auto-Submitted: auto-replied. */
   autoReply?: boolean;
-  /** operation forward: the original message (C6). */
+  /** operation forward: the original message. */
   forward?: ForwardedMessage;
   /** operation forward: the original's attachments to attach again (include_attachments). */
   forwardAttachments?: AttachmentInput[];
@@ -97,19 +97,9 @@ export const SIGNATURE_TEXT_SEPARATOR = '\n\n-- \n';
 export const SIGNATURE_HTML_SEPARATOR = '<br><br>-- <br>';
 export const FORWARD_MARKER = '---------- Forwarded message ---------';
 
-/**
- * Build the plan. Body order (signature, disclosure, unsubscribe): the request's
- * text and html (text derived from html when missing; no html part when html is missing); for a
- * forward the transfer note directly after the user's text; the signature; the AI disclosure footer;
- * the unsubscribe footer. A forward's signature goes after the transfer note; footers stay
- * last so they read as footers of the whole message.
- */
-export function composePlan(input: ComposeInput): ComposePlan {
-  const operation = input.operation ?? 'send';
-  const pick = (field: Recipient['field']) =>
-    input.recipients.filter((r) => r.field === field).map(({ address, name }) => ({ address, name }));
-
-  // 1. The request's text and html.
+/** The text and html parts in the order composePlan names: the request's, the forward, signature, footers. */
+function composeBody(input: ComposeInput, operation: Operation): { text?: string; html?: string } {
+  // The request's text and html.
   let text = input.text ?? (input.html !== undefined ? htmlToText(input.html) : undefined);
   let html = input.html;
   const appendText = (suffix: string) => {
@@ -119,7 +109,7 @@ export function composePlan(input: ComposeInput): ComposePlan {
     if (html !== undefined) html = appendHtml(html, fragment);
   };
 
-  // 5 (placed after the user's text). Forward: the transfer note, then the original.
+  // Forward: the transfer note, then the original, directly after the user's text.
   if (operation === 'forward' && input.forward) {
     const f = input.forward;
     const note = forwardNoteLines(f);
@@ -132,7 +122,7 @@ export function composePlan(input: ComposeInput): ComposePlan {
     );
   }
 
-  // 2. Signature (for a forward this is after the transfer note, above).
+  // The signature (for a forward, after the transfer note).
   const sig = input.signature;
   const sigText = sig?.text ?? (sig?.html !== undefined ? htmlToText(sig.html) : undefined);
   if (sigText) appendText(SIGNATURE_TEXT_SEPARATOR + sigText);
@@ -140,13 +130,13 @@ export function composePlan(input: ComposeInput): ComposePlan {
     sig?.html ?? (sig?.text !== undefined ? escapeHtml(sig.text).replace(/\n/g, '<br>') : undefined);
   if (sigHtml) appendHtmlPart(SIGNATURE_HTML_SEPARATOR + sigHtml);
 
-  // 3. AI disclosure (E8).
+  // The AI disclosure.
   if (input.disclosure?.mode === 'footer' && input.disclosure.text) {
     appendText(`\n\n${input.disclosure.text}`);
     appendHtmlPart(`<p>${escapeHtml(input.disclosure.text)}</p>`);
   }
 
-  // 4. Marketing: the visible footer, per part, unless that part already shows the URL.
+  // Marketing: the visible footer, per part, unless that part already shows the URL.
   if (input.marketing) {
     const url = headerSafe(input.marketing.url);
     if (!(text ?? '').includes(url)) appendText(`\n\nUnsubscribe: ${url}`);
@@ -154,6 +144,21 @@ export function composePlan(input: ComposeInput): ComposePlan {
       appendHtmlPart(`<p><a href="${escapeHtml(url)}">Unsubscribe</a></p>`);
     }
   }
+  return { text, html };
+}
+
+/**
+ * Build the plan. Body order (signature, disclosure, unsubscribe): the request's
+ * text and html (text derived from html when missing; no html part when html is missing); for a
+ * forward the transfer note directly after the user's text; the signature; the AI disclosure footer;
+ * the unsubscribe footer. A forward's signature goes after the transfer note; footers stay
+ * last so they read as footers of the whole message.
+ */
+export function composePlan(input: ComposeInput): ComposePlan {
+  const operation = input.operation ?? 'send';
+  const pick = (field: Recipient['field']) =>
+    input.recipients.filter((r) => r.field === field).map(({ address, name }) => ({ address, name }));
+  const { text, html } = composeBody(input, operation);
 
   const { headers: service, inReplyTo, references } = serviceHeaderParts(input);
   const subject =
@@ -229,7 +234,7 @@ function serviceHeaderParts(input: ServiceHeaderInput): {
 
 /**
  * What the service's own headers weigh against the custom-header limits (≤ 20 non-X- headers, 16 KiB
- * in all): pass it to validateCustomHeaders at policy step 11, before composing.
+ * in all): pass it to validateCustomHeaders at check 11, before composing.
  */
 export function serviceHeaderCount(input: ServiceHeaderInput): { serviceNonX: number; serviceBytes: number } {
   const entries = Object.entries(serviceHeaders(input));
@@ -344,7 +349,7 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
-// ---- Policy step 12: content limits ----
+// ---- Check 12: content limits ----
 
 export interface ContentInput {
   text?: string;
@@ -356,7 +361,7 @@ export interface ContentInput {
 }
 
 /**
- * Policy step 12: text or html; subject ≤ 998 characters; ≤ 32 attachments, valid base64, inline
+ * Check 12: text or html; subject ≤ 998 characters; ≤ 32 attachments, valid base64, inline
  * parts with content_id; ≤ 20 labels of 1–64 characters; metadata ≤ 20 keys, keys ≤ 64 and values
  * ≤ 512 characters. Every failure is listed in one 400 invalid_request. Lengths are string lengths, as
  * the request schema counts them.

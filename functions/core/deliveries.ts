@@ -152,7 +152,7 @@ export function applyDeliveryEvent(message: MessageRecord, event: DeliveryEvent,
   const deliveries = message.deliveries ?? [];
   const index = deliveries.findIndex((d) => d.address.toLowerCase() === recipient);
   const suppress = event.kind === 'complained' || (event.kind === 'bounced' && event.bounce_type === 'hard');
-  // An address we did not send to counts as a duplicate (seed step 2).
+  // An address we did not send to is no recipient of this message: the event changes nothing here.
   if (index < 0) return { type: 'duplicate', suppress: false };
   const delivery = deliveries[index];
   if (delivery.event_ids?.includes(event.event_id)) return { type: 'duplicate', suppress };

@@ -239,11 +239,11 @@ export function toDomainView(d: DomainRecord) {
   };
 }
 
-/** Why a live send's sending domain cannot take it now (policy steps 14–15). */
+/** Why a live send's sending domain cannot take it now (checks 14–15). */
 export type TransportGap = 'domain_not_configured' | 'transport_not_configured' | 'marketing_needs_ses';
 
 /**
- * Steps 14–15 for a live tenant, and the sweeper's test for an `undispatched` message (one rule):
+ * Checks 14–15 for a live tenant, and the sweeper's test for an `undispatched` message (one rule):
  * the gap that keeps the domain from sending, or undefined when it can send. `holdable` gaps are a
  * configuration not completed yet (no domain record, or no transport on it): a held
  * `undispatched` waits for them under the tenant policy `unconfigured_transport: "hold"`. A domain

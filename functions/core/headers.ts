@@ -2,7 +2,7 @@ import { type FieldError, headerNotAllowed, invalidHeaders } from './errors.ts';
 import { utf8Length } from './reply.ts';
 
 /**
- * Custom headers (policy step 11), after Cloudflare's header rules, so a header a
+ * Custom headers (check 11), after Cloudflare's header rules, so a header a
  * transport would refuse is a 400 at the API rather than a later `rejected`.
  */
 

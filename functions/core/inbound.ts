@@ -204,7 +204,7 @@ export function dedupeKey(raw: Uint8Array, recipient: string): string {
     .digest('hex');
 }
 
-/** Why a message counts as automatic mail: a reply to it must not be automatic (core/submit-pipeline.ts, step 10). */
+/** Why a message counts as automatic mail: a reply to it must not be automatic (core/submit-pipeline.ts, check 10). */
 export type AutoReason = 'auto_submitted' | 'precedence' | 'list' | 'autoresponder' | 'null_sender';
 
 /**

@@ -20,7 +20,7 @@ export interface HasConsentKind {
 }
 
 /**
- * The one accessor of a message's consent kind, read at enqueue (policy step 16) and at send (the
+ * The one accessor of a message's consent kind, read at enqueue (check 16) and at send (the
  * claim's re-check) alike: the template's kind when a template set it; otherwise marketing mail is
  * elective and everything else transactional (a non-template send cannot declare itself elective
  * any other way).

@@ -2,9 +2,9 @@ import { keyNotFound, keyTooWide, permissionsNotForLevel } from './errors.ts';
 import type { ApiKeyDefinition, ApiKeyRecord, KeyLevel } from './model.ts';
 
 /**
- * API keys: levels, permissions and the rules of who may mint, read, rotate and revoke what (public
- * design › REST API › Permissions, › API keys, adapted to one organisation's deployment: no partner
- * level). Pure: the store and the API call these.
+ * API keys: levels, permissions and the rules of who may mint, read, rotate and revoke what
+ * (docs/guides/sending.md › Tenants, identities and keys; docs/security.md › Who may change what),
+ * for one organisation's deployment: no partner level. Pure: the store and the API call these.
  */
 export const KEY_LEVELS = ['platform', 'tenant', 'identity'] as const satisfies readonly KeyLevel[];
 

@@ -2,7 +2,7 @@ import { idempotencyKeyRequired, invalidIdempotencyKey } from './errors.ts';
 
 /**
  * The send path's limits, defined once: the request schemas (functions/api/send.schema.ts), the
- * content check of policy step 12 (compose.ts), the subject rewriting (reply.ts) and the handler's
+ * content check of check 12 (compose.ts), the subject rewriting (reply.ts) and the handler's
  * header checks all read these. openapi.yaml states the same numbers (test/unit/openapi.test.ts).
  */
 

@@ -137,7 +137,7 @@ export interface MessageRecord {
   references?: string[];
   /** X-Pmail-Hop of this message (1 for a new send, else 1 + the hop answered). */
   hop?: number;
-  /** The message holds its thread's lock while queued (C4): release it when it leaves queued. */
+  /** The message holds its thread's lock while queued (one queued message per thread, docs/architecture.md › The submit path, step 5): release it when it leaves queued. */
   holds_lock?: boolean;
   provider?: Provider;
   provider_message_id?: string;
@@ -336,11 +336,11 @@ export interface TenantPolicy {
    * the sweeper finds the transport configured.
    */
   unconfigured_transport?: 'refuse' | 'hold';
-  /** E8: an AI disclosure on every send. */
+  /** An AI disclosure on every send (core/compose.ts adds it to the body or the headers). */
   ai_disclosure?: { mode: 'footer' | 'header' | 'none'; text: string };
-  /** FR-DLV-3: abuse auto-pause rates (defaults 0.003 complaints, 0.05 bounces). */
+  /** Abuse auto-pause rates (defaults 0.003 complaints, 0.05 bounces). */
   abuse?: { complaint_rate_pause?: number; bounce_rate_pause?: number };
-  /** D6: automatic replies. */
+  /** Automatic replies (docs/guides/sending.md › Tenant policy). */
   auto_reply?: { enabled?: boolean; max_automatic_exchanges?: number };
 }
 
@@ -443,7 +443,7 @@ export interface Identity {
   owner_email?: string;
   /** The identity's primary sending address. */
   primary_address: string;
-  /** Every address of the identity, any status (reply-all removes them all: A10). */
+  /** Every address of the identity, any status (reply-all removes them all: never a copy to oneself). */
   addresses?: string[];
   signature_text?: string;
   signature_html?: string;

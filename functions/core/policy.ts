@@ -2,7 +2,7 @@ import { identityNotFound, identityOwnerRequired, identityPaused, tenantSuspende
 import type { Identity, Tenant } from './model.ts';
 
 /**
- * Policy steps 1–4, shared by every send operation and checked on the snapshot the submit path
+ * Checks 1–4, shared by every send operation and checked on the snapshot the submit path
  * read: the identity exists and is not being deleted, the tenant is not suspended, the identity is
  * not paused and has an accountable owner. The rest of the pipeline is core/submit-pipeline.ts.
  */

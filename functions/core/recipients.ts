@@ -35,7 +35,7 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
  * Normalise one address: the domain lower-cased and in A-label form, the local part kept as typed
- * (it is matched case-insensitively). Throws address_invalid / address_unsupported (policy step 6).
+ * (it is matched case-insensitively). Throws address_invalid / address_unsupported (check 6).
  */
 export function normaliseAddress(raw: string, path: string): string {
   const value = raw.trim();
@@ -69,7 +69,7 @@ function normaliseName(name: string | undefined): string | undefined {
 }
 
 /**
- * Policy step 6: valid addresses, case-insensitive dedupe across to, cc and bcc (the first field an
+ * Check 6: valid addresses, case-insensitive dedupe across to, cc and bcc (the first field an
  * address appears in wins), at least one recipient.
  */
 export function normaliseRecipients(input: Partial<Record<RecipientField, RecipientInput[]>>): Recipient[] {
@@ -100,7 +100,7 @@ export function normaliseRecipients(input: Partial<Record<RecipientField, Recipi
 export const DEFAULT_MAX_RECIPIENTS = 10;
 export const HARD_MAX_RECIPIENTS = 49;
 
-/** Policy step 7: to + cc + bcc ≤ policy.max_recipients (default 10, never above 49). */
+/** Check 7: to + cc + bcc ≤ policy.max_recipients (default 10, never above 49). */
 export function checkRecipientCount(recipients: Recipient[], policyMax: number | undefined): void {
   const max = Math.min(policyMax ?? DEFAULT_MAX_RECIPIENTS, HARD_MAX_RECIPIENTS);
   if (recipients.length > max) {

@@ -7,7 +7,7 @@ import type { Mailbox } from './model.ts';
  * identity's addresses and the contacts, and passes them in.
  */
 
-/** D6: consecutive automatic replies allowed in a thread, unless policy says otherwise. */
+/** Consecutive automatic replies allowed in a thread, unless policy says otherwise (a loop between two auto-responders stops here). */
 export const DEFAULT_MAX_AUTOMATIC_EXCHANGES = 2;
 
 /** The parts of the message M being answered that the rules below read. */
@@ -17,7 +17,7 @@ export interface RepliedMessage {
   replyTo?: readonly Mailbox[];
   to: readonly Mailbox[];
   cc: readonly Mailbox[];
-  /** Never read: listed so a caller can pass a whole message and see that bcc is ignored (A10). */
+  /** Never read: listed so a caller can pass a whole message and see that bcc is ignored. */
   bcc?: readonly Mailbox[];
 }
 
@@ -83,7 +83,7 @@ const PUBLIC_SECOND_LEVEL = new Set(['co', 'com', 'org', 'net', 'ac', 'gov', 'ed
  * An approximation of the organisational domain (RFC 7489 § 3.2) without the Public Suffix List: the
  * last two labels, or the last three when the TLD has two letters and the second-level label is one
  * of co/com/org/net/ac/gov/edu (mail.example.co.uk → example.co.uk). It errs towards "different
- * organisation" for suffixes it does not know (a.example.k12.us), which only means D3 replies to From.
+ * organisation" for suffixes it does not know (a.example.k12.us), which only means a reply goes to From.
  */
 export function organisationalDomain(domain: string): string {
   const labels = domain.toLowerCase().replace(/\.$/, '').split('.').filter(Boolean);
@@ -134,7 +134,7 @@ export function replyAllRecipients(
 }
 
 /**
- * The recipients of a plain reply (design › Recipients): to an inbound M, the reply target; to an
+ * The recipients of a plain reply (docs/guides/sending.md › Reply, reply-all and forward): to an inbound M, the reply target; to an
  * outbound M (following up on our own message), M's To and Cc again. Bcc is never used.
  */
 export function replyRecipients(

@@ -124,8 +124,24 @@ export function normaliseSes(record: SesRecord, notificationId: string): SesNorm
   const mail = record.mail;
   const from = mail.commonHeaders?.from?.[0] ?? mail.source ?? '';
   const sender = bareAddress(from);
+  if (type === 'Send') {
+    return {
+      type: 'send',
+      provider_message_id: mail.messageId,
+      sender,
+      ...(mail.commonHeaders?.messageId ? { rfc_message_id: mail.commonHeaders.messageId } : {}),
+      occurred_at: time(undefined, mail.timestamp),
+    };
+  }
+  const events = recipientEvents(type, record, eventBase(record, notificationId, sender));
+  return events ? { type: 'events', events } : { type: 'unknown', event_type: type || 'missing' };
+}
+
+/** What every per-recipient event of one SES record carries, for one recipient. */
+function eventBase(record: SesRecord, notificationId: string, sender: string) {
+  const mail = record.mail;
   const subject = mail.commonHeaders?.subject;
-  const base = (recipient: string) => ({
+  return (recipient: string) => ({
     source: 'ses' as const,
     event_id: `ses:${notificationId}:${recipient.toLowerCase()}`,
     provider_message_id: mail.messageId,
@@ -133,79 +149,69 @@ export function normaliseSes(record: SesRecord, notificationId: string): SesNorm
     recipient: recipient.toLowerCase(),
     ...(subject !== undefined ? { subject } : {}),
   });
-  const events = (list: DeliveryEvent[]): SesNormalised => ({ type: 'events', events: list });
+}
 
+/** One SES record's events, one per recipient it names; undefined for a type pmail does not read. */
+function recipientEvents(
+  type: string,
+  record: SesRecord,
+  base: ReturnType<typeof eventBase>,
+): DeliveryEvent[] | undefined {
+  const mail = record.mail;
   switch (type) {
-    case 'Send':
-      return {
-        type: 'send',
-        provider_message_id: mail.messageId,
-        sender,
-        ...(mail.commonHeaders?.messageId ? { rfc_message_id: mail.commonHeaders.messageId } : {}),
-        occurred_at: time(undefined, mail.timestamp),
-      };
     case 'Delivery': {
       const d = record.delivery!;
-      return events(
-        d.recipients.map((r) => ({
-          ...base(bareAddress(r)),
-          kind: 'delivered',
-          ...smtpParts(d.smtpResponse),
-          occurred_at: time(d.timestamp, mail.timestamp),
-        })),
-      );
+      return d.recipients.map((r) => ({
+        ...base(bareAddress(r)),
+        kind: 'delivered',
+        ...smtpParts(d.smtpResponse),
+        occurred_at: time(d.timestamp, mail.timestamp),
+      }));
     }
     case 'Bounce': {
       const b = record.bounce!;
       const hard = b.bounceType === 'Permanent';
-      return events(
-        b.bouncedRecipients.map((r) => ({
-          ...base(bareAddress(r.emailAddress)),
-          kind: 'bounced',
-          bounce_type: hard ? 'hard' : 'soft',
-          ...(hard && PROVIDER_SUPPRESSED.has(b.bounceSubType ?? '') ? { provider_suppressed: true } : {}),
-          ...smtpParts(r.diagnosticCode ?? `ses: ${b.bounceType} ${b.bounceSubType ?? ''}`.trim(), r.status),
-          occurred_at: time(b.timestamp, mail.timestamp),
-        })),
-      );
+      return b.bouncedRecipients.map((r) => ({
+        ...base(bareAddress(r.emailAddress)),
+        kind: 'bounced',
+        bounce_type: hard ? 'hard' : 'soft',
+        ...(hard && PROVIDER_SUPPRESSED.has(b.bounceSubType ?? '') ? { provider_suppressed: true } : {}),
+        ...smtpParts(r.diagnosticCode ?? `ses: ${b.bounceType} ${b.bounceSubType ?? ''}`.trim(), r.status),
+        occurred_at: time(b.timestamp, mail.timestamp),
+      }));
     }
     case 'Complaint': {
       const c = record.complaint!;
-      return events(
-        c.complainedRecipients.map((r) => ({
-          ...base(bareAddress(r.emailAddress)),
-          kind: 'complained',
-          occurred_at: time(c.timestamp, mail.timestamp),
-        })),
-      );
+      return c.complainedRecipients.map((r) => ({
+        ...base(bareAddress(r.emailAddress)),
+        kind: 'complained',
+        occurred_at: time(c.timestamp, mail.timestamp),
+      }));
     }
     case 'DeliveryDelay': {
       const d = record.deliveryDelay!;
-      return events(
-        d.delayedRecipients.map((r) => ({
-          ...base(bareAddress(r.emailAddress)),
-          kind: 'deferred',
-          ...smtpParts(r.diagnosticCode ?? `ses: delayed (${d.delayType ?? 'unknown'})`, r.status),
-          occurred_at: time(d.timestamp, mail.timestamp),
-        })),
-      );
+      return d.delayedRecipients.map((r) => ({
+        ...base(bareAddress(r.emailAddress)),
+        kind: 'deferred',
+        ...smtpParts(r.diagnosticCode ?? `ses: delayed (${d.delayType ?? 'unknown'})`, r.status),
+        occurred_at: time(d.timestamp, mail.timestamp),
+      }));
     }
     case 'Reject':
-    case 'Rendering Failure': {
-      const detail =
-        type === 'Reject'
-          ? `ses: rejected (${record.reject?.reason ?? 'unknown'})`
-          : `ses: rendering failure (${record.failure?.errorMessage ?? 'unknown'})`;
-      return events(
-        (mail.destination ?? []).map((r) => ({
-          ...base(bareAddress(r)),
-          kind: 'rejected',
-          smtp_response: detail.slice(0, 512),
-          occurred_at: time(undefined, mail.timestamp),
-        })),
-      );
-    }
+    case 'Rendering Failure':
+      return (mail.destination ?? []).map((r) => ({
+        ...base(bareAddress(r)),
+        kind: 'rejected',
+        smtp_response: refusalDetail(record, type).slice(0, 512),
+        occurred_at: time(undefined, mail.timestamp),
+      }));
     default:
-      return { type: 'unknown', event_type: type || 'missing' };
+      return undefined;
   }
 }
+
+/** Why SES refused a message it never sent (a Reject or a Rendering Failure). */
+const refusalDetail = (record: SesRecord, type: 'Reject' | 'Rendering Failure') =>
+  type === 'Reject'
+    ? `ses: rejected (${record.reject?.reason ?? 'unknown'})`
+    : `ses: rendering failure (${record.failure?.errorMessage ?? 'unknown'})`;

@@ -124,7 +124,7 @@ export interface SubmitReads {
   domains?: string[];
   directory?: string[];
   contacts?: string[];
-  /** Suppressions, send lists and contacts of these recipients (step 16). */
+  /** Suppressions, send lists and contacts of these recipients (check 16). */
   filters?: string[];
   forwarded?: boolean;
 }
@@ -133,7 +133,7 @@ export interface SubmitReads {
 export interface SubmitDecision {
   messageId: string;
   threadId: string;
-  /** A reply, reply-all, forward or a send with thread_id: takes the thread lock (C4). */
+  /** A reply, reply-all, forward or a send with thread_id: takes the thread lock. */
   threaded: boolean;
   target?: MessageRecord;
   thread?: ThreadItem;
@@ -152,7 +152,7 @@ export interface SubmitDecision {
   caps: { tenant: number; identity: number };
   /** The recipients' contacts as read (by canonical address): who is already known. */
   contacts: Map<string, ContactCounts>;
-  /** Held `undispatched` (steps 14–15 under `unconfigured_transport: "hold"`). */
+  /** Held `undispatched` (checks 14–15 under `unconfigured_transport: "hold"`). */
   undispatched?: boolean;
 }
 
@@ -187,7 +187,7 @@ export function likelyFromDomain(identity: Identity, body: SendCommand): string 
   return domainOf(body.from_address ?? identity.primary_address);
 }
 
-/** The recipients a send or forward names in its body, as step 6 normalises them; undefined if refused. */
+/** The recipients a send or forward names in its body, as check 6 normalises them; undefined if refused. */
 export function namedRecipients(operation: Operation, body: SendCommand): string[] | undefined {
   if (operation !== 'send' && operation !== 'forward') return undefined;
   try {
@@ -200,7 +200,7 @@ export function namedRecipients(operation: Operation, body: SendCommand): string
 /** The identity's own addresses, the keys of `addresses`. */
 export const identityAddressList = (identity: Identity) => identity.addresses ?? [identity.primary_address];
 
-/** Test mode (step 8): the recipients looked up in the directory (those outside the simulator). */
+/** Test mode (check 8): the recipients looked up in the directory (those outside the simulator). */
 const outsideSimulator = (recipients: Recipient[]) =>
   recipients.filter((r) => !isSimulatorAddress(r.address));
 
@@ -543,7 +543,7 @@ function composeDecision(s: SubmitSnapshot, d: Decided): SubmitDecision {
   };
 }
 
-/** The daily caps of a send (step 18): the identity's own, else the tenant policy's, else the defaults. */
+/** The daily caps of a send (counted after the checks: docs/architecture.md › The submit path, step 4): the identity's own, else the tenant policy's, else the defaults. */
 export function capsFor(tenant: Tenant, identity: Identity): { tenant: number; identity: number } {
   const policy = tenant.policy ?? {};
   return {
@@ -553,7 +553,7 @@ export function capsFor(tenant: Tenant, identity: Identity): { tenant: number; i
 }
 
 /**
- * The References of a threaded message (C2): the thread's chain when it has one, else the answered
+ * The References of a threaded message: the thread's chain when it has one, else the answered
  * message's own chain; the answered message's id is always in it. Trimmed to 2,048 bytes.
  */
 export function referencesFor(thread: ThreadItem | undefined, target: MessageRecord | undefined): string[] {
@@ -564,7 +564,7 @@ export function referencesFor(thread: ThreadItem | undefined, target: MessageRec
 }
 
 /**
- * Step 13 (FR-OUT-5, C3): a plain send uses from_address (an active address of the identity) or the
+ * Check 13, the From: a plain send uses from_address (an active address of the identity) or the
  * primary. On a thread, from_address may also be a retiring address the thread already uses;
  * without it the thread keeps its From, or a reply uses the address the counterparty wrote to.
  */
@@ -613,7 +613,7 @@ export function chooseFrom(
 }
 
 /**
- * Steps 14–15. A test tenant's mail goes to the simulator and loopback, which need no domain. Until
+ * Checks 14–15. A test tenant's mail goes to the simulator and loopback, which need no domain. Until
  * a live domain has a transport, a live send is a 422 rather than a message that can never leave —
  * or, under the tenant policy `unconfigured_transport: "hold"`, accepted `undispatched` (true).
  */
@@ -666,7 +666,7 @@ export function threadTokenReplyTo(
 const RISKY_NAME = /\.(exe|com|bat|cmd|scr|js|jse|vbs|vbe|wsf|msi|ps1|jar|hta|lnk)$/i;
 const RISKY_TYPE = /javascript|x-msdownload|x-sh\b/i;
 
-/** C6: the forwarded original as composed, and the attachments attached again (include_attachments). */
+/** A forward: the original as composed, and the attachments attached again (include_attachments). */
 function forwardedParts(original: MessageRecord, content: ForwardedContent, body: SendCommand) {
   return {
     original: {

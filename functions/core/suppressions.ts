@@ -5,7 +5,7 @@ import type { ConsentKind } from './job-kind.ts';
 import { canonicalAddress, normaliseAddress } from './recipients.ts';
 
 /**
- * Suppressions, send lists and the per-recipient filter of policy step 16
+ * Suppressions, send lists and the per-recipient filter of check 16
  * Pure: the stores load the facts, this file decides.
  */
 
@@ -26,7 +26,7 @@ export interface Suppression {
   elective?: boolean;
 }
 
-/** Send lists (who may be mailed: step 16) and receive lists (whose mail is shown: core/hold.ts). */
+/** Send lists (who may be mailed: check 16) and receive lists (whose mail is shown: core/hold.ts). */
 export const LIST_DIRECTIONS = ['send', 'receive'] as const;
 export type ListDirection = (typeof LIST_DIRECTIONS)[number];
 export const LIST_KINDS = ['block', 'allow'] as const;
@@ -118,7 +118,7 @@ export function isActiveSuppression(s: Pick<Suppression, 'expires_at'>, now: num
 
 /**
  * Category and kind: the one rule of which suppression blocks which mail, used at enqueue
- * (policy step 16) and at send (the claim's re-check): an active suppression blocks elective mail;
+ * (check 16) and at send (the claim's re-check): an active suppression blocks elective mail;
  * it blocks transactional mail too unless it blocks only elective mail (an unsubscribe). A hard
  * bounce, a complaint or a provider suppression blocks everything.
  */
@@ -140,7 +140,7 @@ export interface RecipientFilterContext {
   elective: boolean;
   /** Tenant policy `send_allowlist_only`. */
   allowlistOnly: boolean;
-  /** Identity `send_policy.require_known_recipient` (E2). */
+  /** Identity `send_policy.require_known_recipient`. */
   requireKnownRecipient: boolean;
   /** The suppression found for each recipient address. */
   suppressions: ReadonlyMap<string, Pick<Suppression, 'reason' | 'expires_at' | 'elective'>>;
@@ -170,7 +170,7 @@ const suppressed = (reason: FilterRule, smtp_response: string): FilterDecision =
 });
 
 /**
- * Policy step 16 for one recipient, in this order: suppression, send-block, allowlist-only,
+ * Check 16 for one recipient, in this order: suppression, send-block, allowlist-only,
  * require-known-recipient. The first rule that matches names the delivery's smtp_response.
  */
 export function filterRecipient(address: string, ctx: RecipientFilterContext): FilterDecision {
@@ -190,7 +190,7 @@ export function filterRecipient(address: string, ctx: RecipientFilterContext): F
   return { status: 'queued' };
 }
 
-/** Policy step 16 for every recipient; the result is aligned with `recipients`. */
+/** Check 16 for every recipient; the result is aligned with `recipients`. */
 export function filterRecipients<R extends { address: string }>(
   recipients: readonly R[],
   ctx: RecipientFilterContext,

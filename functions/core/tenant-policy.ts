@@ -1,7 +1,7 @@
 import type { TenantPolicy } from './model.ts';
 
 /**
- * PATCH semantics of a tenant policy (public design › Tenant policy): a deep merge where `null`
+ * PATCH semantics of a tenant policy (docs/guides/sending.md › Tenant policy): a deep merge where `null`
  * resets a field to its default (removes it) and any other value replaces it. Pure.
  */
 export type PolicyPatch = { [k: string]: unknown };

@@ -69,7 +69,7 @@ export function senderOf(args: Pick<RecipientCopy, 'parsed' | 'n'>): { address: 
   return args.parsed.from ?? { address: args.n.mail.source || 'unknown@invalid' };
 }
 
-/** The copy's flags; `automated` is what the auto-reply rule reads (core/submit-pipeline.ts, step 10). */
+/** The copy's flags; `automated` is what the auto-reply rule reads (core/submit-pipeline.ts, check 10). */
 export function inboundFlags(
   args: RecipientCopy,
   placement: Placement,

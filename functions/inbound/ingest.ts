@@ -14,7 +14,6 @@ import {
 import type { AddressRecord } from '../core/model.ts';
 import { authFromSes, senderAuthOf } from '../core/trust.ts';
 import type { BaseDeps, Deps } from '../deps.ts';
-import type { QueueConsumer } from '../local/queue.ts';
 import { errorFields } from '../log.ts';
 import { inboundKey } from '../store/blobs.ts';
 import { getAddress } from '../store/directory.store.ts';
@@ -336,10 +335,6 @@ function verdictsOf(n: SesReceivedNotification): InboundVerdicts {
  * notification; a record that fails comes back (SQS's visibility timeout, the dead-letter queue
  * after its receives), the others are acked.
  */
-export function ingestConsumer(deps: IngestDeps): QueueConsumer {
-  return (event) => ingestBatch(deps, event);
-}
-
 export async function ingestBatch(deps: IngestDeps, event: SQSEvent): Promise<SQSBatchResponse> {
   const failures: { itemIdentifier: string }[] = [];
   // One record at a time: each may be a 40 MB message, and the function's memory is sized for one

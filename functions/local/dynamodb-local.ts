@@ -118,6 +118,36 @@ function hookExit(stoppedByCaller: boolean) {
   }
 }
 
+/**
+ * Until DynamoDB Local answers ListTables (30 s at most); throws with its last output when it exits
+ * first, or kills it and throws when it never answers.
+ */
+async function waitForAnswer(
+  child: Pick<ChildProcess, 'kill'>,
+  endpoint: string,
+  tail: OutputTail,
+  exited: () => boolean,
+): Promise<void> {
+  const admin = adminClient({ table: 'probe', endpoint }, 1);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (exited()) throw new Error(`DynamoDB Local exited during start-up:\n${tail.lines().join('\n')}`);
+    try {
+      await admin.send(new ListTablesCommand({}));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(
+          `DynamoDB Local did not answer on ${endpoint} within 30 s:\n${tail.lines().join('\n')}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  admin.destroy();
+}
+
 /** Start DynamoDB Local: data in `dataDir` (kept across restarts), or in memory when omitted. */
 export async function startDynamoDbLocal(
   opts: {
@@ -163,24 +193,7 @@ export async function startDynamoDbLocal(
   });
   // Not `live.delete` before exit: a stop in progress must still be waited for by stopAll.
   const endpoint = `http://127.0.0.1:${port}`;
-  const admin = adminClient({ table: 'probe', endpoint }, 1);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (exited) throw new Error(`DynamoDB Local exited during start-up:\n${tail.lines().join('\n')}`);
-    try {
-      await admin.send(new ListTablesCommand({}));
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(
-          `DynamoDB Local did not answer on ${endpoint} within 30 s:\n${tail.lines().join('\n')}`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  admin.destroy();
+  await waitForAnswer(child, endpoint, tail, () => exited);
   return {
     endpoint,
     port,

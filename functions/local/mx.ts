@@ -93,6 +93,49 @@ function sesLikeId(deps: Pick<Deps, 'newId'>): string {
 type MxDeps = BaseDeps & Pick<Deps, 'blobs'>;
 
 /**
+ * One accepted transaction: authenticated, stored with its trace and authentication headers, its
+ * notification on the ingest queue; answers the SES-like id it was stored under.
+ */
+async function acceptMessage(
+  deps: MxDeps,
+  opts: LocalMxOptions,
+  session: SMTPServerSession,
+  body: Buffer,
+): Promise<string> {
+  const id = sesLikeId(deps);
+  const at = deps.clock();
+  const source = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+  const recipients = session.envelope.rcptTo.map((r) => r.address);
+  const auth = await authenticateAtMx(body, {
+    ip: session.remoteAddress,
+    helo: session.hostNameAppearsAs || '',
+    sender: source,
+    mta: MX_HOST,
+    resolver: opts.resolver,
+  }).catch((err) => {
+    // Verdicts that cannot be computed prove nothing: the message is stored unverified.
+    deps.log.warn('local MX could not authenticate a message', errorFields(err));
+    return undefined;
+  });
+  const trace = Buffer.from(
+    traceHeaders({ source, recipients, session, id, at }) + (auth?.headers ?? ''),
+    'utf8',
+  );
+  await deps.blobs.put(`${INBOUND_RAW_PREFIX}${id}`, Buffer.concat([trace, body]), {});
+  const n = receivedNotification({
+    id,
+    at,
+    source,
+    destination: recipients,
+    recipients,
+    ...(auth ? { authentication: auth.results } : {}),
+  });
+  opts.queue.sendRaw(JSON.stringify(n));
+  deps.log.info('local MX accepted a message', { ses_message_id: id, recipients: recipients.length });
+  return id;
+}
+
+/**
  * The local MX: an SMTP server on 127.0.0.1 (no AUTH, no STARTTLS, SIZE 40 MB) that stands in for
  * SES receiving. Each accepted transaction is authenticated (SPF for the connecting address, DKIM,
  * DMARC, ARC: functions/local/mx-auth.ts), stored as the S3 action stores it (the raw bytes with
@@ -139,39 +182,7 @@ export async function startLocalMx(deps: MxDeps, opts: LocalMxOptions): Promise<
       });
     },
   });
-  const accept = async (session: SMTPServerSession, body: Buffer): Promise<string> => {
-    const id = sesLikeId(deps);
-    const at = deps.clock();
-    const source = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
-    const recipients = session.envelope.rcptTo.map((r) => r.address);
-    const auth = await authenticateAtMx(body, {
-      ip: session.remoteAddress,
-      helo: session.hostNameAppearsAs || '',
-      sender: source,
-      mta: MX_HOST,
-      resolver: opts.resolver,
-    }).catch((err) => {
-      // Verdicts that cannot be computed prove nothing: the message is stored unverified.
-      deps.log.warn('local MX could not authenticate a message', errorFields(err));
-      return undefined;
-    });
-    const trace = Buffer.from(
-      traceHeaders({ source, recipients, session, id, at }) + (auth?.headers ?? ''),
-      'utf8',
-    );
-    await deps.blobs.put(`${INBOUND_RAW_PREFIX}${id}`, Buffer.concat([trace, body]), {});
-    const n = receivedNotification({
-      id,
-      at,
-      source,
-      destination: recipients,
-      recipients,
-      ...(auth ? { authentication: auth.results } : {}),
-    });
-    opts.queue.sendRaw(JSON.stringify(n));
-    deps.log.info('local MX accepted a message', { ses_message_id: id, recipients: recipients.length });
-    return id;
-  };
+  const accept = (session: SMTPServerSession, body: Buffer) => acceptMessage(deps, opts, session, body);
   server.on('error', (err) => deps.log.error('local MX error', errorFields(err)));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -20,7 +20,7 @@ import { webhooksApi } from '../api/webhooks.api.ts';
 import { type Config, type Deps, defaultConfig, ulidFrom } from '../deps.ts';
 import { autoVerifyingIdentities, type SesIdentities } from '../domains/ses-identities.ts';
 import { localSmtpProbe } from '../domains/smtp-probe.ts';
-import { ingestConsumer } from '../inbound/ingest.ts';
+import { ingestBatch } from '../inbound/ingest.ts';
 import { type LambdaService, portsFor } from '../lambda-ports.ts';
 import { jsonLogger, type Logger } from '../log.ts';
 import { type MemoryMetrics, memoryMetrics } from '../metrics.ts';
@@ -223,11 +223,13 @@ async function startEngines(deps: Deps, secrets: SecretStore, opts: LocalRuntime
   deps.dispatcher = opts.dispatcher ?? machine;
   deps.events = queue;
   // SES receiving's way in: the S3 action's notification on the ingest queue (SNS → SQS in AWS).
+  const ingestPorts = portsFor(deps, 'inbound-ingest');
   const inboundQueue = new LocalQueue(portsFor(deps, 'inbound-ingest'), {
     secondsToMs: opts.queueSecondsToMs ?? 1000,
     maxReceives: 5,
     dir: opts.durableQueue ? join(opts.stateDir, 'inbound-queue') : undefined,
-    consume: ingestConsumer(portsFor(deps, 'inbound-ingest')),
+    // The Lambda's consumer (functions/inbound/ingest.handler.ts): a failed record comes back.
+    consume: (event) => ingestBatch(ingestPorts, event),
   });
   // The MX stands in for SES receiving, which stores each message itself (under the bucket policy).
   const mx = opts.inbound

@@ -22,7 +22,7 @@ export interface KeyRef {
   fingerprint: string;
 }
 
-/** Step 1: a consistent read of the key; its stored answer, or undefined when it is free. */
+/** The first read (docs/architecture.md › The submit path, step 1): a consistent read of the key; its stored answer, or undefined when it is free. */
 export async function lookupKey(deps: Pick<Deps, 'db' | 'clock'>, key: KeyRef): Promise<string | undefined> {
   return storedAnswer(
     await lookupIdempotency(deps.db, key.identityId, key.keyHash, key.fingerprint, deps.clock()),
@@ -30,11 +30,11 @@ export async function lookupKey(deps: Pick<Deps, 'db' | 'clock'>, key: KeyRef): 
 }
 
 /**
- * Step 2: the conditional put of an `in_progress` item owned by `owner` with a lease (a send's
- * carries the message id it mints). `reserved` when this request now owns the key, with the
- * message id to write (kept from an earlier owner whose lease passed: `attempt` > 0); `replay` with
- * the stored answer when a request with the same body completed it in between; throws as
- * core/idempotency.ts › `storedAnswer` for a conflict or a request still running.
+ * The reservation (step 2): the conditional put of an `in_progress` item owned by `owner` with a
+ * lease (a send's carries the message id it mints). `reserved` when this request now owns the key,
+ * with the message id to write (kept from an earlier owner whose lease passed: `attempt` > 0);
+ * `replay` with the stored answer when a request with the same body completed it in between;
+ * throws as core/idempotency.ts › `storedAnswer` for a conflict or a request still running.
  */
 export async function reserveKey(
   deps: Pick<Deps, 'db' | 'clock'>,
@@ -46,7 +46,7 @@ export async function reserveKey(
 }
 
 /**
- * Step 4 of a send, after its message is written: complete the key with `response`. The answer to
+ * After a send's message is written (step 7): complete the key with `response`. The answer to
  * give: `response`, or what the key holds when another request completed it first.
  */
 export async function completeKey(
@@ -68,8 +68,9 @@ export async function completeKey(
 }
 
 /**
- * Step 5 when the key's message may exist or may still be written (a put whose answer was lost, a
- * key taken over from an owner that may still run): keep the message id, end the lease; never throws.
+ * A failure (step 7) when the key's message may exist or may still be written (a put whose answer
+ * was lost, a key taken over from an owner that may still run): keep the message id, end the lease;
+ * never throws.
  */
 export async function abandonKey(
   deps: Pick<Deps, 'db' | 'log' | 'clock'>,
@@ -81,7 +82,10 @@ export async function abandonKey(
   );
 }
 
-/** Step 5: any failure after the reservation gives the key back (if still ours); never throws. */
+/**
+ * A failure (step 7) after the reservation, its message certainly not written: give the key back
+ * (if still ours); never throws.
+ */
 export async function releaseKey(
   deps: Pick<Deps, 'db' | 'log'>,
   key: Pick<KeyRef, 'identityId' | 'keyHash'>,

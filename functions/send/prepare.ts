@@ -52,11 +52,11 @@ export interface LoadInput {
 /** The snapshot as first loaded: everything but the new message's id, which the reservation mints. */
 export type LoadedSubmit = Omit<SubmitSnapshot, 'ulid'>;
 
-/** Everything the policy pipeline decided (steps 1–17), ready to be stored or reported by a dry run. */
+/** Everything the policy pipeline decided (checks 1–17), ready to be stored or reported by a dry run. */
 export interface Prepared {
   messageId: string;
   threadId: string;
-  /** A reply, reply-all, forward or a send with thread_id: takes the thread lock (C4). */
+  /** A reply, reply-all, forward or a send with thread_id: takes the thread lock. */
   threaded: boolean;
   target?: MessageRecord;
   thread?: ThreadItem;
@@ -77,14 +77,14 @@ export interface Prepared {
   links: { key: string; bytes: Buffer; metadata: Record<string, string>; contentType: string }[];
   /** Quotas and policy the storage step needs. */
   caps: { tenant: number; identity: number };
-  /** The recipients' contacts as read at step 16 (by canonical address): who is already known. */
+  /** The recipients' contacts as read at check 16 (by canonical address): who is already known. */
   contacts: Map<string, ContactCounts>;
-  /** Held `undispatched` (steps 14–15 under `unconfigured_transport: "hold"`). */
+  /** Held `undispatched` (checks 14–15 under `unconfigured_transport: "hold"`). */
   undispatched?: boolean;
 }
 
 /**
- * The policy pipeline, steps 1–17: read → decide → compose. The loads are gathered
+ * The policy pipeline, checks 1–17: read → decide → compose. The loads are gathered
  * into a snapshot (`loadSubmit`: the target and thread root first, then the tenant and everything
  * the request lets us name in one round trip — started beside the key's reservation, as it needs no
  * message id); `decideSubmit` (core/submit-pipeline.ts) runs every check in the table's order on
@@ -246,7 +246,7 @@ async function loadInto<S extends Loadable>(
 }
 
 /**
- * Step 17 with signed links: while the message is too large and
+ * Check 17 with signed links: while the message is too large and
  * the tenant allows links, the largest attachments are stored apart and replaced in the body by an
  * expiring signed link; without links, or when nothing is left to link, 413 message_too_large.
  */
@@ -307,7 +307,7 @@ async function fitSize(
   }
 }
 
-/** Compose to MIME and enforce the size limit (step 17). */
+/** Compose to MIME and enforce the size limit (check 17). */
 export async function composeMime(
   compose: Prepared['compose'],
   inReplyTo: string | undefined,
@@ -342,7 +342,7 @@ async function loadThreadRoot(
   return root?.thread_id === threadId && !isHeld(root) ? root : undefined;
 }
 
-/** C6: a forwarded message's body and attachments, parsed from its stored MIME (missing: empty). */
+/** A forwarded message's body and attachments, parsed from its stored MIME (missing: empty). */
 async function loadForwarded(deps: PreparePorts, original: MessageRecord): Promise<ForwardedContent> {
   const raw = await deps.blobs.get(original.raw_key);
   // mailparser (with libmime's charset tables) loads on the first forward of a container only.

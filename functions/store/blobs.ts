@@ -33,17 +33,12 @@ export function inboundKey(tenantId: string, identityId: string, messageId: stri
   return `t/${tenantId}/i/${identityId}/in/${messageId}.eml`;
 }
 
-/** Local folder adapter: the object, plus `{key}.meta.json` beside it. Writes are atomic renames. */
-export function folderBlobStore(root: string): BlobStore {
-  const path = (key: string) => {
-    const p = resolve(root, key);
-    if (!p.startsWith(resolve(root))) throw new Error('blob key escapes the store');
-    return p;
-  };
+/** Writes a file by an atomic rename (a temporary file beside it, then renamed over it). */
+function atomicWriter(): (file: string, data: Uint8Array | string) => Promise<void> {
   // Folders this store made: a send's objects go to its identity's folder, made once (a folder
   // removed behind the store's back is made again).
   const made = new Set<string>();
-  const writeAtomic = async (file: string, data: Uint8Array | string) => {
+  return async (file, data) => {
     const dir = dirname(file);
     const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
     if (!made.has(dir)) await mkdir(dir, { recursive: true });
@@ -57,6 +52,16 @@ export function folderBlobStore(root: string): BlobStore {
     made.add(dir);
     await rename(tmp, file);
   };
+}
+
+/** Local folder adapter: the object, plus `{key}.meta.json` beside it. Writes are atomic renames. */
+export function folderBlobStore(root: string): BlobStore {
+  const path = (key: string) => {
+    const p = resolve(root, key);
+    if (!p.startsWith(resolve(root))) throw new Error('blob key escapes the store');
+    return p;
+  };
+  const writeAtomic = atomicWriter();
   return {
     async put(key, body, metadata, contentType = 'message/rfc822') {
       await writeAtomic(`${path(key)}.meta.json`, JSON.stringify({ contentType, metadata }));

@@ -166,7 +166,7 @@ export async function releaseThreadLock(
 }
 
 /**
- * Refresh the lease when a transport attempt begins (seed: BeginTransport refreshes to now + 60 s).
+ * Refresh the lease when a transport attempt begins (to now + 60 s, so a slow provider call keeps its thread).
  * An owned transition (docs/lost-answers.md), the message id its owner's token: a lost answer
  * re-reads the thread and sends the refresh again only while the lock is this message's and its
  * lease still ends before `until`.

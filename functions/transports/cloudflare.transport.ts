@@ -89,73 +89,94 @@ export function cloudflareTransport(
   return {
     provider: 'cloudflare',
     async send(req: TransportRequest): Promise<TransportResult> {
-      const accountId = req.domain.cloudflare?.account_id ?? settings.accountId;
-      if (!accountId) {
-        return {
-          type: 'rejected',
-          provider: 'cloudflare',
-          reason: 'sender_domain_unavailable',
-          code: 'cf_not_configured',
-          detail: 'no Cloudflare account is configured for this sending domain',
-        };
-      }
-      let token: string;
-      try {
-        token = await ports.apiToken();
-      } catch (err) {
-        ports.log.error('Cloudflare API token unavailable; nothing sent', {
-          ...errorFields(err),
-        });
-        return {
-          type: 'retry_later',
-          provider: 'cloudflare',
-          class: 'Paused',
-          code: 'cf_token_unavailable',
-          refused: [],
-        };
-      }
-      const api = new SendingApi(ports, settings, accountId, token, req.signal);
-      const payload = await composeFields(req);
-      const maxRounds = settings.maxRounds ?? 3;
-      let remaining = req.recipients;
-      const suppressed: ProviderSuppression[] = [];
-      const withSuppressed = (r: TransportResult): TransportResult =>
-        suppressed.length ? { ...r, provider_suppressed: suppressed } : r;
-      for (let round = 1; ; round++) {
-        const outcome = classifyCloudflare(await api.send(payload, remaining), req.message_id);
-        ports.log.info('cloudflare answered', {
-          message_id: req.message_id,
-          round,
-          result: outcome.type,
-          code: 'code' in outcome ? outcome.code : undefined,
-          recipients: remaining.length,
-        });
-        if (outcome.type !== 'recipient_suppressed') return withSuppressed(outcome);
-        const found =
-          remaining.length === 1 ? [{ address: remaining[0]!.address }] : await api.suppressed(remaining);
-        const notIdentified = (detail: string): TransportResult =>
-          withSuppressed({
-            type: 'rejected',
-            provider: 'cloudflare',
-            reason: 'recipient_suppressed_by_provider',
-            code: outcome.code,
-            detail,
-          });
-        if (!found) return notIdentified('a recipient is suppressed by the provider; the lookup failed');
-        if (found.length === 0)
-          return notIdentified('a recipient is suppressed by the provider; none was found');
-        suppressed.push(...found);
-        const gone = new Set(found.map((f) => f.address.toLowerCase()));
-        remaining = remaining.filter((r) => !gone.has(r.address.toLowerCase()));
-        if (remaining.length === 0) {
-          return notIdentified('every recipient is on the provider’s suppression list');
-        }
-        if (round >= maxRounds) {
-          return notIdentified(`recipients were still suppressed after ${maxRounds} requests`);
-        }
-      }
+      const api = await sendingApi(ports, settings, req);
+      if (!(api instanceof SendingApi)) return api;
+      return sendInRounds(ports, api, req, await composeFields(req), settings.maxRounds ?? 3);
     },
   };
+}
+
+/** The account's sending API for this request, or the answer when it cannot be reached (nothing sent). */
+async function sendingApi(
+  ports: CloudflarePorts,
+  settings: CloudflareSendSettings,
+  req: TransportRequest,
+): Promise<SendingApi | TransportResult> {
+  const accountId = req.domain.cloudflare?.account_id ?? settings.accountId;
+  if (!accountId) {
+    return {
+      type: 'rejected',
+      provider: 'cloudflare',
+      reason: 'sender_domain_unavailable',
+      code: 'cf_not_configured',
+      detail: 'no Cloudflare account is configured for this sending domain',
+    };
+  }
+  let token: string;
+  try {
+    token = await ports.apiToken();
+  } catch (err) {
+    ports.log.error('Cloudflare API token unavailable; nothing sent', {
+      ...errorFields(err),
+    });
+    return {
+      type: 'retry_later',
+      provider: 'cloudflare',
+      class: 'Paused',
+      code: 'cf_token_unavailable',
+      refused: [],
+    };
+  }
+  return new SendingApi(ports, settings, accountId, token, req.signal);
+}
+
+/**
+ * Send, and while the answer is a suppressed recipient, leave the suppressed ones out and send to
+ * the rest (at most `maxRounds` requests in all; the contract above).
+ */
+async function sendInRounds(
+  ports: CloudflarePorts,
+  api: SendingApi,
+  req: TransportRequest,
+  payload: SendFields,
+  maxRounds: number,
+): Promise<TransportResult> {
+  let remaining = req.recipients;
+  const suppressed: ProviderSuppression[] = [];
+  const withSuppressed = (r: TransportResult): TransportResult =>
+    suppressed.length ? { ...r, provider_suppressed: suppressed } : r;
+  for (let round = 1; ; round++) {
+    const outcome = classifyCloudflare(await api.send(payload, remaining), req.message_id);
+    ports.log.info('cloudflare answered', {
+      message_id: req.message_id,
+      round,
+      result: outcome.type,
+      code: 'code' in outcome ? outcome.code : undefined,
+      recipients: remaining.length,
+    });
+    if (outcome.type !== 'recipient_suppressed') return withSuppressed(outcome);
+    const found =
+      remaining.length === 1 ? [{ address: remaining[0]!.address }] : await api.suppressed(remaining);
+    const notIdentified = (detail: string): TransportResult =>
+      withSuppressed({
+        type: 'rejected',
+        provider: 'cloudflare',
+        reason: 'recipient_suppressed_by_provider',
+        code: outcome.code,
+        detail,
+      });
+    if (!found) return notIdentified('a recipient is suppressed by the provider; the lookup failed');
+    if (found.length === 0) return notIdentified('a recipient is suppressed by the provider; none was found');
+    suppressed.push(...found);
+    const gone = new Set(found.map((f) => f.address.toLowerCase()));
+    remaining = remaining.filter((r) => !gone.has(r.address.toLowerCase()));
+    if (remaining.length === 0) {
+      return notIdentified('every recipient is on the provider’s suppression list');
+    }
+    if (round >= maxRounds) {
+      return notIdentified(`recipients were still suppressed after ${maxRounds} requests`);
+    }
+  }
 }
 
 interface SendFields {

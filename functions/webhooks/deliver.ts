@@ -19,7 +19,7 @@ import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
 import { getEvent, type OutboxEvent } from '../store/events.store.ts';
 import { getTestEvent, recordAttempt } from '../store/webhook-deliveries.store.ts';
-import { disableWebhook, getWebhook } from '../store/webhooks.store.ts';
+import { disableWebhook, getWebhook, type StoredWebhook } from '../store/webhooks.store.ts';
 import type { WebhookPoster } from './http-client.ts';
 import type { WebhookQueue } from './webhook-queue.ts';
 
@@ -78,21 +78,7 @@ export async function deliverJob(
     deps.log.warn('webhook delivery dropped', { ...log, reason: 'event_expired' });
     return 'dropped';
   }
-  const secret = openSecret(
-    deps.config.hashKey,
-    secretAad(endpoint.tenant_id, endpoint.id),
-    endpoint.secret_sealed,
-  );
-  const body = JSON.stringify(webhookEnvelope(event));
-  const headers = webhookHeaders(secret, event.id, Math.floor(now / 1000), body);
-  // The address rule is lifted only where plain http to this machine is allowed (local runtime).
-  const answer = await ports.post({
-    url: endpoint.url,
-    headers,
-    body,
-    timeoutMs: WEBHOOK_TIMEOUT_MS,
-    allowInternal: deps.config.webhookAllowLocalHttp === true,
-  });
+  const answer = await postSigned(deps, ports.post, endpoint, event, now);
   const verdict = classifyResponse(answer.status);
   const next =
     verdict === 'failed' ? nextAttempt(job, now, ports.jitter(), ports.scheduleScale ?? 1) : undefined;
@@ -115,14 +101,7 @@ export async function deliverJob(
     return 'disabled';
   }
   if (!next || 'dead' in next) {
-    deps.log.error('webhook delivery dead', {
-      webhook: hashed(job.webhook_id),
-      event: hashed(job.event_id),
-      tenant: hashed(job.tenant_id),
-      attempts: job.attempt,
-      status: answer.status,
-      error: answer.error,
-    });
+    deps.log.error('webhook delivery dead', deadFields(job, answer));
     return 'dead';
   }
   await ports.queue.send([next]);
@@ -131,6 +110,43 @@ export async function deliverJob(
     retry_in_s: Math.round(next.delaySeconds),
   });
   return 'retry';
+}
+
+/** The event's envelope, signed with the endpoint's secret, POSTed to the endpoint once. */
+function postSigned(
+  deps: Pick<Deps, 'config'>,
+  post: WebhookPoster,
+  endpoint: StoredWebhook,
+  event: OutboxEvent,
+  now: number,
+): ReturnType<WebhookPoster> {
+  const secret = openSecret(
+    deps.config.hashKey,
+    secretAad(endpoint.tenant_id, endpoint.id),
+    endpoint.secret_sealed,
+  );
+  const body = JSON.stringify(webhookEnvelope(event));
+  const headers = webhookHeaders(secret, event.id, Math.floor(now / 1000), body);
+  // The address rule is lifted only where plain http to this machine is allowed (local runtime).
+  return post({
+    url: endpoint.url,
+    headers,
+    body,
+    timeoutMs: WEBHOOK_TIMEOUT_MS,
+    allowInternal: deps.config.webhookAllowLocalHttp === true,
+  });
+}
+
+/** A dead delivery's log fields: its ids hashed, so no endpoint or event id is logged in the clear. */
+function deadFields(job: DeliveryJob, answer: { status?: number; error?: string }) {
+  return {
+    webhook: hashed(job.webhook_id),
+    event: hashed(job.event_id),
+    tenant: hashed(job.tenant_id),
+    attempts: job.attempt,
+    status: answer.status,
+    error: answer.error,
+  };
 }
 
 /**

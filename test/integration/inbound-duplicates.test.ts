@@ -61,8 +61,8 @@ function copies(subject: string, dates: string[], from = `sender-${fresh()}@exam
   return { messageId, from, raws: dates.map((date) => copy({ messageId, from, subject, date })) };
 }
 
-const D1 = 'Mon, 07 Dec 2026 10:00:00 +0000';
-const D2 = 'Mon, 07 Dec 2026 10:20:00 +0000';
+const FIRST_DATE = 'Mon, 07 Dec 2026 10:00:00 +0000';
+const LATER_DATE = 'Mon, 07 Dec 2026 10:20:00 +0000';
 
 const inbox = async (subject: string) =>
   (await s.mailbox(s.agent.id, 'inbound')).filter((m) => m.subject === subject);
@@ -86,7 +86,7 @@ const duplicateTx = (c: Call) =>
 describe('two copies whose ingests overlap', () => {
   it('one copy held at its store while the other is stored: one message; the held copy is a duplicate and leaves no raw copy', async () => {
     const subject = `held ${fresh()}`;
-    const c = copies(subject, [D1, D2]);
+    const c = copies(subject, [FIRST_DATE, LATER_DATE]);
     const [first, second] = [await arrived(c.raws[0]), await arrived(c.raws[1])];
     const f = faults(s.deps.db);
     const held = f.pauseBefore(storeTx);
@@ -107,8 +107,13 @@ describe('two copies whose ingests overlap', () => {
 
   it('held the same way, a copy with another From is stored beside it, flagged, in its thread', async () => {
     const subject = `held, other From ${fresh()}`;
-    const c = copies(subject, [D1]);
-    const forged = copy({ messageId: c.messageId, from: `forger-${fresh()}@example.org`, subject, date: D2 });
+    const c = copies(subject, [FIRST_DATE]);
+    const forged = copy({
+      messageId: c.messageId,
+      from: `forger-${fresh()}@example.org`,
+      subject,
+      date: LATER_DATE,
+    });
     const [genuine, other] = [await arrived(c.raws[0]), await arrived(forged)];
     const f = faults(s.deps.db);
     const held = f.pauseBefore(storeTx);
@@ -127,7 +132,7 @@ describe('two copies whose ingests overlap', () => {
 
   it('five messages, two copies each, ingested at once: five messages, five events', async () => {
     const subject = `at once ${fresh()}`;
-    const all = Array.from({ length: 5 }, () => copies(subject, [D1, D2]));
+    const all = Array.from({ length: 5 }, () => copies(subject, [FIRST_DATE, LATER_DATE]));
     const notes = await Promise.all(all.flatMap((c) => c.raws.map((r) => arrived(r))));
     const reports = await Promise.all(notes.map((n) => ingestNotification(deps, n)));
     expect(reports.flatMap((r) => r.stored)).toHaveLength(5);
@@ -150,7 +155,7 @@ describe('which copy is a duplicate', () => {
     ],
   ] as const)('%s', async (_name, firstDmarc, laterDmarc, expected) => {
     const subject = `auth ${fresh()}`;
-    const c = copies(subject, [D1, D2]);
+    const c = copies(subject, [FIRST_DATE, LATER_DATE]);
     await ingestNotification(deps, await arrived(c.raws[0], firstDmarc));
     const later = await ingestNotification(deps, await arrived(c.raws[1], laterDmarc));
     const got = await inbox(subject);
@@ -166,7 +171,7 @@ describe('which copy is a duplicate', () => {
 
   it('a copy more than 30 days after the first is a message of its own', async () => {
     const subject = `window ${fresh()}`;
-    const c = copies(subject, [D1, D2]);
+    const c = copies(subject, [FIRST_DATE, LATER_DATE]);
     await ingestNotification(deps, await arrived(c.raws[0]));
     const later = { ...deps, clock: () => Date.now() + MESSAGE_ID_WINDOW_MS + 60_000 };
     const report = await ingestNotification(later, await arrived(c.raws[1]));
@@ -182,7 +187,7 @@ describe('which copy is a duplicate', () => {
 describe("inbound.store.ts › messageIdMarkerPut: the first copy's marker under a lost answer", () => {
   it('is resent with its token after the next copy found it: one message, the next copy a duplicate', async () => {
     const subject = `marker lost ${fresh()}`;
-    const c = copies(subject, [D1, D2]);
+    const c = copies(subject, [FIRST_DATE, LATER_DATE]);
     const [first, second] = [await arrived(c.raws[0]), await arrived(c.raws[1])];
     const f = faults(s.deps.db);
     let next: Awaited<ReturnType<typeof ingestNotification>> | undefined;
@@ -204,7 +209,7 @@ describe("inbound.store.ts › messageIdMarkerPut: the first copy's marker under
 describe('inbound.store.ts › recordDuplicate: a duplicate recorded under a lost answer', () => {
   it('after a redelivery of the same copy found it recorded, the resend still answers recorded; counted once', async () => {
     const subject = `duplicate lost ${fresh()}`;
-    const c = copies(subject, [D1, D2]);
+    const c = copies(subject, [FIRST_DATE, LATER_DATE]);
     await ingestNotification(deps, await arrived(c.raws[0]));
     const second = await arrived(c.raws[1]);
     const f = faults(s.deps.db);

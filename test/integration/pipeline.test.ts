@@ -235,7 +235,7 @@ describe('the policy pipeline refuses in order and stores nothing', () => {
     expect(await snapshot(s)).toEqual(before);
   });
 
-  it('refuses the third consecutive automatic reply in a thread (D6) and stores nothing', async () => {
+  it('refuses the third consecutive automatic reply in a thread and stores nothing', async () => {
     const s = await stack();
     await s.send(to(s.peer.address), 'first');
     await s.settle();

@@ -389,7 +389,7 @@ describe('subjects (Re:/Fwd: only when absent)', () => {
   });
 });
 
-describe('reply target (D3)', () => {
+describe('reply target', () => {
   const m = (replyTo?: string): RepliedMessage => ({
     from: { address: 'alice@mail.shop.example.co.uk', name: 'Alice' },
     ...(replyTo ? { replyTo: [{ address: replyTo }, { address: 'second@other.example' }] } : {}),
@@ -447,7 +447,7 @@ describe('reply target (D3)', () => {
   });
 });
 
-describe('reply-all recipients (A10)', () => {
+describe('reply-all recipients', () => {
   const m: RepliedMessage = {
     from: { address: 'alice@example.com' },
     to: [

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
  *   - core imports only core and pure packages (no I/O: see also core-purity.test.ts);
  *   - store imports only core, store and its SDK;
  *   - transports import only core, their port and their clients (a transport never writes the store);
- *   - use cases (send, events, sweeper, domains, admin, webhooks, stream, outcomes) never import api/;
+ *   - use cases (send, events, sweeper, domains, admin, webhooks, stream, outcomes, bodies, inbound)
+ *     never import api/;
  *   - no use case reaches into the event consumer: what the send attempt's Record and the consumer
  *     both write for a recipient's outcome lives in outcomes/, which imports no use case; events/
  *     is reached only through its port (events/event-sink.ts);
@@ -19,7 +20,11 @@ import { describe, expect, it } from 'vitest';
  *   - the sweeper never imports a transport;
  *   - no import cycles in functions/ (type-only imports included);
  *   - lib/ (the CDK) reads from functions/ only the lists it deploys (routes, transport tasks, metric
- *     names) and core's constants; bin/ drives use cases and the local runtime, never the send path.
+ *     names) and core's constants; bin/ drives use cases and the local runtime, never the send path;
+ *   - functions/local/ (the local runtime) is imported only by itself, bin/ and the tools that run it
+ *     (tests, bench/, deploy/): no Lambda bundle holds it;
+ *   - the console (console/src) reads from functions/ only core's pure rules, and calls the API;
+ *   - the client package (packages/client/src) imports nothing of functions/, console/, bin/, lib/.
  * A `*.handler.ts` is a Lambda entry point (a composition root: it builds the adapters and wires the
  * ports). The transports' entries are the send machine's tasks and live in send/
  * (`send/{provider}-transport.handler.ts`), so the transports rule holds for every file under
@@ -44,11 +49,15 @@ function importsOf(file: string, source: string): string[] {
 function sources(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true })
     .map(String)
-    .filter((f) => /\.(ts|mjs)$/.test(f) && !f.endsWith('.d.ts'))
+    .filter(
+      (f) => /\.(ts|tsx|mjs)$/.test(f) && !f.endsWith('.d.ts') && !f.split('/').includes('node_modules'),
+    )
     .map((f) => join(dir, f));
 }
 
-const FILES = ['functions', 'lib', 'bin'].flatMap(sources);
+const FILES = ['functions', 'lib', 'bin', 'bench', 'deploy', 'console/src', 'packages/client/src'].flatMap(
+  sources,
+);
 
 function edges(files: string[], read = (f: string) => readFileSync(join(ROOT, f), 'utf8')): Edge[] {
   return files.flatMap((from) => importsOf(from, read(from)).map((to) => ({ from, to })));
@@ -70,6 +79,7 @@ const USE_CASES = [
   'stream',
   'outcomes',
   'bodies',
+  'inbound',
 ].map((d) => `functions/${d}`);
 const isEntry = (f: string) => f.endsWith('.handler.ts');
 /**
@@ -127,7 +137,7 @@ const RULES: Rule[] = [
   },
   {
     name: 'no @aws-sdk outside the adapters, the entries and the composition roots',
-    from: (f) => !SDK_HOMES(f),
+    from: (f) => under('functions')(f) && !SDK_HOMES(f),
     deny: [pkg(/^@aws-sdk\//)],
   },
   {
@@ -154,7 +164,7 @@ const RULES: Rule[] = [
   },
   {
     name: 'use cases take adapters as ports, never import them',
-    from: (f) => [...USE_CASES, 'functions/inbound'].some((d) => under(d)(f)) && !isEntry(f),
+    from: (f) => USE_CASES.some((d) => under(d)(f)) && !isEntry(f),
     deny: [under('functions/adapters')],
   },
   {
@@ -199,6 +209,34 @@ const RULES: Rule[] = [
           // The receipt rule's S3 action writes under the prefix the ingest reads.
           'functions/inbound/notification.ts',
         ].includes(t),
+    ],
+  },
+  {
+    // The local runtime stands in for AWS on one machine; a Lambda bundle never holds it.
+    name: 'only functions/local/, bin/ and the tools that run it import functions/local/',
+    from: (f) => !['functions/local', 'bin', 'bench', 'deploy'].some((d) => under(d)(f)),
+    deny: [under('functions/local')],
+  },
+  {
+    // A browser bundle: core's pure rules (what a key may grant) are shown, not written again.
+    name: 'the console reads from functions/ only core, and no server package',
+    from: under('console/src'),
+    deny: [
+      (t) => t.startsWith('functions/') && !under('functions/core')(t),
+      under('bin'),
+      under('lib'),
+      pkg(/^node:/, /^@aws-sdk\//, '@aws-lite/client'),
+    ],
+  },
+  {
+    name: 'the client package imports nothing of the service, the console or the tools',
+    from: under('packages/client/src'),
+    deny: [
+      under('functions'),
+      under('console'),
+      under('bin'),
+      under('lib'),
+      pkg(/^@aws-sdk\//, '@aws-lite/client'),
     ],
   },
   {
@@ -251,6 +289,16 @@ describe('layers', () => {
 
   it('reads the whole import graph', () => {
     expect(FILES.length).toBeGreaterThan(100);
+    for (const dir of [
+      'functions/inbound',
+      'functions/local',
+      'bench',
+      'deploy',
+      'console/src',
+      'packages/client/src',
+    ])
+      expect(FILES.some(under(dir)), dir).toBe(true);
+    expect(FILES).toContain('console/src/pages/keys.tsx');
     expect(
       graph.some((e) => e.from === 'functions/send/submit/decide.ts' && e.to === 'functions/core/errors.ts'),
     ).toBe(true);
@@ -337,6 +385,39 @@ describe('layers', () => {
       'functions/webhooks/fan-out.ts',
       "import { sqsWebhookQueue } from '../adapters/sqs-queues.ts';",
       'use cases take adapters as ports',
+    ],
+    [
+      'functions/inbound/ingest.ts',
+      "import type { QueueConsumer } from '../local/queue.ts';",
+      'only functions/local/, bin/ and the tools',
+    ],
+    ['functions/api/http.ts', "import { LocalQueue } from '../local/queue.ts';", 'only functions/local/'],
+    ['lib/api.ts', "import { startRuntime } from '../functions/local/runtime.ts';", 'only functions/local/'],
+    [
+      'functions/inbound/held.ts',
+      "import { parseSendBody } from '../api/send.schema.ts';",
+      'use cases never import api/',
+    ],
+    [
+      'functions/inbound/screen.ts',
+      "import { consumeDeliveryEvent } from '../events/consume.ts';",
+      'no use case reaches into the event consumer',
+    ],
+    [
+      'console/src/pages/keys.tsx',
+      "import { getMessage } from '../../../functions/store/messages.store.ts';",
+      'the console reads from functions/ only core',
+    ],
+    ['console/src/api.ts', "import { readFileSync } from 'node:fs';", 'the console reads'],
+    [
+      'packages/client/src/index.ts',
+      "import type { MessageRecord } from '../../../functions/core/model.ts';",
+      'the client package imports nothing',
+    ],
+    [
+      'packages/client/src/stream.ts',
+      "export { h } from '../../../console/src/ui.tsx';",
+      'the client package',
     ],
   ])('fails when %s gains `%s`', (file, line, rule) => {
     const found = violations(edges([file], (f) => `${readFileSync(join(ROOT, f), 'utf8')}\n${line}\n`));

@@ -116,7 +116,7 @@ const suppressedBy = (
 const supp = (reason: SuppressionReason, more: { expires_at?: number; elective?: boolean } = {}) =>
   new Map([[R, { reason, ...more }]]);
 
-describe('filterRecipient (policy step 16)', () => {
+describe('filterRecipient (check 16)', () => {
   it.each<[string, Partial<RecipientFilterContext>, FilterDecision]>([
     ['no rule matches', {}, { status: 'queued' }],
     [
