@@ -263,6 +263,15 @@ describe('GET …/messages?q=', () => {
     expect((await s.message(s.agent.id, id))!.held).toBeDefined();
     expect(await found(word, {}, agentKey)).toEqual([]);
     expect(await found(word)).toEqual([id]);
+    // Another held message, released: the agent's key finds it from then on.
+    expect((await policy('unauthenticated')).status).toBe(200);
+    const other = rare();
+    const released = await receive({ subject: 'Later', text: `Invoice ${other}` }, 'GRAY');
+    expect((await policy('none')).status).toBe(200);
+    expect(await found(other, {}, agentKey)).toEqual([]);
+    const release = await s.call('POST', `/v1/identities/${s.agent.id}/messages/${released}/release`);
+    expect(release.status).toBe(200);
+    expect(await found(other, {}, agentKey)).toEqual([released]);
     const deleted = await s.call('DELETE', `/v1/identities/${s.agent.id}/messages/${id}`);
     expect(deleted.status).toBe(204);
     expect(await found(word)).toEqual([]);
@@ -392,5 +401,18 @@ describe('GET /v1/tenants/{tenant_id}/messages?q=', () => {
     }
     const none = await s.call('GET', `/v1/tenants/${s.tenantId}/messages`);
     expect(none.status).toBe(400);
+  });
+
+  it("leaves a deleted identity's mail out", async () => {
+    const word = rare();
+    const mine = await receive({ subject: 'Stays', text: `kept ${word}` });
+    await receive({ subject: 'Goes', text: `kept ${word}`, to: s.peer.address });
+    const tenantWide = async () =>
+      (await s.call('GET', `/v1/tenants/${s.tenantId}/messages`, { query: { q: word } })).body.data.map(
+        (m: Hit) => m.id,
+      );
+    expect(await tenantWide()).toHaveLength(2);
+    expect((await s.call('DELETE', `/v1/identities/${s.peer.id}`)).status).toBe(200);
+    expect(await tenantWide()).toEqual([mine]);
   });
 });
