@@ -49,9 +49,15 @@ const docKey = (identityId: string, messageId: string) => ({
 /** How often a document put whose answers keep getting lost is sent before the error goes up. */
 const DOC_SENDS = 3;
 
-/** The first page a shard is read by; each next page of it is PAGE_GROWTH times larger (1 MB at most). */
+/**
+ * The first page a shard is read by; each next page of it is PAGE_GROWTH times larger, up to
+ * MAX_PAGE documents (~370 KB): a shard reads little past the match that ends the search, and the
+ * shards' pages interleave (`npm run bench:search`: a rare word over 100,000 messages reads ~24 %
+ * fewer units than with 1 MB pages, and answers faster).
+ */
 const FIRST_PAGE = 32;
 const PAGE_GROWTH = 4;
+const MAX_PAGE = 1024;
 
 /** The document's Delete, for a transaction that deletes its message. */
 export function searchDocDeleteItem(db: Db, identityId: string, messageId: string): TransactItem {
@@ -154,7 +160,7 @@ async function readPage(db: Db, s: Shard, q: SearchIndexQuery): Promise<void> {
     Limit: s.pageSize,
     ExclusiveStartKey: s.next,
   });
-  s.pageSize *= PAGE_GROWTH;
+  s.pageSize = Math.min(s.pageSize * PAGE_GROWTH, MAX_PAGE);
   s.next = out.LastEvaluatedKey;
   s.done = !s.next;
   const want = q.direction === undefined ? undefined : q.direction === 'inbound' ? 'i' : 'o';
