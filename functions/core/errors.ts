@@ -55,6 +55,7 @@ export type ErrorCode =
   | 'not_pending_approval'
   | 'message_not_held'
   | 'invalid_label'
+  | 'invalid_query'
   | 'too_many_labels'
   | 'not_uncertain'
   | 'not_retryable'
@@ -151,6 +152,12 @@ export const invalidJson = () =>
 
 /** A query string that its schema refuses. */
 export const invalidQuery = (errors: FieldError[]) => invalidRequest(errors, 'The query is not valid.');
+
+/** A search `q` outside its limits (core/search-text.ts › parseSearchQuery). */
+export const invalidSearchQuery = (message: string) =>
+  new PmailError('invalid_query', `The search query is not valid: ${message}`, {
+    details: { errors: [{ path: 'q', message }] },
+  });
 
 /** A cursor that no page handed out. */
 export const invalidCursor = () =>
@@ -599,7 +606,7 @@ export const invalidHeaders = (errors: FieldError[]) =>
 /** A message list's filters given with `after` (a read on in commit order takes none). */
 export const filtersWithAfter = () =>
   invalidRequest(
-    [{ path: 'after', message: 'not with label, from, to, subject, since, until, has_attachment' }],
+    [{ path: 'after', message: 'not with q, label, from, to, subject, since, until, has_attachment' }],
     'The filters select a page of the list, not a read on from `after`.',
   );
 

@@ -1,14 +1,16 @@
 import { sentBodyOf } from '../../bodies/sent-body.ts';
 import { composePlan } from '../../core/compose.ts';
 import { snippetOf } from '../../core/inbound.ts';
-import { storesSentBody } from '../../core/message-body.ts';
+import { bodyOf, storesSentBody } from '../../core/message-body.ts';
 import { pendingApprovalEvent, suppressedEvent } from '../../core/message-record.ts';
 import { toApiMessage } from '../../core/message-view.ts';
 import type { MessageRecord } from '../../core/model.ts';
 import type { Deps } from '../../deps.ts';
 import { errorFields } from '../../log.ts';
+import { indexMessage } from '../../search/index-message.ts';
 import { appendEvent } from '../../store/events.store.ts';
 import { putSentBody } from '../../store/message-bodies.store.ts';
+import { tableSearchIndex } from '../../store/search.store.ts';
 import { noteThreadMessage } from '../../store/thread-list.store.ts';
 import { completeKey, type KeyRef } from '../idempotency.ts';
 import type { Prepared } from '../prepare.ts';
@@ -67,7 +69,12 @@ async function storeSentBody(
     inReplyTo: prepared.inReplyTo,
     references: prepared.references,
   });
-  await putSentBody(deps.db, message.identity_id, message.id, await sentBodyOf(plan));
+  const body = await sentBodyOf(plan);
+  // Its search document beside it (functions/search/index-message.ts), with the same resends.
+  await Promise.all([
+    putSentBody(deps.db, message.identity_id, message.id, body),
+    indexMessage(tableSearchIndex(deps.db), message, bodyOf(message, body)),
+  ]);
 }
 
 /**
