@@ -41,8 +41,8 @@ const TENANT_EACH = 1000;
 const LIMIT = 25;
 
 /** A small seeded generator, so every run fills the same mail. */
-function rng(seed: number) {
-  let a = seed;
+function rng(initial: number) {
+  let a = initial;
   return () => {
     a = (a + 0x6d2b79f5) | 0;
     let t = Math.imul(a ^ (a >>> 15), 1 | a);
