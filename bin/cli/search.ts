@@ -1,7 +1,7 @@
 import { decodeTime } from 'ulid';
 import type { Highlight, SearchHit } from '../../packages/client/src/index.ts';
 import { EXIT } from './client.ts';
-import { apiFor, type Ctx, identityOf, profileOf, tenantOf } from './context.ts';
+import { apiFor, type Ctx, filterQueryOf, identityOf, profileOf, tenantOf } from './context.ts';
 import { out, printJson, terminalSafe } from './io.ts';
 
 /**
@@ -56,29 +56,13 @@ function printHit(m: SearchHit, tenantWide: boolean): void {
   if (m.highlight) out(`    ${m.highlight.field}: ${markedPassage(m.highlight)}`);
 }
 
-/** The filters of the search, as the API's query parameters. */
-function filtersOf(o: Ctx['opts']): Record<string, string | number | undefined> {
-  return {
-    label: o.label,
-    from: o.from,
-    to: o.to,
-    subject: o.subject,
-    since: o.since,
-    until: o.until,
-    direction: o.direction,
-    has_attachment: o.hasAttachment === undefined ? undefined : String(o.hasAttachment),
-    limit: o.limit,
-    cursor: o.cursor,
-  };
-}
-
 export async function searchCommand(ctx: Ctx): Promise<number> {
   const q = ctx.args.join(' ');
   const profile = profileOf(ctx);
   const api = apiFor(ctx, profile);
   const o = ctx.opts;
   const tenantWide = o.tenant !== undefined;
-  const query = filtersOf(o) as never;
+  const query = filterQueryOf(o) as never;
   const page = tenantWide
     ? await api.tenants.searchMessages(
         typeof o.tenant === 'string'
