@@ -295,6 +295,36 @@ describe('GET …/messages?q=', () => {
   });
 });
 
+describe('GET …/threads?q=', () => {
+  it('lists the threads holding a match, newest matching message first, with its highlight; a thread filter applies', async () => {
+    const tag = rare();
+    const older = await receive({ subject: `Quote ${tag}`, text: 'first quote' });
+    const newer = await receive({ subject: `Order ${tag}`, text: 'the order' });
+    const olderThread = (await s.message(s.agent.id, older))!.thread_id;
+    const newerThread = (await s.message(s.agent.id, newer))!.thread_id;
+    const list = async (query: Record<string, string>) => {
+      const r = await s.call('GET', `/v1/identities/${s.agent.id}/threads`, { query });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r.body as { data: { id: string; highlight: Hit['highlight'] }[]; next_cursor: string | null };
+    };
+    const page = await list({ q: tag });
+    expect(page.data.map((t) => t.id)).toEqual([newerThread, olderThread]);
+    expect(page.data[0]!.highlight).toMatchObject({ field: 'subject', text: `Order ${tag}` });
+    expect((await list({ q: `quote ${tag}` })).data.map((t) => t.id)).toEqual([olderThread]);
+    const labelled = await s.call('POST', `/v1/identities/${s.agent.id}/threads/${olderThread}/labels`, {
+      body: { add: ['escalated'] },
+    });
+    expect(labelled.status).toBe(200);
+    expect((await list({ q: tag, label: 'escalated' })).data.map((t) => t.id)).toEqual([olderThread]);
+    const first = await list({ q: tag, limit: '1' });
+    expect(first.data.map((t) => t.id)).toEqual([newerThread]);
+    const second = await list({ q: tag, limit: '1', cursor: first.next_cursor! });
+    expect(second.data.map((t) => t.id)).toEqual([olderThread]);
+    const bad = await s.call('GET', `/v1/identities/${s.agent.id}/threads`, { query: { q: '"" !' } });
+    expect(bad.body.error.code).toBe('invalid_query');
+  });
+});
+
 describe('the search document after a crash or a lost answer', () => {
   it('an ingest that dies between its commit and its document is repaired by the queue bringing the copy back', async () => {
     const word = rare();
