@@ -304,7 +304,7 @@ describe('the conversation through @pmail/client', () => {
 });
 
 describe('search through @pmail/client', () => {
-  it('finds a received message by a word of its body, per identity and across the tenant', async () => {
+  it('finds a received message by a word of its body, per identity, per thread and across the tenant', async () => {
     const pmail = client();
     const word = `harbour${Date.now().toString(36)}`;
     await pmail.messages.send(s.agent.id, {
@@ -328,6 +328,10 @@ describe('search through @pmail/client', () => {
     expect(highlight.text.slice(match.start, match.end)).toBe(word);
     expect(page.next_cursor).toBeNull();
 
+    const threads = await pmail.threads.search(s.peer.id, word);
+    expect(threads.data.map((t) => [t.id, t.highlight.text.includes(word)])).toEqual([
+      [page.data[0].thread_id, true],
+    ]);
     const tenant = await pmail.tenants.searchMessages(s.tenantId, word, { direction: 'inbound' });
     expect(tenant.data.map((m) => [m.identity_id, m.subject])).toEqual([[s.peer.id, 'client-search']]);
   });

@@ -40,11 +40,14 @@ export type Thread = operations['getThread']['responses'][200]['content']['appli
 export type Highlight = Schemas['Highlight'];
 /** A message of a search's page: always with its highlight. */
 export type SearchHit = Schemas['MessageListItem'] & { highlight: Highlight };
+/** A conversation of a search's page: with the highlight of its newest matching message. */
+export type ThreadSearchHit = Schemas['ThreadListItem'] & { highlight: Highlight };
 /** One page of a search, newest first; pass `next_cursor` back as `cursor` for the next. */
-export interface SearchPage {
-  data: SearchHit[];
+export interface SearchPage<T = SearchHit> {
+  data: T[];
   next_cursor: string | null;
 }
+export type ThreadSearchPage = SearchPage<ThreadSearchHit>;
 
 export interface PmailOptions {
   /** `Authorization: Bearer <apiKey>` on every call. */
@@ -333,6 +336,12 @@ export class Pmail {
           params: { path: { identity_id: identityId, thread_id: threadId }, query },
         }),
       ),
+    /**
+     * Full-text search (as `messages.search`): the conversations holding a match, newest activity
+     * first, each with the `highlight` of its newest matching message.
+     */
+    search: (identityId: string, q: string, query: Omit<Query<'listThreads'>, 'q'> = {}) =>
+      this.threads.list(identityId, { ...query, q }) as Promise<ThreadSearchPage>,
     /** Add and remove the conversation's labels; answers its labels after the change (idempotent). */
     label: (identityId: string, threadId: string, change: Body<'LabelChange'>) =>
       this.unwrap(

@@ -265,6 +265,11 @@ class Threads(_Group):
         """The identity's conversations, latest first, one page at a time; `filters` as `messages.list`'s."""
         return self._pages("/v1/identities/%s/threads" % _q(identity_id), {"limit": limit, **_filters(filters)})
 
+    def search(self, identity_id: str, q: str, limit: Optional[int] = None, **filters: Any) -> Iterator[Dict[str, Any]]:
+        """The conversations holding a match of `q` (as `messages.search`), newest activity first,
+        each with the `highlight` of its newest matching message, one page at a time."""
+        return self._pages("/v1/identities/%s/threads" % _q(identity_id), {"q": q, "limit": limit, **_filters(filters)})
+
     def get(self, identity_id: str, thread_id: str) -> t.Thread:
         """One conversation and its messages, oldest first."""
         return self._get("/v1/identities/%s/threads/%s" % (_q(identity_id), _q(thread_id)))

@@ -1545,10 +1545,37 @@ class ThreadSummary(_ThreadSummaryRequired, _ThreadSummaryOptional):
     """ThreadSummary"""
 
 
+_ThreadListItemRequired = TypedDict(
+    "_ThreadListItemRequired",
+    {
+        "id": str,
+        "subject": str,
+        "participants": List[str],
+        "message_count": int,
+        "last_message_at": str,
+        "snippet": str,
+        "labels": List[str],
+    },
+)
+
+
+_ThreadListItemOptional = TypedDict(
+    "_ThreadListItemOptional",
+    {
+        "highlight": "Highlight",
+    },
+    total=False,
+)
+
+
+class ThreadListItem(_ThreadListItemRequired, _ThreadListItemOptional):
+    """A ThreadSummary of a list; in search results (`q`) with the `highlight` of its newest matching message."""
+
+
 _ThreadListRequired = TypedDict(
     "_ThreadListRequired",
     {
-        "data": List["ThreadSummary"],
+        "data": List["ThreadListItem"],
         "next_cursor": Optional[str],
     },
 )

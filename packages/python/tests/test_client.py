@@ -152,6 +152,9 @@ def test_search_finds_a_received_message_by_a_word_of_its_body(stack):
     assert [m["id"] for m in next(client.messages.search(stack.peer["id"], "%s CAFE" % word))["data"]] == [hits[0]["id"]]
     tenant = next(client.tenants.search_messages(stack.tenant_id, word, direction="inbound"))["data"]
     assert [(m["identity_id"], m["id"]) for m in tenant] == [(stack.peer["id"], hits[0]["id"])]
+    threads = next(client.threads.search(stack.peer["id"], word))["data"]
+    assert [t["id"] for t in threads] == [hits[0]["thread_id"]]
+    assert word in threads[0]["highlight"]["text"]
     with pytest.raises(PmailError) as caught:
         next(client.messages.search(stack.peer["id"], " ".join("w%d" % i for i in range(17))))
     assert (caught.value.code, caught.value.status) == ("invalid_query", 400)
