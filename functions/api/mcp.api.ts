@@ -17,7 +17,7 @@ import {
   seedRefusalOf,
   uncertainCodeOf,
 } from '../core/reply-attempt.ts';
-import { MAX_QUERY_CHARS, MAX_QUERY_WORDS } from '../core/search-text.ts';
+import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, MAX_TENANT_SEARCH_IDENTITIES } from '../core/search-text.ts';
 import {
   THREAD_MAX_CHARS_DEFAULT,
   THREAD_MAX_CHARS_MAX,
@@ -205,7 +205,7 @@ function searchTool(): ToolSpec {
     permission: 'messages:read',
     outside: { in: 'data[]', fields: [...OUTSIDE_TEXT.message, ...OUTSIDE_TEXT.highlight] },
     spansTenant: tenantWide,
-    description: `Search mail, received and sent, for words and "quoted phrases" (q): every word and phrase must match, in any case and with or without accents, in the subject, the participants (names and addresses), the text, the extracted text or an attachment's file name. q is at most ${MAX_QUERY_CHARS} characters and ${MAX_QUERY_WORDS} words (else invalid_query). Results are newest first, a page at a time (pass next_cursor back as cursor); each carries highlight: { field, text, matches: [{ start, end }] } — where it matched, a plain-text passage of the mail and the matches' offsets in it (UTF-16 code units). A search is not a feed: to follow new mail use wait_for_message. Without identity_id, a key of one identity searches its own; a tenant key searches every identity of its tenant (each hit carries identity_id). ${FILTER_RULES} has_attachment, direction and thread_id narrow it further.`,
+    description: `Search mail, received and sent, for words and "quoted phrases" (q): every word and phrase must match, in any case and with or without accents, in the subject, the participants (names and addresses), the text, the extracted text or an attachment's file name. q is at most ${MAX_QUERY_CHARS} characters and ${MAX_QUERY_WORDS} words (else invalid_query). Results are newest first, a page at a time (pass next_cursor back as cursor); each carries highlight: { field, text, matches: [{ start, end }] } — where it matched, a plain-text passage of the mail and the matches' offsets in it (UTF-16 code units). A search is not a feed: to follow new mail use wait_for_message. Without identity_id, a key of one identity searches its own; a tenant key searches its tenant's identities (the first ${MAX_TENANT_SEARCH_IDENTITIES}; each hit carries identity_id). ${FILTER_RULES} has_attachment, direction and thread_id narrow it further.`,
     input: {
       identity_id: z
         .string()
