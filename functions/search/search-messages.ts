@@ -51,6 +51,8 @@ export async function searchMessages(
 ): Promise<{ hits: SearchHit[]; next: string | null }> {
   const range = messageIdBounds(r.filter);
   const before = [r.cursor, range.high].filter((v) => v !== undefined).sort()[0];
+  // An empty range (`until` before `since`, a cursor below `since`): nothing to read.
+  if (before !== undefined && range.low !== undefined && before <= range.low) return { hits: [], next: null };
   const candidates = ports.index.query({
     identityIds: r.identityIds,
     hashes: termHashes(r.terms),

@@ -211,6 +211,12 @@ describe('GET …/messages?q=', () => {
     expect(await found(tag, { from: 'second.example' })).toEqual([c, b]);
     expect(await found(tag, { since: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
     expect(
+      await found(tag, {
+        since: new Date(Date.now()).toISOString(),
+        until: new Date(Date.now() - 600_000).toISOString(),
+      }),
+    ).toEqual([]);
+    expect(
       await found(tag, { since: new Date(Date.now() - 600_000).toISOString(), from: 'first.example' }),
     ).toEqual([a]);
     const first = await search({ q: tag, limit: '2' });
