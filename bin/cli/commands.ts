@@ -10,7 +10,7 @@ import {
 import { FOLLOW_UP_NOTES, followUpState } from '../../functions/core/unless-reply.ts';
 import type { Pmail } from '../../packages/client/src/index.ts';
 import { CliError, cliErrorOf, EXIT, type Profile, sleep } from './client.ts';
-import { apiFor, type Ctx, call, identityOf, profileOf } from './context.ts';
+import { apiFor, type Ctx, call, filterQueryOf, identityOf, profileOf } from './context.ts';
 import { printTable } from './control.ts';
 import { err, io, out, printJson, terminalSafe } from './io.ts';
 
@@ -272,19 +272,7 @@ export async function statusCommand(ctx: Ctx): Promise<number> {
 export async function listCommand(ctx: Ctx): Promise<number> {
   const { api, identity } = mailOf(ctx);
   const o = ctx.opts;
-  const page = await api.messages.list(identity, {
-    direction: o.direction,
-    status: o.status,
-    limit: o.limit,
-    cursor: o.cursor,
-    label: o.label,
-    from: o.from,
-    to: o.to,
-    subject: o.subject,
-    since: o.since,
-    until: o.until,
-    has_attachment: o.hasAttachment === undefined ? undefined : String(o.hasAttachment),
-  } as never);
+  const page = await api.messages.list(identity, { ...filterQueryOf(o), status: o.status } as never);
   if (o.json) printJson(page);
   else {
     printTable(page.data as never, [

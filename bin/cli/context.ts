@@ -34,6 +34,25 @@ export function identityOf(profile: Profile): string {
   return profile.identity;
 }
 
+/**
+ * The list filters and a page's size and cursor from their flags (bin/cli/program.ts ›
+ * withFilters), as the API's query parameters: what `list` and `search` send.
+ */
+export function filterQueryOf(o: Ctx['opts']): Record<string, string | number | undefined> {
+  return {
+    direction: o.direction,
+    limit: o.limit,
+    cursor: o.cursor,
+    label: o.label,
+    from: o.from,
+    to: o.to,
+    subject: o.subject,
+    since: o.since,
+    until: o.until,
+    has_attachment: o.hasAttachment === undefined ? undefined : String(o.hasAttachment),
+  };
+}
+
 /** `--tenant`, else the key's own tenant (GET /v1/me); a platform key has none and must pass it. */
 export async function tenantOf(ctx: Ctx, api: Pmail): Promise<string> {
   if (ctx.opts.tenant) return ctx.opts.tenant;

@@ -20,6 +20,7 @@ import { inboxCommand, threadsCommand, watchCommand } from './inbox.ts';
 import { err, type Io, io } from './io.ts';
 import { labelCommand } from './labels.ts';
 import { readCommand, threadTextCommand } from './read.ts';
+import { searchCommand } from './search.ts';
 
 /**
  * `pmail`'s commands on commander: every command and subcommand answers `--help` (exit 0); an
@@ -145,6 +146,19 @@ const withIdentity = (c: Command) =>
     '--identity <id>',
     'identity: idn_…, or a name or address of .pmail/local.json (else PMAIL_IDENTITY)',
   );
+/** The list filters (docs/design/search.md › Filters) with a page's size and cursor: `list` and `search`. */
+const withFilters = (c: Command) =>
+  c
+    .addOption(new Option('--direction <d>', 'only inbound or outbound').choices(['inbound', 'outbound']))
+    .option('--limit <n>', 'at most n messages', positiveInt)
+    .option('--cursor <c>', 'the next page (from `more: --cursor …`)')
+    .option('--label <l>', 'only messages with this label')
+    .option('--from <a>', 'only messages from this address or domain')
+    .option('--to <a>', 'only messages to (or cc) this address or domain')
+    .option('--subject <s>', 'only messages whose subject has this (any case, any accents)')
+    .option('--since <t>', 'only messages at or after this RFC 3339 time')
+    .option('--until <t>', 'only messages at or before this RFC 3339 time')
+    .option('--has-attachment', 'only messages with an attachment');
 /** `--tenant`: the tenant of a tenant-scoped command (default: the key's own). */
 const withTenant = (c: Command) => api(c).option('--tenant <id>', "tenant ten_… (default: the key's tenant)");
 
@@ -200,20 +214,11 @@ function mailCommands(program: Command, act: Act): void {
     statusCommand,
   );
   act(
-    withIdentity(program.command('list').description("a page of the identity's messages, newest first"))
-      .addOption(new Option('--direction <d>', 'only inbound or outbound').choices(['inbound', 'outbound']))
-      .addOption(
-        new Option('--status <s>', 'only this status, e.g. pending_approval').choices(MESSAGE_STATUSES),
-      )
-      .option('--limit <n>', 'at most n messages', positiveInt)
-      .option('--cursor <c>', 'the next page (from `more: --cursor …`)')
-      .option('--label <l>', 'only messages with this label')
-      .option('--from <a>', 'only messages from this address or domain')
-      .option('--to <a>', 'only messages to (or cc) this address or domain')
-      .option('--subject <s>', 'only messages whose subject has this (any case, any accents)')
-      .option('--since <t>', 'only messages at or after this RFC 3339 time')
-      .option('--until <t>', 'only messages at or before this RFC 3339 time')
-      .option('--has-attachment', 'only messages with an attachment'),
+    withFilters(
+      withIdentity(program.command('list').description("a page of the identity's messages, newest first")),
+    ).addOption(
+      new Option('--status <s>', 'only this status, e.g. pending_approval').choices(MESSAGE_STATUSES),
+    ),
     listCommand,
   );
   act(
@@ -279,6 +284,17 @@ function mailCommands(program: Command, act: Act): void {
       .option('--add <labels>', 'labels to add, comma-separated')
       .option('--remove <labels>', 'labels to remove, comma-separated'),
     labelCommand,
+  );
+  act(
+    withFilters(
+      withIdentity(
+        program
+          .command('search')
+          .description('full-text search, newest first: every word and "quoted phrase" must match')
+          .argument('<query...>', 'words and "quoted phrases" (in a shell: \'"next tuesday"\')'),
+      ),
+    ).option('--tenant [ten_id]', "search every identity of the tenant (default: the key's tenant)"),
+    searchCommand,
   );
   act(
     withIdentity(

@@ -17,6 +17,7 @@ import {
   seedRefusalOf,
   uncertainCodeOf,
 } from '../core/reply-attempt.ts';
+import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, MAX_TENANT_SEARCH_IDENTITIES } from '../core/search-text.ts';
 import {
   THREAD_MAX_CHARS_DEFAULT,
   THREAD_MAX_CHARS_MAX,
@@ -123,12 +124,15 @@ interface ToolSpec {
   permission: Permission;
   /** list_events needs a tenant-level key (the feed is the tenant's). */
   tenantOnly?: boolean;
+  /** Whether, without an identity, the call spans the key's tenant (search_messages with a tenant key). */
+  spansTenant?(key: Caller): boolean;
   description: string;
   input: z.ZodRawShape;
   /** The HTTP call this tool makes. */
   call(
     args: Record<string, any>,
     identity: string,
+    key: Caller,
   ): { method: string; path: string; body?: unknown; query?: Record<string, string>; key?: string };
   operation?: SendOperationName;
   /** Where the result carries text from outside (its metadata says so; the result is fenced). */
@@ -186,6 +190,46 @@ const listFilters = {
 };
 const FILTER_RULES =
   'Filters (each optional, all combined): label, from, to (an address or a domain), subject (a part of it), since, until (RFC 3339). A filtered page may hold fewer than limit, even none, with a next_cursor to go on.';
+
+/** A call's query string: the arguments named, as strings. */
+const queryOf = (a: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(Object.entries(pick(a, keys)).map(([k, v]) => [k, String(v)]));
+
+/** A tenant key of no listed identities: its searches may span the tenant (GET /v1/tenants/{id}/messages). */
+const tenantWide = (key: Caller) =>
+  key.scope.level === 'tenant' && !key.identity_ids && !!key.scope.tenant_id;
+
+/** Full-text search (docs/guides/receiving.md › Search): one page of the hits, newest first. */
+function searchTool(): ToolSpec {
+  return {
+    permission: 'messages:read',
+    outside: { in: 'data[]', fields: [...OUTSIDE_TEXT.message, ...OUTSIDE_TEXT.highlight] },
+    spansTenant: tenantWide,
+    description: `Search mail, received and sent, for words and "quoted phrases" (q): every word and phrase must match, in any case and with or without accents, in the subject, the participants (names and addresses), the text, the extracted text or an attachment's file name. q is at most ${MAX_QUERY_CHARS} characters and ${MAX_QUERY_WORDS} words (else invalid_query). Results are newest first, a page at a time (pass next_cursor back as cursor); each carries highlight: { field, text, matches: [{ start, end }] } — where it matched, a plain-text passage of the mail and the matches' offsets in it (UTF-16 code units). A search is not a feed: to follow new mail use wait_for_message. Without identity_id, a key of one identity searches its own; a tenant key searches its tenant's identities (the first ${MAX_TENANT_SEARCH_IDENTITIES}; each hit carries identity_id). ${FILTER_RULES} has_attachment, direction and thread_id narrow it further.`,
+    input: {
+      identity_id: z
+        .string()
+        .optional()
+        .describe(
+          'The identity (idn_…) whose mail to search; absent: the key’s own, or a tenant key’s whole tenant.',
+        ),
+      q: z.string().describe('Words and "quoted phrases"; all must match.'),
+      ...listFilters,
+      has_attachment: z.boolean().optional(),
+      direction: z.enum(['inbound', 'outbound']).optional(),
+      thread_id: z.string().optional().describe('Only messages of this thread (thr_…).'),
+      limit: z.number().int().min(1).max(100).optional(),
+      cursor: z.string().optional(),
+    },
+    call: (a, identity, key) => ({
+      method: 'GET',
+      path: identity
+        ? `/v1/identities/${enc(identity)}/messages`
+        : `/v1/tenants/${enc(key.scope.tenant_id ?? '')}/messages`,
+      query: queryOf(a, ['q', ...FILTERS, 'has_attachment', 'direction', 'thread_id', 'limit', 'cursor']),
+    }),
+  };
+}
 
 /** `reply` and `reply_all`: the same input and call, to their own route. */
 function replyTool(operation: 'reply' | 'reply_all', description: string): ToolSpec {
@@ -433,6 +477,7 @@ export const TOOLS: Record<string, ToolSpec> = {
       query: Object.fromEntries(Object.entries(pick(a, ['after', 'limit'])).map(([k, v]) => [k, String(v)])),
     }),
   },
+  search_messages: searchTool(),
   ...THREAD_TOOLS,
   wait_for_message: waitForMessageTool(),
 };
@@ -441,7 +486,7 @@ export const TOOLS: Record<string, ToolSpec> = {
 export function toolsFor(key: Caller): string[] {
   return Object.entries(TOOLS)
     .filter(([, t]) => key.scopes.includes(t.permission))
-    .filter(([, t]) => !t.tenantOnly || (key.scope.level === 'tenant' && !key.identity_ids))
+    .filter(([, t]) => !t.tenantOnly || tenantWide(key))
     .map(([name]) => name);
 }
 
@@ -499,13 +544,13 @@ async function runTool(
   wait: WaitPorts,
 ): Promise<CallToolResult> {
   const identity = (args.identity_id as string | undefined) ?? key.scope.identity_id;
-  if (!identity && !spec.tenantOnly) {
+  if (!identity && !spec.tenantOnly && !spec.spansTenant?.(key)) {
     return errorResult(envelopeOf(identityIdRequired()));
   }
   const invoke: Invoke = (c) => invokeGroup(groups, c, authorization, spec.group);
   const { status, body: parsed } = spec.run
     ? await spec.run(invoke, args, identity ?? '', wait)
-    : await invoke(spec.call(args, identity ?? ''));
+    : await invoke(spec.call(args, identity ?? '', key));
   if (status >= 400) {
     const e = parsed.error;
     if (spec.operation && e) {

@@ -48,6 +48,7 @@ export const OUTSIDE_TEXT = {
   thread: ['subject', 'participants', 'snippet', 'messages[] (each as a message, its text included)'],
   event: ['data (subjects, names, addresses, snippets, remote servers’ answers and bounce diagnostic text)'],
   labels: ['labels (set by any key of the tenant, or at send time)'],
+  highlight: ['highlight.text (a passage of the mail where a search matched)'],
 } as const;
 
 /** The sentence each tool's description ends with: which fields of its result are outside text. */

@@ -303,6 +303,50 @@ describe('the conversation through @pmail/client', () => {
   });
 });
 
+describe('search through @pmail/client', () => {
+  it('finds a received message by a word of its body, per identity, per thread and across the tenant', async () => {
+    const pmail = client();
+    const word = `harbour${Date.now().toString(36)}`;
+    await pmail.messages.send(s.agent.id, {
+      to: [s.peer.address],
+      subject: 'client-search',
+      text: `The ${word} quote, as promised.`,
+    });
+    await pmail.messages.send(s.agent.id, {
+      to: [s.peer.address],
+      subject: 'client-search-other',
+      text: 'Nothing to find here.',
+    });
+    await s.settle();
+    const page = await s.eventually(async () => {
+      const p = await pmail.messages.search(s.peer.id, word, { direction: 'inbound' });
+      return p.data.length > 0 && p;
+    }, 20_000);
+    expect(page.data.map((m) => [m.subject, m.direction])).toEqual([['client-search', 'inbound']]);
+    const { highlight } = page.data[0];
+    const [match] = highlight.matches;
+    expect(highlight.text.slice(match.start, match.end)).toBe(word);
+    expect(page.next_cursor).toBeNull();
+
+    const threads = await pmail.threads.search(s.peer.id, word);
+    expect(threads.data.map((t) => [t.id, t.highlight.text.includes(word)])).toEqual([
+      [page.data[0].thread_id, true],
+    ]);
+    const tenant = await pmail.tenants.searchMessages(s.tenantId, word, { direction: 'inbound' });
+    expect(tenant.data.map((m) => [m.identity_id, m.subject])).toEqual([[s.peer.id, 'client-search']]);
+  });
+
+  it('answers a query over the limits with a typed invalid_query', async () => {
+    const pmail = client();
+    const long = Array.from({ length: 17 }, (_, i) => `w${i}`).join(' ');
+    await expect(pmail.messages.search(s.agent.id, long)).rejects.toMatchObject({
+      code: 'invalid_query',
+      status: 400,
+    });
+    await expect(pmail.messages.search(s.agent.id, 'x'.repeat(257))).rejects.toBeInstanceOf(PmailError);
+  });
+});
+
 describe('typed errors', () => {
   it('404 message_not_found with status and request id', async () => {
     const err = await client()

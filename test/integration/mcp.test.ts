@@ -47,6 +47,7 @@ const ALL_TOOLS = [
   'reply',
   'reply_all',
   'resolve',
+  'search_messages',
   'send_batch',
   'send_email',
   'wait_for_message',
@@ -216,6 +217,7 @@ describe('MCP server', () => {
       'get_thread',
       'list_messages',
       'list_threads',
+      'search_messages',
       'wait_for_message',
     ]);
     // Its own identity is the default; a send tool it cannot see is refused by the server.

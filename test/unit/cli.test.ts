@@ -34,6 +34,7 @@ const COMMANDS = [
   'thread',
   'label',
   'read',
+  'search',
   'events',
   'held',
   'held list',

@@ -55,6 +55,7 @@ export const ERROR_CODES = [
   'not_pending_approval',
   'message_not_held',
   'invalid_label',
+  'invalid_query',
   'too_many_labels',
   'not_uncertain',
   'not_retryable',

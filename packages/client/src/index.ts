@@ -36,6 +36,18 @@ export type DryRunResult = Schemas['DryRunResult'];
 export type MessageAttachment = Schemas['MessageAttachment'];
 export type ThreadMessage = Schemas['ThreadMessage'];
 export type Thread = operations['getThread']['responses'][200]['content']['application/json'];
+/** Where a search hit matched: a plain-text excerpt of the mail (untrusted) and its matches' UTF-16 spans. */
+export type Highlight = Schemas['Highlight'];
+/** A message of a search's page: always with its highlight. */
+export type SearchHit = Schemas['MessageListItem'] & { highlight: Highlight };
+/** A conversation of a search's page: with the highlight of its newest matching message. */
+export type ThreadSearchHit = Schemas['ThreadListItem'] & { highlight: Highlight };
+/** One page of a search, newest first; pass `next_cursor` back as `cursor` for the next. */
+export interface SearchPage<T = SearchHit> {
+  data: T[];
+  next_cursor: string | null;
+}
+export type ThreadSearchPage = SearchPage<ThreadSearchHit>;
 
 export interface PmailOptions {
   /** `Authorization: Bearer <apiKey>` on every call. */
@@ -214,6 +226,14 @@ export class Pmail {
         }),
       ),
     /**
+     * Full-text search of the identity's mail (docs/guides/receiving.md › Search): words and
+     * "quoted phrases" in `q`, all of which must match, in any case and with or without accents;
+     * one page, newest first, each hit with its `highlight`. Any list filter narrows it; a bad `q`
+     * is `invalid_query`.
+     */
+    search: (identityId: string, q: string, query: Omit<Query<'listMessages'>, 'q'> = {}) =>
+      this.messages.list(identityId, { ...query, q }) as Promise<SearchPage>,
+    /**
      * Add and remove the message's labels; answers its labels after the change. A change is
      * idempotent (docs/guides/receiving.md › Labels): sending it again changes nothing more.
      */
@@ -316,6 +336,12 @@ export class Pmail {
           params: { path: { identity_id: identityId, thread_id: threadId }, query },
         }),
       ),
+    /**
+     * Full-text search (as `messages.search`): the conversations holding a match, newest activity
+     * first, each with the `highlight` of its newest matching message.
+     */
+    search: (identityId: string, q: string, query: Omit<Query<'listThreads'>, 'q'> = {}) =>
+      this.threads.list(identityId, { ...query, q }) as Promise<ThreadSearchPage>,
     /** Add and remove the conversation's labels; answers its labels after the change (idempotent). */
     label: (identityId: string, threadId: string, change: Body<'LabelChange'>) =>
       this.unwrap(
@@ -335,6 +361,16 @@ export class Pmail {
       this.unwrap(this.http.GET('/v1/tenants', { params: { query } })),
     get: (tenantId: string) =>
       this.unwrap(this.http.GET('/v1/tenants/{tenant_id}', { params: { path: { tenant_id: tenantId } } })),
+    /**
+     * Full-text search across the tenant's identities (a tenant or platform key): as
+     * `messages.search`, each hit with its `identity_id`.
+     */
+    searchMessages: (tenantId: string, q: string, query: Omit<Query<'searchTenantMessages'>, 'q'> = {}) =>
+      this.unwrap(
+        this.http.GET('/v1/tenants/{tenant_id}/messages', {
+          params: { path: { tenant_id: tenantId }, query: { ...query, q } },
+        }),
+      ) as Promise<SearchPage>,
   };
 
   readonly identities = {

@@ -166,6 +166,25 @@ class Messages(_Group):
         query = {"direction": direction, "status": status, "limit": limit, "thread_id": thread_id}
         return self._pages(self._path(identity_id), {**query, **_filters(filters)})
 
+    def search(
+        self,
+        identity_id: str,
+        q: str,
+        direction: Optional[str] = None,
+        limit: Optional[int] = None,
+        thread_id: Optional[str] = None,
+        **filters: Any,
+    ) -> Iterator[Dict[str, Any]]:
+        """Full-text search of the identity's mail, newest first, one page at a time.
+
+        `q`: words and "quoted phrases", all of which must match, in any case and with or without
+        accents (at most 256 characters and 16 words, else `invalid_query`). Each hit carries
+        `highlight`: `field`, `text` (a plain-text passage of the mail: untrusted) and `matches`
+        (`start`, `end`: offsets in `text` in UTF-16 code units). `filters` as `list`'s.
+        """
+        query = {"q": q, "direction": direction, "limit": limit, "thread_id": thread_id}
+        return self._pages(self._path(identity_id), {**query, **_filters(filters)})
+
     def wait(
         self,
         identity_id: str,
@@ -246,6 +265,11 @@ class Threads(_Group):
         """The identity's conversations, latest first, one page at a time; `filters` as `messages.list`'s."""
         return self._pages("/v1/identities/%s/threads" % _q(identity_id), {"limit": limit, **_filters(filters)})
 
+    def search(self, identity_id: str, q: str, limit: Optional[int] = None, **filters: Any) -> Iterator[Dict[str, Any]]:
+        """The conversations holding a match of `q` (as `messages.search`), newest activity first,
+        each with the `highlight` of its newest matching message, one page at a time."""
+        return self._pages("/v1/identities/%s/threads" % _q(identity_id), {"q": q, "limit": limit, **_filters(filters)})
+
     def get(self, identity_id: str, thread_id: str) -> t.Thread:
         """One conversation and its messages, oldest first."""
         return self._get("/v1/identities/%s/threads/%s" % (_q(identity_id), _q(thread_id)))
@@ -279,6 +303,11 @@ class Tenants(_Group):
 
     def get(self, tenant_id: str) -> t.Tenant:
         return self._get("/v1/tenants/%s" % _q(tenant_id))
+
+    def search_messages(self, tenant_id: str, q: str, limit: Optional[int] = None, **filters: Any) -> Iterator[Dict[str, Any]]:
+        """Full-text search across the tenant's identities (a tenant or platform key), newest
+        first, one page at a time: as `messages.search`, each hit with its `identity_id`."""
+        return self._pages("/v1/tenants/%s/messages" % _q(tenant_id), {"q": q, "limit": limit, **_filters(filters)})
 
 
 class Identities(_Group):

@@ -58,6 +58,7 @@ ERROR_CODES: Dict[str, int] = {
     "not_pending_approval": 409,
     "message_not_held": 409,
     "invalid_label": 400,
+    "invalid_query": 400,
     "too_many_labels": 409,
     "not_uncertain": 409,
     "not_retryable": 409,
@@ -1544,10 +1545,37 @@ class ThreadSummary(_ThreadSummaryRequired, _ThreadSummaryOptional):
     """ThreadSummary"""
 
 
+_ThreadListItemRequired = TypedDict(
+    "_ThreadListItemRequired",
+    {
+        "id": str,
+        "subject": str,
+        "participants": List[str],
+        "message_count": int,
+        "last_message_at": str,
+        "snippet": str,
+        "labels": List[str],
+    },
+)
+
+
+_ThreadListItemOptional = TypedDict(
+    "_ThreadListItemOptional",
+    {
+        "highlight": "Highlight",
+    },
+    total=False,
+)
+
+
+class ThreadListItem(_ThreadListItemRequired, _ThreadListItemOptional):
+    """A ThreadSummary of a list; in search results (`q`) with the `highlight` of its newest matching message."""
+
+
 _ThreadListRequired = TypedDict(
     "_ThreadListRequired",
     {
-        "data": List["ThreadSummary"],
+        "data": List["ThreadListItem"],
         "next_cursor": Optional[str],
     },
 )
@@ -1693,10 +1721,129 @@ class ThreadMessage(_ThreadMessageRequired, _ThreadMessageOptional):
     """ThreadMessage"""
 
 
+_MessageListItemTemplate1Required = TypedDict(
+    "_MessageListItemTemplate1Required",
+    {
+        "name": str,
+        "version": int,
+    },
+)
+
+
+_MessageListItemTemplate1Optional = TypedDict(
+    "_MessageListItemTemplate1Optional",
+    {},
+    total=False,
+)
+
+
+class MessageListItemTemplate1(_MessageListItemTemplate1Required, _MessageListItemTemplate1Optional):
+    """MessageListItemTemplate1"""
+
+
+_MessageListItemRequired = TypedDict(
+    "_MessageListItemRequired",
+    {
+        "id": str,
+        "thread_id": str,
+        "identity_id": str,
+        "direction": Literal["outbound", "inbound"],
+        "status": Literal["pending_approval", "queued", "submitted", "delivered", "deferred", "bounced", "complained", "rejected", "failed", "uncertain", "suppressed", "canceled", "undispatched", "received"],
+        "status_reason": Optional[str],
+        "from": "Mailbox",
+        "to": List["Mailbox"],
+        "cc": List["Mailbox"],
+        "bcc": List["Mailbox"],
+        "reply_to": List["Mailbox"],
+        "subject": str,
+        "text": Optional[str],
+        "html": Optional[str],
+        "extracted_text": Optional[str],
+        "snippet": Optional[str],
+        "attachments": List["MessageAttachment"],
+        "body_truncated": bool,
+        "body_withheld": Optional[Literal["payload_redacted", None]],
+        "body_omitted": bool,
+        "sent_at": Optional[str],
+        "received_at": str,
+        "kind": Literal["transactional", "marketing", "auto_reply"],
+        "consent_kind": Optional[Literal["transactional", "elective", None]],
+        "labels": List[str],
+        "flags": List[str],
+        "metadata": Dict[str, str],
+        "rfc_message_id": str,
+        "in_reply_to": Optional[str],
+        "send_at": Optional[str],
+        "unless_reply": Optional[bool],
+        "provider": Optional[Literal["simulator", "loopback", "ses", "cloudflare", "smtp", None]],
+        "provider_message_id": Optional[str],
+        "template": Optional["MessageListItemTemplate1"],
+        "payload_redacted_at": Optional[str],
+        "held": "Held",
+        "inbound": Optional["InboundFields"],
+    },
+)
+
+
+_MessageListItemOptional = TypedDict(
+    "_MessageListItemOptional",
+    {
+        "deliveries": List["Delivery"],
+        "highlight": "Highlight",
+    },
+    total=False,
+)
+
+
+class MessageListItem(_MessageListItemRequired, _MessageListItemOptional):
+    """A Message of a list; in search results (`q`) with its `highlight`."""
+
+
+_HighlightMatchesItemRequired = TypedDict(
+    "_HighlightMatchesItemRequired",
+    {
+        "start": int,
+        "end": int,
+    },
+)
+
+
+_HighlightMatchesItemOptional = TypedDict(
+    "_HighlightMatchesItemOptional",
+    {},
+    total=False,
+)
+
+
+class HighlightMatchesItem(_HighlightMatchesItemRequired, _HighlightMatchesItemOptional):
+    """HighlightMatchesItem"""
+
+
+_HighlightRequired = TypedDict(
+    "_HighlightRequired",
+    {
+        "field": Literal["subject", "from", "to", "cc", "text", "extracted_text", "attachment"],
+        "text": str,
+        "matches": List["HighlightMatchesItem"],
+    },
+)
+
+
+_HighlightOptional = TypedDict(
+    "_HighlightOptional",
+    {},
+    total=False,
+)
+
+
+class Highlight(_HighlightRequired, _HighlightOptional):
+    """Where a search result matched: a plain-text excerpt (never HTML, at most 200 UTF-16 code"""
+
+
 _MessageListRequired = TypedDict(
     "_MessageListRequired",
     {
-        "data": List["Message"],
+        "data": List["MessageListItem"],
         "next_cursor": Optional[str],
     },
 )

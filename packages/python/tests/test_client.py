@@ -122,6 +122,44 @@ def test_a_reply_and_the_conversation(stack):
     assert [t["id"] for t in threads["data"]] == [reply.data["thread_id"]]
 
 
+def _utf16(text: str, start: int, end: int) -> str:
+    """The part of `text` between two UTF-16 offsets (a highlight's `matches`)."""
+    units = text.encode("utf-16-le")
+    return units[start * 2 : end * 2].decode("utf-16-le")
+
+
+def test_search_finds_a_received_message_by_a_word_of_its_body(stack):
+    client = stack.client()
+    word = "quay%s" % uuid.uuid4().hex[:8]
+    sent = client.messages.send(
+        stack.agent["id"],
+        {"to": [stack.peer["address"]], "subject": "py-search ✓", "text": "📦 The %s is ready — café at noon." % word},
+    )
+    client.messages.send(stack.agent["id"], mail("py-search-other", to=stack.peer["address"]))
+    client.messages.wait(stack.agent["id"], sent.data["id"], until="delivered", interval=0.2, timeout=30)
+    hits = []
+    for _ in range(100):
+        hits = next(client.messages.search(stack.peer["id"], word, direction="inbound"))["data"]
+        if hits:
+            break
+        __import__("time").sleep(0.2)
+    assert [m["subject"] for m in hits] == ["py-search ✓"]
+    highlight = hits[0]["highlight"]
+    match = highlight["matches"][0]
+    # Offsets count UTF-16 code units: the parcel emoji before the word is two of them.
+    assert _utf16(highlight["text"], match["start"], match["end"]) == word
+    # Every word must match, any case, any accents: "CAFE" finds "café"; the other message has none.
+    assert [m["id"] for m in next(client.messages.search(stack.peer["id"], "%s CAFE" % word))["data"]] == [hits[0]["id"]]
+    tenant = next(client.tenants.search_messages(stack.tenant_id, word, direction="inbound"))["data"]
+    assert [(m["identity_id"], m["id"]) for m in tenant] == [(stack.peer["id"], hits[0]["id"])]
+    threads = next(client.threads.search(stack.peer["id"], word))["data"]
+    assert [t["id"] for t in threads] == [hits[0]["thread_id"]]
+    assert word in threads[0]["highlight"]["text"]
+    with pytest.raises(PmailError) as caught:
+        next(client.messages.search(stack.peer["id"], " ".join("w%d" % i for i in range(17))))
+    assert (caught.value.code, caught.value.status) == ("invalid_query", 400)
+
+
 def test_the_control_plane(stack):
     client = stack.client()
     tenant = stack.tenant_id
