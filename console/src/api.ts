@@ -125,6 +125,8 @@ export interface Message {
   extracted_text: string | null;
   snippet: string | null;
   attachments: Attachment[];
+  /** Its own labels (docs/guides/receiving.md › Labels). */
+  labels?: string[];
   body_truncated: boolean;
   body_withheld: string | null;
   body_omitted: boolean;

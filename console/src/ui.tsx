@@ -11,6 +11,19 @@ export interface PageProps {
 
 export const can = (me: Me, permission: string) => me.permissions.includes(permission);
 
+/** The query of the page's address (`#/messages?identity=…&label=…`): filters a person can share. */
+export const addressQuery = () => new URLSearchParams(location.hash.split('?')[1] ?? '');
+
+/** Keeps `values` (the empty ones left out) as the query of the page's address, in place. */
+export function useAddress(values: Record<string, string> | undefined) {
+  const json = JSON.stringify(values ?? null);
+  useEffect(() => {
+    if (!values) return;
+    const q = new URLSearchParams(Object.entries(values).filter(([, v]) => v));
+    history.replaceState(null, '', `${location.hash.split('?')[0]}?${q}`);
+  }, [json]);
+}
+
 /** A value loaded once per `deps` change, with its error; `reload` reads it again. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   const [state, setState] = useState<{ value?: T; error?: unknown; loading: boolean }>({ loading: true });

@@ -1,8 +1,21 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, type Message, type Page } from '../api.ts';
 import { useIdentity } from '../identity.ts';
+import { LabelChips, LabelFilter } from '../labels.tsx';
 import { useLive } from '../live.ts';
-import { can, ErrorNote, LiveMark, Loading, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
+import {
+  addressQuery,
+  can,
+  ErrorNote,
+  LiveMark,
+  Loading,
+  type PageProps,
+  Paging,
+  Status,
+  time,
+  useAddress,
+  useLoad,
+} from '../ui.tsx';
 
 const STATUSES = [
   'pending_approval',
@@ -28,37 +41,33 @@ const STATUSES = [
  * reload the page (a message sent, received, delivered, bounced…).
  */
 export function Messages({ me, identities, fixedDirection }: PageProps & { fixedDirection?: 'inbound' }) {
-  // The filters are part of the page's address (`#/messages?identity=…&direction=…&status=…`).
-  const [route, search] = location.hash.split('?');
-  const given = new URLSearchParams(search ?? '');
+  // The filters are part of the page's address (`#/messages?identity=…&direction=…&status=…&label=…`).
+  const given = addressQuery();
   const [identity, setIdentity] = useIdentity(identities, given.get('identity'));
   const [direction, setDirection] = useState<string>(fixedDirection ?? given.get('direction') ?? '');
   const [status, setStatus] = useState(given.get('status') ?? '');
-  useEffect(() => {
-    if (!identity) return;
-    const q = new URLSearchParams({
-      identity,
-      ...(direction && !fixedDirection ? { direction } : {}),
-      ...(status ? { status } : {}),
-    });
-    history.replaceState(null, '', `${route}?${q}`);
-  }, [identity, direction, status]);
+  const [label, setLabel] = useState(given.get('label') ?? '');
+  useAddress(identity ? { identity, direction: fixedDirection ? '' : direction, status, label } : undefined);
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const page = useLoad(
     () =>
       identity
         ? api<Page<Message>>('GET', `/v1/identities/${identity}/messages`, {
-            query: { direction: direction || undefined, cursor, limit: '25' },
+            query: { direction: direction || undefined, label: label || undefined, cursor, limit: '25' },
           })
         : Promise.resolve({ data: [], next_cursor: null }),
-    [identity, direction, cursor],
+    [identity, direction, label, cursor],
   );
   const live = useLive(
     identity && can(me, 'events:read') ? { identity_id: identity, types: ['message.*'] } : undefined,
     () => page.reload(),
   );
   const reset = () => setCursors([undefined]);
+  const pickLabel = (l: string) => {
+    setLabel(l);
+    reset();
+  };
   const rows = (page.value?.data ?? []).filter((m) => !status || m.status === status);
   return (
     <>
@@ -106,7 +115,12 @@ export function Messages({ me, identities, fixedDirection }: PageProps & { fixed
             ))}
           </select>
         </label>
+        <label>
+          Label
+          <input value={label} onChange={(e) => pickLabel((e.target as HTMLInputElement).value.trim())} />
+        </label>
       </form>
+      <LabelFilter label={label} onClear={() => pickLabel('')} />
       <LiveMark live={live} />
       <ErrorNote error={page.error} />
       <Loading when={page.loading && !page.value} />
@@ -123,12 +137,13 @@ export function Messages({ me, identities, fixedDirection }: PageProps & { fixed
         </thead>
         <tbody>
           {rows.map((m) => (
-            <tr key={m.id}>
+            <tr key={m.id} data-message={m.id}>
               <td>
                 <a href={`#/messages/${encodeURIComponent(m.identity_id)}/${encodeURIComponent(m.id)}`}>
                   {m.subject || '(no subject)'}
                 </a>
                 {m.snippet ? <div class="hint snippet">{m.snippet}</div> : null}
+                <LabelChips labels={m.labels} onPick={pickLabel} />
               </td>
               <td>{m.from.address}</td>
               {/* Whom it was written to, sent or received: a received message's To and Cc, never its sender. */}

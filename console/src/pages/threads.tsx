@@ -1,8 +1,21 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type Message, type Page } from '../api.ts';
 import { useIdentity } from '../identity.ts';
+import { type LabelChange, LabelChips, LabelEditor, LabelFilter } from '../labels.tsx';
 import { useLive } from '../live.ts';
-import { can, ErrorNote, LiveMark, Loading, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
+import {
+  addressQuery,
+  can,
+  ErrorNote,
+  LiveMark,
+  Loading,
+  type PageProps,
+  Paging,
+  Status,
+  time,
+  useAddress,
+  useLoad,
+} from '../ui.tsx';
 
 interface ThreadSummary {
   id: string;
@@ -11,6 +24,7 @@ interface ThreadSummary {
   message_count: number;
   last_message_at: string;
   snippet: string;
+  labels?: string[];
 }
 
 interface Thread extends ThreadSummary {
@@ -34,18 +48,26 @@ const messageLink = (m: Message) =>
  * by the identity's message events on the stream.
  */
 export function Threads({ me, identities }: PageProps) {
-  const [identity, setIdentity] = useIdentity(identities);
+  // The filters are part of the page's address (`#/threads?identity=…&label=…`).
+  const given = addressQuery();
+  const [identity, setIdentity] = useIdentity(identities, given.get('identity'));
+  const [label, setLabel] = useState(given.get('label') ?? '');
+  useAddress(identity ? { identity, label } : undefined);
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const page = useLoad(
     () =>
       identity
         ? api<Page<ThreadSummary>>('GET', `/v1/identities/${encodeURIComponent(identity)}/threads`, {
-            query: { cursor, limit: '25' },
+            query: { label: label || undefined, cursor, limit: '25' },
           })
         : Promise.resolve({ data: [], next_cursor: null }),
-    [identity, cursor],
+    [identity, label, cursor],
   );
+  const pickLabel = (l: string) => {
+    setLabel(l);
+    setCursors([undefined]);
+  };
   const live = useLive(
     identity && can(me, 'events:read') ? { identity_id: identity, types: ['message.*'] } : undefined,
     () => page.reload(),
@@ -70,7 +92,12 @@ export function Threads({ me, identities }: PageProps) {
             ))}
           </select>
         </label>
+        <label>
+          Label
+          <input value={label} onChange={(e) => pickLabel((e.target as HTMLInputElement).value.trim())} />
+        </label>
       </form>
+      <LabelFilter label={label} onClear={() => pickLabel('')} />
       <LiveMark live={live} />
       <ErrorNote error={page.error} />
       <Loading when={page.loading && !page.value} />
@@ -86,12 +113,13 @@ export function Threads({ me, identities }: PageProps) {
         </thead>
         <tbody>
           {(page.value?.data ?? []).map((t) => (
-            <tr key={t.id}>
+            <tr key={t.id} data-thread={t.id}>
               <td>
                 <a href={`#/threads/${encodeURIComponent(identity)}/${encodeURIComponent(t.id)}`}>
                   {t.subject || '(no subject)'}
                 </a>
                 {t.snippet ? <div class="hint snippet">{t.snippet}</div> : null}
+                <LabelChips labels={t.labels} onPick={pickLabel} />
               </td>
               <td>{t.participants.join(', ')}</td>
               <td>{t.message_count}</td>
@@ -147,6 +175,11 @@ export function ThreadPage({ me, params }: PageProps) {
             {t.messages_truncated ? ' · the latest 100 shown' : ''}
             {t.text_budget.messages_omitted ? ` · ${t.text_budget.messages_omitted} older left out` : ''}
           </p>
+          {can(me, 'messages:write') ? (
+            <LabelEditor labels={t.labels ?? []} change={(c) => changeLabels(path, c)} />
+          ) : (
+            <LabelChips labels={t.labels} />
+          )}
           <ol class="thread">
             {t.messages.map((m) => (
               <li key={m.id} data-message={m.id} class={m.direction}>
@@ -167,6 +200,11 @@ export function ThreadPage({ me, params }: PageProps) {
       ) : null}
     </>
   );
+}
+
+/** Sends a change of the thread's labels (POST …/labels) and answers its labels after it. */
+async function changeLabels(path: string, change: LabelChange): Promise<string[]> {
+  return (await api<{ labels: string[] }>('POST', `${path}/labels`, { body: change })).labels;
 }
 
 /** A message's text in the thread, and for a received one its whole text (the quote) on request. */
