@@ -75,7 +75,10 @@ describe('console › labels', () => {
     // A label outside the alphabet: the API's refusal is shown, the chips stay as they were.
     await editor.getByLabel('New label').fill('needs reply!');
     await editor.getByRole('button', { name: 'Add label' }).click();
-    await editor.getByRole('alert').getByText(/^invalid_label: /).waitFor();
+    await editor
+      .getByRole('alert')
+      .getByText(/^invalid_label: /)
+      .waitFor();
     expect(await threadLabels(labeled.thread)).toEqual(['needs-reply']);
     await page.screenshot({ path: join(SHOTS, 'thread-labels.png'), fullPage: true });
 
