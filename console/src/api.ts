@@ -3,6 +3,8 @@
  * person typed. The key lives in this tab's sessionStorage only (never a URL, a cookie or a log).
  * Kept to one small module so the typed client (`@pmail/client`) can take its place.
  */
+import type { Highlight } from './search.tsx';
+
 const KEY = 'pmail.console.apiKey';
 
 export const session = {
@@ -127,6 +129,8 @@ export interface Message {
   attachments: Attachment[];
   /** Its own labels (docs/guides/receiving.md › Labels). */
   labels?: string[];
+  /** Where a search (`q`) found it, on a list's hits. */
+  highlight?: Highlight;
   body_truncated: boolean;
   body_withheld: string | null;
   body_omitted: boolean;

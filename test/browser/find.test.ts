@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import nodemailer from 'nodemailer';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../../functions/local/http-server.ts';
@@ -10,7 +11,9 @@ import { type TestStack, testStack } from '../support/local.ts';
  * Finding mail in the console, in a real browser (Debian's chromium, driven by playwright-core)
  * against the local HTTP server (docs/guides/console.md › Labels and search): a thread's labels
  * added and removed on its page, shown as chips on the Threads list, a chip filtering the list by
- * its label, a refused label shown as the API's refusal. Screenshots under test-output/console-find/.
+ * its label, a refused label shown as the API's refusal; the search box on Messages, Inbox and
+ * Threads, each hit's highlight with the matched words in <mark>, and hostile mail shown as text
+ * (nothing of it becomes an element or runs). Screenshots under test-output/console-find/.
  */
 const CHROMIUM = process.env.PMAIL_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = join(import.meta.dirname, '../../test-output/console-find');
@@ -54,6 +57,28 @@ async function open(hash: string, heading: string) {
   await page.goto(`${http.url}/console#/${hash}`);
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
   await page.getByText('Loading…').first().waitFor({ state: 'detached' });
+}
+
+/** Mail from outside, through the stack's MX as a stranger's server would send it. */
+async function receive(subject: string, text: string): Promise<string> {
+  await nodemailer
+    .createTransport({ host: s.mx!.host, port: s.mx!.port, secure: false, ignoreTLS: true })
+    .sendMail({ from: 'Stranger <stranger@outside.example>', to: s.agent.address, subject, text });
+  await s.settle();
+  return (
+    await s.eventually(async () =>
+      (await s.mailbox(s.agent.id, 'inbound')).find((m) => m.subject === subject),
+    )
+  ).id;
+}
+
+/** Markup that would make an element and run if a page parsed it as HTML. */
+const HOSTILE = '<img src="x" onerror="window.pwned=1"> Quarterly statement';
+
+/** Nothing from the mail became an element or ran. */
+async function nothingRan() {
+  expect(await page.locator('img[src="x"]').count()).toBe(0);
+  expect(await page.evaluate('window.pwned')).toBeUndefined();
 }
 
 const threadLabels = async (thread: string) =>
@@ -100,5 +125,81 @@ describe('console › labels', () => {
 
     await open(`threads?identity=${s.agent.id}&label=needs-reply`, 'Threads');
     await page.getByRole('cell', { name: 'No threads.' }).waitFor();
+  });
+});
+
+describe('console › search', () => {
+  it('finds a received message by a word of its body, the word marked, its hostile subject shown as text', async () => {
+    const hit = await receive(
+      HOSTILE,
+      'Please pay the zanzibar invoice <img src="x" onerror="window.pwned=2"> today.',
+    );
+    const miss = await receive('Weekly digest', 'Nothing to see here.');
+
+    await open(`inbox?identity=${s.agent.id}`, 'Inbox');
+    await page.locator(`tr[data-message="${miss}"]`).waitFor();
+    await page.getByRole('search').getByLabel('Search').fill('Zanzibar');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    await page.locator(`tr[data-message="${miss}"]`).waitFor({ state: 'detached' });
+    const row = page.locator(`tr[data-message="${hit}"]`);
+    await row.getByRole('link', { name: HOSTILE }).waitFor();
+    expect(await row.locator('mark').allTextContents()).toEqual(['zanzibar']);
+    await row.getByText('<img src="x" onerror="window.pwned=2">', { exact: false }).waitFor();
+    await nothingRan();
+    expect(new URL(page.url()).hash).toContain('q=Zanzibar');
+    await page.screenshot({ path: join(SHOTS, 'inbox-search.png'), fullPage: true });
+
+    await page.getByRole('search').getByRole('button', { name: 'Clear' }).click();
+    await page.locator(`tr[data-message="${miss}"]`).waitFor();
+  });
+
+  it('marks a highlight at its offsets, as text nodes, whatever the offsets and the text', async () => {
+    // An answer of the list call, made here: a highlight whose text is markup, with a match in
+    // range, one past its end and one overlapping it, and an astral character before the match.
+    const text = '😀 <b onmouseover="window.pwned=3">zanzibar</b> <script>window.pwned=4</script>';
+    const start = text.indexOf('zanzibar');
+    const fake = {
+      data: [
+        {
+          id: 'msg_fake',
+          thread_id: 'thr_fake',
+          identity_id: s.agent.id,
+          direction: 'inbound',
+          status: 'received',
+          from: { address: 'stranger@outside.example' },
+          to: [{ address: s.agent.address }],
+          cc: [],
+          bcc: [],
+          subject: HOSTILE,
+          snippet: null,
+          labels: ['<i>x</i>'],
+          received_at: new Date().toISOString(),
+          sent_at: null,
+          highlight: {
+            field: '<u>text</u>',
+            text,
+            matches: [
+              { start, end: start + 8 },
+              { start: start + 2, end: start + 5 },
+              { start: text.length, end: text.length + 4 },
+            ],
+          },
+        },
+      ],
+      next_cursor: null,
+    };
+    await page.route(/\/v1\/identities\/[^/]+\/messages\?.*q=/, (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(fake) }),
+    );
+    try {
+      await open(`messages?identity=${s.agent.id}&q=zanzibar`, 'Messages');
+      const row = page.locator('tr[data-message="msg_fake"]');
+      expect(await row.locator('mark').allTextContents()).toEqual(['zanzibar']);
+      await row.getByText(text.slice(0, start), { exact: false }).waitFor();
+      expect(await row.locator('b, script, u, i').count()).toBe(0);
+      await nothingRan();
+    } finally {
+      await page.unroute(/\/v1\/identities\/[^/]+\/messages\?.*q=/);
+    }
   });
 });

@@ -3,6 +3,7 @@ import { api, type Message, type Page } from '../api.ts';
 import { useIdentity } from '../identity.ts';
 import { LabelChips, LabelFilter } from '../labels.tsx';
 import { useLive } from '../live.ts';
+import { HighlightText, SearchBox } from '../search.tsx';
 import {
   addressQuery,
   can,
@@ -47,23 +48,36 @@ export function Messages({ me, identities, fixedDirection }: PageProps & { fixed
   const [direction, setDirection] = useState<string>(fixedDirection ?? given.get('direction') ?? '');
   const [status, setStatus] = useState(given.get('status') ?? '');
   const [label, setLabel] = useState(given.get('label') ?? '');
-  useAddress(identity ? { identity, direction: fixedDirection ? '' : direction, status, label } : undefined);
+  const [q, setQ] = useState(given.get('q') ?? '');
+  useAddress(
+    identity ? { identity, direction: fixedDirection ? '' : direction, status, label, q } : undefined,
+  );
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const page = useLoad(
     () =>
       identity
         ? api<Page<Message>>('GET', `/v1/identities/${identity}/messages`, {
-            query: { direction: direction || undefined, label: label || undefined, cursor, limit: '25' },
+            query: {
+              direction: direction || undefined,
+              q: q || undefined,
+              label: label || undefined,
+              cursor,
+              limit: '25',
+            },
           })
         : Promise.resolve({ data: [], next_cursor: null }),
-    [identity, direction, label, cursor],
+    [identity, direction, label, q, cursor],
   );
   const live = useLive(
     identity && can(me, 'events:read') ? { identity_id: identity, types: ['message.*'] } : undefined,
     () => page.reload(),
   );
   const reset = () => setCursors([undefined]);
+  const search = (words: string) => {
+    setQ(words);
+    reset();
+  };
   const pickLabel = (l: string) => {
     setLabel(l);
     reset();
@@ -120,6 +134,7 @@ export function Messages({ me, identities, fixedDirection }: PageProps & { fixed
           <input value={label} onChange={(e) => pickLabel((e.target as HTMLInputElement).value.trim())} />
         </label>
       </form>
+      <SearchBox q={q} onSearch={search} />
       <LabelFilter label={label} onClear={() => pickLabel('')} />
       <LiveMark live={live} />
       <ErrorNote error={page.error} />
@@ -142,7 +157,11 @@ export function Messages({ me, identities, fixedDirection }: PageProps & { fixed
                 <a href={`#/messages/${encodeURIComponent(m.identity_id)}/${encodeURIComponent(m.id)}`}>
                   {m.subject || '(no subject)'}
                 </a>
-                {m.snippet ? <div class="hint snippet">{m.snippet}</div> : null}
+                {m.highlight ? (
+                  <HighlightText highlight={m.highlight} />
+                ) : m.snippet ? (
+                  <div class="hint snippet">{m.snippet}</div>
+                ) : null}
                 <LabelChips labels={m.labels} onPick={pickLabel} />
               </td>
               <td>{m.from.address}</td>

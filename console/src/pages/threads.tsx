@@ -3,6 +3,7 @@ import { ApiError, api, type Message, type Page } from '../api.ts';
 import { useIdentity } from '../identity.ts';
 import { type LabelChange, LabelChips, LabelEditor, LabelFilter } from '../labels.tsx';
 import { useLive } from '../live.ts';
+import { type Highlight, HighlightText, SearchBox } from '../search.tsx';
 import {
   addressQuery,
   can,
@@ -25,6 +26,8 @@ interface ThreadSummary {
   last_message_at: string;
   snippet: string;
   labels?: string[];
+  /** Where a search (`q`) found it. */
+  highlight?: Highlight;
 }
 
 interface Thread extends ThreadSummary {
@@ -52,18 +55,23 @@ export function Threads({ me, identities }: PageProps) {
   const given = addressQuery();
   const [identity, setIdentity] = useIdentity(identities, given.get('identity'));
   const [label, setLabel] = useState(given.get('label') ?? '');
-  useAddress(identity ? { identity, label } : undefined);
+  const [q, setQ] = useState(given.get('q') ?? '');
+  useAddress(identity ? { identity, label, q } : undefined);
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const cursor = cursors[cursors.length - 1];
   const page = useLoad(
     () =>
       identity
         ? api<Page<ThreadSummary>>('GET', `/v1/identities/${encodeURIComponent(identity)}/threads`, {
-            query: { label: label || undefined, cursor, limit: '25' },
+            query: { q: q || undefined, label: label || undefined, cursor, limit: '25' },
           })
         : Promise.resolve({ data: [], next_cursor: null }),
-    [identity, label, cursor],
+    [identity, label, q, cursor],
   );
+  const search = (words: string) => {
+    setQ(words);
+    setCursors([undefined]);
+  };
   const pickLabel = (l: string) => {
     setLabel(l);
     setCursors([undefined]);
@@ -97,6 +105,7 @@ export function Threads({ me, identities }: PageProps) {
           <input value={label} onChange={(e) => pickLabel((e.target as HTMLInputElement).value.trim())} />
         </label>
       </form>
+      <SearchBox q={q} onSearch={search} />
       <LabelFilter label={label} onClear={() => pickLabel('')} />
       <LiveMark live={live} />
       <ErrorNote error={page.error} />
@@ -118,7 +127,11 @@ export function Threads({ me, identities }: PageProps) {
                 <a href={`#/threads/${encodeURIComponent(identity)}/${encodeURIComponent(t.id)}`}>
                   {t.subject || '(no subject)'}
                 </a>
-                {t.snippet ? <div class="hint snippet">{t.snippet}</div> : null}
+                {t.highlight ? (
+                  <HighlightText highlight={t.highlight} />
+                ) : t.snippet ? (
+                  <div class="hint snippet">{t.snippet}</div>
+                ) : null}
                 <LabelChips labels={t.labels} onPick={pickLabel} />
               </td>
               <td>{t.participants.join(', ')}</td>
