@@ -238,6 +238,11 @@ export const ERRORS: Record<ErrorCode, { status: number; retryable: boolean; fix
     retryable: false,
     fix: 'Use 1–64 characters: letters, digits and . _ : / - , starting with a letter or digit (details.errors).',
   },
+  invalid_query: {
+    status: 400,
+    retryable: false,
+    fix: 'Give q 1–256 characters with at least one word and at most 16 words in all (docs/guides/receiving.md › Search).',
+  },
   too_many_labels: {
     status: 409,
     retryable: false,

@@ -19,6 +19,7 @@ import { replyAllMessageRoute } from './messages/reply-all.ts';
 import { resolveMessageRoute } from './messages/resolve.ts';
 import { retryMessageRoute } from './messages/retry.ts';
 import { sendBatchRoute } from './messages/send-batch.ts';
+import { searchTenantMessages } from './messages/search-tenant.ts';
 import { sendMessageRoute } from './messages/send-message.ts';
 
 /**
@@ -59,6 +60,7 @@ export function messagesApi(deps: DepsFor<'api-messages'>) {
     const submitOperation = SUBMITS[call.route.operation];
     if (submitOperation) return submitOperation(deps, call);
     const key = await authenticate(deps, header(call.event, 'authorization'));
+    if (call.route.operation === 'searchTenantMessages') return searchTenantMessages(deps, { ...call, key });
     const operation = SCOPED[call.route.operation];
     if (!operation) throw routeNotFound();
     requirePermission(key, operation.permission);

@@ -41,6 +41,12 @@ export const routes: readonly Route[] = [
     operation: 'listMessages',
   },
   {
+    method: 'GET',
+    path: '/v1/tenants/{tenant_id}/messages',
+    group: 'messages',
+    operation: 'searchTenantMessages',
+  },
+  {
     method: 'POST',
     path: '/v1/identities/{identity_id}/messages/batch',
     group: 'messages',

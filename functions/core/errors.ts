@@ -55,6 +55,7 @@ export type ErrorCode =
   | 'not_pending_approval'
   | 'message_not_held'
   | 'invalid_label'
+  | 'invalid_query'
   | 'too_many_labels'
   | 'not_uncertain'
   | 'not_retryable'
@@ -144,6 +145,12 @@ export const invalidJson = () =>
 
 /** A query string that its schema refuses. */
 export const invalidQuery = (errors: FieldError[]) => invalidRequest(errors, 'The query is not valid.');
+
+/** A search `q` outside its limits (core/search-text.ts › parseSearchQuery). */
+export const invalidSearchQuery = (message: string) =>
+  new PmailError('invalid_query', `The search query is not valid: ${message}`, {
+    details: { errors: [{ path: 'q', message }] },
+  });
 
 /** A cursor that no page handed out. */
 export const invalidCursor = () =>

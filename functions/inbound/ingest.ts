@@ -11,16 +11,19 @@ import {
   threadDecision,
   verifiedThreadToken,
 } from '../core/inbound.ts';
+import { bodyOf } from '../core/message-body.ts';
 import type { AddressRecord } from '../core/model.ts';
 import { authFromSes, senderAuthOf } from '../core/trust.ts';
 import type { BaseDeps, Deps } from '../deps.ts';
 import type { QueueConsumer } from '../local/queue.ts';
 import { errorFields } from '../log.ts';
+import { indexMessage } from '../search/index-message.ts';
 import { inboundKey } from '../store/blobs.ts';
 import { getAddress } from '../store/directory.store.ts';
 import { noteDropped } from '../store/hold.store.ts';
-import { findOutboundByRfcId, storeInbound, threadExists } from '../store/inbound.store.ts';
+import { findOutboundByRfcId, storedMessageId, storeInbound, threadExists } from '../store/inbound.store.ts';
 import { getMessage } from '../store/messages.store.ts';
+import { tableSearchIndex } from '../store/search.store.ts';
 import { routeDsn } from './dsn.ts';
 import {
   type IngestOptions,
@@ -256,11 +259,13 @@ async function storeCopy(
   });
   if (stored === 'raced') return { type: 'raced' };
   if (stored === 'repeat') {
+    await indexEarlier(deps, identityId, placement.key);
     await dropRawCopy(deps, args, placement);
     deps.metrics.add('inbound_duplicates');
     return { type: 'duplicate' };
   }
   if (stored === 'over_cap') return overHeldCaps(deps, args, placement);
+  await indexMessage(tableSearchIndex(deps.db), message, bodyOf(message));
   deps.metrics.add('inbound_stored', { parse: parsed.parse });
   if (message.held) deps.metrics.add('inbound_held', { reason: message.held.reason });
   deps.log.info('inbound message stored', {
@@ -270,6 +275,17 @@ async function storeCopy(
     threaded_by: placement.by,
   });
   return { type: 'stored', id };
+}
+
+/**
+ * The search document of the message a repeat found stored (functions/search/index-message.ts):
+ * written again, so an ingest that stored its message and died before its document is repaired by
+ * the queue's retry. A failure goes up: the queue brings the copy back.
+ */
+async function indexEarlier(deps: IngestDeps, identityId: string, dedupeKey: string): Promise<void> {
+  const id = await storedMessageId(deps.db, identityId, dedupeKey);
+  const m = id ? await getMessage(deps.db, identityId, id, true) : undefined;
+  if (m) await indexMessage(tableSearchIndex(deps.db), m, bodyOf(m));
 }
 
 /**

@@ -5,7 +5,7 @@ import { PmailError } from '../core/errors.ts';
 import { sendFingerprint, sendTarget, sha256Hex } from '../core/fingerprint.ts';
 import { snippetOf } from '../core/inbound.ts';
 import { MAX_SCHEDULE_MS } from '../core/limits.ts';
-import { storesSentBody } from '../core/message-body.ts';
+import { bodyOf, storesSentBody } from '../core/message-body.ts';
 import { messageRecord, pendingApprovalEvent, suppressedEvent } from '../core/message-record.ts';
 import { type ApiMessage, toApiMessage } from '../core/message-view.ts';
 import type { Identity, MessageRecord, Tenant } from '../core/model.ts';
@@ -15,6 +15,7 @@ import { capsFor } from '../core/submit-pipeline.ts';
 import { canonicalAddress } from '../core/suppressions.ts';
 import type { Deps } from '../deps.ts';
 import { errorFields } from '../log.ts';
+import { indexMessage } from '../search/index-message.ts';
 import { outboundKey } from '../store/blobs.ts';
 import { countOutbound } from '../store/contacts.store.ts';
 import type { Db } from '../store/db.ts';
@@ -31,6 +32,7 @@ import {
   reserveSend,
   type SendCounters,
 } from '../store/quota.store.ts';
+import { tableSearchIndex } from '../store/search.store.ts';
 import { type FirstRead, type FirstReadArgs, readFirst } from '../store/submit-read.store.ts';
 import { noteThreadMessage } from '../store/thread-list.store.ts';
 import { getThread, lockedByOther, takeThreadForSend } from '../store/threads.store.ts';
@@ -716,7 +718,12 @@ async function storeSentBody(deps: WritePorts, message: MessageRecord, prepared:
     inReplyTo: prepared.inReplyTo,
     references: prepared.references,
   });
-  await putSentBody(deps.db, message.identity_id, message.id, await sentBodyOf(plan));
+  const body = await sentBodyOf(plan);
+  // Its search document beside it (functions/search/index-message.ts), with the same resends.
+  await Promise.all([
+    putSentBody(deps.db, message.identity_id, message.id, body),
+    indexMessage(tableSearchIndex(deps.db), message, bodyOf(message, body)),
+  ]);
 }
 
 export function capReached(

@@ -9,6 +9,7 @@ import { eventPutItem, type OutboxEvent } from './events.store.ts';
 import { atPositionOf, onFeed, transactAt } from './feed.store.ts';
 import { labelsDeleteItem } from './labels.store.ts';
 import { getMessage, heldIndexKeys, messageFeedEntry, messagePutItem } from './messages.store.ts';
+import { searchDocDeleteItem } from './search.store.ts';
 import { keys, MESSAGE_SK_PREFIX } from './table-keys.ts';
 import { threadNoteItem } from './thread-list.store.ts';
 
@@ -217,6 +218,7 @@ export async function deleteHeld(db: Db, held: MessageRecord, audit: TransactIte
     heldGone(db, held),
     audit,
     labelsDeleteItem(db, { identityId: held.identity_id, id: held.id }),
+    searchDocDeleteItem(db, held.identity_id, held.id),
   ]);
 }
 

@@ -113,6 +113,21 @@ export async function getMessageIdMarker(
   return item && item.ttl * 1000 > now ? item : undefined;
 }
 
+/** The message a copy's dedupe key names: the one its earlier store wrote (none: not stored). */
+export async function storedMessageId(
+  db: Db,
+  identityId: string,
+  dedupeKey: string,
+): Promise<string | undefined> {
+  const out = await db.get({
+    TableName: db.table,
+    Key: dedupeItemKey(identityId, dedupeKey),
+    ConsistentRead: true,
+  });
+  const item = out.Item as { message_id?: string; duplicate_of?: string } | undefined;
+  return item && item.duplicate_of === undefined ? item.message_id : undefined;
+}
+
 /**
  * What `storeInbound` did: stored; found the copy stored already; found another message's marker;
  * or (a held message) found the identity's held caps full.

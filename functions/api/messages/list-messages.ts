@@ -28,6 +28,7 @@ import { json } from '../http.ts';
 import { anyFilter, listFilterFields, listFilterOf } from '../list-filter.schema.ts';
 import { zodErrors } from '../send.schema.ts';
 import type { ScopedRoute } from './operation.ts';
+import { searchPage } from './search.ts';
 
 export const listQuerySchema = z.strictObject({
   direction: z.enum(['inbound', 'outbound']).optional(),
@@ -37,6 +38,8 @@ export const listQuerySchema = z.strictObject({
   after: z.string().max(6000).optional(),
   thread_id: z.string().regex(ID_PATTERNS.thread).optional(),
   status: z.enum(MESSAGE_STATUSES).optional(),
+  /** Full text (functions/api/messages/search.ts): with it the page is search results. */
+  q: z.string().optional(),
   ...listFilterFields,
 });
 
@@ -51,14 +54,17 @@ export const listMessagesRoute: ScopedRoute = {
       throw invalidQuery(zodErrors(q.error));
     }
     const filter = listFilterOf(q.data);
-    if (q.data.after !== undefined && anyFilter(filter)) {
+    if (q.data.after !== undefined && (anyFilter(filter) || q.data.q !== undefined)) {
       throw new PmailError(
         'invalid_request',
         'The filters select a page of the list, not a read on from `after`.',
         {
           details: {
             errors: [
-              { path: 'after', message: 'not with label, from, to, subject, since, until, has_attachment' },
+              {
+                path: 'after',
+                message: 'not with q, label, from, to, subject, since, until, has_attachment',
+              },
             ],
           },
         },
@@ -70,6 +76,7 @@ export const listMessagesRoute: ScopedRoute = {
       });
     }
     if (q.data.after !== undefined) return json(200, await readOn(deps, identity.id, q.data, key), requestId);
+    if (q.data.q !== undefined) return json(200, await searched(deps, identity.id, q.data, key), requestId);
     if (q.data.thread_id !== undefined) {
       throw new PmailError('invalid_request', 'thread_id filters a read on from `after`.', {
         details: { errors: [{ path: 'thread_id', message: 'use with after' }] },
@@ -96,6 +103,18 @@ export const listMessagesRoute: ScopedRoute = {
     );
   },
 };
+
+/** `GET …/messages?q=`: a page of search results (functions/api/messages/search.ts). */
+async function searched(
+  deps: BaseDeps,
+  identityId: string,
+  q: ListQuery,
+  key: { scopes: readonly string[] },
+) {
+  const cursorId = q.cursor ? decodeCursor(q.cursor) : undefined;
+  const page = await searchPage(deps, [identityId], { ...q, q: q.q ?? '', cursorId }, key);
+  return { data: page.data, next_cursor: page.next ? encodeCursor(page.next) : null };
+}
 
 /**
  * `GET …/messages?after=`: the messages committed after a message id or a cursor, in commit order
@@ -223,9 +242,9 @@ async function summaries(deps: BaseDeps, records: MessageRecord[]) {
   return page.map((m) => toApiMessage(m, bodies.get(m.id), 'summary'));
 }
 
-const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('base64url');
+export const encodeCursor = (messageId: string) => Buffer.from(messageId).toString('base64url');
 
-function decodeCursor(cursor: string): string {
+export function decodeCursor(cursor: string): string {
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!isId('message', id)) {
     throw invalidCursor();
