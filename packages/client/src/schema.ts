@@ -78,6 +78,11 @@ export interface paths {
          *     long after its id was minted (docs/design/ordering.md); `next_cursor` is the same cursor
          *     while more messages are waiting now, else null. `thread_id` narrows a read on to one
          *     thread.
+         *
+         *     With `q` the page is search results (docs/guides/receiving.md › Search): a ranking
+         *     newest first by message id, not a feed (to follow new mail, read on with `after`, the
+         *     stream or `wait_for_message`). A search page reads at most 200 candidate messages: it may
+         *     hold fewer than `limit`, with a `next_cursor` to go on.
          */
         get: operations["listMessages"];
         put?: never;
@@ -1037,6 +1042,35 @@ export interface paths {
          *     stored) answers the same 404, so a link reveals nothing about why it failed.
          */
         get: operations["getLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/{tenant_id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): a tenant key's own tenant, or any with a platform key. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Search the tenant's mail
+         * @description Full-text search over the tenant's identities together (docs/guides/receiving.md ›
+         *     Search): the first 25 identities that are not deleted, their search partitions read in
+         *     parallel, the results merged newest first by message id, each a Message (with its
+         *     `identity_id`) with its `highlight`. `q` is required; the list filters apply. A page reads
+         *     at most 200 candidate messages: it may hold fewer than `limit`, with a `next_cursor` to go
+         *     on. Held mail is found only by a key holding `messages:hold`. Needs `messages:read` on a
+         *     tenant key or a platform key: an identity key is 403 `scope_denied`.
+         */
+        get: operations["searchTenantMessages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2715,8 +2749,28 @@ export interface components {
              */
             text_form: "whole" | "extracted" | "cut";
         };
+        /** @description A Message of a list; in search results (`q`) with its `highlight`. */
+        MessageListItem: components["schemas"]["Message"] & {
+            highlight?: components["schemas"]["Highlight"];
+        };
+        /**
+         * @description Where a search result matched: a plain-text excerpt (never HTML, at most 200 UTF-16 code
+         *     units, whitespace shown as spaces) of the first field that matched, in the order subject,
+         *     from, to, cc, text, extracted_text, attachment (file names), and the spans of the query's
+         *     words and phrases inside it. Mail text is untrusted: show the excerpt as text.
+         */
+        Highlight: {
+            /** @enum {string} */
+            field: "subject" | "from" | "to" | "cc" | "text" | "extracted_text" | "attachment";
+            text: string;
+            /** @description Spans of `text`, in UTF-16 code units (JavaScript string offsets), `end` exclusive. */
+            matches: {
+                start: number;
+                end: number;
+            }[];
+        };
         MessageList: {
-            data: components["schemas"]["Message"][];
+            data: components["schemas"]["MessageListItem"][];
             /**
              * @description Pass as `cursor` for the next page; null on the last page. In a read on (`after`),
              *     the `after` cursor while more messages are waiting now, else null.
@@ -4006,6 +4060,15 @@ export interface operations {
                 after?: string;
                 /** @description With `after`, only messages of this thread of the identity. */
                 thread_id?: string;
+                /**
+                 * @description Full-text search (docs/guides/receiving.md › Search): words and "quoted phrases", all
+                 *     of which must match, case- and accent-insensitive, in the subject, the participants'
+                 *     names and addresses, the text, the extracted text and the attachment names. 1–256
+                 *     characters, at most 16 words (else 400 `invalid_query`). With `q` the page holds the
+                 *     matching messages newest first by id, each with its `highlight`; the other filters
+                 *     apply too. Not with `after`.
+                 */
+                q?: string;
                 /** @description One of its labels, exactly (a message's own labels; a thread's own, not its messages'). */
                 label?: string;
                 /** @description An address (any case), or a domain (`example.com`: any address at it): the sender. */
@@ -4047,6 +4110,7 @@ export interface operations {
              * @description - `invalid_request`: a query parameter is unknown or out of range, `cursor` or `after`
              *       was not produced by pmail, `after` came with `cursor`, or `thread_id` without
              *       `after` (`details.errors[]`).
+             *     - `invalid_query`: `q` is empty, longer than 256 characters, has no word or more than 16.
              */
             400: {
                 headers: {
@@ -5967,6 +6031,102 @@ export interface operations {
              * @description - `attachment_not_found`: the link is malformed, was not signed by this deployment, has
              *       expired, or its attachment is no longer stored (the cases are not distinguished).
              */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    searchTenantMessages: {
+        parameters: {
+            query: {
+                /** @description Only outbound (sent) or inbound (received) messages. */
+                direction?: "inbound" | "outbound";
+                /** @description The page size. */
+                limit?: number;
+                /** @description The opaque `next_cursor` of the previous page. */
+                cursor?: string;
+                /** @description Only messages of this thread. */
+                thread_id?: string;
+                /**
+                 * @description Full-text search (docs/guides/receiving.md › Search): words and "quoted phrases", all
+                 *     of which must match, case- and accent-insensitive, in the subject, the participants'
+                 *     names and addresses, the text, the extracted text and the attachment names. 1–256
+                 *     characters, at most 16 words (else 400 `invalid_query`). With `q` the page holds the
+                 *     matching messages newest first by id, each with its `highlight`; the other filters
+                 *     apply too. Not with `after`.
+                 */
+                q: string;
+                /** @description One of its labels, exactly (a message's own labels; a thread's own, not its messages'). */
+                label?: string;
+                /** @description An address (any case), or a domain (`example.com`: any address at it): the sender. */
+                from?: string;
+                /** @description An address or a domain, as `from`: any To or Cc recipient. */
+                to?: string;
+                /** @description A part of the subject, case- and accent-insensitive. */
+                subject?: string;
+                /** @description Only messages written at or after this time (RFC 3339). */
+                since?: string;
+                /** @description Only messages written at or before this time (RFC 3339). */
+                until?: string;
+                /** @description `true`: only messages with an attachment; `false`: only those without. */
+                has_attachment?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @description The tenant (`ten_…`): a tenant key's own tenant, or any with a platform key. Any other id answers 404 `tenant_not_found`. */
+                tenant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of search results. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageList"];
+                };
+            };
+            /**
+             * @description - `invalid_request`: a query parameter is unknown or out of range, or `cursor` was not
+             *       produced by pmail (`details.errors[]`).
+             *     - `invalid_query`: `q` is empty, longer than 256 characters, has no word or more than 16.
+             */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            401: components["responses"]["Unauthenticated"];
+            /**
+             * @description - `permission_denied`: the key lacks `messages:read` (`details.required`).
+             *     - `scope_denied`: an identity key: a tenant-wide search needs a tenant or platform key.
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description - `tenant_not_found`: the id is not the key's tenant. */
             404: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
