@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, type Me } from './api.ts';
+import { type Me, PmailError } from './api.ts';
 
 /** What a page gets: the key's own description (GET /v1/me) and the identities it reaches. */
 export interface PageProps {
@@ -45,7 +45,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
-  const text = error instanceof ApiError ? `${error.code}: ${error.message}` : String(error);
+  const text = error instanceof PmailError ? `${error.code}: ${error.message}` : String(error);
   return (
     <p class="error" role="alert">
       {text}
