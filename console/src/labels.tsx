@@ -74,25 +74,7 @@ export function LabelEditor(props: { labels: string[]; change: (c: LabelChange) 
   };
   return (
     <section class="label-editor" aria-label="Labels">
-      <ul class="labels">
-        {labels.map((l) => (
-          <li key={l}>
-            <span class="chip">
-              {l}
-              <button
-                type="button"
-                class="chip-remove"
-                aria-label={`Remove label ${l}`}
-                disabled={busy}
-                onClick={() => run({ remove: [l] })}
-              >
-                ×
-              </button>
-            </span>
-          </li>
-        ))}
-        {labels.length === 0 ? <li class="hint">No labels.</li> : null}
-      </ul>
+      <RemovableChips labels={labels} busy={busy} onRemove={(l) => run({ remove: [l] })} />
       <form
         class="inline"
         onSubmit={(e) => {
@@ -118,5 +100,30 @@ export function LabelEditor(props: { labels: string[]; change: (c: LabelChange) 
       </p>
       <ErrorNote error={error} />
     </section>
+  );
+}
+
+/** A thread's labels, each chip with a × that removes it. */
+function RemovableChips(props: { labels: string[]; busy: boolean; onRemove: (label: string) => void }) {
+  return (
+    <ul class="labels">
+      {props.labels.map((l) => (
+        <li key={l}>
+          <span class="chip">
+            {l}
+            <button
+              type="button"
+              class="chip-remove"
+              aria-label={`Remove label ${l}`}
+              disabled={props.busy}
+              onClick={() => props.onRemove(l)}
+            >
+              ×
+            </button>
+          </span>
+        </li>
+      ))}
+      {props.labels.length === 0 ? <li class="hint">No labels.</li> : null}
+    </ul>
   );
 }

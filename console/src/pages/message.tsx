@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { allEvents, type Inbound, type Message, pmail } from '../api.ts';
+import { allEvents, type EventView, type Inbound, type Message, pmail } from '../api.ts';
 import { useLive } from '../live.ts';
 import { addresses, addressFacts, Facts, LoadState, messageAction, Table } from '../parts.tsx';
 import { ConfirmButton, can, ErrorNote, type PageProps, Section, Status, time, useLoad } from '../ui.tsx';
@@ -28,13 +28,6 @@ export function MessagePage({ me, params }: PageProps) {
     },
   );
   const m = msg.value;
-  const write = can(me, 'messages:write');
-  const act = (action: 'cancel' | 'retry' | 'approve' | 'reject') =>
-    messageAction(msg.reload)({ identity_id: identity, id: message }, action);
-  const resolve = (outcome: 'sent' | 'not_sent') => async () => {
-    await pmail().messages.resolve(identity, message, { outcome });
-    msg.reload();
-  };
   return (
     <>
       <p>
@@ -48,110 +41,145 @@ export function MessagePage({ me, params }: PageProps) {
             Status: <Status value={m.status} />
             {m.status_reason ? <span class="reason"> — {m.status_reason}</span> : null}
           </p>
-          {write ? (
-            <section class="actions" aria-label="Actions">
-              {m.status === 'queued' ? (
-                <ConfirmButton
-                  label="Cancel"
-                  question="Cancel this message? It will not be sent."
-                  run={act('cancel')}
-                  danger
-                />
-              ) : null}
-              {m.status === 'failed' ? (
-                <ConfirmButton label="Retry" question="Send this message again?" run={act('retry')} />
-              ) : null}
-              {m.status === 'uncertain' ? (
-                <>
-                  <ConfirmButton
-                    label="Mark as sent"
-                    question="Record that this message reached its recipients? pmail will not send it again."
-                    run={resolve('sent')}
-                  />
-                  <ConfirmButton
-                    label="Mark as not sent"
-                    question="Record that this message did not leave? It can then be retried."
-                    run={resolve('not_sent')}
-                    danger
-                  />
-                </>
-              ) : null}
-            </section>
-          ) : null}
-          {m.status === 'pending_approval' && can(me, 'messages:approve') ? (
-            <section class="actions" aria-label="Approval">
-              <ConfirmButton
-                label="Approve"
-                question="Approve this send? pmail sends it once, after checking its caps and suppressions again."
-                run={act('approve')}
-              />
-              <ConfirmButton
-                label="Reject"
-                question="Reject this send? It is canceled and never sent."
-                run={act('reject')}
-                danger
-              />
-            </section>
-          ) : null}
-          {m.deliveries ? (
-            <Section title="Recipients">
-              <Table<Delivery>
-                rows={m.deliveries}
-                rowKey={(d) => d.address}
-                attrs={(d) => ({ 'data-recipient': d.address })}
-                columns={[
-                  { head: 'Recipient', cell: (d) => d.address },
-                  { head: 'Field', cell: (d) => d.field },
-                  { head: 'Status', cell: (d) => <Status value={d.status} /> },
-                  {
-                    head: 'SMTP answer',
-                    cell: (d) =>
-                      [d.smtp_code, d.enhanced_code, d.smtp_response, d.bounce_type]
-                        .filter((x) => x !== null)
-                        .join(' ') || '—',
-                  },
-                  { head: 'Updated', cell: (d) => time(d.updated_at) },
-                ]}
-              />
-            </Section>
-          ) : null}
-          <Section title="Timeline">
-            <ErrorNote error={events.error} />
-            {!tenantEvents ? (
-              <p>The event feed needs a tenant key with events:read.</p>
-            ) : (
-              <ol class="timeline">
-                {(events.value ?? []).map((e) => (
-                  <li key={e.id}>
-                    <time dateTime={e.created_at}>{time(e.created_at)}</time> <strong>{e.type}</strong>
-                    {typeof e.data.recipient === 'string' ? ` ${e.data.recipient}` : ''}
-                    {typeof e.data.reason === 'string' ? ` — ${e.data.reason}` : ''}
-                  </li>
-                ))}
-                {events.value?.length === 0 ? <li>No events yet.</li> : null}
-              </ol>
-            )}
-          </Section>
-          <Section title="Headers">
-            <Facts
-              entries={[
-                ...addressFacts(m),
-                ['Reply-To', addresses(m.reply_to) || undefined],
-                ['Subject', m.subject],
-                ['Date', time(m.sent_at ?? m.received_at)],
-                ['Message-ID', m.rfc_message_id ?? '—'],
-                ['In-Reply-To', m.in_reply_to || undefined],
-                ['pmail id', m.id],
-                ['Provider', m.provider ? `${m.provider} ${m.provider_message_id ?? ''}` : '—'],
-              ]}
-            />
-          </Section>
+          <Actions me={me} m={m} reload={msg.reload} />
+          {m.deliveries ? <Recipients deliveries={m.deliveries} /> : null}
+          <Timeline events={events} tenantEvents={tenantEvents} />
+          <Headers m={m} />
           {m.inbound ? <Received inbound={m.inbound} /> : null}
           <MessageBody m={m} />
           {m.direction === 'outbound' ? <Original identity={identity} message={message} /> : null}
         </>
       ) : null}
     </>
+  );
+}
+
+/** The actions the API allows on the message now and the key may take, each asking first. */
+function Actions({ me, m, reload }: { me: PageProps['me']; m: Message; reload: () => void }) {
+  const write = can(me, 'messages:write');
+  const act = (action: 'cancel' | 'retry' | 'approve' | 'reject') => messageAction(reload)(m, action);
+  const resolve = (outcome: 'sent' | 'not_sent') => async () => {
+    await pmail().messages.resolve(m.identity_id, m.id, { outcome });
+    reload();
+  };
+  return (
+    <>
+      {write ? (
+        <section class="actions" aria-label="Actions">
+          {m.status === 'queued' ? (
+            <ConfirmButton
+              label="Cancel"
+              question="Cancel this message? It will not be sent."
+              run={act('cancel')}
+              danger
+            />
+          ) : null}
+          {m.status === 'failed' ? (
+            <ConfirmButton label="Retry" question="Send this message again?" run={act('retry')} />
+          ) : null}
+          {m.status === 'uncertain' ? (
+            <>
+              <ConfirmButton
+                label="Mark as sent"
+                question="Record that this message reached its recipients? pmail will not send it again."
+                run={resolve('sent')}
+              />
+              <ConfirmButton
+                label="Mark as not sent"
+                question="Record that this message did not leave? It can then be retried."
+                run={resolve('not_sent')}
+                danger
+              />
+            </>
+          ) : null}
+        </section>
+      ) : null}
+      {m.status === 'pending_approval' && can(me, 'messages:approve') ? (
+        <section class="actions" aria-label="Approval">
+          <ConfirmButton
+            label="Approve"
+            question="Approve this send? pmail sends it once, after checking its caps and suppressions again."
+            run={act('approve')}
+          />
+          <ConfirmButton
+            label="Reject"
+            question="Reject this send? It is canceled and never sent."
+            run={act('reject')}
+            danger
+          />
+        </section>
+      ) : null}
+    </>
+  );
+}
+
+/** Each recipient's delivery: its status and the SMTP answer. */
+function Recipients({ deliveries }: { deliveries: Delivery[] }) {
+  return (
+    <Section title="Recipients">
+      <Table<Delivery>
+        rows={deliveries}
+        rowKey={(d) => d.address}
+        attrs={(d) => ({ 'data-recipient': d.address })}
+        columns={[
+          { head: 'Recipient', cell: (d) => d.address },
+          { head: 'Field', cell: (d) => d.field },
+          { head: 'Status', cell: (d) => <Status value={d.status} /> },
+          {
+            head: 'SMTP answer',
+            cell: (d) =>
+              [d.smtp_code, d.enhanced_code, d.smtp_response, d.bounce_type]
+                .filter((x) => x !== null)
+                .join(' ') || '—',
+          },
+          { head: 'Updated', cell: (d) => time(d.updated_at) },
+        ]}
+      />
+    </Section>
+  );
+}
+
+/** The message's events from the tenant's feed, oldest first. */
+function Timeline(props: { events: { value?: EventView[]; error?: unknown }; tenantEvents: boolean }) {
+  const { events } = props;
+  return (
+    <Section title="Timeline">
+      <ErrorNote error={events.error} />
+      {!props.tenantEvents ? (
+        <p>The event feed needs a tenant key with events:read.</p>
+      ) : (
+        <ol class="timeline">
+          {(events.value ?? []).map((e) => (
+            <li key={e.id}>
+              <time dateTime={e.created_at}>{time(e.created_at)}</time> <strong>{e.type}</strong>
+              {typeof e.data.recipient === 'string' ? ` ${e.data.recipient}` : ''}
+              {typeof e.data.reason === 'string' ? ` — ${e.data.reason}` : ''}
+            </li>
+          ))}
+          {events.value?.length === 0 ? <li>No events yet.</li> : null}
+        </ol>
+      )}
+    </Section>
+  );
+}
+
+/** The message's headers, as sent or received. */
+function Headers({ m }: { m: Message }) {
+  return (
+    <Section title="Headers">
+      <Facts
+        entries={[
+          ...addressFacts(m),
+          ['Reply-To', addresses(m.reply_to) || undefined],
+          ['Subject', m.subject],
+          ['Date', time(m.sent_at ?? m.received_at)],
+          ['Message-ID', m.rfc_message_id ?? '—'],
+          ['In-Reply-To', m.in_reply_to || undefined],
+          ['pmail id', m.id],
+          ['Provider', m.provider ? `${m.provider} ${m.provider_message_id ?? ''}` : '—'],
+        ]}
+      />
+    </Section>
   );
 }
 

@@ -118,23 +118,30 @@ export function ThreadPage({ me, params }: PageProps) {
           )}
           <ol class="thread">
             {t.messages.map((m) => (
-              <li key={m.id} data-message={m.id} class={m.direction}>
-                <p>
-                  <strong>{m.direction === 'inbound' ? 'Received' : 'Sent'}</strong> {m.from.address} →{' '}
-                  {[...m.to, ...m.cc].map((r) => r.address).join(', ')}{' '}
-                  <a href={messageLink(m)}>
-                    <time dateTime={m.sent_at ?? m.received_at}>{time(m.sent_at ?? m.received_at)}</time>
-                  </a>{' '}
-                  <Status value={m.status} />
-                  {m.status_reason ? <span class="reason"> — {m.status_reason}</span> : null}
-                </p>
-                <ThreadText m={m} />
-              </li>
+              <ThreadEntry key={m.id} m={m} />
             ))}
           </ol>
         </>
       ) : null}
     </>
+  );
+}
+
+/** One message of the thread: who wrote to whom, when (a link to its page), its status, its text. */
+function ThreadEntry({ m }: { m: ThreadMessage }) {
+  return (
+    <li data-message={m.id} class={m.direction}>
+      <p>
+        <strong>{m.direction === 'inbound' ? 'Received' : 'Sent'}</strong> {m.from.address} →{' '}
+        {[...m.to, ...m.cc].map((r) => r.address).join(', ')}{' '}
+        <a href={messageLink(m)}>
+          <time dateTime={m.sent_at ?? m.received_at}>{time(m.sent_at ?? m.received_at)}</time>
+        </a>{' '}
+        <Status value={m.status} />
+        {m.status_reason ? <span class="reason"> — {m.status_reason}</span> : null}
+      </p>
+      <ThreadText m={m} />
+    </li>
   );
 }
 
