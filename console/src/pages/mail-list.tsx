@@ -18,23 +18,22 @@ export function useMailList(identities: PageProps['identities'], extra: Record<s
   const [q, setQ] = useState(given.get('q') ?? '');
   const paging = useCursors();
   useAddress(identity ? { identity, ...extra, label, q } : undefined);
-  const then =
+  /** A filter's setter that also goes back to the first page. */
+  const firstPage =
     <T,>(set: (v: T) => void) =>
     (v: T) => {
       set(v);
       paging.reset();
     };
   return {
-    given,
     identity,
     label,
     q,
     ...paging,
-    /** Every filter's change goes back to the first page. */
-    then,
-    chooseIdentity: then(setIdentity),
-    pickLabel: then(setLabel),
-    search: then(setQ),
+    firstPage,
+    chooseIdentity: firstPage(setIdentity),
+    pickLabel: firstPage(setLabel),
+    search: firstPage(setQ),
     /** The list call's filters: the empty ones left out. */
     query: { label: label || undefined, q: q || undefined },
   };

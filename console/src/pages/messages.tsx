@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { type Message, pmail } from '../api.ts';
 import { useLive } from '../live.ts';
 import { Choice, LoadState, Table } from '../parts.tsx';
-import { can, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
+import { addressQuery, can, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
 import { MailFilters, SubjectCell, useMailList } from './mail-list.tsx';
 
 const STATUSES = [
@@ -37,8 +37,8 @@ const messageLink = (m: Message) =>
  * sent, received, delivered, bounced…).
  */
 export function Messages({ me, identities, fixedDirection }: PageProps & { fixedDirection?: 'inbound' }) {
-  const given = new URLSearchParams(location.hash.split('?')[1] ?? '');
-  const [direction, setDirection] = useState<string>(fixedDirection ?? given.get('direction') ?? '');
+  const given = addressQuery();
+  const [direction, setDirection] = useState(fixedDirection ?? given.get('direction') ?? '');
   const [status, setStatus] = useState(given.get('status') ?? '');
   const list = useMailList(identities, { direction: fixedDirection ? '' : direction, status });
   const { identity, cursor } = list;
@@ -46,7 +46,7 @@ export function Messages({ me, identities, fixedDirection }: PageProps & { fixed
     () =>
       identity
         ? pmail().messages.list(identity, {
-            direction: (direction || undefined) as 'inbound' | 'outbound' | undefined,
+            direction: direction === 'inbound' || direction === 'outbound' ? direction : undefined,
             ...list.query,
             cursor,
             limit: 25,
@@ -67,7 +67,7 @@ export function Messages({ me, identities, fixedDirection }: PageProps & { fixed
             label="Direction"
             value={direction}
             options={DIRECTIONS}
-            onChange={list.then(setDirection)}
+            onChange={list.firstPage(setDirection)}
           />
         )}
         <Choice label="Status" value={status} options={STATUS_OPTIONS} onChange={setStatus} />
