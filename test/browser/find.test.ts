@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -17,6 +18,7 @@ import { type TestStack, testStack } from '../support/local.ts';
  */
 const CHROMIUM = process.env.PMAIL_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = join(import.meta.dirname, '../../test-output/console-find');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 let s: TestStack;
 let http: Awaited<ReturnType<typeof startHttpServer>>;
@@ -55,6 +57,8 @@ afterAll(async () => {
 
 async function open(hash: string, heading: string) {
   await page.goto(`${http.url}/console#/${hash}`);
+  // The same page at another address is not opened again: reload it, so its list is read now.
+  await page.reload();
   await page.getByRole('heading', { level: 1, name: heading }).waitFor();
   await page.getByText('Loading…').first().waitFor({ state: 'detached' });
 }
@@ -81,6 +85,15 @@ async function nothingRan() {
   expect(await page.evaluate('window.pwned')).toBeUndefined();
 }
 
+/** axe-core on the page as it stands: no serious or critical violation. */
+async function accessible() {
+  await page.evaluate(AXE);
+  const found = (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id))`,
+  )) as string[];
+  expect(found).toEqual([]);
+}
+
 const threadLabels = async (thread: string) =>
   (await s.call('GET', `/v1/identities/${s.agent.id}/threads/${thread}`)).body.labels as string[];
 
@@ -105,6 +118,7 @@ describe('console › labels', () => {
       .getByText(/^invalid_label: /)
       .waitFor();
     expect(await threadLabels(labeled.thread)).toEqual(['needs-reply']);
+    await accessible();
     await page.screenshot({ path: join(SHOTS, 'thread-labels.png'), fullPage: true });
 
     await open(`threads?identity=${s.agent.id}`, 'Threads');
@@ -125,6 +139,32 @@ describe('console › labels', () => {
 
     await open(`threads?identity=${s.agent.id}&label=needs-reply`, 'Threads');
     await page.getByRole('cell', { name: 'No threads.' }).waitFor();
+  });
+
+  it('shows a message’s labels as chips on Messages and Inbox, and a chip filters the list by it', async () => {
+    const received = await receive('Order 1182 shipped', 'Your order is on its way.');
+    const other = await receive('Order 1183 shipped', 'Another order on its way.');
+    const res = await s.call('POST', `/v1/identities/${s.agent.id}/messages/${received}/labels`, {
+      body: { add: ['crm:order/1182'] },
+    });
+    expect(res.status).toBe(200);
+
+    for (const [hash, heading] of [
+      ['messages', 'Messages'],
+      ['inbox', 'Inbox'],
+    ] as const) {
+      await open(`${hash}?identity=${s.agent.id}`, heading);
+      await page.locator(`tr[data-message="${other}"]`).waitFor();
+      await page
+        .locator(`tr[data-message="${received}"]`)
+        .getByRole('button', { name: 'crm:order/1182' })
+        .click();
+      await page.locator(`tr[data-message="${other}"]`).waitFor({ state: 'detached' });
+      await page.locator(`tr[data-message="${received}"]`).waitFor();
+      expect(new URL(page.url()).hash).toContain(`label=${encodeURIComponent('crm:order/1182')}`);
+      await page.getByRole('button', { name: 'Show every label' }).click();
+      await page.locator(`tr[data-message="${other}"]`).waitFor();
+    }
   });
 });
 
@@ -147,6 +187,7 @@ describe('console › search', () => {
     await row.getByText('<img src="x" onerror="window.pwned=2">', { exact: false }).waitFor();
     await nothingRan();
     expect(new URL(page.url()).hash).toContain('q=Zanzibar');
+    await accessible();
     await page.screenshot({ path: join(SHOTS, 'inbox-search.png'), fullPage: true });
 
     await page.getByRole('search').getByRole('button', { name: 'Clear' }).click();
