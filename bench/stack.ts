@@ -25,6 +25,8 @@ import { CapacityMeter } from './capacity.ts';
  */
 export interface BenchStack {
   runtime: LocalRuntime;
+  /** DynamoDB Local's endpoint (a bench's own client for calls the table port does not carry). */
+  endpoint: string;
   url: string;
   tenant: SeededTenant;
   meter: CapacityMeter;
@@ -132,6 +134,7 @@ export async function startBenchStack(opts: {
 
     return {
       runtime,
+      endpoint: ddb.endpoint,
       url: http.url,
       tenant,
       meter,

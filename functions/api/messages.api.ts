@@ -18,8 +18,8 @@ import { replyMessageRoute } from './messages/reply.ts';
 import { replyAllMessageRoute } from './messages/reply-all.ts';
 import { resolveMessageRoute } from './messages/resolve.ts';
 import { retryMessageRoute } from './messages/retry.ts';
-import { sendBatchRoute } from './messages/send-batch.ts';
 import { searchTenantMessages } from './messages/search-tenant.ts';
+import { sendBatchRoute } from './messages/send-batch.ts';
 import { sendMessageRoute } from './messages/send-message.ts';
 
 /**

@@ -234,9 +234,9 @@ export function excerpt(field: SearchField, text: string, spans: readonly Span[]
   let start = 0;
   if (text.length > HIGHLIGHT_CHARS) {
     start = Math.max(0, Math.min(spans[0].start - 40, text.length - HIGHLIGHT_CHARS));
-    // A space before the match makes a cleaner cut when one is near.
-    const space = text.lastIndexOf(' ', spans[0].start);
-    if (space >= start && space - start < 40) start = space + 1;
+    // Start at a word: past the first space after the cut, when it comes before the match.
+    const space = start > 0 ? text.indexOf(' ', start - 1) : -1;
+    if (space >= 0 && space < spans[0].start) start = space + 1;
     if (isLowSurrogate(text.charCodeAt(start))) start++;
   }
   let end = Math.min(text.length, start + HIGHLIGHT_CHARS);

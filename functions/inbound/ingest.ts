@@ -142,7 +142,9 @@ async function ingestOne(deps: IngestDeps, args: RecipientCopy): Promise<Outcome
     const earlier = await earlierCopy(deps, args);
     if (earlier?.type === 'duplicate') {
       if (placed) await dropRawCopy(deps, args, placed);
-      await recordAsDuplicate(deps, args, key, earlier.marker);
+      // A repeat of a copy that stored its message (its Message-ID's marker names it) repairs its document.
+      if ((await recordAsDuplicate(deps, args, key, earlier.marker)) === 'repeat')
+        await indexEarlier(deps, args.address.identity_id, key);
       return { type: 'duplicate' };
     }
     // Screened once, before its first placement: the stranger rate counts a copy once.

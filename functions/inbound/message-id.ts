@@ -31,14 +31,14 @@ export async function earlierCopy(deps: Ports, args: RecipientCopy): Promise<Ear
 
 /**
  * Record the copy as a duplicate of the first message: no message, no event; its dedupe key names
- * that message, and the marker counts it.
+ * that message, and the marker counts it. `repeat`: the copy was recorded or stored already.
  */
 export async function recordAsDuplicate(
   deps: Ports,
   args: RecipientCopy,
   key: string,
   marker: MessageIdMarker,
-): Promise<void> {
+): Promise<'recorded' | 'repeat'> {
   const outcome = await recordDuplicate(deps.db, {
     identityId: args.address.identity_id,
     dedupeKey: key,
@@ -52,4 +52,5 @@ export async function recordAsDuplicate(
       identity_id: args.address.identity_id,
       duplicate_of: marker.message_id,
     });
+  return outcome;
 }

@@ -50,7 +50,7 @@ const docKey = (identityId: string, messageId: string) => ({
 const DOC_SENDS = 3;
 
 /** The first page a shard is read by; each next page of it is PAGE_GROWTH times larger (1 MB at most). */
-const FIRST_PAGE = 100;
+const FIRST_PAGE = 32;
 const PAGE_GROWTH = 4;
 
 /** The document's Delete, for a transaction that deletes its message. */

@@ -15,7 +15,10 @@ import { searchPage, searchQuerySchema } from './search.ts';
  * deleted, each item with its `identity_id`, newest first by message id. `messages:read` on a tenant
  * key of that tenant or a platform key; an identity key is 403 scope_denied, another tenant 404.
  */
-export async function searchTenantMessages(deps: BaseDeps, call: RouteCall & { key: Caller }): Promise<ApiResult> {
+export async function searchTenantMessages(
+  deps: BaseDeps,
+  call: RouteCall & { key: Caller },
+): Promise<ApiResult> {
   const { key, event, params, requestId } = call;
   requirePermission(key, 'messages:read');
   requireLevel(key, ['platform', 'tenant'], 'A tenant-wide search');

@@ -1,9 +1,13 @@
 import * as z from 'zod';
-import { invalidQuery } from '../../core/errors.ts';
+import { invalidCursor, invalidQuery } from '../../core/errors.ts';
+import { isId } from '../../core/ids.ts';
 import { type ListFilter, MAX_FILTER_SCAN, threadMatches } from '../../core/list-filter.ts';
+import { parseSearchQuery } from '../../core/search-text.ts';
 import { decodeThreadCursor, encodeThreadCursor, toApiThreadSummary } from '../../core/threads.ts';
+import { searchThreads } from '../../search/search-threads.ts';
 import type { Db } from '../../store/db.ts';
 import { getLabelsOf } from '../../store/labels.store.ts';
+import { tableSearchIndex } from '../../store/search.store.ts';
 import { listThreads } from '../../store/thread-list.store.ts';
 import { json } from '../http.ts';
 import { anyFilter, listFilterFields, listFilterOf } from '../list-filter.schema.ts';
@@ -14,6 +18,8 @@ import { zodErrors } from '../send.schema.ts';
 const listThreadsQuerySchema = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(25),
   cursor: z.string().max(200).optional(),
+  /** Full text: the threads holding a matching message (functions/search/search-threads.ts). */
+  q: z.string().optional(),
   ...listFilterFields,
 });
 
@@ -22,8 +28,10 @@ const listThreadsQuerySchema = z.strictObject({
  * those the filters match (core/list-filter.ts; docs/design/search.md › Filters).
  */
 export const listThreadsRoute: IdentityRoute = {
-  handle: async (deps, { event, identity, requestId }) => {
+  handle: async (deps, { event, identity, key, requestId }) => {
     const q = listThreadsQuerySchema.safeParse(event.queryStringParameters ?? {});
+    if (q.success && q.data.q !== undefined)
+      return json(200, await searched(deps.db, identity.id, q.data, key), requestId);
     const after = q.success && q.data.cursor ? decodeThreadCursor(q.data.cursor) : undefined;
     if (!q.success || (q.data.cursor && !after) || (q.success && q.data.has_attachment !== undefined)) {
       throw invalidQuery(
@@ -42,6 +50,27 @@ export const listThreadsRoute: IdentityRoute = {
     );
   },
 };
+
+/** `GET …/threads?q=`: a page of the threads holding a match; the cursor is a message id's. */
+async function searched(
+  db: Db,
+  identityId: string,
+  q: z.output<typeof listThreadsQuerySchema>,
+  key: { scopes: readonly string[] },
+) {
+  if (q.has_attachment !== undefined)
+    throw invalidQuery([{ path: 'has_attachment', message: 'filters messages, not threads' }]);
+  const cursor = q.cursor ? Buffer.from(q.cursor, 'base64url').toString('utf8') : undefined;
+  if (cursor !== undefined && !isId('message', cursor)) throw invalidCursor();
+  const page = await searchThreads(
+    { db, index: tableSearchIndex(db) },
+    { identityId, terms: parseSearchQuery(q.q ?? ''), filter: listFilterOf(q), key, limit: q.limit, cursor },
+  );
+  return {
+    data: page.threads,
+    next_cursor: page.next ? Buffer.from(page.next).toString('base64url') : null,
+  };
+}
 
 type Summary = ReturnType<typeof toApiThreadSummary>;
 
