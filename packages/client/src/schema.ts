@@ -262,6 +262,11 @@ export interface paths {
          *     docs/guides/receiving.md › Threading describes. Pass `next_cursor` as `cursor` for the
          *     next page; it is null on the last page. A thread written to while you page may show on two
          *     pages. Needs the `messages:read` permission.
+         *
+         *     With `q` (docs/guides/receiving.md › Search): the threads holding a matching message,
+         *     newest matching message first, each with the `highlight` of its newest matching message;
+         *     the other filters apply to the thread. The cursor then goes on below the last message
+         *     examined: a thread whose older messages match too may show again on a later page.
          */
         get: operations["listThreads"];
         put?: never;
@@ -2714,8 +2719,12 @@ export interface components {
             /** @description The conversation's labels (POST …/threads/{thread_id}/labels), in the order they were added. */
             labels: string[];
         };
+        /** @description A ThreadSummary of a list; in search results (`q`) with the `highlight` of its newest matching message. */
+        ThreadListItem: components["schemas"]["ThreadSummary"] & {
+            highlight?: components["schemas"]["Highlight"];
+        };
         ThreadList: {
-            data: components["schemas"]["ThreadSummary"][];
+            data: components["schemas"]["ThreadListItem"][];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             next_cursor: string | null;
         };
@@ -4503,6 +4512,12 @@ export interface operations {
                 limit?: number;
                 /** @description The opaque `next_cursor` of the previous page. */
                 cursor?: string;
+                /**
+                 * @description Full-text search, as on listMessages: words and "quoted phrases", all of which must
+                 *     match in one of the thread's messages. 1–256 characters, at most 16 words (else 400
+                 *     `invalid_query`).
+                 */
+                q?: string;
                 /** @description One of its labels, exactly (a message's own labels; a thread's own, not its messages'). */
                 label?: string;
                 /** @description An address (any case), or a domain (`example.com`: any address at it): any participant. */
@@ -4541,6 +4556,7 @@ export interface operations {
             /**
              * @description - `invalid_request`: a query parameter is unknown or out of range, or `cursor` was not
              *       produced by pmail (`details.errors[]`).
+             *     - `invalid_query`: `q` is empty, longer than 256 characters, has no word or more than 16.
              */
             400: {
                 headers: {
