@@ -194,6 +194,25 @@ describe('console › search', () => {
     await page.locator(`tr[data-message="${miss}"]`).waitFor();
   });
 
+  it('finds a thread by a word of a message in it, the word marked, on Threads', async () => {
+    const hit = await receive('Site visit', 'The quokka enclosure needs a new gate <b>now</b>.');
+    const miss = await receive('Parking', 'Nothing about animals.');
+    const threadOf = async (id: string) =>
+      (await s.call('GET', `/v1/identities/${s.agent.id}/messages/${id}`)).body.thread_id as string;
+    const [hitThread, missThread] = [await threadOf(hit), await threadOf(miss)];
+
+    await open(`threads?identity=${s.agent.id}`, 'Threads');
+    await page.locator(`tr[data-thread="${missThread}"]`).waitFor();
+    await page.getByRole('search').getByLabel('Search').fill('quokka');
+    await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
+    await page.locator(`tr[data-thread="${missThread}"]`).waitFor({ state: 'detached' });
+    const row = page.locator(`tr[data-thread="${hitThread}"]`);
+    expect(await row.locator('mark').allTextContents()).toEqual(['quokka']);
+    await row.getByText('<b>now</b>', { exact: false }).waitFor();
+    expect(await row.locator('b').count()).toBe(0);
+    await page.screenshot({ path: join(SHOTS, 'threads-search.png'), fullPage: true });
+  });
+
   it('marks a highlight at its offsets, as text nodes, whatever the offsets and the text', async () => {
     // An answer of the list call, made here: a highlight whose text is markup, with a match in
     // range, one past its end and one overlapping it, and an astral character before the match.
