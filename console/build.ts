@@ -42,6 +42,8 @@ export function buildConsole(): ConsoleAssets {
     jsxImportSource: 'preact',
     legalComments: 'none',
     logLevel: 'error',
+    // @pmail/client's webhook verification imports node:crypto; the browser never runs it.
+    alias: { 'node:crypto': join(SRC, 'no-node-crypto.ts') },
   });
   const assets: ConsoleAssets = {};
   for (const f of out.outputFiles) {

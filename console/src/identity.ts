@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, type Page } from './api.ts';
+import { pmail } from './api.ts';
 
 /**
  * Which identity the Messages, Inbox and Threads pages open on: the one the page's address names,
@@ -35,9 +35,9 @@ export function useIdentity(
 
 async function firstWithMail(identities: { id: string }[]): Promise<string> {
   for (const i of identities.slice(0, PROBED)) {
-    const page = await api<Page<unknown>>('GET', `/v1/identities/${encodeURIComponent(i.id)}/messages`, {
-      query: { limit: '1' },
-    }).catch(() => undefined);
+    const page = await pmail()
+      .messages.list(i.id, { limit: 1 })
+      .catch(() => undefined);
     if (page?.data.length) return i.id;
   }
   return identities[0].id;

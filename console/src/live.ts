@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { eventStream, type StreamEvent } from '../../packages/client/src/stream.ts';
-import { api } from './api.ts';
+import type { StreamEvent } from '../../packages/client/src/stream.ts';
+import { pmail } from './api.ts';
 
 /** What a page follows on the event stream (docs/guides/stream.md › Opening a stream). */
 export interface LiveFilter {
@@ -31,18 +31,9 @@ export function useLive(filter: LiveFilter | undefined, onEvent: (events: Stream
       batch = [];
       handler.current(events);
     };
-    const ports = {
-      apiKey: '',
-      ticket: (body: LiveFilter & { after?: string }) =>
-        api<{ ticket: string; expires_at: string; url: string | null }>('POST', '/v1/stream/tickets', {
-          body,
-        }),
-      sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
-      random: Math.random,
-    };
     (async () => {
       try {
-        for await (const event of eventStream(ports, {
+        for await (const event of pmail().stream({
           identityId: filter.identity_id,
           threadId: filter.thread_id,
           types: filter.types,

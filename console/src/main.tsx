@@ -2,7 +2,7 @@ import 'uplot/dist/uPlot.min.css';
 import './console.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, type Identity, identitiesOf, type Me, session } from './api.ts';
+import { type Identity, identitiesOf, type Me, PmailError, pmail, session } from './api.ts';
 import { Approvals } from './pages/approvals.tsx';
 import { Domains } from './pages/domains.tsx';
 import { Held } from './pages/held.tsx';
@@ -136,11 +136,11 @@ function App() {
   const load = async () => {
     setError(undefined);
     try {
-      const who = await api<Me>('GET', '/v1/me');
+      const who = await pmail().me();
       setIdentities(await identitiesOf(who));
       setMe(who);
     } catch (e) {
-      if (e instanceof ApiError && e.status === 401) session.signOut();
+      if (e instanceof PmailError && e.status === 401) session.signOut();
       setMe(null);
       setError(e);
     } finally {

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, type Me } from './api.ts';
+import { type Me, PmailError } from './api.ts';
 
 /** What a page gets: the key's own description (GET /v1/me) and the identities it reaches. */
 export interface PageProps {
@@ -10,6 +10,19 @@ export interface PageProps {
 }
 
 export const can = (me: Me, permission: string) => me.permissions.includes(permission);
+
+/** The query of the page's address (`#/messages?identity=…&label=…`): filters a person can share. */
+export const addressQuery = () => new URLSearchParams(location.hash.split('?')[1] ?? '');
+
+/** Keeps `values` (the empty ones left out) as the query of the page's address, in place. */
+export function useAddress(values: Record<string, string> | undefined) {
+  const json = JSON.stringify(values ?? null);
+  useEffect(() => {
+    if (!values) return;
+    const q = new URLSearchParams(Object.entries(values).filter(([, v]) => v));
+    history.replaceState(null, '', `${location.hash.split('?')[0]}?${q}`);
+  }, [json]);
+}
 
 /** A value loaded once per `deps` change, with its error; `reload` reads it again. */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
@@ -32,7 +45,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
-  const text = error instanceof ApiError ? `${error.code}: ${error.message}` : String(error);
+  const text = error instanceof PmailError ? `${error.code}: ${error.message}` : String(error);
   return (
     <p class="error" role="alert">
       {text}

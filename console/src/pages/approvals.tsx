@@ -1,5 +1,6 @@
-import { ApiError, api, type Mailbox, type Message, type Page } from '../api.ts';
-import { ConfirmButton, can, ErrorNote, Loading, type PageProps, time, useLoad } from '../ui.tsx';
+import { type Message, PmailError, pmail } from '../api.ts';
+import { addressFacts, Facts, LoadState, messageAction } from '../parts.tsx';
+import { ConfirmButton, can, type PageProps, time, useLoad } from '../ui.tsx';
 import { Attachments, HtmlPreview } from './body.tsx';
 
 const PENDING = 'pending_approval';
@@ -11,33 +12,25 @@ interface Held {
   unsupported: boolean;
 }
 
-const messagePath = (m: Message) =>
-  `/v1/identities/${encodeURIComponent(m.identity_id)}/messages/${encodeURIComponent(m.id)}`;
-
 /** Every identity's sends waiting for approval (`status=pending_approval`), newest first, each with its body. */
 async function held(identities: PageProps['identities']): Promise<Held> {
   const listed: Message[] = [];
   for (const i of identities) {
     try {
-      const page = await api<Page<Message>>('GET', `/v1/identities/${encodeURIComponent(i.id)}/messages`, {
-        query: { status: PENDING, direction: 'outbound', limit: '100' },
-      });
+      const page = await pmail().messages.list(i.id, { status: PENDING, direction: 'outbound', limit: 100 });
       // Only what is pending, whatever else a page may hold.
       listed.push(...page.data.filter((m) => m.status === PENDING));
     } catch (e) {
-      if (e instanceof ApiError && e.status === 400) return { messages: [], unsupported: true };
+      if (e instanceof PmailError && e.status === 400) return { messages: [], unsupported: true };
       throw e;
     }
   }
   // A page of the list leaves the body out: each held send is read whole, so the reviewer reads
   // what would leave before deciding.
-  const messages = await Promise.all(listed.map((m) => api<Message>('GET', messagePath(m))));
+  const messages = await Promise.all(listed.map((m) => pmail().messages.get(m.identity_id, m.id)));
   messages.sort((a, b) => b.received_at.localeCompare(a.received_at));
   return { messages, unsupported: false };
 }
-
-const addresses = (ms: Mailbox[]) =>
-  ms.map((m) => (m.name ? `${m.name} <${m.address}>` : m.address)).join(', ');
 
 /**
  * Sends held for a person's approval, each shown as it would leave — its recipients, subject and
@@ -49,15 +42,11 @@ const addresses = (ms: Mailbox[]) =>
 export function Approvals({ me, identities }: PageProps) {
   const list = useLoad(() => held(identities), [identities.map((i) => i.id).join()]);
   const decide = can(me, 'messages:approve');
-  const act = (m: Message, action: 'approve' | 'reject') => async () => {
-    await api('POST', `${messagePath(m)}/${action}`);
-    list.reload();
-  };
+  const act = messageAction(list.reload);
   const rows = list.value?.messages ?? [];
   return (
     <>
-      <ErrorNote error={list.error} />
-      <Loading when={list.loading} />
+      <LoadState error={list.error} loading={list.loading} />
       {!decide ? <p>This key may read held sends but not decide them (it lacks messages:approve).</p> : null}
       {rows.map((m) => (
         <article key={m.id} class="approval" data-message={m.id} aria-labelledby={`subject-${m.id}`}>
@@ -66,26 +55,7 @@ export function Approvals({ me, identities }: PageProps) {
               {m.subject || '(no subject)'}
             </a>
           </h2>
-          <dl class="headers">
-            <dt>From</dt>
-            <dd>{addresses([m.from])}</dd>
-            <dt>To</dt>
-            <dd>{addresses(m.to) || '—'}</dd>
-            {m.cc.length ? (
-              <>
-                <dt>Cc</dt>
-                <dd>{addresses(m.cc)}</dd>
-              </>
-            ) : null}
-            {m.bcc.length ? (
-              <>
-                <dt>Bcc</dt>
-                <dd>{addresses(m.bcc)}</dd>
-              </>
-            ) : null}
-            <dt>Held since</dt>
-            <dd>{time(m.received_at)}</dd>
-          </dl>
+          <Facts entries={[...addressFacts(m), ['Held since', time(m.received_at)]]} />
           {m.text !== null ? <pre class="body">{m.text}</pre> : <p>No text part.</p>}
           {m.html !== null ? <HtmlPreview html={m.html} title={`HTML of ${m.subject || m.id}`} /> : null}
           <Attachments m={m} />

@@ -1,35 +1,17 @@
-import { api, type Page } from '../api.ts';
-import {
-  ConfirmButton,
-  CopyButton,
-  can,
-  ErrorNote,
-  Loading,
-  type PageProps,
-  Section,
-  Status,
-  time,
-  useLoad,
-} from '../ui.tsx';
+import type { components } from '../../../packages/client/src/index.ts';
+import { pmail } from '../api.ts';
+import { LoadState, Table } from '../parts.tsx';
+import { ConfirmButton, CopyButton, can, type PageProps, Section, Status, time, useLoad } from '../ui.tsx';
 
-interface Domain {
-  id: string | null;
-  name: string;
-  transport: string;
-  state: string;
-  state_reason: string | null;
-  checked_at: string | null;
-  dns_records: { type: string; name: string; value: string; purpose: string; required: boolean }[];
-}
+type DnsRecord = components['schemas']['Domain']['dns_records'][number];
 
 /** The tenant's sending domains: state and reason, the DNS records to publish, and Verify. */
 export function Domains({ me }: PageProps) {
-  const base = `/v1/tenants/${me.tenant_id}/domains`;
-  const list = useLoad(() => api<Page<Domain>>('GET', base), [base]);
+  const tenant = me.tenant_id ?? '';
+  const list = useLoad(() => pmail().domains.list(tenant), [tenant]);
   return (
     <>
-      <ErrorNote error={list.error} />
-      <Loading when={list.loading} />
+      <LoadState error={list.error} loading={list.loading} />
       {list.value?.data.length === 0 ? <p>No sending domains.</p> : null}
       {(list.value?.data ?? []).map((d) => (
         <Section key={d.name} title={d.name}>
@@ -42,41 +24,39 @@ export function Domains({ me }: PageProps) {
               label={`Verify ${d.name}`}
               question={`Check the DNS records and the provider's state of ${d.name} now?`}
               run={async () => {
-                await api('POST', `${base}/${d.id}/verify`);
+                await pmail().domains.verify(tenant, d.id ?? '');
                 list.reload();
               }}
             />
           ) : null}
           {d.dns_records.length ? (
-            <table>
-              <caption>DNS records to publish</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Type</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Value</th>
-                  <th scope="col">Purpose</th>
-                </tr>
-              </thead>
-              <tbody>
-                {d.dns_records.map((r) => (
-                  <tr key={`${r.type}${r.name}${r.value}`}>
-                    <td>{r.type}</td>
-                    <td>
+            <Table<DnsRecord>
+              caption="DNS records to publish"
+              showCaption
+              rows={d.dns_records}
+              rowKey={(r) => `${r.type}${r.name}${r.value}`}
+              columns={[
+                { head: 'Type', cell: (r) => r.type },
+                {
+                  head: 'Name',
+                  cell: (r) => (
+                    <>
                       <code>{r.name}</code> <CopyButton text={r.name} label={`Copy name ${r.name}`} />
-                    </td>
-                    <td>
+                    </>
+                  ),
+                },
+                {
+                  head: 'Value',
+                  cell: (r) => (
+                    <>
                       <code class="wrap">{r.value}</code>{' '}
                       <CopyButton text={r.value} label={`Copy value of ${r.name}`} />
-                    </td>
-                    <td>
-                      {r.purpose}
-                      {r.required ? '' : ' (suggested)'}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    </>
+                  ),
+                },
+                { head: 'Purpose', cell: (r) => `${r.purpose}${r.required ? '' : ' (suggested)'}` },
+              ]}
+            />
           ) : (
             <p>No DNS records to publish.</p>
           )}

@@ -1,17 +1,13 @@
-import { api, type Message, type Page } from '../api.ts';
-import { ConfirmButton, ErrorNote, Loading, type PageProps, time, useLoad } from '../ui.tsx';
+import { type Message, pmail } from '../api.ts';
+import { LoadState, messageAction, Table } from '../parts.tsx';
+import { ConfirmButton, type PageProps, time, useLoad } from '../ui.tsx';
 
 /** A held message as `GET …/held` lists it (openapi.yaml › Message: `held`, `inbound.trust`). */
 type HeldMessage = Message & {
-  held: { reason: string; held_at: string | null } | null;
   inbound?:
     | (Message['inbound'] & { trust?: { authenticated: boolean; listed: string | null } | null })
     | null;
 };
-
-interface HeldPage extends Page<HeldMessage> {
-  held: { count: number; bytes: number; dropped: number; caps: { count: number; bytes: number } };
-}
 
 /** Why each reason holds mail (docs/guides/receiving.md › Held mail), in a person's words. */
 const REASONS: Record<string, string> = {
@@ -26,10 +22,8 @@ async function heldMail(identities: PageProps['identities']) {
   const messages: HeldMessage[] = [];
   const totals = { count: 0, dropped: 0 };
   for (const i of identities) {
-    const page = await api<HeldPage>('GET', `/v1/identities/${encodeURIComponent(i.id)}/held`, {
-      query: { limit: '100' },
-    });
-    messages.push(...page.data);
+    const page = await pmail().messages.held(i.id, { limit: 100 });
+    messages.push(...(page.data as HeldMessage[]));
     totals.count += page.held.count;
     totals.dropped += page.held.dropped;
   }
@@ -44,67 +38,61 @@ async function heldMail(identities: PageProps['identities']) {
  */
 export function Held({ identities }: PageProps) {
   const list = useLoad(() => heldMail(identities), [identities.map((i) => i.id).join()]);
-  const act = (m: HeldMessage, method: 'POST' | 'DELETE') => async () => {
-    const base = `/v1/identities/${encodeURIComponent(m.identity_id)}/messages/${encodeURIComponent(m.id)}`;
-    await api(method, method === 'POST' ? `${base}/release` : base);
-    list.reload();
-  };
+  const act = messageAction(list.reload);
   const rows = list.value?.messages ?? [];
   return (
     <>
-      <ErrorNote error={list.error} />
-      <Loading when={list.loading} />
+      <LoadState error={list.error} loading={list.loading} />
       {list.value ? (
         <p>
           {list.value.totals.count} held
           {list.value.totals.dropped ? `; ${list.value.totals.dropped} dropped past the held caps` : ''}.
         </p>
       ) : null}
-      <table>
-        <caption class="visually-hidden">Mail held back from the agents</caption>
-        <thead>
-          <tr>
-            <th scope="col">From</th>
-            <th scope="col">Subject</th>
-            <th scope="col">To identity</th>
-            <th scope="col">Why held</th>
-            <th scope="col">Received</th>
-            <th scope="col">Decision</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((m) => (
-            <tr key={m.id} data-message={m.id}>
-              <td>{m.from.address}</td>
-              <td>{m.subject || '(no subject)'}</td>
-              <td>{identities.find((i) => i.id === m.identity_id)?.primary_address ?? m.identity_id}</td>
-              <td>
+      <Table<HeldMessage>
+        caption="Mail held back from the agents"
+        rows={rows}
+        rowKey={(m) => m.id}
+        attrs={(m) => ({ 'data-message': m.id })}
+        empty="No held mail."
+        loaded={Boolean(list.value)}
+        columns={[
+          { head: 'From', cell: (m) => m.from.address },
+          { head: 'Subject', cell: (m) => m.subject || '(no subject)' },
+          {
+            head: 'To identity',
+            cell: (m) => identities.find((i) => i.id === m.identity_id)?.primary_address ?? m.identity_id,
+          },
+          {
+            head: 'Why held',
+            cell: (m) => (
+              <>
                 {REASONS[m.held?.reason ?? ''] ?? m.held?.reason}
                 {m.inbound?.trust?.authenticated ? ' (sender authenticated)' : ''}
-              </td>
-              <td>{time(m.received_at)}</td>
-              <td>
+              </>
+            ),
+          },
+          { head: 'Received', cell: (m) => time(m.received_at) },
+          {
+            head: 'Decision',
+            cell: (m) => (
+              <>
                 <ConfirmButton
                   label="Release"
                   question={`Release “${m.subject}”? The agent reads it from now on, as if it had just arrived.`}
-                  run={act(m, 'POST')}
+                  run={act(m, 'release')}
                 />
                 <ConfirmButton
                   label="Delete"
                   question={`Delete “${m.subject}”? It is gone for good, with its raw copy.`}
-                  run={act(m, 'DELETE')}
+                  run={act(m, 'delete')}
                   danger
                 />
-              </td>
-            </tr>
-          ))}
-          {list.value && rows.length === 0 ? (
-            <tr>
-              <td colSpan={6}>No held mail.</td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
+              </>
+            ),
+          },
+        ]}
+      />
     </>
   );
 }

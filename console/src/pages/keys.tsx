@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
 import { grantablePermissions } from '../../../functions/core/guardrails.ts';
-import { api, type Page } from '../api.ts';
+import type { components } from '../../../packages/client/src/index.ts';
+import { pmail } from '../api.ts';
+import { Facts, LoadState, Table } from '../parts.tsx';
 import {
   ConfirmButton,
   CopyButton,
   can,
   ErrorNote,
-  Loading,
   type PageProps,
   Section,
   Status,
@@ -14,16 +15,8 @@ import {
   useLoad,
 } from '../ui.tsx';
 
-interface KeyView {
-  id: string;
-  name: string;
-  level: 'platform' | 'tenant' | 'identity';
-  identity_id: string | null;
-  permissions: string[];
-  status: string;
-  last_used_at: string | null;
-  created_at: string;
-}
+type KeyView = components['schemas']['Key'];
+type Permission = components['schemas']['KeyCreateRequest']['permissions'][number];
 
 const RANK = { platform: 3, tenant: 2, identity: 1 } as const;
 
@@ -35,74 +28,59 @@ const RANK = { platform: 3, tenant: 2, identity: 1 } as const;
 export function Keys({ me, identities }: PageProps) {
   const manage = can(me, 'keys:manage');
   const list = useLoad(
-    () =>
-      manage
-        ? api<Page<KeyView>>('GET', '/v1/keys', { query: { limit: '100' } })
-        : Promise.resolve(undefined),
+    () => (manage ? pmail().keys.list({ limit: 100 }) : Promise.resolve(undefined)),
     [manage],
   );
   return (
     <>
       <Section title="This key">
-        <dl class="headers">
-          <dt>Key</dt>
-          <dd>{me.key_id}</dd>
-          <dt>Level</dt>
-          <dd>{me.level}</dd>
-          <dt>Permissions</dt>
-          <dd>{me.permissions.join(', ')}</dd>
-        </dl>
+        <Facts
+          entries={[
+            ['Key', me.key_id],
+            ['Level', me.level],
+            ['Permissions', me.permissions.join(', ')],
+          ]}
+        />
       </Section>
       {manage ? (
         <>
           <CreateKey me={me} identities={identities} onCreated={list.reload} />
           <Section title="Keys">
-            <ErrorNote error={list.error} />
-            <Loading when={list.loading} />
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Level</th>
-                  <th scope="col">Permissions</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(list.value?.data ?? []).map((k) => (
-                  <tr key={k.id}>
-                    <td>
+            <LoadState error={list.error} loading={list.loading} />
+            <Table<KeyView>
+              rows={list.value?.data ?? []}
+              rowKey={(k) => k.id}
+              columns={[
+                {
+                  head: 'Name',
+                  cell: (k) => (
+                    <>
                       {k.name}
                       <div class="hint">{k.id}</div>
-                    </td>
-                    <td>
-                      {k.level}
-                      {k.identity_id ? ` ${k.identity_id}` : ''}
-                    </td>
-                    <td>{k.permissions.join(', ')}</td>
-                    <td>
-                      <Status value={k.status} />
-                    </td>
-                    <td>{time(k.last_used_at)}</td>
-                    <td>
-                      {k.status === 'active' && k.id !== me.key_id ? (
-                        <ConfirmButton
-                          label={`Revoke ${k.name}`}
-                          question={`Revoke the key ${k.name}? Requests with it fail from now on.`}
-                          danger
-                          run={async () => {
-                            await api('DELETE', `/v1/keys/${k.id}`);
-                            list.reload();
-                          }}
-                        />
-                      ) : null}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+                    </>
+                  ),
+                },
+                { head: 'Level', cell: (k) => `${k.level}${k.identity_id ? ` ${k.identity_id}` : ''}` },
+                { head: 'Permissions', cell: (k) => k.permissions.join(', ') },
+                { head: 'Status', cell: (k) => <Status value={k.status} /> },
+                { head: 'Last used', cell: (k) => time(k.last_used_at) },
+                {
+                  head: 'Actions',
+                  cell: (k) =>
+                    k.status === 'active' && k.id !== me.key_id ? (
+                      <ConfirmButton
+                        label={`Revoke ${k.name}`}
+                        question={`Revoke the key ${k.name}? Requests with it fail from now on.`}
+                        danger
+                        run={async () => {
+                          await pmail().keys.revoke(k.id);
+                          list.reload();
+                        }}
+                      />
+                    ) : null,
+                },
+              ]}
+            />
           </Section>
         </>
       ) : (
@@ -134,16 +112,14 @@ function CreateKey({
           setError(undefined);
           setSecret(undefined);
           try {
-            const out = await api<{ secret: string }>('POST', '/v1/keys', {
-              body: {
-                name: name.trim(),
-                level,
-                permissions: chosen.filter((p) => offered.includes(p)),
-                ...(level === 'identity' ? { identity_id: identity } : {}),
-                ...(me.level === 'platform' && me.tenant_id ? { tenant_id: me.tenant_id } : {}),
-              },
+            const out = await pmail().keys.create({
+              name: name.trim(),
+              level,
+              permissions: chosen.filter((p) => offered.includes(p)) as Permission[],
+              ...(level === 'identity' ? { identity_id: identity } : {}),
+              ...(me.level === 'platform' && me.tenant_id ? { tenant_id: me.tenant_id } : {}),
             });
-            setSecret(out.secret);
+            setSecret(out.data.secret);
             setName('');
             setChosen([]);
             onCreated();

@@ -1,21 +1,11 @@
 import { useState } from 'preact/hooks';
-import { allEvents, api, apiText, type Inbound, type Mailbox, type Message } from '../api.ts';
+import { allEvents, type EventView, type Inbound, type Message, pmail } from '../api.ts';
 import { useLive } from '../live.ts';
-import {
-  ConfirmButton,
-  can,
-  ErrorNote,
-  LiveMark,
-  Loading,
-  type PageProps,
-  Section,
-  Status,
-  time,
-  useLoad,
-} from '../ui.tsx';
+import { addresses, addressFacts, Facts, LoadState, messageAction, Table } from '../parts.tsx';
+import { ConfirmButton, can, ErrorNote, type PageProps, Section, Status, time, useLoad } from '../ui.tsx';
 import { MessageBody } from './body.tsx';
 
-const list = (ms: Mailbox[]) => ms.map((m) => (m.name ? `${m.name} <${m.address}>` : m.address)).join(', ');
+type Delivery = NonNullable<Message['deliveries']>[number];
 
 /**
  * One message, sent or received: each recipient's delivery and SMTP answer, the event timeline,
@@ -23,8 +13,8 @@ const list = (ms: Mailbox[]) => ms.map((m) => (m.name ? `${m.name} <${m.address}
  * allows on it now (each asks first).
  */
 export function MessagePage({ me, params }: PageProps) {
-  const path = `/v1/identities/${encodeURIComponent(params.identity)}/messages/${encodeURIComponent(params.message)}`;
-  const msg = useLoad(() => api<Message>('GET', path), [path]);
+  const { identity, message } = params;
+  const msg = useLoad(() => pmail().messages.get(identity, message), [identity, message]);
   const tenantEvents = can(me, 'events:read') && me.level !== 'identity';
   const events = useLoad(
     async () => (tenantEvents ? (await allEvents()).filter((e) => e.data.message_id === params.message) : []),
@@ -38,19 +28,12 @@ export function MessagePage({ me, params }: PageProps) {
     },
   );
   const m = msg.value;
-  const write = can(me, 'messages:write');
-  const act = (action: string, body?: unknown) => async () => {
-    await api('POST', `${path}/${action}`, { body });
-    msg.reload();
-  };
   return (
     <>
       <p>
         <a href="#/messages">← Messages</a>
       </p>
-      <LiveMark live={live} />
-      <ErrorNote error={msg.error} />
-      <Loading when={msg.loading && !m} />
+      <LoadState live={live} error={msg.error} loading={msg.loading && !m} />
       {m ? (
         <>
           <h2 class="subject">{m.subject || '(no subject)'}</h2>
@@ -58,148 +41,145 @@ export function MessagePage({ me, params }: PageProps) {
             Status: <Status value={m.status} />
             {m.status_reason ? <span class="reason"> — {m.status_reason}</span> : null}
           </p>
-          {write ? (
-            <section class="actions" aria-label="Actions">
-              {m.status === 'queued' ? (
-                <ConfirmButton
-                  label="Cancel"
-                  question="Cancel this message? It will not be sent."
-                  run={act('cancel')}
-                  danger
-                />
-              ) : null}
-              {m.status === 'failed' ? (
-                <ConfirmButton label="Retry" question="Send this message again?" run={act('retry')} />
-              ) : null}
-              {m.status === 'uncertain' ? (
-                <>
-                  <ConfirmButton
-                    label="Mark as sent"
-                    question="Record that this message reached its recipients? pmail will not send it again."
-                    run={act('resolve', { outcome: 'sent' })}
-                  />
-                  <ConfirmButton
-                    label="Mark as not sent"
-                    question="Record that this message did not leave? It can then be retried."
-                    run={act('resolve', { outcome: 'not_sent' })}
-                    danger
-                  />
-                </>
-              ) : null}
-            </section>
-          ) : null}
-          {m.status === 'pending_approval' && can(me, 'messages:approve') ? (
-            <section class="actions" aria-label="Approval">
-              <ConfirmButton
-                label="Approve"
-                question="Approve this send? pmail sends it once, after checking its caps and suppressions again."
-                run={act('approve')}
-              />
-              <ConfirmButton
-                label="Reject"
-                question="Reject this send? It is canceled and never sent."
-                run={act('reject')}
-                danger
-              />
-            </section>
-          ) : null}
-          {m.deliveries ? (
-            <Section title="Recipients">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Recipient</th>
-                    <th scope="col">Field</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">SMTP answer</th>
-                    <th scope="col">Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {m.deliveries.map((d) => (
-                    <tr key={d.address} data-recipient={d.address}>
-                      <td>{d.address}</td>
-                      <td>{d.field}</td>
-                      <td>
-                        <Status value={d.status} />
-                      </td>
-                      <td>
-                        {[d.smtp_code, d.enhanced_code, d.smtp_response, d.bounce_type]
-                          .filter((x) => x !== null)
-                          .join(' ') || '—'}
-                      </td>
-                      <td>{time(d.updated_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </Section>
-          ) : null}
-          <Section title="Timeline">
-            <ErrorNote error={events.error} />
-            {!tenantEvents ? (
-              <p>The event feed needs a tenant key with events:read.</p>
-            ) : (
-              <ol class="timeline">
-                {(events.value ?? []).map((e) => (
-                  <li key={e.id}>
-                    <time dateTime={e.created_at}>{time(e.created_at)}</time> <strong>{e.type}</strong>
-                    {typeof e.data.recipient === 'string' ? ` ${e.data.recipient}` : ''}
-                    {typeof e.data.reason === 'string' ? ` — ${e.data.reason}` : ''}
-                  </li>
-                ))}
-                {events.value?.length === 0 ? <li>No events yet.</li> : null}
-              </ol>
-            )}
-          </Section>
-          <Section title="Headers">
-            <dl class="headers">
-              <dt>From</dt>
-              <dd>{list([m.from])}</dd>
-              <dt>To</dt>
-              <dd>{list(m.to) || '—'}</dd>
-              {m.cc.length ? (
-                <>
-                  <dt>Cc</dt>
-                  <dd>{list(m.cc)}</dd>
-                </>
-              ) : null}
-              {m.bcc.length ? (
-                <>
-                  <dt>Bcc</dt>
-                  <dd>{list(m.bcc)}</dd>
-                </>
-              ) : null}
-              {m.reply_to.length ? (
-                <>
-                  <dt>Reply-To</dt>
-                  <dd>{list(m.reply_to)}</dd>
-                </>
-              ) : null}
-              <dt>Subject</dt>
-              <dd>{m.subject}</dd>
-              <dt>Date</dt>
-              <dd>{time(m.sent_at ?? m.received_at)}</dd>
-              <dt>Message-ID</dt>
-              <dd>{m.rfc_message_id ?? '—'}</dd>
-              {m.in_reply_to ? (
-                <>
-                  <dt>In-Reply-To</dt>
-                  <dd>{m.in_reply_to}</dd>
-                </>
-              ) : null}
-              <dt>pmail id</dt>
-              <dd>{m.id}</dd>
-              <dt>Provider</dt>
-              <dd>{m.provider ? `${m.provider} ${m.provider_message_id ?? ''}` : '—'}</dd>
-            </dl>
-          </Section>
+          <Actions me={me} m={m} reload={msg.reload} />
+          {m.deliveries ? <Recipients deliveries={m.deliveries} /> : null}
+          <Timeline events={events} tenantEvents={tenantEvents} />
+          <Headers m={m} />
           {m.inbound ? <Received inbound={m.inbound} /> : null}
           <MessageBody m={m} />
-          {m.direction === 'outbound' ? <Original path={path} /> : null}
+          {m.direction === 'outbound' ? <Original identity={identity} message={message} /> : null}
         </>
       ) : null}
     </>
+  );
+}
+
+/** The actions the API allows on the message now and the key may take, each asking first. */
+function Actions({ me, m, reload }: { me: PageProps['me']; m: Message; reload: () => void }) {
+  const write = can(me, 'messages:write');
+  const act = (action: 'cancel' | 'retry' | 'approve' | 'reject') => messageAction(reload)(m, action);
+  const resolve = (outcome: 'sent' | 'not_sent') => async () => {
+    await pmail().messages.resolve(m.identity_id, m.id, { outcome });
+    reload();
+  };
+  return (
+    <>
+      {write ? (
+        <section class="actions" aria-label="Actions">
+          {m.status === 'queued' ? (
+            <ConfirmButton
+              label="Cancel"
+              question="Cancel this message? It will not be sent."
+              run={act('cancel')}
+              danger
+            />
+          ) : null}
+          {m.status === 'failed' ? (
+            <ConfirmButton label="Retry" question="Send this message again?" run={act('retry')} />
+          ) : null}
+          {m.status === 'uncertain' ? (
+            <>
+              <ConfirmButton
+                label="Mark as sent"
+                question="Record that this message reached its recipients? pmail will not send it again."
+                run={resolve('sent')}
+              />
+              <ConfirmButton
+                label="Mark as not sent"
+                question="Record that this message did not leave? It can then be retried."
+                run={resolve('not_sent')}
+                danger
+              />
+            </>
+          ) : null}
+        </section>
+      ) : null}
+      {m.status === 'pending_approval' && can(me, 'messages:approve') ? (
+        <section class="actions" aria-label="Approval">
+          <ConfirmButton
+            label="Approve"
+            question="Approve this send? pmail sends it once, after checking its caps and suppressions again."
+            run={act('approve')}
+          />
+          <ConfirmButton
+            label="Reject"
+            question="Reject this send? It is canceled and never sent."
+            run={act('reject')}
+            danger
+          />
+        </section>
+      ) : null}
+    </>
+  );
+}
+
+/** Each recipient's delivery: its status and the SMTP answer. */
+function Recipients({ deliveries }: { deliveries: Delivery[] }) {
+  return (
+    <Section title="Recipients">
+      <Table<Delivery>
+        rows={deliveries}
+        rowKey={(d) => d.address}
+        attrs={(d) => ({ 'data-recipient': d.address })}
+        columns={[
+          { head: 'Recipient', cell: (d) => d.address },
+          { head: 'Field', cell: (d) => d.field },
+          { head: 'Status', cell: (d) => <Status value={d.status} /> },
+          {
+            head: 'SMTP answer',
+            cell: (d) =>
+              [d.smtp_code, d.enhanced_code, d.smtp_response, d.bounce_type]
+                .filter((x) => x !== null)
+                .join(' ') || '—',
+          },
+          { head: 'Updated', cell: (d) => time(d.updated_at) },
+        ]}
+      />
+    </Section>
+  );
+}
+
+/** The message's events from the tenant's feed, oldest first. */
+function Timeline(props: { events: { value?: EventView[]; error?: unknown }; tenantEvents: boolean }) {
+  const { events } = props;
+  return (
+    <Section title="Timeline">
+      <ErrorNote error={events.error} />
+      {!props.tenantEvents ? (
+        <p>The event feed needs a tenant key with events:read.</p>
+      ) : (
+        <ol class="timeline">
+          {(events.value ?? []).map((e) => (
+            <li key={e.id}>
+              <time dateTime={e.created_at}>{time(e.created_at)}</time> <strong>{e.type}</strong>
+              {typeof e.data.recipient === 'string' ? ` ${e.data.recipient}` : ''}
+              {typeof e.data.reason === 'string' ? ` — ${e.data.reason}` : ''}
+            </li>
+          ))}
+          {events.value?.length === 0 ? <li>No events yet.</li> : null}
+        </ol>
+      )}
+    </Section>
+  );
+}
+
+/** The message's headers, as sent or received. */
+function Headers({ m }: { m: Message }) {
+  return (
+    <Section title="Headers">
+      <Facts
+        entries={[
+          ...addressFacts(m),
+          ['Reply-To', addresses(m.reply_to) || undefined],
+          ['Subject', m.subject],
+          ['Date', time(m.sent_at ?? m.received_at)],
+          ['Message-ID', m.rfc_message_id ?? '—'],
+          ['In-Reply-To', m.in_reply_to || undefined],
+          ['pmail id', m.id],
+          ['Provider', m.provider ? `${m.provider} ${m.provider_message_id ?? ''}` : '—'],
+        ]}
+      />
+    </Section>
   );
 }
 
@@ -221,13 +201,17 @@ function Received({ inbound }: { inbound: Inbound }) {
  * A sent message's stored MIME as pmail sent it (GET …/raw), read on request and shown as text,
  * never rendered: the exact HTML and headers that left.
  */
-function Original({ path }: { path: string }) {
+function Original({ identity, message }: { identity: string; message: string }) {
   const [raw, setRaw] = useState<string>();
   const [error, setError] = useState<unknown>();
   return (
     <Section title="Original">
       {raw === undefined ? (
-        <button type="button" class="secondary" onClick={() => apiText(`${path}/raw`).then(setRaw, setError)}>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() => pmail().messages.raw(identity, message).then(setRaw, setError)}
+        >
           Show original
         </button>
       ) : (

@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api, type Message, type Page } from '../api.ts';
-import { useIdentity } from '../identity.ts';
+import { useState } from 'preact/hooks';
+import { type Message, pmail } from '../api.ts';
 import { useLive } from '../live.ts';
-import { can, ErrorNote, LiveMark, Loading, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
+import { Choice, LoadState, Table } from '../parts.tsx';
+import { addressQuery, can, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
+import { MailFilters, SubjectCell, useMailList } from './mail-list.tsx';
 
 const STATUSES = [
   'pending_approval',
@@ -21,132 +22,77 @@ const STATUSES = [
   'received',
 ];
 
+const ALL = { value: '', text: 'All' };
+const DIRECTIONS = [ALL, { value: 'outbound', text: 'Outbound' }, { value: 'inbound', text: 'Inbound' }];
+const STATUS_OPTIONS = [ALL, ...STATUSES.map((s) => ({ value: s, text: s }))];
+
+const messageLink = (m: Message) =>
+  `#/messages/${encodeURIComponent(m.identity_id)}/${encodeURIComponent(m.id)}`;
+
 /**
  * The messages of one identity, newest first, a page at a time (the API's cursor): who wrote each
- * and to whom, whatever its direction. Direction is the API's filter; status filters the page shown.
- * It opens on the identity src/identity.ts chooses; the identity's message events on the stream
- * reload the page (a message sent, received, delivered, bounced…).
+ * and to whom, whatever its direction, with its labels. Direction, label and the search box's
+ * words are the API's filters; status filters the page shown. It opens on the identity
+ * src/identity.ts chooses; the identity's message events on the stream reload the page (a message
+ * sent, received, delivered, bounced…).
  */
 export function Messages({ me, identities, fixedDirection }: PageProps & { fixedDirection?: 'inbound' }) {
-  // The filters are part of the page's address (`#/messages?identity=…&direction=…&status=…`).
-  const [route, search] = location.hash.split('?');
-  const given = new URLSearchParams(search ?? '');
-  const [identity, setIdentity] = useIdentity(identities, given.get('identity'));
-  const [direction, setDirection] = useState<string>(fixedDirection ?? given.get('direction') ?? '');
+  const given = addressQuery();
+  const [direction, setDirection] = useState(fixedDirection ?? given.get('direction') ?? '');
   const [status, setStatus] = useState(given.get('status') ?? '');
-  useEffect(() => {
-    if (!identity) return;
-    const q = new URLSearchParams({
-      identity,
-      ...(direction && !fixedDirection ? { direction } : {}),
-      ...(status ? { status } : {}),
-    });
-    history.replaceState(null, '', `${route}?${q}`);
-  }, [identity, direction, status]);
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  const list = useMailList(identities, { direction: fixedDirection ? '' : direction, status });
+  const { identity, cursor } = list;
   const page = useLoad(
     () =>
       identity
-        ? api<Page<Message>>('GET', `/v1/identities/${identity}/messages`, {
-            query: { direction: direction || undefined, cursor, limit: '25' },
+        ? pmail().messages.list(identity, {
+            direction: direction === 'inbound' || direction === 'outbound' ? direction : undefined,
+            ...list.query,
+            cursor,
+            limit: 25,
           })
-        : Promise.resolve({ data: [], next_cursor: null }),
-    [identity, direction, cursor],
+        : Promise.resolve(undefined),
+    [identity, direction, list.label, list.q, cursor],
   );
   const live = useLive(
     identity && can(me, 'events:read') ? { identity_id: identity, types: ['message.*'] } : undefined,
     () => page.reload(),
   );
-  const reset = () => setCursors([undefined]);
   const rows = (page.value?.data ?? []).filter((m) => !status || m.status === status);
   return (
     <>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Identity
-          <select
-            value={identity}
-            onChange={(e) => {
-              setIdentity((e.target as HTMLSelectElement).value);
-              reset();
-            }}
-          >
-            {identities.map((i) => (
-              <option key={i.id} value={i.id}>
-                {i.username} ({i.primary_address})
-              </option>
-            ))}
-          </select>
-        </label>
+      <MailFilters list={list} identities={identities}>
         {fixedDirection ? null : (
-          <label>
-            Direction
-            <select
-              value={direction}
-              onChange={(e) => {
-                setDirection((e.target as HTMLSelectElement).value);
-                reset();
-              }}
-            >
-              <option value="">All</option>
-              <option value="outbound">Outbound</option>
-              <option value="inbound">Inbound</option>
-            </select>
-          </label>
+          <Choice
+            label="Direction"
+            value={direction}
+            options={DIRECTIONS}
+            onChange={list.firstPage(setDirection)}
+          />
         )}
-        <label>
-          Status
-          <select value={status} onChange={(e) => setStatus((e.target as HTMLSelectElement).value)}>
-            <option value="">All</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-      </form>
-      <LiveMark live={live} />
-      <ErrorNote error={page.error} />
-      <Loading when={page.loading && !page.value} />
-      <table>
-        <caption class="visually-hidden">Messages</caption>
-        <thead>
-          <tr>
-            <th scope="col">Subject</th>
-            <th scope="col">From</th>
-            <th scope="col">Recipients</th>
-            <th scope="col">Status</th>
-            <th scope="col">Time</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((m) => (
-            <tr key={m.id}>
-              <td>
-                <a href={`#/messages/${encodeURIComponent(m.identity_id)}/${encodeURIComponent(m.id)}`}>
-                  {m.subject || '(no subject)'}
-                </a>
-                {m.snippet ? <div class="hint snippet">{m.snippet}</div> : null}
-              </td>
-              <td>{m.from.address}</td>
-              {/* Whom it was written to, sent or received: a received message's To and Cc, never its sender. */}
-              <td>{[...m.to, ...m.cc, ...m.bcc].map((r) => r.address).join(', ')}</td>
-              <td>
-                <Status value={m.status} />
-              </td>
-              <td>{time(m.sent_at ?? m.received_at)}</td>
-            </tr>
-          ))}
-          {!page.loading && rows.length === 0 ? (
-            <tr>
-              <td colSpan={5}>No messages.</td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
-      <Paging cursors={cursors} next={page.value?.next_cursor} onChange={setCursors} />
+        <Choice label="Status" value={status} options={STATUS_OPTIONS} onChange={setStatus} />
+      </MailFilters>
+      <LoadState live={live} error={page.error} loading={page.loading && !page.value} />
+      <Table
+        caption="Messages"
+        rows={rows}
+        rowKey={(m) => m.id}
+        attrs={(m) => ({ 'data-message': m.id })}
+        empty="No messages."
+        loaded={!page.loading}
+        columns={[
+          {
+            head: 'Subject',
+            cell: (m) => <SubjectCell href={messageLink(m)} row={m} onLabel={list.pickLabel} />,
+          },
+          { head: 'From', cell: (m) => m.from.address },
+          // Whom it was written to, sent or received: a received message's To and Cc, never its sender.
+          { head: 'Recipients', cell: (m) => [...m.to, ...m.cc, ...m.bcc].map((r) => r.address).join(', ') },
+          { head: 'Status', cell: (m) => <Status value={m.status} /> },
+          { head: 'Time', cell: (m) => time(m.sent_at ?? m.received_at) },
+        ]}
+      />
+      <Paging cursors={list.cursors} next={page.value?.next_cursor} onChange={list.setCursors} />
     </>
   );
 }

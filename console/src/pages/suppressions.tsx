@@ -1,24 +1,20 @@
 import { useState } from 'preact/hooks';
-import { api, type Page } from '../api.ts';
-import { ConfirmButton, ErrorNote, Loading, type PageProps, Section, time, useLoad } from '../ui.tsx';
+import type { components } from '../../../packages/client/src/index.ts';
+import { pmail } from '../api.ts';
+import { LoadedTable } from '../parts.tsx';
+import { ConfirmButton, ErrorNote, type PageProps, Section, time, useLoad } from '../ui.tsx';
 
-interface Suppression {
-  address_hint: string;
-  reason: string;
-  created_at: string;
-  expires_at: string | null;
-  source_message_id: string | null;
-}
+type Suppression = components['schemas']['Suppression'];
 
 /**
  * The tenant's suppressions. The API keeps only a hash and a hint of each address, so removing
  * one takes its full address, typed.
  */
 export function Suppressions({ me }: PageProps) {
-  const base = `/v1/tenants/${me.tenant_id}/suppressions`;
-  const list = useLoad(() => api<Page<Suppression>>('GET', base, { query: { limit: '100' } }), [base]);
+  const tenant = me.tenant_id ?? '';
+  const list = useLoad(() => pmail().suppressions.list(tenant, { limit: 100 }), [tenant]);
   const [address, setAddress] = useState('');
-  const [reason, setReason] = useState('manual');
+  const [reason, setReason] = useState<'manual' | 'unsubscribe'>('manual');
   const [removeAddress, setRemoveAddress] = useState('');
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState('');
@@ -31,7 +27,7 @@ export function Suppressions({ me }: PageProps) {
             e.preventDefault();
             setError(undefined);
             try {
-              await api('POST', base, { body: { address: address.trim(), reason } });
+              await pmail().suppressions.add(tenant, { address: address.trim(), reason });
               setNotice(`Suppressed ${address.trim()}.`);
               setAddress('');
               list.reload();
@@ -51,7 +47,10 @@ export function Suppressions({ me }: PageProps) {
           </label>
           <label>
             Reason
-            <select value={reason} onChange={(e) => setReason((e.target as HTMLSelectElement).value)}>
+            <select
+              value={reason}
+              onChange={(e) => setReason((e.target as HTMLSelectElement).value as typeof reason)}
+            >
               <option value="manual">manual</option>
               <option value="unsubscribe">unsubscribe</option>
             </select>
@@ -74,7 +73,7 @@ export function Suppressions({ me }: PageProps) {
             question={`Remove the suppression of ${removeAddress || 'this address'}? Mail to it will be sent again.`}
             danger
             run={async () => {
-              await api('DELETE', `${base}/${encodeURIComponent(removeAddress.trim())}`);
+              await pmail().suppressions.remove(tenant, removeAddress.trim());
               setNotice(`Removed the suppression of ${removeAddress.trim()}.`);
               setRemoveAddress('');
               list.reload();
@@ -85,35 +84,18 @@ export function Suppressions({ me }: PageProps) {
       <p role="status">{notice}</p>
       <ErrorNote error={error} />
       <Section title="Suppressed addresses">
-        <ErrorNote error={list.error} />
-        <Loading when={list.loading} />
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Address</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Since</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Message</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(list.value?.data ?? []).map((s) => (
-              <tr key={`${s.address_hint}${s.created_at}`}>
-                <td>{s.address_hint}</td>
-                <td>{s.reason}</td>
-                <td>{time(s.created_at)}</td>
-                <td>{time(s.expires_at)}</td>
-                <td>{s.source_message_id ?? '—'}</td>
-              </tr>
-            ))}
-            {list.value?.data.length === 0 ? (
-              <tr>
-                <td colSpan={5}>No suppressions.</td>
-              </tr>
-            ) : null}
-          </tbody>
-        </table>
+        <LoadedTable<Suppression>
+          load={list}
+          rowKey={(x) => `${x.address_hint}${x.created_at}`}
+          empty="No suppressions."
+          columns={[
+            { head: 'Address', cell: (x) => x.address_hint },
+            { head: 'Reason', cell: (x) => x.reason },
+            { head: 'Since', cell: (x) => time(x.created_at) },
+            { head: 'Expires', cell: (x) => time(x.expires_at) },
+            { head: 'Message', cell: (x) => x.source_message_id ?? '—' },
+          ]}
+        />
       </Section>
     </>
   );

@@ -1,33 +1,19 @@
 import { useState } from 'preact/hooks';
-import { api, type Page } from '../api.ts';
-import { ErrorNote, Loading, type PageProps, Section, time, useLoad } from '../ui.tsx';
+import type { components } from '../../../packages/client/src/index.ts';
+import { pmail } from '../api.ts';
+import { LoadedTable, LoadState } from '../parts.tsx';
+import { type PageProps, Section, time, useLoad } from '../ui.tsx';
 import { HtmlPreview } from './body.tsx';
 
-interface TemplateSummary {
-  name: string;
-  version: number;
-  subject: string;
-  category: string;
-  kind: string;
-  description: string | null;
-  updated_at: string;
-}
-interface Preview {
-  name: string;
-  version: number;
-  variables: Record<string, unknown>;
-  subject: string;
-  text: string | null;
-  html: string | null;
-}
+type TemplateSummary = components['schemas']['TemplateSummary'];
 
 /**
  * The tenant's templates; choosing one shows it rendered by the API (POST …/preview), as a send
  * renders it: first with samples from its schema, then with the variables typed in.
  */
 export function Templates({ me }: PageProps) {
-  const base = `/v1/tenants/${me.tenant_id}/templates`;
-  const list = useLoad(() => api<Page<TemplateSummary>>('GET', base), [base]);
+  const tenant = me.tenant_id ?? '';
+  const list = useLoad(() => pmail().templates.list(tenant), [tenant]);
   const [open, setOpen] = useState<string>();
   // The variables to render with: none first (the API's samples from the schema), then as edited.
   const [given, setGiven] = useState<Record<string, unknown>>();
@@ -36,9 +22,7 @@ export function Templates({ me }: PageProps) {
   const preview = useLoad(
     () =>
       open
-        ? api<Preview>('POST', `${base}/${encodeURIComponent(open)}/preview`, {
-            body: given ? { variables: given } : {},
-          })
+        ? pmail().templates.preview(tenant, open, given ? { variables: given } : {})
         : Promise.resolve(undefined),
     [open, JSON.stringify(given)],
   );
@@ -52,43 +36,28 @@ export function Templates({ me }: PageProps) {
   const shown = t ? JSON.stringify(t.variables, null, 2) : '';
   return (
     <>
-      <ErrorNote error={list.error} />
-      <Loading when={list.loading} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Subject</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Version</th>
-            <th scope="col">Updated</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(list.value?.data ?? []).map((s) => (
-            <tr key={s.name}>
-              <td>
-                <button type="button" class="link" onClick={() => choose(s.name)}>
-                  {s.name}
-                </button>
-              </td>
-              <td>{s.subject}</td>
-              <td>{s.kind}</td>
-              <td>{s.version}</td>
-              <td>{time(s.updated_at)}</td>
-            </tr>
-          ))}
-          {list.value?.data.length === 0 ? (
-            <tr>
-              <td colSpan={5}>No templates.</td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
+      <LoadedTable<TemplateSummary>
+        load={list}
+        rowKey={(t) => t.name}
+        empty="No templates."
+        columns={[
+          {
+            head: 'Name',
+            cell: (t) => (
+              <button type="button" class="link" onClick={() => choose(t.name)}>
+                {t.name}
+              </button>
+            ),
+          },
+          { head: 'Subject', cell: (t) => t.subject },
+          { head: 'Kind', cell: (t) => t.kind },
+          { head: 'Version', cell: (t) => t.version },
+          { head: 'Updated', cell: (t) => time(t.updated_at) },
+        ]}
+      />
       {open ? (
         <Section title={`Preview: ${open}`}>
-          <ErrorNote error={preview.error} />
-          <Loading when={preview.loading} />
+          <LoadState error={preview.error} loading={preview.loading} />
           {t ? (
             <>
               <p>

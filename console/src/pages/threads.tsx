@@ -1,111 +1,70 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api, type Message, type Page } from '../api.ts';
-import { useIdentity } from '../identity.ts';
+import type { components } from '../../../packages/client/src/index.ts';
+import { PmailError, pmail } from '../api.ts';
+import { LabelChips, LabelEditor } from '../labels.tsx';
 import { useLive } from '../live.ts';
-import { can, ErrorNote, LiveMark, Loading, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
+import { LoadState, Table } from '../parts.tsx';
+import type { Highlight } from '../search.tsx';
+import { can, ErrorNote, type PageProps, Paging, Status, time, useLoad } from '../ui.tsx';
+import { MailFilters, SubjectCell, useMailList } from './mail-list.tsx';
 
-interface ThreadSummary {
-  id: string;
-  subject: string;
-  participants: string[];
-  message_count: number;
-  last_message_at: string;
-  snippet: string;
-}
-
-interface Thread extends ThreadSummary {
-  /** Each with `text` as the budget left it (`text_form`: its extracted text here, or cut). */
-  messages: (Message & { text_form: 'whole' | 'extracted' | 'cut' })[];
-  messages_truncated: boolean;
-  text_budget: { max_chars: number; messages_omitted: number };
-}
+/** A thread of the list; where a search (`q`) found it, its highlight. */
+type ThreadSummary = components['schemas']['ThreadSummary'] & { highlight?: Highlight };
+type ThreadMessage = components['schemas']['ThreadMessage'];
 
 /** The thread page asks for every message's new text under the widest budget the API allows. */
-const THREAD_PAGE_BUDGET = '500000';
+const THREAD_PAGE_BUDGET = 500_000;
 
 /** A pmail without the threads routes answers 404 `route_not_found`: the page says so. */
-const noThreads = (e: unknown) => e instanceof ApiError && e.code === 'route_not_found';
+const noThreads = (e: unknown) => e instanceof PmailError && e.code === 'route_not_found';
 
-const messageLink = (m: Message) =>
+const messageLink = (m: ThreadMessage) =>
   `#/messages/${encodeURIComponent(m.identity_id)}/${encodeURIComponent(m.id)}`;
 
 /**
- * An identity's conversations (GET …/threads), latest activity first, a page at a time; reloaded
- * by the identity's message events on the stream.
+ * An identity's conversations (GET …/threads), latest activity first, a page at a time, with
+ * their labels, filtered by label and the search box; reloaded by the identity's message events on
+ * the stream.
  */
 export function Threads({ me, identities }: PageProps) {
-  const [identity, setIdentity] = useIdentity(identities);
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  const list = useMailList(identities);
+  const { identity, cursor } = list;
   const page = useLoad(
     () =>
       identity
-        ? api<Page<ThreadSummary>>('GET', `/v1/identities/${encodeURIComponent(identity)}/threads`, {
-            query: { cursor, limit: '25' },
-          })
-        : Promise.resolve({ data: [], next_cursor: null }),
-    [identity, cursor],
+        ? pmail().threads.list(identity, { ...list.query, cursor, limit: 25 })
+        : Promise.resolve(undefined),
+    [identity, list.label, list.q, cursor],
   );
   const live = useLive(
     identity && can(me, 'events:read') ? { identity_id: identity, types: ['message.*'] } : undefined,
     () => page.reload(),
   );
   if (noThreads(page.error)) return <p>This pmail does not serve threads; the Inbox lists received mail.</p>;
+  const threadLink = (t: ThreadSummary) =>
+    `#/threads/${encodeURIComponent(identity)}/${encodeURIComponent(t.id)}`;
   return (
     <>
-      <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Identity
-          <select
-            value={identity}
-            onChange={(e) => {
-              setIdentity((e.target as HTMLSelectElement).value);
-              setCursors([undefined]);
-            }}
-          >
-            {identities.map((i) => (
-              <option key={i.id} value={i.id}>
-                {i.username} ({i.primary_address})
-              </option>
-            ))}
-          </select>
-        </label>
-      </form>
-      <LiveMark live={live} />
-      <ErrorNote error={page.error} />
-      <Loading when={page.loading && !page.value} />
-      <table>
-        <caption class="visually-hidden">Threads</caption>
-        <thead>
-          <tr>
-            <th scope="col">Subject</th>
-            <th scope="col">Participants</th>
-            <th scope="col">Messages</th>
-            <th scope="col">Last message</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(page.value?.data ?? []).map((t) => (
-            <tr key={t.id}>
-              <td>
-                <a href={`#/threads/${encodeURIComponent(identity)}/${encodeURIComponent(t.id)}`}>
-                  {t.subject || '(no subject)'}
-                </a>
-                {t.snippet ? <div class="hint snippet">{t.snippet}</div> : null}
-              </td>
-              <td>{t.participants.join(', ')}</td>
-              <td>{t.message_count}</td>
-              <td>{time(t.last_message_at)}</td>
-            </tr>
-          ))}
-          {!page.loading && page.value?.data.length === 0 ? (
-            <tr>
-              <td colSpan={4}>No threads.</td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
-      <Paging cursors={cursors} next={page.value?.next_cursor} onChange={setCursors} />
+      <MailFilters list={list} identities={identities} />
+      <LoadState live={live} error={page.error} loading={page.loading && !page.value} />
+      <Table<ThreadSummary>
+        caption="Threads"
+        rows={page.value?.data ?? []}
+        rowKey={(t) => t.id}
+        attrs={(t) => ({ 'data-thread': t.id })}
+        empty="No threads."
+        loaded={!page.loading && Boolean(page.value)}
+        columns={[
+          {
+            head: 'Subject',
+            cell: (t) => <SubjectCell href={threadLink(t)} row={t} onLabel={list.pickLabel} />,
+          },
+          { head: 'Participants', cell: (t) => t.participants.join(', ') },
+          { head: 'Messages', cell: (t) => t.message_count },
+          { head: 'Last message', cell: (t) => time(t.last_message_at) },
+        ]}
+      />
+      <Paging cursors={list.cursors} next={page.value?.next_cursor} onChange={list.setCursors} />
     </>
   );
 }
@@ -117,10 +76,13 @@ export function Threads({ me, identities }: PageProps) {
  * message page (HTML, attachments, deliveries). The thread's events on the stream reload it.
  */
 export function ThreadPage({ me, params }: PageProps) {
-  const path = `/v1/identities/${encodeURIComponent(params.identity)}/threads/${encodeURIComponent(params.thread)}`;
   const thread = useLoad(
-    () => api<Thread>('GET', path, { query: { text: 'extracted', max_chars: THREAD_PAGE_BUDGET } }),
-    [path],
+    () =>
+      pmail().threads.get(params.identity, params.thread, {
+        text: 'extracted',
+        max_chars: THREAD_PAGE_BUDGET,
+      }),
+    [params.identity, params.thread],
   );
   const live = useLive(
     can(me, 'events:read') ? { identity_id: params.identity, thread_id: params.thread } : undefined,
@@ -132,13 +94,12 @@ export function ThreadPage({ me, params }: PageProps) {
       <p>
         <a href="#/threads">← Threads</a>
       </p>
-      <LiveMark live={live} />
-      {noThreads(thread.error) ? (
-        <p>This pmail does not serve threads.</p>
-      ) : (
-        <ErrorNote error={thread.error} />
-      )}
-      <Loading when={thread.loading && !t} />
+      {noThreads(thread.error) ? <p>This pmail does not serve threads.</p> : null}
+      <LoadState
+        live={live}
+        error={noThreads(thread.error) ? undefined : thread.error}
+        loading={thread.loading && !t}
+      />
       {t ? (
         <>
           <h2 class="subject">{t.subject || '(no subject)'}</h2>
@@ -147,20 +108,17 @@ export function ThreadPage({ me, params }: PageProps) {
             {t.messages_truncated ? ' · the latest 100 shown' : ''}
             {t.text_budget.messages_omitted ? ` · ${t.text_budget.messages_omitted} older left out` : ''}
           </p>
+          {can(me, 'messages:write') ? (
+            <LabelEditor
+              labels={t.labels ?? []}
+              change={async (c) => (await pmail().threads.label(params.identity, params.thread, c)).labels}
+            />
+          ) : (
+            <LabelChips labels={t.labels} />
+          )}
           <ol class="thread">
             {t.messages.map((m) => (
-              <li key={m.id} data-message={m.id} class={m.direction}>
-                <p>
-                  <strong>{m.direction === 'inbound' ? 'Received' : 'Sent'}</strong> {m.from.address} →{' '}
-                  {[...m.to, ...m.cc].map((r) => r.address).join(', ')}{' '}
-                  <a href={messageLink(m)}>
-                    <time dateTime={m.sent_at ?? m.received_at}>{time(m.sent_at ?? m.received_at)}</time>
-                  </a>{' '}
-                  <Status value={m.status} />
-                  {m.status_reason ? <span class="reason"> — {m.status_reason}</span> : null}
-                </p>
-                <ThreadText m={m} />
-              </li>
+              <ThreadEntry key={m.id} m={m} />
             ))}
           </ol>
         </>
@@ -169,15 +127,32 @@ export function ThreadPage({ me, params }: PageProps) {
   );
 }
 
+/** One message of the thread: who wrote to whom, when (a link to its page), its status, its text. */
+function ThreadEntry({ m }: { m: ThreadMessage }) {
+  return (
+    <li data-message={m.id} class={m.direction}>
+      <p>
+        <strong>{m.direction === 'inbound' ? 'Received' : 'Sent'}</strong> {m.from.address} →{' '}
+        {[...m.to, ...m.cc].map((r) => r.address).join(', ')}{' '}
+        <a href={messageLink(m)}>
+          <time dateTime={m.sent_at ?? m.received_at}>{time(m.sent_at ?? m.received_at)}</time>
+        </a>{' '}
+        <Status value={m.status} />
+        {m.status_reason ? <span class="reason"> — {m.status_reason}</span> : null}
+      </p>
+      <ThreadText m={m} />
+    </li>
+  );
+}
+
 /** A message's text in the thread, and for a received one its whole text (the quote) on request. */
-function ThreadText({ m }: { m: Thread['messages'][number] }) {
+function ThreadText({ m }: { m: ThreadMessage }) {
   const [whole, setWhole] = useState<string | null>();
   const [error, setError] = useState<unknown>();
   if (m.body_withheld) return <p class="hint">No body shown ({m.body_withheld}).</p>;
   const showQuote = async () => {
     try {
-      const path = `/v1/identities/${encodeURIComponent(m.identity_id)}/messages/${encodeURIComponent(m.id)}`;
-      setWhole((await api<Message>('GET', path)).text);
+      setWhole((await pmail().messages.get(m.identity_id, m.id)).text);
     } catch (e) {
       setError(e);
     }

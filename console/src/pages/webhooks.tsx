@@ -1,96 +1,61 @@
 import { useState } from 'preact/hooks';
-import { api, type Page } from '../api.ts';
-import {
-  ConfirmButton,
-  can,
-  ErrorNote,
-  Loading,
-  type PageProps,
-  Section,
-  Status,
-  time,
-  useLoad,
-} from '../ui.tsx';
+import type { components } from '../../../packages/client/src/index.ts';
+import { pmail } from '../api.ts';
+import { LoadedTable, LoadState, Table } from '../parts.tsx';
+import { ConfirmButton, can, ErrorNote, type PageProps, Section, Status, time, useLoad } from '../ui.tsx';
 
-interface Webhook {
-  id: string;
-  url: string;
-  event_types: string[] | null;
-  description: string | null;
-  status: string;
-  disabled_reason: string | null;
-  created_at: string;
-}
-
-interface Attempt {
-  event_id: string;
-  event_type: string;
-  attempt: number;
-  status_code: number | null;
-  error: string | null;
-  result: string;
-  attempted_at: string;
-  duration_ms: number;
-}
-
-const hookPath = (id: string) => `/v1/webhooks/${encodeURIComponent(id)}`;
+type Webhook = components['schemas']['Webhook'];
+type Attempt = components['schemas']['WebhookDeliveryAttempt'];
 
 /** The tenant's webhook endpoints (GET /v1/webhooks), each linking to its page; Delete where allowed. */
 export function Webhooks({ me }: PageProps) {
-  const list = useLoad(() => api<Page<Webhook>>('GET', '/v1/webhooks'), []);
+  const list = useLoad(() => pmail().webhooks.list(), []);
   const manage = can(me, 'webhooks:manage');
   return (
-    <>
-      <ErrorNote error={list.error} />
-      <Loading when={list.loading} />
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">Events</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-            {manage ? <th scope="col">Actions</th> : null}
-          </tr>
-        </thead>
-        <tbody>
-          {(list.value?.data ?? []).map((w) => (
-            <tr key={w.id}>
-              <td>
-                <a href={`#/webhooks/${encodeURIComponent(w.id)}`}>
-                  <code>{w.url}</code>
-                </a>
-                {w.description ? <div class="hint">{w.description}</div> : null}
-              </td>
-              <td>{w.event_types?.join(', ') ?? 'all'}</td>
-              <td>
-                <Status value={w.status} />
-                {w.disabled_reason ? ` — ${w.disabled_reason}` : ''}
-              </td>
-              <td>{time(w.created_at)}</td>
-              {manage ? (
-                <td>
-                  <ConfirmButton
-                    label={`Delete ${w.url}`}
-                    question={`Delete the endpoint ${w.url}? It receives no more events.`}
-                    danger
-                    run={async () => {
-                      await api('DELETE', hookPath(w.id));
-                      list.reload();
-                    }}
-                  />
-                </td>
-              ) : null}
-            </tr>
-          ))}
-          {list.value?.data.length === 0 ? (
-            <tr>
-              <td colSpan={manage ? 5 : 4}>No webhook endpoints.</td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
-    </>
+    <LoadedTable<Webhook>
+      load={list}
+      rowKey={(w) => w.id}
+      empty="No webhook endpoints."
+      columns={[
+        {
+          head: 'URL',
+          cell: (w) => (
+            <>
+              <a href={`#/webhooks/${encodeURIComponent(w.id)}`}>
+                <code>{w.url}</code>
+              </a>
+              {w.description ? <div class="hint">{w.description}</div> : null}
+            </>
+          ),
+        },
+        { head: 'Events', cell: (w) => w.event_types?.join(', ') ?? 'all' },
+        {
+          head: 'Status',
+          cell: (w) => (
+            <>
+              <Status value={w.status} />
+              {w.disabled_reason ? ` — ${w.disabled_reason}` : ''}
+            </>
+          ),
+        },
+        { head: 'Created', cell: (w) => time(w.created_at) },
+        {
+          head: 'Actions',
+          when: manage,
+          cell: (w) => (
+            <ConfirmButton
+              label={`Delete ${w.url}`}
+              question={`Delete the endpoint ${w.url}? It receives no more events.`}
+              danger
+              run={async () => {
+                await pmail().webhooks.delete(w.id);
+                list.reload();
+              }}
+            />
+          ),
+        },
+      ]}
+    />
   );
 }
 
@@ -100,9 +65,9 @@ export function Webhooks({ me }: PageProps) {
  * test's first attempt is in it.
  */
 export function WebhookPage({ me, params }: PageProps) {
-  const path = hookPath(params.webhook);
-  const hook = useLoad(() => api<Webhook>('GET', path), [path]);
-  const attempts = useLoad(() => api<Page<Attempt>>('GET', `${path}/deliveries`), [path]);
+  const id = params.webhook;
+  const hook = useLoad(() => pmail().webhooks.get(id), [id]);
+  const attempts = useLoad(() => pmail().webhooks.deliveries(id), [id]);
   const [notice, setNotice] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -111,11 +76,11 @@ export function WebhookPage({ me, params }: PageProps) {
     setError(undefined);
     setNotice('');
     try {
-      const out = await api<{ delivery_id: string }>('POST', `${path}/test`);
+      const out = await pmail().webhooks.test(id);
       setNotice(`Test event ${out.delivery_id} queued.`);
       for (let i = 0; i < 15; i++) {
         await new Promise((r) => setTimeout(r, 700));
-        const page = await api<Page<Attempt>>('GET', `${path}/deliveries`);
+        const page = await pmail().webhooks.deliveries(id);
         if (page.data.some((a) => a.event_id === out.delivery_id)) break;
       }
       attempts.reload();
@@ -131,8 +96,7 @@ export function WebhookPage({ me, params }: PageProps) {
       <p>
         <a href="#/webhooks">← Webhooks</a>
       </p>
-      <ErrorNote error={hook.error} />
-      <Loading when={hook.loading && !w} />
+      <LoadState error={hook.error} loading={hook.loading && !w} />
       {w ? (
         <>
           <h2 class="subject">
@@ -156,8 +120,7 @@ export function WebhookPage({ me, params }: PageProps) {
         </>
       ) : null}
       <Section title="Recent deliveries">
-        <ErrorNote error={attempts.error} />
-        <Loading when={attempts.loading} />
+        <LoadState error={attempts.error} loading={attempts.loading} />
         <Attempts rows={attempts.value?.data ?? []} loaded={Boolean(attempts.value)} />
         <button type="button" class="secondary" onClick={attempts.reload}>
           Refresh deliveries
@@ -169,42 +132,37 @@ export function WebhookPage({ me, params }: PageProps) {
 
 function Attempts({ rows, loaded }: { rows: Attempt[]; loaded: boolean }) {
   return (
-    <table>
-      <caption class="visually-hidden">Recent deliveries</caption>
-      <thead>
-        <tr>
-          <th scope="col">Time</th>
-          <th scope="col">Event</th>
-          <th scope="col">Attempt</th>
-          <th scope="col">Answer</th>
-          <th scope="col">Result</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((a) => (
-          <tr key={`${a.event_id}-${a.attempt}`} data-event={a.event_id}>
-            <td>{time(a.attempted_at)}</td>
-            <td>
+    <Table<Attempt>
+      caption="Recent deliveries"
+      rows={rows}
+      rowKey={(a) => `${a.event_id}-${a.attempt}`}
+      attrs={(a) => ({ 'data-event': a.event_id })}
+      empty="No deliveries in the last 3 days."
+      loaded={loaded}
+      columns={[
+        { head: 'Time', cell: (a) => time(a.attempted_at) },
+        {
+          head: 'Event',
+          cell: (a) => (
+            <>
               {a.event_type}
               <div class="hint">
                 <code>{a.event_id}</code>
               </div>
-            </td>
-            <td>{a.attempt}</td>
-            <td>
+            </>
+          ),
+        },
+        { head: 'Attempt', cell: (a) => a.attempt },
+        {
+          head: 'Answer',
+          cell: (a) => (
+            <>
               {a.status_code ?? a.error ?? '—'} <span class="hint">({a.duration_ms} ms)</span>
-            </td>
-            <td>
-              <Status value={a.result} />
-            </td>
-          </tr>
-        ))}
-        {loaded && rows.length === 0 ? (
-          <tr>
-            <td colSpan={5}>No deliveries in the last 3 days.</td>
-          </tr>
-        ) : null}
-      </tbody>
-    </table>
+            </>
+          ),
+        },
+        { head: 'Result', cell: (a) => <Status value={a.result} /> },
+      ]}
+    />
   );
 }

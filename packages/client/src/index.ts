@@ -159,6 +159,9 @@ export class Pmail {
     };
   }
 
+  /** The calling key: its level, tenant, identity and permissions (GET /v1/me). */
+  me = () => this.unwrap(this.http.GET('/v1/me'));
+
   readonly messages = {
     send: ((identityId: string, body: SendMessageRequest, opts: SendOptions = {}) =>
       this.keyed(opts.idempotencyKey ?? crypto.randomUUID(), (key) =>
@@ -242,6 +245,57 @@ export class Pmail {
         this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/labels', {
           params: { path: { identity_id: identityId, message_id: messageId } },
           body: change,
+        }),
+      ),
+    /** A sent message's stored MIME as pmail sent it (GET …/raw), as text. */
+    raw: async (identityId: string, messageId: string): Promise<string> => {
+      const r = await this.http.GET('/v1/identities/{identity_id}/messages/{message_id}/raw', {
+        params: { path: { identity_id: identityId, message_id: messageId } },
+        parseAs: 'text',
+      });
+      if (!r.response.ok) throw errorFromResponse(r.response, r.error);
+      return r.data as string;
+    },
+    /** Received mail held back from the agents, newest first, with what the identity holds. */
+    held: (identityId: string, query: Query<'listHeld'> = {}) =>
+      this.unwrap(
+        this.http.GET('/v1/identities/{identity_id}/held', {
+          params: { path: { identity_id: identityId }, query },
+        }),
+      ),
+    /** Deletes the message and its raw copy. */
+    delete: (identityId: string, messageId: string) =>
+      this.unwrap(
+        this.http.DELETE('/v1/identities/{identity_id}/messages/{message_id}', {
+          params: { path: { identity_id: identityId, message_id: messageId } },
+        }),
+      ),
+    /** A failed send, sent again. Not resent after a network error: read the message to learn the outcome. */
+    retry: (identityId: string, messageId: string) =>
+      this.unwrap(
+        this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/retry', {
+          params: { path: { identity_id: identityId, message_id: messageId } },
+        }),
+      ),
+    /** A send held for approval, approved: sent once, after its caps and suppressions are checked again. */
+    approve: (identityId: string, messageId: string) =>
+      this.unwrap(
+        this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/approve', {
+          params: { path: { identity_id: identityId, message_id: messageId } },
+        }),
+      ),
+    /** A send held for approval, rejected: canceled, never sent. */
+    reject: (identityId: string, messageId: string) =>
+      this.unwrap(
+        this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/reject', {
+          params: { path: { identity_id: identityId, message_id: messageId } },
+        }),
+      ),
+    /** Held received mail, released: the agent reads it from then on. */
+    release: (identityId: string, messageId: string) =>
+      this.unwrap(
+        this.http.POST('/v1/identities/{identity_id}/messages/{message_id}/release', {
+          params: { path: { identity_id: identityId, message_id: messageId } },
         }),
       ),
     /** Not resent after a network error (the POST takes no key): read the message to learn the outcome. */
@@ -457,9 +511,36 @@ export class Pmail {
       this.unwrap(
         this.http.DELETE('/v1/webhooks/{webhook_id}', { params: { path: { webhook_id: webhookId } } }),
       ),
+    /** The endpoint's recent delivery attempts. */
+    deliveries: (webhookId: string) =>
+      this.unwrap(
+        this.http.GET('/v1/webhooks/{webhook_id}/deliveries', {
+          params: { path: { webhook_id: webhookId } },
+        }),
+      ),
+    /** Queues a test event to the endpoint; answers its `delivery_id`. */
+    test: (webhookId: string) =>
+      this.unwrap(
+        this.http.POST('/v1/webhooks/{webhook_id}/test', { params: { path: { webhook_id: webhookId } } }),
+      ),
     /** Checks a delivery's Standard Webhooks signature and timestamp; resolves to the parsed envelope. */
     verify: (payload: string | Uint8Array, headers: WebhookHeaders, secret: string): WebhookEnvelope =>
       verifyWebhook(payload, headers, secret, { now: this.now }),
+  };
+
+  readonly templates = {
+    list: (tenantId: string) =>
+      this.unwrap(
+        this.http.GET('/v1/tenants/{tenant_id}/templates', { params: { path: { tenant_id: tenantId } } }),
+      ),
+    /** The template rendered as a send renders it, with `variables` or samples from its schema. */
+    preview: (tenantId: string, name: string, body: Body<'TemplatePreviewRequest'> = {}) =>
+      this.unwrap(
+        this.http.POST('/v1/tenants/{tenant_id}/templates/{name}/preview', {
+          params: { path: { tenant_id: tenantId, name } },
+          body,
+        }),
+      ),
   };
 
   readonly suppressions = {
