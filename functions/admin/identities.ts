@@ -63,6 +63,15 @@ export interface IdentityInput {
 export const testDomainOf = (tenant: Tenant, testDomain: string) =>
   `${tenant.slug ?? tenant.id}.${testDomain}`;
 
+/** The username in lower case, or the refusal: printable ASCII, the pattern, not reserved, no `+`. */
+function checkedUsername(raw: string): string {
+  const username = raw.toLowerCase();
+  if (!/^[\x21-\x7e]+$/.test(username)) throw usernameNotAscii();
+  if (!USERNAME_PATTERN.test(username) || RESERVED_USERNAMES.has(username) || username.includes('+'))
+    throw usernameRefused(RESERVED_USERNAMES.has(username));
+  return username;
+}
+
 export async function createIdentity(
   deps: Pick<Deps, 'db' | 'clock' | 'newId' | 'config'>,
   actor: Actor,
@@ -70,10 +79,7 @@ export async function createIdentity(
   input: IdentityInput,
   opts: { requestId?: string; finish?: (i: Identity) => Extra } = {},
 ): Promise<{ identity: Identity; created: boolean }> {
-  const username = input.username.toLowerCase();
-  if (!/^[\x21-\x7e]+$/.test(username)) throw usernameNotAscii();
-  if (!USERNAME_PATTERN.test(username) || RESERVED_USERNAMES.has(username) || username.includes('+'))
-    throw usernameRefused(RESERVED_USERNAMES.has(username));
+  const username = checkedUsername(input.username);
   const fingerprint = sha256Hex(JSON.stringify({ ...input, username }));
   if (input.client_id) {
     const claim = await getClientIdClaim(deps.db, tenant.id, input.client_id);

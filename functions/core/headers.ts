@@ -86,6 +86,16 @@ export function validateCustomHeaders(
   }
   if (errors.length > 0) throw invalid(errors);
 
+  checkHeaderLoad(entries, out, load);
+  return out;
+}
+
+/** The caller's headers beside the service's own: at most MAX_NON_X_HEADERS non-X- names, MAX_HEADERS_BYTES in all. */
+function checkHeaderLoad(
+  entries: [string, string][],
+  out: Record<string, string>,
+  load: ServiceHeaderLoad,
+): void {
   const nonX = entries.filter(([name]) => !X_NAME.test(name)).length + (load.serviceNonX ?? 0);
   if (nonX > MAX_NON_X_HEADERS) {
     throw invalid([
@@ -101,7 +111,6 @@ export function validateCustomHeaders(
   if (bytes > MAX_HEADERS_BYTES) {
     throw invalid([{ path: 'headers', message: `at most ${MAX_HEADERS_BYTES} bytes of headers in all` }]);
   }
-  return out;
 }
 
 function isAllowedName(name: string): boolean {
