@@ -13,6 +13,7 @@ import {
   termHashes,
 } from '../core/search-text.ts';
 import { batchedReads } from '../store/batch-reads.ts';
+import type { BlobStore } from '../store/blobs.ts';
 import type { Db } from '../store/db.ts';
 import { withStoredLabels } from '../store/labels.store.ts';
 import { getMessage } from '../store/messages.store.ts';
@@ -46,7 +47,7 @@ export interface SearchHit {
 }
 
 export async function searchMessages(
-  ports: { db: Db; index: SearchIndex },
+  ports: { db: Db; index: SearchIndex; blobs?: BlobStore },
   r: SearchRequest,
 ): Promise<{ hits: SearchHit[]; next: string | null }> {
   const range = messageIdBounds(r.filter);
@@ -68,7 +69,7 @@ export async function searchMessages(
     const batch = await take(candidates, want);
     examined += batch.length;
     last = batch.at(-1)?.messageId ?? last;
-    const verified = await verify(ports.db, batch, r);
+    const verified = await verify(ports, batch, r);
     for (const [i, hit] of verified.entries()) {
       if (!hit) continue;
       hits.push(hit);
@@ -95,9 +96,15 @@ async function take(it: AsyncGenerator<SearchCandidate>, n: number): Promise<Sea
 
 /**
  * The candidates' messages (one BatchGetItem), bodies and labels, each the hit it is or undefined:
- * gone since it was indexed, not for this key, outside a filter, or not matching its real text.
+ * gone since it was indexed, not for this key, outside a filter, or not matching its real text. A
+ * sent message whose body item never landed (its writer stopped after the commit) is read from its
+ * MIME where the caller has the object store.
  */
-async function verify(db: Db, batch: readonly SearchCandidate[], r: SearchRequest) {
+async function verify(
+  { db, blobs }: { db: Db; blobs?: BlobStore },
+  batch: readonly SearchCandidate[],
+  r: SearchRequest,
+) {
   const reads = batchedReads(db);
   const found = await Promise.all(batch.map((c) => getMessage(reads, c.identityId, c.messageId)));
   const records = found.filter(
@@ -109,7 +116,7 @@ async function verify(db: Db, batch: readonly SearchCandidate[], r: SearchReques
       (r.threadId === undefined || m.thread_id === r.threadId),
   );
   const [bodies, labelled] = await Promise.all([
-    loadBodies({ db }, records, { mime: false }),
+    loadBodies({ db, blobs }, records, { mime: blobs !== undefined }),
     withStoredLabels(db, records),
   ]);
   const byId = new Map(labelled.map((m) => [m.id, m]));

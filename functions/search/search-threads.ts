@@ -2,6 +2,7 @@ import { type ListFilter, threadMatches } from '../core/list-filter.ts';
 import type { Highlight } from '../core/search-text.ts';
 import { toApiThreadSummary } from '../core/threads.ts';
 import { batchedReads } from '../store/batch-reads.ts';
+import type { BlobStore } from '../store/blobs.ts';
 import type { Db } from '../store/db.ts';
 import { getLabelsOf } from '../store/labels.store.ts';
 import type { SearchIndex } from '../store/search.store.ts';
@@ -19,7 +20,7 @@ const HITS_PER_THREAD = 4;
  * on a later page.
  */
 export async function searchThreads(
-  ports: { db: Db; index: SearchIndex },
+  ports: { db: Db; index: SearchIndex; blobs?: BlobStore },
   r: Omit<SearchRequest, 'filter' | 'identityIds'> & { identityId: string; filter: ListFilter },
 ): Promise<{
   threads: (ReturnType<typeof toApiThreadSummary> & { highlight: Highlight })[];

@@ -71,12 +71,12 @@ async function write(
   taken.counts = counted?.counters;
   const locked = await lock(deps, decided, counted);
   taken.objects = objectsOf(locked);
-  await putObjects(deps, decided, locked);
+  const body = await putObjects(deps, decided, locked);
   taken.putSent = true;
   const put = await commit(deps, locked.message);
   if (!put.written) return { type: 'found' as const, existing: put.existing };
   taken.written = locked.message;
-  const completed = await complete(deps, key, locked);
+  const completed = await complete(deps, key, locked, body);
   return { type: 'stored' as const, ...decided, ...locked, quota: counted?.quota, ...completed };
 }
 

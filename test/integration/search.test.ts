@@ -6,7 +6,7 @@ import { ingestNotification } from '../../functions/inbound/ingest.ts';
 import { INBOUND_RAW_PREFIX } from '../../functions/inbound/notification.ts';
 import { receivedNotification } from '../../functions/inbound/received.ts';
 import { type DepsFor, portsFor } from '../../functions/lambda-ports.ts';
-import { type Call, faults } from '../support/faults.ts';
+import { type Call, faults, writes } from '../support/faults.ts';
 import { type TestStack, testStack } from '../support/local.ts';
 
 /**
@@ -354,6 +354,32 @@ describe('the search document after a crash or a lost answer', () => {
     const hits = await found(word);
     expect(hits).toHaveLength(1);
     expect(await doc(s.agent.id, hits[0]!)).toBeDefined();
+  });
+
+  it('a send whose writer dies right after its commit is found all the same (its document went first)', async () => {
+    const word = rare();
+    const f = faults(s.deps.db);
+    f.crashAfter(writes.message);
+    const sent = await s.send({
+      to: [customer],
+      subject: 'Died after',
+      text: `committed ${word} then stopped`,
+    });
+    expect(sent.status).toBeGreaterThanOrEqual(500);
+    f.revive();
+    const hits = await found(word, { direction: 'outbound' });
+    expect(hits).toHaveLength(1);
+    expect(await doc(s.agent.id, hits[0]!)).toBeDefined();
+  });
+
+  it('a document whose send never commits names no message and is never a result', async () => {
+    const word = rare();
+    const f = faults(s.deps.db);
+    f.crashBefore(writes.message);
+    const sent = await s.send({ to: [customer], subject: 'Never', text: `never ${word} committed` });
+    expect(sent.status).toBeGreaterThanOrEqual(500);
+    f.revive();
+    expect(await found(word, { direction: 'outbound' })).toEqual([]);
   });
 
   it('a document put whose answer is lost is sent again (received and sent mail)', async () => {

@@ -5,6 +5,7 @@ import { MESSAGE_STATUSES } from '../../core/model.ts';
 import { parseSearchQuery } from '../../core/search-text.ts';
 import type { BaseDeps } from '../../deps.ts';
 import { searchMessages } from '../../search/search-messages.ts';
+import type { BlobStore } from '../../store/blobs.ts';
 import { tableSearchIndex } from '../../store/search.store.ts';
 import { listFilterFields, listFilterOf } from '../list-filter.schema.ts';
 
@@ -27,14 +28,14 @@ export type SearchQuery = z.output<typeof searchQuerySchema>;
  * message id a previous page ended at.
  */
 export async function searchPage(
-  deps: BaseDeps,
+  deps: BaseDeps & { blobs?: BlobStore },
   identityIds: readonly string[],
   q: SearchQuery & { cursorId?: string },
   key: { scopes: readonly string[] },
 ) {
   const terms = parseSearchQuery(q.q);
   const page = await searchMessages(
-    { db: deps.db, index: tableSearchIndex(deps.db) },
+    { db: deps.db, index: tableSearchIndex(deps.db), blobs: deps.blobs },
     {
       identityIds,
       terms,

@@ -5,6 +5,7 @@ import { type ListFilter, MAX_FILTER_SCAN, threadMatches } from '../../core/list
 import { parseSearchQuery } from '../../core/search-text.ts';
 import { decodeThreadCursor, encodeThreadCursor, toApiThreadSummary } from '../../core/threads.ts';
 import { searchThreads } from '../../search/search-threads.ts';
+import type { BlobStore } from '../../store/blobs.ts';
 import type { Db } from '../../store/db.ts';
 import { getLabelsOf } from '../../store/labels.store.ts';
 import { tableSearchIndex } from '../../store/search.store.ts';
@@ -31,7 +32,7 @@ export const listThreadsRoute: IdentityRoute = {
   handle: async (deps, { event, identity, key, requestId }) => {
     const q = listThreadsQuerySchema.safeParse(event.queryStringParameters ?? {});
     if (q.success && q.data.q !== undefined)
-      return json(200, await searched(deps.db, identity.id, q.data, key), requestId);
+      return json(200, await searched(deps, identity.id, q.data, key), requestId);
     const after = q.success && q.data.cursor ? decodeThreadCursor(q.data.cursor) : undefined;
     if (!q.success || (q.data.cursor && !after) || (q.success && q.data.has_attachment !== undefined)) {
       throw invalidQuery(
@@ -53,7 +54,7 @@ export const listThreadsRoute: IdentityRoute = {
 
 /** `GET …/threads?q=`: a page of the threads holding a match; the cursor is a message id's. */
 async function searched(
-  db: Db,
+  { db, blobs }: { db: Db; blobs?: BlobStore },
   identityId: string,
   q: z.output<typeof listThreadsQuerySchema>,
   key: { scopes: readonly string[] },
@@ -63,7 +64,7 @@ async function searched(
   const cursor = q.cursor ? Buffer.from(q.cursor, 'base64url').toString('utf8') : undefined;
   if (cursor !== undefined && !isId('message', cursor)) throw invalidCursor();
   const page = await searchThreads(
-    { db, index: tableSearchIndex(db) },
+    { db, index: tableSearchIndex(db), blobs },
     { identityId, terms: parseSearchQuery(q.q ?? ''), filter: listFilterOf(q), key, limit: q.limit, cursor },
   );
   return {

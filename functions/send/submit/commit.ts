@@ -1,6 +1,12 @@
+import { sentBodyOf } from '../../bodies/sent-body.ts';
+import { composePlan } from '../../core/compose.ts';
+import { bodyOf, type SentBody, storesSentBody } from '../../core/message-body.ts';
 import type { MessageRecord } from '../../core/model.ts';
 import type { Deps } from '../../deps.ts';
+import { errorFields } from '../../log.ts';
+import { indexMessage } from '../../search/index-message.ts';
 import { putAcceptedMessage } from '../../store/messages.store.ts';
+import { tableSearchIndex } from '../../store/search.store.ts';
 import type { Decided } from './decide.ts';
 import type { Locked } from './lock.ts';
 
@@ -18,9 +24,23 @@ export const objectsOf = ({ message, prepared }: Locked): SendObjects => ({
 
 /**
  * The objects first, so the message never points to a missing object (each request of the key
- * writes its own MIME object, `raw_n`, so the message's writer's is the one).
+ * writes its own MIME object, `raw_n`, so the message's writer's is the one). Beside them, the sent
+ * body as the composition sent it and its search document (docs/design/search.md › Full text):
+ * written before the commit, a writer that stops after it still leaves its message findable; a
+ * document whose message is never committed names no message and is never a result. A failed
+ * document put is logged and never stops the send. Answers the body, stored after the commit.
  */
-export async function putObjects(deps: Pick<Deps, 'blobs'>, d: Decided, { message, prepared }: Locked) {
+export async function putObjects(
+  deps: Pick<Deps, 'blobs' | 'db' | 'log'>,
+  d: Decided,
+  { message, prepared }: Locked,
+): Promise<SentBody | undefined> {
+  const body = storesSentBody(message) ? await composedBody(prepared) : undefined;
+  const indexed = body
+    ? indexMessage(tableSearchIndex(deps.db), message, bodyOf(message, body)).catch((e) =>
+        deps.log.error('search document failed', { message_id: message.id, ...errorFields(e) }),
+      )
+    : undefined;
   for (const l of prepared.links) await deps.blobs.put(l.key, l.bytes, l.metadata, l.contentType);
   await deps.blobs.put(message.raw_key, prepared.mime, {
     tenant: d.tenant.id,
@@ -30,7 +50,15 @@ export async function putObjects(deps: Pick<Deps, 'blobs'>, d: Decided, { messag
     fingerprint: d.key.fingerprint,
     operation: d.operation,
   });
+  await indexed;
+  return body;
 }
+
+/** The sent body as the composition sent it (core/compose.ts › composePlan). */
+const composedBody = (prepared: Locked['prepared']): Promise<SentBody> =>
+  sentBodyOf(
+    composePlan({ ...prepared.compose, inReplyTo: prepared.inReplyTo, references: prepared.references }),
+  );
 
 /**
  * Commit: the message under the id the reservation minted, the commit point. Its place in the

@@ -1,16 +1,12 @@
-import { sentBodyOf } from '../../bodies/sent-body.ts';
-import { composePlan } from '../../core/compose.ts';
 import { snippetOf } from '../../core/inbound.ts';
-import { bodyOf, storesSentBody } from '../../core/message-body.ts';
+import { type SentBody, storesSentBody } from '../../core/message-body.ts';
 import { pendingApprovalEvent, suppressedEvent } from '../../core/message-record.ts';
 import { toApiMessage } from '../../core/message-view.ts';
 import type { MessageRecord } from '../../core/model.ts';
 import type { Deps } from '../../deps.ts';
 import { errorFields } from '../../log.ts';
-import { indexMessage } from '../../search/index-message.ts';
 import { appendEvent } from '../../store/events.store.ts';
 import { putSentBody } from '../../store/message-bodies.store.ts';
-import { tableSearchIndex } from '../../store/search.store.ts';
 import { noteThreadMessage } from '../../store/thread-list.store.ts';
 import { completeKey, type KeyRef } from '../idempotency.ts';
 import type { Prepared } from '../prepare.ts';
@@ -35,6 +31,7 @@ export async function complete(
   deps: Pick<Deps, 'db' | 'clock' | 'log'>,
   key: HeldKey,
   { message, prepared }: Locked,
+  body: SentBody | undefined,
 ): Promise<Completed> {
   await bornEvent(deps, message);
   const response = JSON.stringify(toApiMessage(message));
@@ -47,7 +44,7 @@ export async function complete(
       // A transactional template's text (a sign-in link, a code) is not kept in the thread's summary either.
       snippet: storesSentBody(message) ? snippetOf(prepared.compose.text) : '',
     }).catch(logged('thread summary')),
-    storesSentBody(message) ? storeSentBody(deps, message, prepared).catch(logged('sent body')) : undefined,
+    body ? storeSentBody(deps, message, body).catch(logged('sent body')) : undefined,
   ]);
   return { response, answer };
 }
@@ -58,23 +55,9 @@ async function bornEvent(deps: Pick<Deps, 'db' | 'clock'>, m: MessageRecord): Pr
   if (m.status === 'pending_approval') await appendEvent(deps.db, pendingApprovalEvent(m), deps.clock());
 }
 
-/** The sent body as the composition sent it (core/compose.ts › composePlan), stored once. */
-async function storeSentBody(
-  deps: Pick<Deps, 'db'>,
-  message: MessageRecord,
-  prepared: Prepared,
-): Promise<void> {
-  const plan = composePlan({
-    ...prepared.compose,
-    inReplyTo: prepared.inReplyTo,
-    references: prepared.references,
-  });
-  const body = await sentBodyOf(plan);
-  // Its search document beside it (functions/search/index-message.ts), with the same resends.
-  await Promise.all([
-    putSentBody(deps.db, message.identity_id, message.id, body),
-    indexMessage(tableSearchIndex(deps.db), message, bodyOf(message, body)),
-  ]);
+/** The sent body, composed before the commit (./commit.ts › putObjects), stored once. */
+function storeSentBody(deps: Pick<Deps, 'db'>, message: MessageRecord, body: SentBody): Promise<void> {
+  return putSentBody(deps.db, message.identity_id, message.id, body);
 }
 
 /**
