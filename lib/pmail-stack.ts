@@ -293,11 +293,12 @@ export class PmailStack extends Stack {
     for (const fn of [this.api.functions.events, this.api.functions.console])
       fn.fn.addEnvironment('PM_STREAM_URL', this.stream.url);
 
-    // The daily orphan pass lists tenants and identities, reads messages, lists and deletes blobs.
+    // The daily orphan pass lists tenants and identities, reads messages, lists and deletes blobs
+    // and the orphans' search documents.
     this.orphans = new OrphanSweep(this, 'Orphans', {
       environment: { PMAIL_TABLE: this.data.table.tableName, PMAIL_BLOB_BUCKET: this.data.bucket.bucketName },
     });
-    this.data.grantTableItems(this.orphans.fn, ['BatchGetItem']);
+    this.data.grantTableItems(this.orphans.fn, ['BatchGetItem', 'DeleteItem']);
     this.orphans.fn.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({
         actions: ['dynamodb:Query'],

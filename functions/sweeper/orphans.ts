@@ -5,6 +5,7 @@ import { errorFields } from '../log.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import { listIdentities } from '../store/identities.store.ts';
 import { messagesThatMayExist } from '../store/orphans.store.ts';
+import { tableSearchIndex } from '../store/search.store.ts';
 import { listTenants } from '../store/tenants.store.ts';
 
 export type OrphanDeps = Pick<Deps, 'db' | 'clock' | 'log'> & { blobs: BlobStore };
@@ -22,7 +23,7 @@ export interface OrphanReport {
  * The daily orphan pass (core/orphans.ts): for every identity, list the outbound objects
  * of messages minted in the window (one ListObjectsV2 from `StartAfter` = the window's first ULID,
  * since message ids sort by time), read which of those messages exist (one consistent
- * BatchGetItem per 100), and delete the objects of the ones that do not. An identity's failure is
+ * BatchGetItem per 100), and delete the objects and the search document of the ones that do not. An identity's failure is
  * logged and the pass goes on; the next pass's window covers it again.
  */
 export async function sweepOrphans(
@@ -87,6 +88,8 @@ async function sweepIdentity(
   for (const [messageId, objects] of byMessage) {
     if (exist.has(messageId)) continue;
     for (const key of objects) await deps.blobs.delete(key);
+    // Its search document, put beside the objects (docs/design/search.md › Full text).
+    await tableSearchIndex(deps.db).remove(identityId, messageId);
     report.deleted += objects.length;
     deps.log.info('orphaned objects deleted', { message_id: messageId, objects: objects.length });
   }

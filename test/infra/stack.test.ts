@@ -696,7 +696,7 @@ describe('permissions', () => {
 });
 
 describe('the orphan pass', () => {
-  it('runs daily, knows only the table and the bucket, and may only list and delete outbound objects', () => {
+  it('runs daily, knows only the table and the bucket, and may only list and delete outbound objects and items', () => {
     const fn = stack.orphans.fn;
     expect(Object.keys(envOf(fn)).sort()).toEqual(['NODE_OPTIONS', 'PMAIL_BLOB_BUCKET', 'PMAIL_TABLE']);
     const rule = ofType('AWS::Events::Rule').find(([, r]) =>
@@ -707,7 +707,13 @@ describe('the orphan pass', () => {
     const data = [...granted.keys()]
       .filter((a) => /^(s3|dynamodb|secretsmanager|states|sqs):/.test(a))
       .sort();
-    expect(data).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query', 's3:DeleteObject', 's3:ListBucket']);
+    expect(data).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:Query',
+      's3:DeleteObject',
+      's3:ListBucket',
+    ]);
     expect(granted.get('s3:DeleteObject')?.join()).toContain('/t/*/i/*/out/*');
     expect(granted.get('dynamodb:Query')?.join()).toContain('/index/gsi1');
   });

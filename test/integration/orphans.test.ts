@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attachmentLinkKey, linkBlobMetadata } from '../../functions/core/links.ts';
 import { ORPHAN_GRACE_MS, ORPHAN_WINDOW_MS } from '../../functions/core/orphans.ts';
+import { searchShard } from '../../functions/core/search-text.ts';
 import { viewAs } from '../../functions/local/aws-calls.ts';
 import type { DbOperation, DbOutput } from '../../functions/store/db.ts';
 import { hooksOf } from '../../functions/store/dynamodb.ts';
@@ -67,6 +68,16 @@ async function crashedSend(): Promise<string> {
   return messageId;
 }
 
+/** A message's search document (store/search.store.ts), read consistently. */
+const searchDoc = async (messageId: string) =>
+  (
+    await s.deps.db.get({
+      TableName: s.deps.db.table,
+      Key: { pk: `I#${s.agent.id}#Q#${searchShard(messageId)}`, sk: messageId },
+      ConsistentRead: true,
+    })
+  ).Item;
+
 describe('the orphan pass', () => {
   it('deletes the objects of a submit that never committed, past the grace, and keeps every committed message’s', async () => {
     const sent = await s.send({ to: ['delivered@simulator.invalid'], subject: 'kept', text: 'committed' });
@@ -79,6 +90,7 @@ describe('the orphan pass', () => {
 
     // Young: the commit could still be running.
     expect((await pass()).deleted).toBe(0);
+    expect(await searchDoc(orphan)).toBeDefined();
     expect(await outbound()).toEqual(expect.arrayContaining([`${prefix()}${orphan}.eml`, link]));
 
     now += ORPHAN_GRACE_MS + 60_000;
@@ -89,6 +101,9 @@ describe('the orphan pass', () => {
     expect(left).not.toContain(link);
     expect(left).toContain(`${prefix()}${sent.body.id}.eml`);
     expect((await s.message(s.agent.id, sent.body.id))?.status).toBeDefined();
+    // The orphan's search document leaves with its objects; the committed message's stays.
+    expect(await searchDoc(orphan)).toBeUndefined();
+    expect(await searchDoc(sent.body.id)).toBeDefined();
   });
 
   it('deletes nothing it could not check (the table leaves the keys unprocessed)', async () => {
