@@ -9,7 +9,6 @@ import { appendEvent } from '../../store/events.store.ts';
 import { putSentBody } from '../../store/message-bodies.store.ts';
 import { noteThreadMessage } from '../../store/thread-list.store.ts';
 import { completeKey, type KeyRef } from '../idempotency.ts';
-import type { Prepared } from '../prepare.ts';
 import { startDispatch } from './after-commit.ts';
 import type { Locked } from './lock.ts';
 import type { HeldKey } from './reserve.ts';
